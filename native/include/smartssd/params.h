@@ -1,0 +1,87 @@
+/* Device parameters: one struct, every field with its unit. Defaults are the Smart SSD paper's
+ * device (Kang et al., MSST'13, section V-A); docs/DEVICE-CONFIG.md explains each one. */
+#ifndef SMARTSSD_PARAMS_H
+#define SMARTSSD_PARAMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CSD_NAME_MAX 32
+
+typedef struct csd_params {
+    char preset[CSD_NAME_MAX];          /* name of the preset these values started from */
+
+    /* geometry */
+    uint32_t channels;                  /* count */
+    uint32_t chips_per_channel;         /* count */
+    uint32_t dies_per_chip;             /* count */
+    uint32_t planes_per_die;            /* count */
+    uint32_t pages_per_block;           /* count */
+    uint32_t page_bytes;                /* bytes per flash page (power of two, 512..65536) */
+    uint32_t blocks_per_plane;          /* count; 0 = derived from capacity at format time */
+    uint32_t overprovision_pct;         /* percent of physical space hidden from the host */
+    uint32_t gc_free_blocks_min;        /* blocks per plane kept free; GC starts below this */
+
+    /* flash timing */
+    uint64_t t_read_ns;                 /* ns, page read array -> page register */
+    uint64_t t_prog_ns;                 /* ns, page program */
+    uint64_t t_erase_ns;                /* ns, block erase */
+    uint64_t channel_bytes_per_s;       /* bytes/s on one flash channel */
+    uint64_t fw_page_ns;                /* ns of flash-controller firmware per page moved (serial) */
+
+    /* host link */
+    uint64_t host_link_bytes_per_s;     /* bytes/s, e.g. SATA 3 Gb/s = 300,000,000 */
+    uint64_t cmd_overhead_ns;           /* ns, fixed cost of one command on the link + firmware */
+
+    /* embedded cores and DRAM */
+    uint32_t cores;                     /* embedded cores running tasklets */
+    uint32_t core_mhz;                  /* MHz */
+    uint64_t dram_access_ns;            /* ns per tasklet DRAM access (4-byte read + compare) */
+    uint32_t page_cycles;               /* cycles the runtime spends per page before the tasklet */
+    uint32_t isp_batch_pages;           /* pages an internal tasklet read fetches at a time */
+    uint64_t isp_buffer_bytes;          /* bytes of device DRAM for tasklet input pages */
+    uint64_t output_buffer_bytes;       /* bytes of device DRAM for one output object's results */
+    uint32_t max_objects;               /* data objects the object table holds */
+
+    /* policies */
+    char request_scheduler[CSD_NAME_MAX]; /* fcfs (issue 7 adds cfs, horae, serico, remus) */
+    char chip_scheduler[CSD_NAME_MAX];    /* fcfs */
+    char ftl[CSD_NAME_MAX];               /* page (page-mapping, greedy GC) */
+
+    /* emulation */
+    uint32_t paced;                     /* 1 = wall time never runs ahead of device time */
+    uint32_t sync_writes;               /* 1 = fdatasync before acknowledging a write (power-loss safety) */
+} csd_params;
+
+/* Fill p with the named preset ("smartssd-paper", "tiny"). Returns 0 or -ENOENT. */
+int csd_params_preset(csd_params *p, const char *name);
+
+/* Names of the presets, NULL-terminated. */
+const char *const *csd_params_preset_names(void);
+
+/* Set one field from text ("channels", "16"). Sizes accept K/M/G suffixes (powers of 1024) for byte
+ * fields. Returns 0, -ENOENT for an unknown key, -EINVAL for a bad value (err says which). */
+int csd_params_set(csd_params *p, const char *key, const char *value, char *err, size_t errlen);
+
+/* Read a config file: lines "key = value", '#' comments; "preset = NAME" first resets to that
+ * preset. Returns 0 or a negative errno with err naming the line. */
+int csd_params_load_file(csd_params *p, const char *path, char *err, size_t errlen);
+
+/* Parse a byte count with optional K/M/G/T suffix (powers of 1024), e.g. "64M". 0 or -EINVAL. */
+int csd_parse_size(const char *s, uint64_t *out);
+
+/* Check the values are consistent. Returns 0 or -EINVAL with err naming the field. */
+int csd_params_validate(const csd_params *p, char *err, size_t errlen);
+
+/* Visit every field as (key, value-text) in a stable order. */
+typedef void (*csd_params_visit_fn)(void *arg, const char *key, const char *value, const char *unit);
+void csd_params_visit(const csd_params *p, csd_params_visit_fn fn, void *arg);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

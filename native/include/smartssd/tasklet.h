@@ -1,0 +1,95 @@
+/* The tasklet ABI (Smart SSD paper, sections III-D and IV-A): init with static and runtime params,
+ * process the input one record (or text line) at a time, finish, emit output rows.
+ *
+ * The runtime owns framing: it reassembles records and lines that straddle flash pages, applies the
+ * extent ownership rules (a text extent owns the lines that start in it; a record extent owns the
+ * records whose first byte is in it), and calls record() for each one in input order. A tasklet
+ * charges its work to the emulated core with csd_io_charge(); the device turns that into virtual
+ * time with the cost model of docs/DEVICE-CONFIG.md (cycles at core_mhz + DRAM accesses). */
+#ifndef SMARTSSD_TASKLET_H
+#define SMARTSSD_TASKLET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct csd_kv {
+    const char *key;
+    const char *value;
+} csd_kv;
+
+typedef struct csd_tasklet_args {
+    const csd_kv *static_params;     /* from create_object(TASKLET) */
+    size_t n_static;
+    const csd_kv *runtime_params;    /* from create_object(OUTPUT) */
+    size_t n_runtime;
+    const char *const *keywords;     /* from create_object(OUTPUT) */
+    size_t n_keywords;
+    const uint8_t *plan;             /* packed smartssd.v1.Plan, for the "plan" tasklet */
+    size_t plan_len;
+    uint32_t page_bytes;             /* flash page size, bytes */
+} csd_tasklet_args;
+
+typedef enum csd_framing_kind {
+    CSD_FRAMING_RECORDS = 1,         /* fixed-size records of record_bytes */
+    CSD_FRAMING_LINES = 2,           /* '\n'-terminated lines; record() gets the line without '\n' */
+} csd_framing_kind;
+
+typedef struct csd_framing {
+    csd_framing_kind kind;
+    uint32_t record_bytes;           /* RECORDS: bytes per record (>= 1) */
+    int skip_header;                 /* LINES: skip the object's first line (only when extent offset is 0) */
+} csd_framing;
+
+typedef struct csd_tasklet_io csd_tasklet_io;
+
+/* record() return values besides 0 */
+#define CSD_SKIP_PAGE 1              /* skip the remaining records that start in the current page */
+#define CSD_STOP 2                   /* stop reading input (e.g. limit reached); finish() still runs */
+
+typedef struct csd_tasklet_ops {
+    const char *name;
+    const char *summary;             /* one line for identify and --help */
+    /* Parse params, allocate state, choose framing. Return 0 or a negative errno and fill err. */
+    int (*init)(void **state, const csd_tasklet_args *args, csd_framing *framing, char *err, size_t errlen);
+    /* Optional: a new page of input starts (page_index within the object). */
+    int (*page)(void *state, csd_tasklet_io *io, uint64_t page_index);
+    /* One record or line; offset is its byte offset in the object. 0, CSD_SKIP_PAGE, CSD_STOP, or
+     * a negative errno after csd_io_fail(). */
+    int (*record)(void *state, csd_tasklet_io *io, const uint8_t *rec, size_t len, uint64_t offset);
+    /* Input exhausted: emit aggregated rows. 0 or a negative errno after csd_io_fail(). */
+    int (*finish)(void *state, csd_tasklet_io *io);
+    void (*destroy)(void *state);
+} csd_tasklet_ops;
+
+/* Charge work to the core running this tasklet: CPU cycles and DRAM accesses (4-byte read + compare). */
+void csd_io_charge(csd_tasklet_io *io, uint64_t cycles, uint64_t dram_accesses);
+
+/* Emit one output row, built value by value. csd_io_row_end() returns 0, CSD_STOP when the output's
+ * max_outputs is reached (the tasklet should stop), or -ENOSPC when the output buffer is full. */
+void csd_io_row_begin(csd_tasklet_io *io);
+void csd_io_val_int(csd_tasklet_io *io, int64_t v);
+void csd_io_val_double(csd_tasklet_io *io, double v);
+void csd_io_val_bytes(csd_tasklet_io *io, const void *p, size_t n);
+void csd_io_val_str(csd_tasklet_io *io, const char *s);
+void csd_io_val_bool(csd_tasklet_io *io, int b);
+void csd_io_val_null(csd_tasklet_io *io);
+int csd_io_row_end(csd_tasklet_io *io);
+
+/* Record a failure message (printf-style); the tasklet then returns a negative errno. */
+void csd_io_fail(csd_tasklet_io *io, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Parameter helpers: the last value for key in runtime params, else static params, else NULL. */
+const char *csd_args_get(const csd_tasklet_args *a, const char *key);
+
+/* Built-in tasklets, NULL-terminated. */
+const csd_tasklet_ops *const *csd_tasklets_builtin(void);
+const csd_tasklet_ops *csd_tasklet_find(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,325 @@
+/* JNI glue for io.smartssd.device.NativeDevice: the embedded device behind the Java SmartSsd handle.
+ *
+ * Handles are csd_device pointers passed as jlong; the Java side (EmbeddedTransport) guarantees a handle
+ * is live for the whole of a call and closed exactly once. Per command, the request bytes cross once
+ * (copied out of the Java array: csd_device_command may block on the device lock, so no JNI critical
+ * region) and bulk data stays in the caller's direct ByteBuffers. Errors become Java exceptions:
+ * DeviceException for what the device says, IllegalArgumentException for what Java got wrong. */
+#include <errno.h>
+#include <jni.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "smartssd/csd.h"
+#include "smartssd/params.h"
+
+#define ERRLEN 512
+#define REQ_STACK 1024   /* most requests are a few dozen bytes: no malloc for them */
+
+static jlong to_handle(csd_device *d) { return (jlong)(intptr_t)d; }
+static csd_device *from_handle(jlong h) { return (csd_device *)(intptr_t)h; }
+
+static void throw_class(JNIEnv *env, const char *cls, const char *msg)
+{
+    jclass c = (*env)->FindClass(env, cls);
+    if (c) {
+        (*env)->ThrowNew(env, c, msg);
+        (*env)->DeleteLocalRef(env, c);
+    }
+}
+
+/* errno -> smartssd.v1.Status, for failures that happen before the device can answer with a Response. */
+static int errno_status(int e)
+{
+    switch (e) {
+    case ENOENT: return CSD_NOT_FOUND;
+    case EEXIST: return CSD_ALREADY_EXISTS;
+    case EINVAL: return CSD_INVALID_ARGUMENT;
+    case ENOSPC: return CSD_NO_SPACE;
+    case ENOMEM: return CSD_RESOURCE_EXHAUSTED;
+    case EBUSY: return CSD_BUSY;
+    case ERANGE: return CSD_OUT_OF_RANGE;
+    case ENOTSUP: return CSD_UNSUPPORTED;
+    default: return CSD_IO_ERROR;
+    }
+}
+
+/* Throws io.smartssd.device.DeviceException(int status, String message). */
+static void throw_device(JNIEnv *env, int status, const char *msg)
+{
+    jclass c = (*env)->FindClass(env, "io/smartssd/device/DeviceException");
+    if (!c)
+        return; /* NoClassDefFoundError pending */
+    jmethodID ctor = (*env)->GetMethodID(env, c, "<init>", "(ILjava/lang/String;)V");
+    jstring jmsg = ctor ? (*env)->NewStringUTF(env, msg) : NULL;
+    if (jmsg) {
+        jobject ex = (*env)->NewObject(env, c, ctor, (jint)status, jmsg);
+        if (ex)
+            (*env)->Throw(env, (jthrowable)ex);
+    }
+    (*env)->DeleteLocalRef(env, c);
+}
+
+static void throw_errno(JNIEnv *env, int rc, const char *what, const char *err)
+{
+    char msg[ERRLEN + 128];
+    int e = rc < 0 ? -rc : rc;
+    snprintf(msg, sizeof msg, "%s: %s", what, err && err[0] ? err : strerror(e));
+    throw_device(env, errno_status(e), msg);
+}
+
+/* A NUL-terminated copy of a Java byte[] path, or NULL with an exception pending. */
+static char *path_dup(JNIEnv *env, jbyteArray path)
+{
+    if (!path) {
+        throw_class(env, "java/lang/NullPointerException", "image path");
+        return NULL;
+    }
+    jsize n = (*env)->GetArrayLength(env, path);
+    char *s = malloc((size_t)n + 1);
+    if (!s) {
+        throw_class(env, "java/lang/OutOfMemoryError", "image path");
+        return NULL;
+    }
+    (*env)->GetByteArrayRegion(env, path, 0, n, (jbyte *)s);
+    s[n] = '\0';
+    if (memchr(s, '\0', (size_t)n)) {
+        free(s);
+        throw_class(env, "java/lang/IllegalArgumentException", "image path contains a NUL byte");
+        return NULL;
+    }
+    return s;
+}
+
+/* Applies keys[i] = values[i] to p. 0, or -1 with an exception pending. */
+static int apply_params(JNIEnv *env, csd_params *p, jobjectArray keys, jobjectArray values)
+{
+    if (!keys || !values)
+        return 0;
+    jsize n = (*env)->GetArrayLength(env, keys);
+    if ((*env)->GetArrayLength(env, values) != n) {
+        throw_class(env, "java/lang/IllegalArgumentException", "parameter names and values differ in count");
+        return -1;
+    }
+    for (jsize i = 0; i < n; i++) {
+        jstring k = (jstring)(*env)->GetObjectArrayElement(env, keys, i);
+        jstring v = (jstring)(*env)->GetObjectArrayElement(env, values, i);
+        if (!k || !v) {
+            throw_class(env, "java/lang/NullPointerException", "device parameter name or value");
+            return -1;
+        }
+        const char *ks = (*env)->GetStringUTFChars(env, k, NULL);
+        const char *vs = ks ? (*env)->GetStringUTFChars(env, v, NULL) : NULL;
+        int rc = 0;
+        char err[ERRLEN] = "";
+        if (ks && vs)
+            rc = csd_params_set(p, ks, vs, err, sizeof err);
+        else
+            rc = -ENOMEM;
+        if (rc < 0 && ks && vs) {
+            char msg[ERRLEN + 128];
+            snprintf(msg, sizeof msg, "device parameter %s = %s: %s", ks, vs ? vs : "",
+                     err[0] ? err : (rc == -ENOENT ? "unknown parameter" : strerror(-rc)));
+            throw_device(env, CSD_INVALID_ARGUMENT, msg);
+        }
+        if (vs)
+            (*env)->ReleaseStringUTFChars(env, v, vs);
+        if (ks)
+            (*env)->ReleaseStringUTFChars(env, k, ks);
+        (*env)->DeleteLocalRef(env, k);
+        (*env)->DeleteLocalRef(env, v);
+        if (rc < 0) {
+            if (!(*env)->ExceptionCheck(env))
+                throw_class(env, "java/lang/OutOfMemoryError", "device parameter");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+JNIEXPORT jlong JNICALL Java_io_smartssd_device_NativeDevice_nativeOpen(JNIEnv *env, jclass cls, jbyteArray path,
+                                                                        jboolean background, jobjectArray keys,
+                                                                        jobjectArray values)
+{
+    (void)cls;
+    char *image = path_dup(env, path);
+    if (!image)
+        return 0;
+    char err[ERRLEN] = "";
+    csd_open_opts opts = {.override = NULL, .background = background ? 1 : 0};
+    csd_device *dev = NULL;
+    int rc = csd_device_open(&dev, image, &opts, err, sizeof err);
+    if (rc < 0) {
+        throw_errno(env, rc, image, err);
+        free(image);
+        return 0;
+    }
+    if (keys && (*env)->GetArrayLength(env, keys) > 0) {
+        /* Overrides change only the named fields: start from the params stored in the image, then
+         * reopen with the result (open validates it, so a geometry change is refused clearly). */
+        csd_params p = *csd_device_params(dev);
+        int bad = apply_params(env, &p, keys, values);
+        rc = csd_device_close(dev);
+        dev = NULL;
+        if (bad < 0) {
+            free(image);
+            return 0;
+        }
+        if (rc < 0) {
+            throw_errno(env, rc, image, "closing before applying parameter overrides");
+            free(image);
+            return 0;
+        }
+        opts.override = &p;
+        rc = csd_device_open(&dev, image, &opts, err, sizeof err);
+        if (rc < 0) {
+            throw_errno(env, rc, image, err);
+            free(image);
+            return 0;
+        }
+    }
+    free(image);
+    return to_handle(dev);
+}
+
+JNIEXPORT void JNICALL Java_io_smartssd_device_NativeDevice_nativeClose(JNIEnv *env, jclass cls, jlong handle)
+{
+    (void)cls;
+    csd_device *dev = from_handle(handle);
+    if (!dev)
+        return;
+    int rc = csd_device_close(dev);
+    if (rc < 0)
+        throw_errno(env, rc, "close", NULL);
+}
+
+/* The address of [off, off+len) of a direct buffer, or NULL with an exception pending. */
+static void *buffer_range(JNIEnv *env, jobject buf, jint off, jint len, const char *what)
+{
+    void *base = (*env)->GetDirectBufferAddress(env, buf);
+    jlong cap = (*env)->GetDirectBufferCapacity(env, buf);
+    char msg[160];
+    if (!base || cap < 0) {
+        snprintf(msg, sizeof msg, "%s buffer is not a direct ByteBuffer", what);
+        throw_class(env, "java/lang/IllegalArgumentException", msg);
+        return NULL;
+    }
+    if (off < 0 || len < 0 || (jlong)off + (jlong)len > cap) {
+        snprintf(msg, sizeof msg, "%s range [%d, %lld) is outside the %lld-byte buffer", what, (int)off,
+                 (long long)off + (long long)len, (long long)cap);
+        throw_class(env, "java/lang/IndexOutOfBoundsException", msg);
+        return NULL;
+    }
+    return (char *)base + off;
+}
+
+JNIEXPORT jbyteArray JNICALL Java_io_smartssd_device_NativeDevice_nativeCommand(
+    JNIEnv *env, jclass cls, jlong handle, jbyteArray request, jobject in, jint in_off, jint in_len, jobject out,
+    jint out_off, jint out_len)
+{
+    (void)cls;
+    csd_device *dev = from_handle(handle);
+    if (!dev) {
+        throw_class(env, "java/lang/IllegalStateException", "device is closed");
+        return NULL;
+    }
+    if (!request) {
+        throw_class(env, "java/lang/NullPointerException", "request");
+        return NULL;
+    }
+    csd_payload payload = {0};
+    if (in) {
+        payload.in = buffer_range(env, in, in_off, in_len, "input");
+        if (!payload.in)
+            return NULL;
+        payload.in_len = (size_t)in_len;
+    }
+    if (out) {
+        payload.out = buffer_range(env, out, out_off, out_len, "output");
+        if (!payload.out)
+            return NULL;
+        payload.out_cap = (size_t)out_len;
+    }
+
+    jsize req_len = (*env)->GetArrayLength(env, request);
+    uint8_t stack_req[REQ_STACK];
+    uint8_t *req = stack_req;
+    if ((size_t)req_len > sizeof stack_req) {
+        req = malloc((size_t)req_len);
+        if (!req) {
+            throw_device(env, CSD_RESOURCE_EXHAUSTED, "no memory for the request packet");
+            return NULL;
+        }
+    }
+    (*env)->GetByteArrayRegion(env, request, 0, req_len, (jbyte *)req);
+
+    uint8_t *resp = NULL;
+    size_t resp_len = 0;
+    int rc = csd_device_command(dev, req, (size_t)req_len, (in || out) ? &payload : NULL, &resp, &resp_len);
+    if (req != stack_req)
+        free(req);
+    if (rc < 0 || !resp) {
+        csd_free(resp);
+        throw_errno(env, rc < 0 ? rc : -EIO, "command", "the device could not produce a response");
+        return NULL;
+    }
+    if (resp_len > (size_t)INT32_MAX) {
+        csd_free(resp);
+        throw_device(env, CSD_INTERNAL, "response larger than a Java array");
+        return NULL;
+    }
+    jbyteArray result = (*env)->NewByteArray(env, (jsize)resp_len);
+    if (result)
+        (*env)->SetByteArrayRegion(env, result, 0, (jsize)resp_len, (const jbyte *)resp);
+    csd_free(resp);
+    return result; /* NULL with OutOfMemoryError pending if the array could not be made */
+}
+
+JNIEXPORT void JNICALL Java_io_smartssd_device_NativeDevice_nativeFormat(JNIEnv *env, jclass cls, jbyteArray path,
+                                                                         jlong capacity, jstring preset,
+                                                                         jobjectArray keys, jobjectArray values)
+{
+    (void)cls;
+    if (capacity <= 0) {
+        throw_class(env, "java/lang/IllegalArgumentException", "capacity must be > 0");
+        return;
+    }
+    char *image = path_dup(env, path);
+    if (!image)
+        return;
+    csd_params p;
+    const csd_params *pp = NULL;
+    int has_keys = keys && (*env)->GetArrayLength(env, keys) > 0;
+    if (preset || has_keys) {
+        const char *name = preset ? (*env)->GetStringUTFChars(env, preset, NULL) : NULL;
+        if (preset && !name) {
+            free(image);
+            return;
+        }
+        int rc = csd_params_preset(&p, name ? name : "smartssd-paper");
+        if (rc < 0) {
+            char msg[ERRLEN];
+            snprintf(msg, sizeof msg, "unknown preset '%s'", name ? name : "smartssd-paper");
+            throw_device(env, CSD_INVALID_ARGUMENT, msg);
+        }
+        if (name)
+            (*env)->ReleaseStringUTFChars(env, preset, name);
+        if (rc < 0 || apply_params(env, &p, keys, values) < 0) {
+            free(image);
+            return;
+        }
+        pp = &p;
+    }
+    char err[ERRLEN] = "";
+    int rc = csd_format(image, (uint64_t)capacity, pp, err, sizeof err);
+    if (rc < 0)
+        throw_errno(env, rc, image, err);
+    free(image);
+}
+
+JNIEXPORT jstring JNICALL Java_io_smartssd_device_NativeDevice_nativeVersion(JNIEnv *env, jclass cls)
+{
+    (void)cls;
+    return (*env)->NewStringUTF(env, csd_version());
+}

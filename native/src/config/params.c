@@ -1,0 +1,310 @@
+/* Device parameters: presets, text form, validation. The field table drives set/visit so the config
+ * file, the image superblock and `identify` all speak the same keys. */
+#include "smartssd/params.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { F_U32, F_U64, F_BYTES, F_NAME } field_type;
+
+typedef struct field {
+    const char *key;
+    field_type type;
+    size_t off;
+    const char *unit;
+} field;
+
+#define FLD(name, type, unit) { #name, type, offsetof(csd_params, name), unit }
+
+static const field FIELDS[] = {
+    FLD(preset, F_NAME, "name"),
+    FLD(channels, F_U32, "count"),
+    FLD(chips_per_channel, F_U32, "count"),
+    FLD(dies_per_chip, F_U32, "count"),
+    FLD(planes_per_die, F_U32, "count"),
+    FLD(pages_per_block, F_U32, "count"),
+    FLD(page_bytes, F_U32, "bytes"),
+    FLD(blocks_per_plane, F_U32, "count"),
+    FLD(overprovision_pct, F_U32, "percent"),
+    FLD(gc_free_blocks_min, F_U32, "blocks"),
+    FLD(t_read_ns, F_U64, "ns"),
+    FLD(t_prog_ns, F_U64, "ns"),
+    FLD(t_erase_ns, F_U64, "ns"),
+    FLD(channel_bytes_per_s, F_U64, "bytes/s"),
+    FLD(fw_page_ns, F_U64, "ns"),
+    FLD(host_link_bytes_per_s, F_U64, "bytes/s"),
+    FLD(cmd_overhead_ns, F_U64, "ns"),
+    FLD(cores, F_U32, "count"),
+    FLD(core_mhz, F_U32, "MHz"),
+    FLD(dram_access_ns, F_U64, "ns"),
+    FLD(page_cycles, F_U32, "cycles"),
+    FLD(isp_batch_pages, F_U32, "pages"),
+    FLD(isp_buffer_bytes, F_BYTES, "bytes"),
+    FLD(output_buffer_bytes, F_BYTES, "bytes"),
+    FLD(max_objects, F_U32, "count"),
+    FLD(request_scheduler, F_NAME, "policy"),
+    FLD(chip_scheduler, F_NAME, "policy"),
+    FLD(ftl, F_NAME, "policy"),
+    FLD(paced, F_U32, "bool"),
+    FLD(sync_writes, F_U32, "bool"),
+};
+#define NFIELDS (sizeof FIELDS / sizeof FIELDS[0])
+
+static void name_set(char *dst, const char *src) {
+    snprintf(dst, CSD_NAME_MAX, "%s", src);
+}
+
+/* The Smart SSD paper's device (section V-A): SATA 3 Gb/s, 16 channels, SLC, 8 KB pages, 2 ARM
+ * cores, internal reads of 128 pages. Timing values not given by the paper are documented as
+ * assumptions in docs/DEVICE-CONFIG.md. */
+static void preset_paper(csd_params *p) {
+    memset(p, 0, sizeof *p);
+    name_set(p->preset, "smartssd-paper");
+    p->channels = 16;
+    p->chips_per_channel = 4;
+    p->dies_per_chip = 1;
+    p->planes_per_die = 1;
+    p->pages_per_block = 128;
+    p->page_bytes = 8192;
+    p->blocks_per_plane = 0;
+    p->overprovision_pct = 7;
+    p->gc_free_blocks_min = 2;
+    p->t_read_ns = 25000;
+    p->t_prog_ns = 200000;
+    p->t_erase_ns = 1500000;
+    p->channel_bytes_per_s = 46875000;   /* 16 channels = 2.5x the host link (paper V-B-1, spec) */
+    p->fw_page_ns = 15170;               /* serial firmware cost: internal reads 1.8x the link (measured) */
+    p->host_link_bytes_per_s = 300000000;/* SATA 3 Gb/s after 8b/10b */
+    p->cmd_overhead_ns = 20000;
+    p->cores = 2;
+    p->core_mhz = 400;
+    p->dram_access_ns = 380;
+    p->page_cycles = 2000;
+    p->isp_batch_pages = 128;
+    p->isp_buffer_bytes = 2u << 20;
+    p->output_buffer_bytes = 64u << 20;
+    p->max_objects = 65536;
+    name_set(p->request_scheduler, "fcfs");
+    name_set(p->chip_scheduler, "fcfs");
+    name_set(p->ftl, "page");
+}
+
+/* Small and round numbers, so tests can derive times by hand. */
+static void preset_tiny(csd_params *p) {
+    preset_paper(p);
+    name_set(p->preset, "tiny");
+    p->channels = 2;
+    p->chips_per_channel = 2;
+    p->pages_per_block = 16;
+    p->page_bytes = 4096;
+    p->overprovision_pct = 25;
+    p->t_read_ns = 10000;
+    p->t_prog_ns = 100000;
+    p->t_erase_ns = 1000000;
+    p->channel_bytes_per_s = 409600000;  /* one page = 10,000 ns */
+    p->fw_page_ns = 1000;
+    p->host_link_bytes_per_s = 409600000;
+    p->cmd_overhead_ns = 5000;
+    p->core_mhz = 1000;                  /* one cycle = 1 ns */
+    p->dram_access_ns = 100;
+    p->page_cycles = 1000;
+    p->isp_batch_pages = 8;
+    p->isp_buffer_bytes = 64u << 10;
+    p->output_buffer_bytes = 1u << 20;
+    p->max_objects = 1024;
+}
+
+typedef struct preset {
+    const char *name;
+    void (*fill)(csd_params *p);
+} preset;
+
+static const preset PRESETS[] = {
+    { "smartssd-paper", preset_paper },
+    { "tiny", preset_tiny },
+};
+
+static const char *const PRESET_NAMES[] = { "smartssd-paper", "tiny", NULL };
+
+const char *const *csd_params_preset_names(void) { return PRESET_NAMES; }
+
+int csd_params_preset(csd_params *p, const char *name) {
+    if (!name || !*name) name = "smartssd-paper";
+    for (size_t i = 0; i < sizeof PRESETS / sizeof PRESETS[0]; i++) {
+        if (!strcmp(PRESETS[i].name, name)) {
+            PRESETS[i].fill(p);
+            return 0;
+        }
+    }
+    return -ENOENT;
+}
+
+static const field *field_find(const char *key) {
+    for (size_t i = 0; i < NFIELDS; i++)
+        if (!strcmp(FIELDS[i].key, key)) return &FIELDS[i];
+    return NULL;
+}
+
+/* Parses an unsigned decimal, with K/M/G/T binary suffixes when sizes is set. */
+static int parse_u64(const char *s, int sizes, uint64_t *out) {
+    while (isspace((unsigned char)*s)) s++;
+    if (!isdigit((unsigned char)*s)) return -EINVAL;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno) return -EINVAL;
+    uint64_t mul = 1;
+    if (sizes && *end) {
+        switch (toupper((unsigned char)*end)) {
+        case 'K': mul = 1ull << 10; break;
+        case 'M': mul = 1ull << 20; break;
+        case 'G': mul = 1ull << 30; break;
+        case 'T': mul = 1ull << 40; break;
+        default: return -EINVAL;
+        }
+        end++;
+        if (toupper((unsigned char)*end) == 'I') end++;
+        if (toupper((unsigned char)*end) == 'B') end++;
+    }
+    while (isspace((unsigned char)*end)) end++;
+    if (*end) return -EINVAL;
+    if (mul > 1 && v > UINT64_MAX / mul) return -EINVAL;
+    *out = (uint64_t)v * mul;
+    return 0;
+}
+
+int csd_parse_size(const char *s, uint64_t *out) { return parse_u64(s, 1, out); }
+
+int csd_params_set(csd_params *p, const char *key, const char *value, char *err, size_t errlen) {
+    const field *f = field_find(key);
+    if (!f) {
+        snprintf(err, errlen, "unknown parameter '%s'", key);
+        return -ENOENT;
+    }
+    char *base = (char *)p + f->off;
+    uint64_t v = 0;
+    switch (f->type) {
+    case F_NAME:
+        if (strlen(value) == 0 || strlen(value) >= CSD_NAME_MAX) {
+            snprintf(err, errlen, "parameter '%s': name must be 1..%d characters", key, CSD_NAME_MAX - 1);
+            return -EINVAL;
+        }
+        name_set(base, value);
+        return 0;
+    case F_U32:
+        if (parse_u64(value, 0, &v) || v > UINT32_MAX) {
+            snprintf(err, errlen, "parameter '%s': '%s' is not an integer in 0..%u", key, value, UINT32_MAX);
+            return -EINVAL;
+        }
+        *(uint32_t *)base = (uint32_t)v;
+        return 0;
+    case F_U64:
+    case F_BYTES:
+        if (parse_u64(value, f->type == F_BYTES, &v)) {
+            snprintf(err, errlen, "parameter '%s': '%s' is not a non-negative integer%s", key, value,
+                     f->type == F_BYTES ? " (K/M/G suffixes allowed)" : "");
+            return -EINVAL;
+        }
+        *(uint64_t *)base = v;
+        return 0;
+    }
+    return -EINVAL;
+}
+
+static char *trim(char *s) {
+    while (isspace((unsigned char)*s)) s++;
+    char *e = s + strlen(s);
+    while (e > s && isspace((unsigned char)e[-1])) *--e = 0;
+    return s;
+}
+
+int csd_params_load_file(csd_params *p, const char *path, char *err, size_t errlen) {
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        int e = errno;
+        snprintf(err, errlen, "%s: %s", path, strerror(e));
+        return -e;
+    }
+    char line[1024];
+    int lineno = 0, rc = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        char *hash = strchr(line, '#');
+        if (hash) *hash = 0;
+        char *s = trim(line);
+        if (!*s) continue;
+        char *eq = strchr(s, '=');
+        if (!eq) {
+            snprintf(err, errlen, "%s:%d: expected 'key = value'", path, lineno);
+            rc = -EINVAL;
+            break;
+        }
+        *eq = 0;
+        char *key = trim(s), *val = trim(eq + 1);
+        if (!strcmp(key, "preset")) {
+            if (csd_params_preset(p, val)) {
+                snprintf(err, errlen, "%s:%d: unknown preset '%s'", path, lineno, val);
+                rc = -EINVAL;
+                break;
+            }
+            continue;
+        }
+        char e2[256];
+        rc = csd_params_set(p, key, val, e2, sizeof e2);
+        if (rc) {
+            snprintf(err, errlen, "%s:%d: %s", path, lineno, e2);
+            if (rc == -ENOENT) rc = -EINVAL;
+            break;
+        }
+    }
+    fclose(f);
+    return rc;
+}
+
+static int is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
+
+int csd_params_validate(const csd_params *p, char *err, size_t errlen) {
+#define REQUIRE(cond, ...) do { if (!(cond)) { snprintf(err, errlen, __VA_ARGS__); return -EINVAL; } } while (0)
+    REQUIRE(p->channels >= 1 && p->channels <= 256, "channels must be 1..256");
+    REQUIRE(p->chips_per_channel >= 1 && p->chips_per_channel <= 64, "chips_per_channel must be 1..64");
+    REQUIRE(p->dies_per_chip >= 1 && p->dies_per_chip <= 16, "dies_per_chip must be 1..16");
+    REQUIRE(p->planes_per_die >= 1 && p->planes_per_die <= 16, "planes_per_die must be 1..16");
+    REQUIRE(p->pages_per_block >= 4 && p->pages_per_block <= 4096, "pages_per_block must be 4..4096");
+    REQUIRE(is_pow2(p->page_bytes) && p->page_bytes >= 512 && p->page_bytes <= 65536,
+            "page_bytes must be a power of two in 512..65536");
+    REQUIRE(p->overprovision_pct <= 400, "overprovision_pct must be 0..400");
+    REQUIRE(p->gc_free_blocks_min >= 1, "gc_free_blocks_min must be at least 1");
+    REQUIRE(p->blocks_per_plane == 0 || p->blocks_per_plane >= p->gc_free_blocks_min + 2,
+            "blocks_per_plane must be 0 (derived) or at least gc_free_blocks_min + 2");
+    REQUIRE(p->channel_bytes_per_s > 0, "channel_bytes_per_s must be positive");
+    REQUIRE(p->host_link_bytes_per_s > 0, "host_link_bytes_per_s must be positive");
+    REQUIRE(p->cores >= 1 && p->cores <= 64, "cores must be 1..64");
+    REQUIRE(p->core_mhz >= 1, "core_mhz must be positive");
+    REQUIRE(p->isp_batch_pages >= 1, "isp_batch_pages must be at least 1");
+    REQUIRE(p->isp_buffer_bytes >= p->page_bytes, "isp_buffer_bytes must hold at least one page");
+    REQUIRE(p->output_buffer_bytes >= 4096, "output_buffer_bytes must be at least 4096");
+    REQUIRE(p->max_objects >= 1 && p->max_objects <= (1u << 24), "max_objects must be 1..16777216");
+    REQUIRE(p->paced <= 1 && p->sync_writes <= 1, "paced and sync_writes are 0 or 1");
+    REQUIRE(!strcmp(p->ftl, "page"), "ftl '%s' is unknown (known: page)", p->ftl);
+#undef REQUIRE
+    return 0;
+}
+
+void csd_params_visit(const csd_params *p, csd_params_visit_fn fn, void *arg) {
+    char buf[64];
+    for (size_t i = 0; i < NFIELDS; i++) {
+        const field *f = &FIELDS[i];
+        const char *base = (const char *)p + f->off;
+        switch (f->type) {
+        case F_NAME: fn(arg, f->key, base, f->unit); continue;
+        case F_U32: snprintf(buf, sizeof buf, "%" PRIu32, *(const uint32_t *)base); break;
+        case F_U64:
+        case F_BYTES: snprintf(buf, sizeof buf, "%" PRIu64, *(const uint64_t *)base); break;
+        }
+        fn(arg, f->key, buf, f->unit);
+    }
+}

@@ -1,0 +1,282 @@
+/* Flash timing model: per-chip queues (pluggable policy), channels arbitrated FCFS by the time a chip
+ * started waiting (ties: lower chip index), and one serial firmware resource. Every decision is made
+ * in an event, so the schedule depends only on (params, submissions, their times). */
+#include "flash/flash.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "ftl/ftl.h"
+
+enum chip_phase { CHIP_IDLE, CHIP_ARRAY, CHIP_WAIT_CHANNEL, CHIP_XFER, CHIP_PROGRAM, CHIP_ERASE };
+
+typedef struct chip {
+    csd_flash *f;
+    uint32_t index;          /* chip_global */
+    uint8_t phase;
+    uint8_t kick_pending;    /* a dispatch event is already scheduled */
+    csd_flash_op *cur;       /* op holding the chip */
+    uint64_t wait_since;     /* when it began waiting for its channel */
+    uint64_t busy_since;
+} chip;
+
+typedef struct channel {
+    csd_flash *f;
+    uint8_t busy;
+    uint8_t arb_pending;
+    uint32_t nwait;
+    uint32_t *wait;          /* chips waiting for this channel (at most chips_per_channel) */
+    uint32_t xfer_chip;
+} channel;
+
+struct csd_flash {
+    csd_params p;
+    csd_sim *sim;
+    uint32_t nchips, nchannels;
+    chip *chips;
+    channel *channels;
+    const csd_chip_sched_ops *policy;
+    void *policy_state;
+    uint64_t xfer_ns;        /* one page on a channel */
+    csd_serial fw;
+    /* Ops waiting for or on the firmware. The firmware is one FCFS resource, so their end times are
+     * non-decreasing in this list's order: one event per op pops the head. */
+    csd_flash_op *fw_head, *fw_tail;
+    uint64_t next_seq;
+    csd_flash_stats st;
+};
+
+static void chip_kick_ev(csd_sim *sim, void *arg);
+static void chan_arb_ev(csd_sim *sim, void *arg);
+
+static void sched(csd_flash *f, uint64_t t, csd_sim_fn fn, void *arg) {
+    /* The heap grows only past its high-water mark; if even that fails the schedule is lost, so
+     * fail loudly rather than silently corrupt virtual time. */
+    if (csd_sim_at(f->sim, t, fn, arg) != 0) abort();
+}
+
+static void chip_kick(chip *c) {
+    if (c->phase != CHIP_IDLE || c->kick_pending) return;
+    c->kick_pending = 1;
+    sched(c->f, csd_sim_now(c->f->sim), chip_kick_ev, c);
+}
+
+static void chan_request(channel *ch) {
+    if (ch->busy || ch->arb_pending || ch->nwait == 0) return;
+    ch->arb_pending = 1;
+    sched(ch->f, csd_sim_now(ch->f->sim), chan_arb_ev, ch);
+}
+
+static void chip_wait_channel(chip *c) {
+    csd_flash *f = c->f;
+    channel *ch = &f->channels[c->index / f->p.chips_per_channel];
+    c->phase = CHIP_WAIT_CHANNEL;
+    c->wait_since = csd_sim_now(f->sim);
+    ch->wait[ch->nwait++] = c->index;
+    chan_request(ch);
+}
+
+static void chip_release(chip *c) {
+    csd_flash *f = c->f;
+    f->st.chip_busy_ns += csd_sim_now(f->sim) - c->busy_since;
+    c->phase = CHIP_IDLE;
+    c->cur = NULL;
+    chip_kick(c);
+}
+
+static void fw_push(csd_flash *f, csd_flash_op *op);
+
+static uint32_t op_chip(const csd_flash *f, const csd_flash_op *op) {
+    csd_addr a;
+    csd_ppn_decode(&f->p, op->ppn, &a);
+    return a.chip_global % f->nchips;
+}
+
+static void chip_array_done_ev(csd_sim *sim, void *arg) {
+    (void)sim;
+    chip_wait_channel(arg);
+}
+
+/* Program or erase finished: the op completes here, at its exact time. */
+static void chip_op_done_ev(csd_sim *sim, void *arg) {
+    chip *c = arg;
+    csd_flash *f = c->f;
+    csd_flash_op *op = c->cur;
+    if (op->kind == CSD_FLASH_ERASE) {
+        f->st.erases++;
+    } else {
+        f->st.programs++;
+        f->st.bytes_written += f->p.page_bytes;
+    }
+    chip_release(c);
+    op->done(op, csd_sim_now(sim));   /* last: the owner may reuse op */
+}
+
+static void chip_kick_ev(csd_sim *sim, void *arg) {
+    chip *c = arg;
+    csd_flash *f = c->f;
+    c->kick_pending = 0;
+    if (c->phase != CHIP_IDLE) return;
+    uint64_t now = csd_sim_now(sim);
+    csd_flash_op *op = f->policy->next(f->policy_state, c->index, now);
+    if (!op) return;
+    c->cur = op;
+    c->busy_since = now;
+    switch (op->kind) {
+    case CSD_FLASH_READ:
+        c->phase = CHIP_ARRAY;
+        sched(f, now + f->p.t_read_ns, chip_array_done_ev, c);
+        break;
+    case CSD_FLASH_PROGRAM:
+        chip_wait_channel(c);      /* data in first, then the array program */
+        break;
+    default:
+        c->phase = CHIP_ERASE;
+        sched(f, now + f->p.t_erase_ns, chip_op_done_ev, c);
+        break;
+    }
+}
+
+static void chan_xfer_done_ev(csd_sim *sim, void *arg) {
+    channel *ch = arg;
+    csd_flash *f = ch->f;
+    chip *c = &f->chips[ch->xfer_chip];
+    csd_flash_op *op = c->cur;
+    ch->busy = 0;
+    f->st.channel_busy_ns += f->xfer_ns;
+    if (op->kind == CSD_FLASH_READ) {
+        chip_release(c);           /* the page is out of the chip's register */
+        fw_push(f, op);
+    } else {
+        c->phase = CHIP_PROGRAM;
+        sched(f, csd_sim_now(sim) + f->p.t_prog_ns, chip_op_done_ev, c);
+    }
+    chan_request(ch);
+}
+
+static void chan_arb_ev(csd_sim *sim, void *arg) {
+    channel *ch = arg;
+    csd_flash *f = ch->f;
+    ch->arb_pending = 0;
+    if (ch->busy || ch->nwait == 0) return;
+    uint32_t best = 0;
+    for (uint32_t i = 1; i < ch->nwait; i++) {
+        chip *a = &f->chips[ch->wait[i]], *b = &f->chips[ch->wait[best]];
+        if (a->wait_since < b->wait_since || (a->wait_since == b->wait_since && a->index < b->index))
+            best = i;
+    }
+    uint32_t ci = ch->wait[best];
+    ch->wait[best] = ch->wait[--ch->nwait];
+    ch->busy = 1;
+    ch->xfer_chip = ci;
+    f->chips[ci].phase = CHIP_XFER;
+    sched(f, csd_sim_now(sim) + f->xfer_ns, chan_xfer_done_ev, ch);
+}
+
+/* Head of the firmware list is done: a read completes, a program goes on to its chip's queue. */
+static void fw_done_ev(csd_sim *sim, void *arg) {
+    csd_flash *f = arg;
+    csd_flash_op *op = f->fw_head;
+    f->fw_head = op->next;
+    if (!f->fw_head) f->fw_tail = NULL;
+    op->next = NULL;
+    uint64_t now = csd_sim_now(sim);
+    if (op->kind == CSD_FLASH_READ) {
+        f->st.reads++;
+        f->st.bytes_read += f->p.page_bytes;
+        op->done(op, now);
+    } else {
+        chip *c = &f->chips[op_chip(f, op)];
+        f->policy->enqueue(f->policy_state, c->index, op, now);
+        chip_kick(c);
+    }
+}
+
+static void fw_push(csd_flash *f, csd_flash_op *op) {
+    uint64_t end = csd_serial_reserve(&f->fw, csd_sim_now(f->sim), f->p.fw_page_ns);
+    op->next = NULL;
+    if (f->fw_tail) f->fw_tail->next = op; else f->fw_head = op;
+    f->fw_tail = op;
+    sched(f, end, fw_done_ev, f);
+}
+
+void csd_flash_submit(csd_flash *f, csd_flash_op *op) {
+    uint64_t now = csd_sim_now(f->sim);
+    op->submit_ns = now;
+    op->seq = f->next_seq++;
+    op->next = NULL;
+    if (op->kind == CSD_FLASH_PROGRAM) {
+        fw_push(f, op);            /* firmware prepares the page before the chip sees it */
+        return;
+    }
+    if (op->kind != CSD_FLASH_READ) op->kind = CSD_FLASH_ERASE;
+    chip *c = &f->chips[op_chip(f, op)];
+    f->policy->enqueue(f->policy_state, c->index, op, now);
+    chip_kick(c);
+}
+
+int csd_flash_create_with(csd_flash **out, const csd_params *p, csd_sim *sim,
+                          const csd_chip_sched_ops *policy) {
+    *out = NULL;
+    if (!policy || !sim || !p->channels || !p->chips_per_channel || !p->dies_per_chip ||
+        !p->planes_per_die || !p->pages_per_block || !p->blocks_per_plane || !p->page_bytes)
+        return -EINVAL;
+    csd_flash *f = calloc(1, sizeof *f);
+    if (!f) return -ENOMEM;
+    f->p = *p;
+    f->sim = sim;
+    f->policy = policy;
+    f->nchannels = p->channels;
+    f->nchips = p->channels * p->chips_per_channel;
+    f->xfer_ns = csd_xfer_ns(p->page_bytes, p->channel_bytes_per_s);
+    f->chips = calloc(f->nchips, sizeof *f->chips);
+    f->channels = calloc(f->nchannels, sizeof *f->channels);
+    if (!f->chips || !f->channels) goto nomem;
+    for (uint32_t i = 0; i < f->nchips; i++) {
+        f->chips[i].f = f;
+        f->chips[i].index = i;
+    }
+    for (uint32_t i = 0; i < f->nchannels; i++) {
+        f->channels[i].f = f;
+        f->channels[i].wait = calloc(p->chips_per_channel, sizeof(uint32_t));
+        if (!f->channels[i].wait) goto nomem;
+    }
+    int rc = policy->init(&f->policy_state, p, f->nchips);
+    if (rc != 0) {
+        f->policy = NULL;
+        csd_flash_destroy(f);
+        return rc;
+    }
+    *out = f;
+    return 0;
+nomem:
+    f->policy = NULL;
+    csd_flash_destroy(f);
+    return -ENOMEM;
+}
+
+int csd_flash_create(csd_flash **out, const csd_params *p, csd_sim *sim) {
+    const csd_chip_sched_ops *policy = csd_chip_sched_find(p->chip_scheduler);
+    if (!policy) {
+        *out = NULL;
+        return -EINVAL;
+    }
+    return csd_flash_create_with(out, p, sim, policy);
+}
+
+void csd_flash_destroy(csd_flash *f) {
+    if (!f) return;
+    if (f->policy && f->policy_state) f->policy->destroy(f->policy_state);
+    if (f->channels)
+        for (uint32_t i = 0; i < f->nchannels; i++) free(f->channels[i].wait);
+    free(f->channels);
+    free(f->chips);
+    free(f);
+}
+
+void csd_flash_stats_get(const csd_flash *f, csd_flash_stats *s) {
+    *s = f->st;
+    s->fw_busy_ns = f->fw.busy_ns;
+}
+
+uint64_t csd_flash_page_xfer_ns(const csd_flash *f) { return f->xfer_ns; }

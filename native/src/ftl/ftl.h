@@ -1,0 +1,100 @@
+/* Page-mapping FTL over a persistent image: object table, logical (object, page) -> physical page
+ * mapping, log-structured allocation striped across channels, greedy GC, TRIM, crash recovery.
+ *
+ * The FTL moves real bytes (through the store) immediately and reports the flash operations it
+ * performed in a csd_flash_batch, so the caller can replay them through the timing model. It is not
+ * thread-safe: the device serialises calls. */
+#ifndef CSD_FTL_H
+#define CSD_FTL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "smartssd/params.h"
+
+#define CSD_PPN_NONE UINT64_MAX
+#define CSD_OBJ_NAME_MAX 1024
+
+typedef enum csd_flash_kind { CSD_FLASH_READ = 1, CSD_FLASH_PROGRAM = 2, CSD_FLASH_ERASE = 3 } csd_flash_kind;
+
+typedef struct csd_flash_req {
+    uint8_t kind;     /* csd_flash_kind */
+    uint8_t gc;       /* 1 = issued by garbage collection */
+    uint64_t ppn;     /* page (READ/PROGRAM) or first page of the block (ERASE) */
+} csd_flash_req;
+
+/* A growable list of flash operations, in the order the FTL issued them. */
+typedef struct csd_flash_batch {
+    csd_flash_req *ops;
+    size_t n, cap;
+} csd_flash_batch;
+
+void csd_flash_batch_clear(csd_flash_batch *b);
+void csd_flash_batch_free(csd_flash_batch *b);
+
+typedef struct csd_obj_info {
+    uint64_t id;
+    char name[CSD_OBJ_NAME_MAX + 1];
+    uint64_t size;          /* bytes */
+    uint64_t pages;         /* mapped pages (written and not trimmed) */
+    uint64_t created_seq;
+} csd_obj_info;
+
+typedef struct csd_ftl_counters {
+    uint64_t host_pages_written, host_pages_read;
+    uint64_t flash_reads, flash_programs, flash_erases;
+    uint64_t gc_runs, gc_pages_moved;
+    uint64_t trimmed_pages;
+    uint64_t free_blocks, total_blocks;
+    uint64_t logical_pages_used, logical_pages_capacity;
+} csd_ftl_counters;
+
+typedef struct csd_ftl csd_ftl;
+
+/* Create an image at path for capacity bytes of host data with geometry p (blocks_per_plane is
+ * derived from capacity and overprovision_pct when 0). The file is sparse. 0 or -errno, err set. */
+int csd_ftl_format(const char *path, uint64_t capacity, const csd_params *p, char *err, size_t errlen);
+
+/* Open an image, recovering the mapping from per-page out-of-band records. *p receives the params
+ * stored in the image (geometry is fixed at format time). 0 or -errno, err set. */
+int csd_ftl_open(csd_ftl **out, const char *path, csd_params *p, char *err, size_t errlen);
+/* Flush metadata and close. Returns 0 or -errno. */
+int csd_ftl_close(csd_ftl *f);
+
+const csd_params *csd_ftl_params(const csd_ftl *f);
+uint64_t csd_ftl_capacity(const csd_ftl *f);          /* logical bytes */
+uint64_t csd_ftl_physical_pages(const csd_ftl *f);
+
+/* Object table. Names are 1..CSD_OBJ_NAME_MAX bytes, no NUL. Ids start at 1 and are never reused. */
+int csd_ftl_obj_create(csd_ftl *f, const char *name, uint64_t *id);   /* -EEXIST, -ENOSPC, -EINVAL */
+int csd_ftl_obj_delete(csd_ftl *f, uint64_t id);                      /* -ENOENT */
+int csd_ftl_obj_rename(csd_ftl *f, uint64_t id, const char *new_name, int replace); /* -ENOENT, -EEXIST */
+int csd_ftl_obj_stat(const csd_ftl *f, uint64_t id, csd_obj_info *info); /* -ENOENT */
+int csd_ftl_obj_find(const csd_ftl *f, const char *name, uint64_t *id); /* -ENOENT */
+/* Objects whose name starts with prefix and sorts after start_after (byte order), at most limit
+ * (0 = all). Returns the count written to *out (caller frees) or -errno; *more = 1 if cut. */
+int csd_ftl_obj_list(const csd_ftl *f, const char *prefix, const char *start_after, size_t limit,
+                     csd_obj_info **out, int *more);
+
+/* Data. Writes at offset <= size (no holes); partial pages are read-modify-written. Reads past the
+ * end are -ERANGE; trimmed pages read as zeros. Each appends the flash operations it did to ops
+ * (ops may be NULL). Returns 0 or -errno (-ENOSPC when the logical capacity is exhausted). */
+int csd_ftl_write(csd_ftl *f, uint64_t id, uint64_t offset, const void *data, size_t len,
+                  csd_flash_batch *ops);
+int csd_ftl_read(csd_ftl *f, uint64_t id, uint64_t offset, void *buf, size_t len, csd_flash_batch *ops);
+/* Deallocate the whole pages inside [offset, offset+len); they read as zeros afterwards. */
+int csd_ftl_trim(csd_ftl *f, uint64_t id, uint64_t offset, uint64_t len, csd_flash_batch *ops);
+
+/* Physical page of (id, page index), or CSD_PPN_NONE if unmapped/trimmed. */
+uint64_t csd_ftl_lookup(const csd_ftl *f, uint64_t id, uint64_t page_index);
+/* Raw page read by physical page number into buf (page_bytes). 0 or -errno. */
+int csd_ftl_read_ppn(csd_ftl *f, uint64_t ppn, void *buf);
+
+void csd_ftl_counters_get(const csd_ftl *f, csd_ftl_counters *c);
+
+/* Verify an image offline: superblock, metadata, every OOB record and data checksum of live pages,
+ * mapping consistency. Writes a human-readable report line per problem to report (may be NULL).
+ * Returns the number of problems (0 = clean) or -errno if the image cannot be read. */
+typedef void (*csd_report_fn)(void *arg, const char *line);
+int csd_ftl_check(const char *path, csd_report_fn report, void *arg);
+
+#endif

@@ -1,0 +1,133 @@
+/* identify and stats: what the device is and what it has done. */
+#include "isp/device.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct param_list {
+    cmd_ctx *c;
+    Smartssd__V1__Param **arr;
+    size_t n, cap;
+    int oom;
+} param_list;
+
+static void add_param(param_list *l, const char *key, const char *value) {
+    if (l->oom || l->n == l->cap) {
+        l->oom = 1;
+        return;
+    }
+    Smartssd__V1__Param *p = cmd_alloc(l->c, sizeof *p);
+    if (!p) {
+        l->oom = 1;
+        return;
+    }
+    smartssd__v1__param__init(p);
+    p->key = cmd_strdup(l->c, key);
+    p->value = cmd_strdup(l->c, value);
+    if (!p->key || !p->value) l->oom = 1;
+    l->arr[l->n++] = p;
+}
+
+static void visit_param(void *arg, const char *key, const char *value, const char *unit) {
+    add_param(arg, key, value);
+}
+
+static void add_u64(param_list *l, const char *key, uint64_t v) {
+    char buf[32];
+    snprintf(buf, sizeof buf, "%" PRIu64, v);
+    add_param(l, key, buf);
+}
+
+int cmd_identify(csd_device *d, const Smartssd__V1__Identify *m, cmd_ctx *c) {
+    const csd_params *p = &d->params;
+    Smartssd__V1__IdentifyReply *rep = cmd_alloc(c, sizeof *rep);
+    Smartssd__V1__Geometry *g = cmd_alloc(c, sizeof *g);
+    param_list l = { c, cmd_alloc(c, 64 * sizeof(Smartssd__V1__Param *)), 0, 64, 0 };
+    size_t nt = 0;
+    for (const csd_tasklet_ops *const *t = csd_tasklets_builtin(); *t; t++) nt++;
+    char **names = cmd_alloc(c, (nt ? nt : 1) * sizeof *names);
+    if (!rep || !g || !l.arr || !names) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
+    smartssd__v1__identify_reply__init(rep);
+    smartssd__v1__geometry__init(g);
+    g->channels = p->channels;
+    g->chips_per_channel = p->chips_per_channel;
+    g->dies_per_chip = p->dies_per_chip;
+    g->planes_per_die = p->planes_per_die;
+    g->blocks_per_plane = p->blocks_per_plane;
+    g->pages_per_block = p->pages_per_block;
+    g->page_bytes = p->page_bytes;
+    rep->model = "smartssd emulated Smart SSD";
+    rep->preset = (char *)p->preset;
+    rep->geometry = g;
+    rep->capacity_bytes = csd_ftl_capacity(d->ftl);
+    rep->physical_bytes = csd_ftl_physical_pages(d->ftl) * p->page_bytes;
+    rep->cores = p->cores;
+    rep->request_scheduler = (char *)p->request_scheduler;
+    rep->chip_scheduler = (char *)p->chip_scheduler;
+    rep->ftl = (char *)p->ftl;
+    nt = 0;
+    for (const csd_tasklet_ops *const *t = csd_tasklets_builtin(); *t; t++) names[nt++] = (char *)(*t)->name;
+    rep->n_tasklets = nt;
+    rep->tasklets = names;
+    csd_params_visit(p, visit_param, &l);
+    if (l.oom) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
+    rep->n_params = l.n;
+    rep->params = l.arr;
+    rep->protocol_version = CSD_PROTOCOL_VERSION;
+    c->resp->result_case = SMARTSSD__V1__RESPONSE__RESULT_IDENTIFY;
+    c->resp->identify = rep;
+    return 0;
+}
+
+static const char *const CMD_NAMES[] = {
+    "create_object", "execute_object", "read_object", "write_object", "delete_object", "list", "stat", "trim",
+    "identify", "stats", "rename",
+};
+
+int cmd_stats(csd_device *d, const Smartssd__V1__Stats *m, cmd_ctx *c) {
+    Smartssd__V1__StatsReply *rep = cmd_alloc(c, sizeof *rep);
+    param_list l = { c, cmd_alloc(c, 96 * sizeof(Smartssd__V1__Param *)), 0, 96, 0 };
+    if (!rep || !l.arr) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
+    smartssd__v1__stats_reply__init(rep);
+    csd_ftl_counters fc;
+    csd_ftl_counters_get(d->ftl, &fc);
+    csd_engine_stats es;
+    csd_flash_stats fs;
+    csd_engine_stats_get(d->eng, &es, &fs);
+    add_u64(&l, "flash.reads", fs.reads);
+    add_u64(&l, "flash.programs", fs.programs);
+    add_u64(&l, "flash.erases", fs.erases);
+    add_u64(&l, "flash.bytes_read", fs.bytes_read);
+    add_u64(&l, "flash.bytes_written", fs.bytes_written);
+    add_u64(&l, "host.bytes_in", es.host_bytes_in);
+    add_u64(&l, "host.bytes_out", es.host_bytes_out);
+    add_u64(&l, "host.commands", es.host_commands);
+    add_u64(&l, "isp.requests", es.isp_requests);
+    add_u64(&l, "isp.pages", es.isp_pages);
+    add_u64(&l, "isp.core_ns", es.isp_core_ns);
+    add_u64(&l, "isp.buffer_peak_bytes", es.isp_buffer_peak_bytes);
+    add_u64(&l, "ftl.host_pages_written", fc.host_pages_written);
+    add_u64(&l, "ftl.host_pages_read", fc.host_pages_read);
+    add_u64(&l, "ftl.gc_runs", fc.gc_runs);
+    add_u64(&l, "ftl.gc_pages_moved", fc.gc_pages_moved);
+    add_u64(&l, "ftl.trimmed_pages", fc.trimmed_pages);
+    add_u64(&l, "ftl.free_blocks", fc.free_blocks);
+    add_u64(&l, "ftl.total_blocks", fc.total_blocks);
+    add_u64(&l, "ftl.logical_pages_used", fc.logical_pages_used);
+    add_u64(&l, "ftl.logical_pages_capacity", fc.logical_pages_capacity);
+    for (size_t i = 0; i < sizeof CMD_NAMES / sizeof CMD_NAMES[0]; i++) {
+        char key[64];
+        snprintf(key, sizeof key, "commands.%s", CMD_NAMES[i]);
+        add_u64(&l, key, d->counters.by_kind[i]);
+    }
+    add_u64(&l, "commands.errors", d->counters.errors);
+    add_u64(&l, "commands.bad_packets", d->counters.bad_packets);
+    if (l.oom) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
+    rep->n_counters = l.n;
+    rep->counters = l.arr;
+    rep->device_clock_ns = csd_engine_now(d->eng);
+    c->resp->result_case = SMARTSSD__V1__RESPONSE__RESULT_STATS;
+    c->resp->stats = rep;
+    return 0;
+}

@@ -1,0 +1,370 @@
+/* Tasklet commands (paper Fig. 5): create_object(TASKLET, static params), create_object(OUTPUT,
+ * runtime params), execute_object, read_object(output) with progress for adaptive polling. */
+#include "isp/device.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+vobj *vobj_find(csd_device *d, uint64_t id) {
+    for (vobj *o = d->vobjs; o; o = o->next)
+        if (o->id == id) return o;
+    return NULL;
+}
+
+static void kv_free(csd_kv *kv, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        free((char *)kv[i].key);
+        free((char *)kv[i].value);
+    }
+    free(kv);
+}
+
+void vobj_free(csd_device *d, vobj *o) {
+    for (vobj **p = &d->vobjs; *p; p = &(*p)->next) {
+        if (*p == o) {
+            *p = o->next;
+            break;
+        }
+    }
+    if (o->req) csd_engine_release(d->eng, o->req);
+    if (o->run) csd_taskrun_destroy(o->run);
+    if (o->state == RUN_RUNNING) {
+        d->running--;
+        vobj *t = vobj_find(d, o->tasklet_id);
+        if (t) t->users--;
+    }
+    csd_outbuf_free(&o->out);
+    kv_free(o->params, o->n_params);
+    kv_free(o->rparams, o->n_rparams);
+    for (size_t i = 0; i < o->n_keywords; i++) free(o->keywords[i]);
+    free(o->keywords);
+    free(o->plan);
+    free(o);
+}
+
+int device_object_in_use(csd_device *d, uint64_t id) {
+    for (vobj *o = d->vobjs; o; o = o->next)
+        if (o->state == RUN_RUNNING && o->input_id == id) return 1;
+    return 0;
+}
+
+static int status_of_run(int rc) {
+    if (rc == -ENOSPC) return CSD_RESOURCE_EXHAUSTED;
+    if (rc == -EIO) return CSD_IO_ERROR;
+    return CSD_TASKLET_ERROR;
+}
+
+void device_poll_runs(csd_device *d) {
+    for (vobj *o = d->vobjs; o; o = o->next) {
+        if (o->state != RUN_RUNNING) continue;
+        csd_isp_progress p;
+        csd_engine_progress(d->eng, o->req, &p);
+        if (!p.finished) continue;
+        o->state = RUN_FINISHED;
+        d->running--;
+        vobj *t = vobj_find(d, o->tasklet_id);
+        if (t) t->users--;
+        if (p.status) {
+            o->status = status_of_run(p.status);
+            snprintf(o->message, sizeof o->message, "%s", csd_taskrun_error(o->run));
+        }
+    }
+}
+
+/* Copies protobuf params into owned key/value pairs, validating count and sizes. */
+static int copy_params(cmd_ctx *c, Smartssd__V1__Param **in, size_t n, csd_kv **out, const char *what) {
+    *out = NULL;
+    if (n > CSD_MAX_PARAMS)
+        return cmd_fail(c, CSD_INVALID_ARGUMENT, "%s: %zu params exceed the limit of %d", what, n, CSD_MAX_PARAMS);
+    if (!n) return 0;
+    csd_kv *kv = calloc(n, sizeof *kv);
+    if (!kv) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        const char *k = in[i]->key ? in[i]->key : "", *v = in[i]->value ? in[i]->value : "";
+        if (!*k || strlen(k) > 128 || strlen(v) > CSD_MAX_PARAM_BYTES) {
+            kv_free(kv, i);
+            return cmd_fail(c, CSD_INVALID_ARGUMENT, "%s: param %zu needs a key of 1..128 bytes and a value of at most %d",
+                            what, i, CSD_MAX_PARAM_BYTES);
+        }
+        kv[i].key = strdup(k);
+        kv[i].value = strdup(v);
+        if (!kv[i].key || !kv[i].value) {
+            kv_free(kv, i + 1);
+            return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
+        }
+    }
+    *out = kv;
+    return 0;
+}
+
+static vobj *vobj_new(csd_device *d, int kind) {
+    vobj *o = calloc(1, sizeof *o);
+    if (!o) return NULL;
+    o->id = d->next_vid++;
+    o->kind = kind;
+    o->created_seq = ++d->vseq;
+    o->next = d->vobjs;
+    d->vobjs = o;
+    return o;
+}
+
+static int reply_id(cmd_ctx *c, uint64_t id) {
+    Smartssd__V1__CreateObjectReply *rep = cmd_alloc(c, sizeof *rep);
+    if (!rep) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
+    smartssd__v1__create_object_reply__init(rep);
+    rep->object_id = id;
+    c->resp->result_case = SMARTSSD__V1__RESPONSE__RESULT_CREATE_OBJECT;
+    c->resp->create_object = rep;
+    return 0;
+}
+
+static size_t vobj_count(csd_device *d) {
+    size_t n = 0;
+    for (vobj *o = d->vobjs; o; o = o->next) n++;
+    return n;
+}
+
+#define MAX_VOLATILE_OBJECTS 4096
+
+int cmd_create_tasklet(csd_device *d, const Smartssd__V1__CreateObject *m, cmd_ctx *c) {
+    const char *name = m->name ? m->name : "";
+    const csd_tasklet_ops *ops = csd_tasklet_find(name);
+    if (!ops) {
+        char known[512] = "";
+        for (const csd_tasklet_ops *const *t = csd_tasklets_builtin(); *t; t++) {
+            if (*known) strncat(known, ", ", sizeof known - strlen(known) - 1);
+            strncat(known, (*t)->name, sizeof known - strlen(known) - 1);
+        }
+        return cmd_fail(c, CSD_NOT_FOUND, "create_object: unknown tasklet '%s' (built in: %s)", name, known);
+    }
+    if (m->n_keywords || m->max_outputs)
+        return cmd_fail(c, CSD_INVALID_ARGUMENT, "create_object: keywords and max_outputs belong to the OUTPUT object");
+    if (m->plan && strcmp(ops->name, "plan"))
+        return cmd_fail(c, CSD_INVALID_ARGUMENT, "create_object: only the 'plan' tasklet takes a plan");
+    if (!m->plan && !strcmp(ops->name, "plan"))
+        return cmd_fail(c, CSD_INVALID_ARGUMENT, "create_object: the 'plan' tasklet needs a plan");
+    if (vobj_count(d) >= MAX_VOLATILE_OBJECTS)
+        return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "create_object: %d tasklet/output objects exist; delete some",
+                        MAX_VOLATILE_OBJECTS);
+    csd_kv *kv;
+    if (copy_params(c, m->params, m->n_params, &kv, "create_object")) return -1;
+    uint8_t *plan = NULL;
+    size_t plan_len = 0;
+    if (m->plan) {
+        plan_len = smartssd__v1__plan__get_packed_size(m->plan);
+        plan = malloc(plan_len ? plan_len : 1);
+        if (!plan) {
+            kv_free(kv, m->n_params);
+            return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
+        }
+        smartssd__v1__plan__pack(m->plan, plan);
+        /* Validate a plan now: it has no runtime params, so errors are best reported at create. */
+        csd_tasklet_args a = { .static_params = kv, .n_static = m->n_params, .plan = plan, .plan_len = plan_len,
+                               .page_bytes = d->params.page_bytes };
+        csd_outbuf ob;
+        csd_outbuf_init(&ob, 4096, 0);
+        csd_taskrun *trial = NULL;
+        char err[512] = "";
+        int rc = csd_taskrun_create(&trial, ops, &a, &ob, err, sizeof err);
+        if (trial) csd_taskrun_destroy(trial);
+        csd_outbuf_free(&ob);
+        if (rc) {
+            free(plan);
+            kv_free(kv, m->n_params);
+            return cmd_fail(c, CSD_INVALID_ARGUMENT, "create_object: invalid plan: %s", err);
+        }
+    }
+    vobj *o = vobj_new(d, SMARTSSD__V1__OBJECT_KIND__TASKLET);
+    if (!o) {
+        free(plan);
+        kv_free(kv, m->n_params);
+        return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
+    }
+    o->ops = ops;
+    o->params = kv;
+    o->n_params = m->n_params;
+    o->plan = plan;
+    o->plan_len = plan_len;
+    return reply_id(c, o->id);
+}
+
+int cmd_create_output(csd_device *d, const Smartssd__V1__CreateObject *m, cmd_ctx *c) {
+    if (m->plan) return cmd_fail(c, CSD_INVALID_ARGUMENT, "create_object: a plan belongs to the TASKLET object");
+    if (m->name && *m->name) return cmd_fail(c, CSD_INVALID_ARGUMENT, "create_object: an OUTPUT object has no name");
+    if (m->n_keywords > CSD_MAX_PARAMS)
+        return cmd_fail(c, CSD_INVALID_ARGUMENT, "create_object: %zu keywords exceed the limit of %d", m->n_keywords,
+                        CSD_MAX_PARAMS);
+    for (size_t i = 0; i < m->n_keywords; i++)
+        if (strlen(m->keywords[i]) > CSD_MAX_PARAM_BYTES)
+            return cmd_fail(c, CSD_INVALID_ARGUMENT, "create_object: keyword %zu is longer than %d bytes", i,
+                            CSD_MAX_PARAM_BYTES);
+    if (vobj_count(d) >= MAX_VOLATILE_OBJECTS)
+        return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "create_object: %d tasklet/output objects exist; delete some",
+                        MAX_VOLATILE_OBJECTS);
+    csd_kv *kv;
+    if (copy_params(c, m->params, m->n_params, &kv, "create_object")) return -1;
+    char **kw = m->n_keywords ? calloc(m->n_keywords, sizeof *kw) : NULL;
+    vobj *o = (m->n_keywords && !kw) ? NULL : vobj_new(d, SMARTSSD__V1__OBJECT_KIND__OUTPUT);
+    if (!o) {
+        free(kw);
+        kv_free(kv, m->n_params);
+        return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
+    }
+    o->rparams = kv;
+    o->n_rparams = m->n_params;
+    o->keywords = kw;
+    for (size_t i = 0; i < m->n_keywords; i++) {
+        kw[i] = strdup(m->keywords[i]);
+        o->n_keywords = i + 1;
+        if (!kw[i]) {
+            vobj_free(d, o);
+            return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
+        }
+    }
+    o->max_outputs = m->max_outputs;
+    csd_outbuf_init(&o->out, d->params.output_buffer_bytes, m->max_outputs);
+    return reply_id(c, o->id);
+}
+
+static uint64_t src_ppn(void *arg, uint64_t page_index) {
+    page_src_ctx *s = arg;
+    return csd_ftl_lookup(s->dev->ftl, s->object_id, page_index);
+}
+
+static int src_read(void *arg, uint64_t ppn, uint8_t *buf) {
+    page_src_ctx *s = arg;
+    return csd_ftl_read_ppn(s->dev->ftl, ppn, buf);
+}
+
+int cmd_execute(csd_device *d, const Smartssd__V1__ExecuteObject *m, cmd_ctx *c) {
+    vobj *t = vobj_find(d, m->tasklet_id);
+    if (!t || t->kind != SMARTSSD__V1__OBJECT_KIND__TASKLET)
+        return cmd_fail(c, CSD_NOT_FOUND, "execute_object: no tasklet object %" PRIu64, m->tasklet_id);
+    vobj *o = vobj_find(d, m->output_id);
+    if (!o || o->kind != SMARTSSD__V1__OBJECT_KIND__OUTPUT)
+        return cmd_fail(c, CSD_NOT_FOUND, "execute_object: no output object %" PRIu64, m->output_id);
+    if (o->state != RUN_IDLE)
+        return cmd_fail(c, CSD_BUSY, "execute_object: output object %" PRIu64 " already holds a run; create a new one",
+                        m->output_id);
+    if (!m->input) return cmd_fail(c, CSD_INVALID_ARGUMENT, "execute_object: an input extent is required");
+    const Smartssd__V1__Extent *x = m->input;
+    csd_obj_info info;
+    if (x->object_id == 0 || x->object_id >= CSD_VOLATILE_ID_BASE || csd_ftl_obj_stat(d->ftl, x->object_id, &info))
+        return cmd_fail(c, CSD_NOT_FOUND, "execute_object: no data object %" PRIu64 " to read", x->object_id);
+    uint64_t off = x->offset, len = x->length;
+    if (x->whole) {
+        if (len) return cmd_fail(c, CSD_INVALID_ARGUMENT, "execute_object: give either whole or a length");
+        if (off > info.size)
+            return cmd_fail(c, CSD_OUT_OF_RANGE, "execute_object: offset %" PRIu64 " is past the end of '%s' (%" PRIu64
+                            " bytes)", off, info.name, info.size);
+        len = info.size - off;
+    } else if (off > info.size || len > info.size - off) {
+        return cmd_fail(c, CSD_OUT_OF_RANGE, "execute_object: extent [%" PRIu64 ", +%" PRIu64 ") is past the end of '%s' (%"
+                        PRIu64 " bytes)", off, len, info.name, info.size);
+    }
+
+    o->args = (csd_tasklet_args){
+        .static_params = t->params, .n_static = t->n_params,
+        .runtime_params = o->rparams, .n_runtime = o->n_rparams,
+        .keywords = (const char *const *)o->keywords, .n_keywords = o->n_keywords,
+        .plan = t->plan, .plan_len = t->plan_len, .page_bytes = d->params.page_bytes,
+    };
+    char err[512] = "";
+    int rc = csd_taskrun_create(&o->run, t->ops, &o->args, &o->out, err, sizeof err);
+    if (rc) {
+        o->run = NULL;
+        return cmd_fail(c, CSD_INVALID_ARGUMENT, "execute_object: tasklet '%s': %s", t->ops->name, err);
+    }
+    uint64_t first, last;
+    rc = csd_taskrun_begin(o->run, info.size, off, len, d->params.page_bytes, &first, &last, err, sizeof err);
+    if (rc) {
+        csd_taskrun_destroy(o->run);
+        o->run = NULL;
+        return cmd_fail(c, CSD_INVALID_ARGUMENT, "execute_object: tasklet '%s' on '%s': %s", t->ops->name, info.name, err);
+    }
+    o->src_ctx = (page_src_ctx){ d, x->object_id };
+    o->src = (csd_page_source){ &o->src_ctx, src_ppn, src_read };
+    uint64_t max_page = info.size ? (info.size - 1) / d->params.page_bytes : 0;
+    uint32_t last_len = info.size ? (uint32_t)(info.size - max_page * d->params.page_bytes) : 0;
+    cmd_charge(d, c, NULL, 0, 0);
+    rc = csd_engine_submit(d->eng, &o->req, o->run, &o->src, first, last, max_page, last_len);
+    if (rc) {
+        csd_taskrun_destroy(o->run);
+        o->run = NULL;
+        return cmd_fail_errno(c, rc, "execute_object: cannot start: %s", strerror(-rc));
+    }
+    o->state = RUN_RUNNING;
+    o->tasklet_id = t->id;
+    o->input_id = x->object_id;
+    t->users++;
+    d->running++;
+    Smartssd__V1__ExecuteObjectReply *rep = cmd_alloc(c, sizeof *rep);
+    if (!rep) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
+    smartssd__v1__execute_object_reply__init(rep);
+    rep->pages_total = last >= first ? last - first + 1 : 0;
+    c->resp->result_case = SMARTSSD__V1__RESPONSE__RESULT_EXECUTE_OBJECT;
+    c->resp->execute_object = rep;
+    if (d->background) pthread_cond_signal(&d->work_cv);
+    return 0;
+}
+
+int cmd_read_output(csd_device *d, vobj *o, const Smartssd__V1__ReadObject *m, cmd_ctx *c) {
+    if (o->state == RUN_IDLE)
+        return cmd_fail(c, CSD_INVALID_ARGUMENT, "read_object: output object %" PRIu64 " has not been executed", o->id);
+    if (m->offset) return cmd_fail(c, CSD_INVALID_ARGUMENT, "read_object: an output object is read in order; offset must be 0");
+    /* Without a device thread, a poll runs the request to its end: deterministic and simple. */
+    if (!d->background && o->state == RUN_RUNNING) {
+        csd_engine_run_until_finished(d->eng, o->req);
+        device_poll_runs(d);
+    }
+    size_t max = m->length ? (size_t)m->length : CSD_DEFAULT_RESULT_CHUNK;
+    int to_payload = c->payload && c->payload->out;
+    if (to_payload && max > c->payload->out_cap) max = c->payload->out_cap;
+    if (!to_payload && max > CSD_MAX_PACKET - 4096) max = CSD_MAX_PACKET - 4096;
+    const uint8_t *p;
+    size_t n = csd_outbuf_take(&o->out, max, &p);
+    Smartssd__V1__ReadObjectReply *rep = cmd_alloc(c, sizeof *rep);
+    Smartssd__V1__Progress *pr = cmd_alloc(c, sizeof *pr);
+    uint8_t *buf = to_payload ? c->payload->out : cmd_alloc(c, n);
+    if (!rep || !pr || !buf) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
+    memcpy(buf, p, n);
+    cmd_charge(d, c, NULL, 0, n);
+    o->bytes_to_host += n;
+    smartssd__v1__read_object_reply__init(rep);
+    smartssd__v1__progress__init(pr);
+    if (to_payload) {
+        rep->payload_length = n;
+    } else {
+        rep->data.data = buf;
+        rep->data.len = n;
+    }
+    csd_isp_progress ip;
+    csd_engine_progress(d->eng, o->req, &ip);
+    pr->pages_done = ip.pages_done;
+    pr->pages_total = ip.pages_total;
+    pr->finished = o->state == RUN_FINISHED;
+    pr->done = pr->finished && o->out.read_pos == o->out.len;
+    pr->truncated = o->out.truncated;
+    pr->status = (Smartssd__V1__Status)o->status;
+    pr->message = o->message;
+    pr->device_ns = ip.device_ns;
+    pr->flash_bytes_read = ip.flash_bytes_read;
+    pr->bytes_to_host = o->bytes_to_host;
+    pr->rows = o->out.rows;
+    rep->progress = pr;
+    c->resp->result_case = SMARTSSD__V1__RESPONSE__RESULT_READ_OBJECT;
+    c->resp->read_object = rep;
+    return 0;
+}
+
+int cmd_delete_vobj(csd_device *d, vobj *o, cmd_ctx *c) {
+    if (o->kind == SMARTSSD__V1__OBJECT_KIND__TASKLET && o->users)
+        return cmd_fail(c, CSD_BUSY, "delete_object: tasklet %" PRIu64 " is running; delete its output objects first",
+                        o->id);
+    /* Deleting a running output cancels its run. */
+    vobj_free(d, o);
+    return 0;
+}

@@ -1,0 +1,129 @@
+/* The device's timing core: flash (chips, channels, firmware), the host link, the embedded cores
+ * running tasklet requests under a request-scheduling policy, and the ISP DRAM buffer.
+ *
+ * Host commands: csd_engine_host_io() replays the flash operations the FTL did for a command,
+ * arriving now: cmd_overhead_ns, then bytes_to_device over the host link, then the ops (programs
+ * and reads), reads streaming their bytes to the host link as they complete (up to bytes_to_host in
+ * all; any remainder after the ops). It runs the simulation until the command completes (tasklet
+ * requests in flight advance too) and returns the command's device time.
+ *
+ * Tasklet requests (paper IV-A): pages [first_page, last_page] of one object are read in batches of
+ * isp_batch_pages; a batch is issued when the previous batch has fully arrived in DRAM and the ISP
+ * buffer (isp_buffer_bytes, page_bytes per page from issue until processed) has room. A page that
+ * arrived is ready; an idle core asks the request scheduler which request to serve and takes that
+ * request's lowest-index ready page. Processing cost of a page = ceil((page_cycles + tasklet cycles)
+ * * 1000 / core_mhz) + dram_accesses * dram_access_ns, where the tasklet cycles and accesses come
+ * from feeding the page to the taskrun (pages are fed in index order, ahead of virtual time if a
+ * later page is picked first). Unmapped pages need no flash op and are ready at issue. When the
+ * last page is processed, finish() runs on the core that processed it, and the request finishes.
+ *
+ * Where the above is silent (docs/TIMING-MODEL.md has the formulas and worked examples):
+ * - Host link: one serial resource for both directions. A command holds it for cmd_overhead_ns plus
+ *   the transfer of bytes_to_device; its flash ops are all submitted when that ends.
+ * - finish() costs ceil(cycles * 1000 / core_mhz) + dram_accesses * dram_access_ns (no page_cycles).
+ *   An empty range is served by the first idle core, ahead of the policy's picks.
+ * - Buffer: one pool for all requests. A batch issues min(isp_batch_pages, pages left, pages that
+ *   fit); when nothing fits and the whole buffer is empty it issues one page (so a buffer smaller
+ *   than a page cannot deadlock). Requests issue in submission order whenever room appears.
+ * - Idle cores are served in index order in one dispatch event per instant, after every event due
+ *   at that instant, so the policy sees all pages that arrived then.
+ * - A feed that fails (tasklet error or page read error) ends the request with that status when the
+ *   core slot that fed it (charged page_cycles + the work reported) ends; no finish() runs.
+ * - A feed that reports need_more = 0 before the last page (the tasklet stopped) shrinks last_page:
+ *   later pages are dropped (in flight ones when they arrive) and finish() follows.
+ * - Release cancels: no more issue or picks; the engine keeps the request's memory until its flash
+ *   reads in flight and core slots end, and calls nothing on run after release returns. */
+#ifndef CSD_ISP_ENGINE_H
+#define CSD_ISP_ENGINE_H
+
+#include <stdint.h>
+#include "smartssd/params.h"
+#include "flash/flash.h"
+#include "ftl/ftl.h"
+#include "isp/taskrun.h"
+
+typedef struct csd_engine csd_engine;
+typedef struct csd_isp_req csd_isp_req;
+
+/* Where a request's input pages come from. */
+typedef struct csd_page_source {
+    void *arg;
+    /* physical page of page_index, or CSD_PPN_NONE when unmapped (reads as zeros) */
+    uint64_t (*ppn)(void *arg, uint64_t page_index);
+    /* real bytes of ppn into buf (page_bytes); 0 or -errno */
+    int (*read)(void *arg, uint64_t ppn, uint8_t *buf);
+} csd_page_source;
+
+/* Request-scheduling policy over the cores (DESIGN.md section 6; issue 7 adds cfs, horae, serico,
+ * remus). The engine keeps the requests; the policy keeps its own view through these hooks. */
+typedef struct csd_req_view {
+    uint64_t id;             /* submission order, from 1 */
+    uint64_t submit_ns;
+    uint64_t pages_total, pages_done, pages_ready;
+    uint64_t core_ns;        /* core time consumed so far */
+} csd_req_view;
+
+typedef struct csd_req_sched_ops {
+    const char *name;
+    int (*init)(void **state, const csd_params *p);
+    /* A new request; 0 or -ENOMEM (the engine then fails the submission). */
+    int (*submit)(void *state, csd_isp_req *r, const csd_req_view *v, uint64_t now);
+    void (*remove)(void *state, csd_isp_req *r);
+    /* Among requests with a ready page, the one core should serve now; NULL = stay idle.
+     * view(r) gives the current numbers of any request. */
+    csd_isp_req *(*pick)(void *state, uint32_t core, uint64_t now,
+                         const csd_req_view *(*view)(const csd_isp_req *r));
+    void (*destroy)(void *state);
+} csd_req_sched_ops;
+
+const csd_req_sched_ops *csd_req_sched_find(const char *name);
+extern const csd_req_sched_ops csd_req_sched_fcfs;
+
+typedef struct csd_isp_progress {
+    uint64_t pages_done, pages_total;
+    int finished;            /* 1 once finish() ran or the request failed */
+    int status;              /* 0 or negative errno from the taskrun */
+    uint64_t submit_ns, finish_ns;
+    uint64_t device_ns;      /* finish_ns - submit_ns, or now - submit_ns while running */
+    uint64_t flash_bytes_read;
+    uint64_t core_ns;
+} csd_isp_progress;
+
+typedef struct csd_engine_stats {
+    uint64_t host_bytes_in, host_bytes_out, host_commands;
+    uint64_t host_link_busy_ns;          /* ns the host link was reserved (both directions) */
+    uint64_t isp_requests, isp_pages, isp_core_ns;   /* submitted; pages processed; all cores */
+    uint64_t isp_buffer_peak_bytes;
+    uint64_t isp_buffer_used_bytes;      /* now */
+    uint32_t cores;                      /* for csd_engine_core_busy_ns */
+} csd_engine_stats;
+
+int csd_engine_create(csd_engine **out, const csd_params *p, char *err, size_t errlen);
+void csd_engine_destroy(csd_engine *e);   /* drops unfinished requests */
+uint64_t csd_engine_now(const csd_engine *e);
+
+uint64_t csd_engine_host_io(csd_engine *e, const csd_flash_batch *ops, uint64_t bytes_to_device,
+                            uint64_t bytes_to_host);
+
+/* Submit a request at now. The engine does not own run/src; they must outlive the request.
+ * An empty range (last_page < first_page) finishes after finish() alone. last_page may grow for text
+ * up to max_page (the object's last page) while the taskrun says it needs more. 0 or -errno. */
+int csd_engine_submit(csd_engine *e, csd_isp_req **out, csd_taskrun *run, const csd_page_source *src,
+                      uint64_t first_page, uint64_t last_page, uint64_t max_page, uint32_t last_page_len);
+void csd_engine_progress(const csd_engine *e, const csd_isp_req *r, csd_isp_progress *p);
+/* Forget a request (cancelling it if it is still running). */
+void csd_engine_release(csd_engine *e, csd_isp_req *r);
+
+/* Run one event; 1 if one ran, 0 if idle. */
+int csd_engine_step(csd_engine *e);
+/* Run every event due at or before t, then move the clock to t (idle time). Never goes backwards. */
+void csd_engine_run_until(csd_engine *e, uint64_t t);
+/* Run until r finishes (or nothing is pending). */
+void csd_engine_run_until_finished(csd_engine *e, csd_isp_req *r);
+
+/* Counters of the flash array, host link and cores (either pointer may be NULL). */
+void csd_engine_stats_get(const csd_engine *e, csd_engine_stats *s, csd_flash_stats *fs);
+/* Busy ns of one core (page slots and finish() slots); 0 for a core that does not exist. */
+uint64_t csd_engine_core_busy_ns(const csd_engine *e, uint32_t core);
+
+#endif

@@ -1,0 +1,416 @@
+/* Framing: turns the pages of one extent into the records or lines that extent owns, whole, in order,
+ * and hands them to the tasklet. The ownership rules make extents compose: splitting an object into
+ * consecutive extents delivers every record/line exactly once.
+ *   records: an extent owns the records whose first byte lies in it.
+ *   lines:   an extent owns the lines that start in it (Hadoop LineRecordReader); the last one may
+ *            run past the extent end, over any number of pages.
+ * Items that straddle a page boundary are reassembled in a carry buffer; the rest are passed in place. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "isp/taskrun.h"
+#include "isp/taskrun_io.h"
+
+/* A line longer than this fails the tasklet instead of eating device DRAM. */
+#define CSD_MAX_LINE_BYTES (64u << 20)
+
+enum line_phase {
+    LP_SEEK,      /* off > 0: skipping through the first '\n' at or after off - 1 */
+    LP_START,     /* pos is the start of a line */
+    LP_IN_LINE,   /* inside the line that started at item_start */
+};
+
+struct csd_taskrun {
+    const csd_tasklet_ops *ops;
+    void *state;
+    csd_framing fr;
+    csd_tasklet_io io;
+
+    int begun, done, finished;
+    int status;                  /* sticky failure */
+    uint64_t size, off, end;     /* object size; extent [off, end) */
+    uint32_t page_bytes;
+    uint64_t next_page;          /* the page feed expects next */
+    uint64_t first_page, last_page;
+
+    /* records: start of the next record to deliver */
+    uint64_t next_rec;
+    /* lines */
+    enum line_phase phase;
+    uint64_t pos;                /* next byte to scan */
+    uint64_t item_start;         /* start of the current line */
+    int item_skip;               /* current line is not delivered (header or skipped page) */
+
+    uint8_t *carry;              /* bytes of a record/line that began on an earlier page */
+    size_t carry_len, carry_cap;
+
+    /* page hook and CSD_SKIP_PAGE */
+    int hooked_any;
+    uint64_t hooked_page;
+    int skip_active;
+    uint64_t skip_page;
+};
+
+static void run_fail(csd_taskrun *t, int rc, const char *what) {
+    if (rc >= 0) rc = -EIO;
+    /* keep the tasklet's own message when it gave one */
+    csd_io_set_error(&t->io, rc, "tasklet '%s' %s failed: %s", t->ops->name ? t->ops->name : "?",
+                     what, strerror(-rc));
+    t->status = t->io.status;
+    t->done = 1;
+}
+
+int csd_taskrun_create(csd_taskrun **out, const csd_tasklet_ops *ops, const csd_tasklet_args *args,
+                       csd_outbuf *outbuf, char *err, size_t errlen) {
+    *out = NULL;
+    if (!ops || !ops->init || !ops->record || !outbuf) {
+        snprintf(err, errlen, "invalid tasklet (missing init/record or output buffer)");
+        return -EINVAL;
+    }
+    csd_taskrun *t = calloc(1, sizeof *t);
+    if (!t) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    t->ops = ops;
+    csd_io_init(&t->io, outbuf, ops->name);
+    csd_tasklet_args empty = {0};
+    char ebuf[CSD_IO_ERR_MAX] = "";
+    int rc = ops->init(&t->state, args ? args : &empty, &t->fr, ebuf, sizeof ebuf);
+    if (rc < 0) {
+        snprintf(err, errlen, "%s", ebuf[0] ? ebuf : strerror(-rc));
+        t->state = NULL;
+        csd_taskrun_destroy(t);
+        return rc;
+    }
+    if ((t->fr.kind != CSD_FRAMING_RECORDS && t->fr.kind != CSD_FRAMING_LINES) ||
+        (t->fr.kind == CSD_FRAMING_RECORDS && t->fr.record_bytes == 0)) {
+        snprintf(err, errlen, "tasklet '%s' chose an invalid framing", ops->name ? ops->name : "?");
+        csd_taskrun_destroy(t);
+        return -EINVAL;
+    }
+    *out = t;
+    return 0;
+}
+
+int csd_taskrun_begin(csd_taskrun *t, uint64_t object_size, uint64_t offset, uint64_t length,
+                      uint32_t page_bytes, uint64_t *first_page, uint64_t *last_page,
+                      char *err, size_t errlen) {
+    if (t->begun) {
+        snprintf(err, errlen, "taskrun already begun");
+        return -EINVAL;
+    }
+    if (page_bytes == 0) {
+        snprintf(err, errlen, "page size must be positive");
+        return -EINVAL;
+    }
+    if (offset > object_size || length > object_size - offset) {
+        snprintf(err, errlen, "extent [%llu, +%llu) lies past the end of the %llu-byte object",
+                 (unsigned long long)offset, (unsigned long long)length, (unsigned long long)object_size);
+        return -ERANGE;
+    }
+    uint64_t R = t->fr.record_bytes;
+    if (t->fr.kind == CSD_FRAMING_RECORDS && object_size % R) {
+        snprintf(err, errlen, "object size %llu is not a multiple of entry_bytes %llu",
+                 (unsigned long long)object_size, (unsigned long long)R);
+        return -EINVAL;
+    }
+    t->size = object_size;
+    t->off = offset;
+    t->end = offset + length;
+    t->page_bytes = page_bytes;
+    t->begun = 1;
+
+    uint64_t P = page_bytes, fp, lp;
+    int empty;
+    if (t->fr.kind == CSD_FRAMING_RECORDS) {
+        uint64_t first = (offset + R - 1) / R * R;
+        empty = first >= t->end;
+        t->next_rec = first;
+        fp = first / P;
+        /* the last owned record starts at the largest multiple of R below end */
+        lp = empty ? 0 : (((t->end - 1) / R * R) + R - 1) / P;
+    } else {
+        empty = length == 0;
+        t->phase = offset > 0 ? LP_SEEK : LP_START;
+        t->pos = offset > 0 ? offset - 1 : 0;
+        fp = t->pos / P;
+        lp = empty ? 0 : (t->end - 1) / P;
+    }
+    if (empty) {
+        fp = offset / P + 1;
+        lp = offset / P;
+        t->done = 1;
+    }
+    t->first_page = t->next_page = fp;
+    t->last_page = lp;
+    *first_page = fp;
+    *last_page = lp;
+    return 0;
+}
+
+/* The page hook for the page where an item starts; returns 0, CSD_SKIP_PAGE, CSD_STOP or < 0. */
+static int enter_page(csd_taskrun *t, uint64_t item_start) {
+    uint64_t pg = item_start / t->page_bytes;
+    if (t->hooked_any && t->hooked_page == pg) return 0;
+    t->hooked_any = 1;
+    t->hooked_page = pg;
+    if (!t->ops->page) return 0;
+    return t->ops->page(t->state, &t->io, pg);
+}
+
+/* Hand one item to the tasklet, with the page hook and the outcome bookkeeping. Returns < 0 on
+ * failure (t->status set). */
+static int deliver(csd_taskrun *t, const uint8_t *p, size_t len, uint64_t start) {
+    if (t->skip_active && start / t->page_bytes == t->skip_page) return 0;
+    int rc = enter_page(t, start);
+    if (rc == 0) rc = t->ops->record(t->state, &t->io, p, len, start);
+    else if (rc > 0 && rc != CSD_SKIP_PAGE && rc != CSD_STOP) rc = -EINVAL;
+    if (rc < 0 || t->io.status) {
+        run_fail(t, rc < 0 ? rc : t->io.status, "record");
+        return t->status;
+    }
+    if (rc == CSD_SKIP_PAGE) {
+        t->skip_active = 1;
+        t->skip_page = start / t->page_bytes;
+    } else if (rc == CSD_STOP) {
+        t->done = 1;
+    } else if (rc != 0) {
+        csd_io_set_error(&t->io, -EINVAL, "tasklet '%s' returned %d from record()", t->ops->name, rc);
+        run_fail(t, -EINVAL, "record");
+        return t->status;
+    }
+    if (t->io.out->truncated) t->done = 1;
+    return 0;
+}
+
+static int carry_append(csd_taskrun *t, const uint8_t *p, size_t n) {
+    if (t->carry_len + n > t->carry_cap) {
+        size_t cap = t->carry_cap ? t->carry_cap : 256;
+        while (cap < t->carry_len + n) cap *= 2;
+        uint8_t *c = realloc(t->carry, cap);
+        if (!c) {
+            csd_io_set_error(&t->io, -ENOMEM, "out of memory reassembling a record");
+            t->status = t->io.status;
+            t->done = 1;
+            return -ENOMEM;
+        }
+        t->carry = c;
+        t->carry_cap = cap;
+    }
+    memcpy(t->carry + t->carry_len, p, n);
+    t->carry_len += n;
+    return 0;
+}
+
+/* Records in page bytes [base, base+len). */
+static int feed_records(csd_taskrun *t, const uint8_t *data, uint64_t base, size_t len) {
+    uint64_t R = t->fr.record_bytes, P = t->page_bytes, pend = base + len;
+    while (!t->done) {
+        uint64_t s = t->next_rec;
+        if (s >= t->end) {
+            t->done = 1;
+            break;
+        }
+        if (t->skip_active && s / P == t->skip_page && t->carry_len == 0) {
+            /* jump to the first record starting after the skipped page */
+            uint64_t nxt = (t->skip_page + 1) * P;
+            t->next_rec = (nxt + R - 1) / R * R;
+            continue;
+        }
+        uint64_t have = s + t->carry_len;    /* next byte of this record still needed */
+        if (have >= pend) break;             /* starts on a later page */
+        if (have < base) {                   /* cannot happen when pages come in order */
+            csd_io_set_error(&t->io, -EINVAL, "record at offset %llu lost its bytes before page at %llu",
+                             (unsigned long long)s, (unsigned long long)base);
+            t->status = t->io.status;
+            return t->status;
+        }
+        int rc;
+        if (t->carry_len == 0 && s + R <= pend) {
+            rc = deliver(t, data + (s - base), R, s);
+        } else {
+            size_t need = (size_t)(R - t->carry_len);
+            size_t avail = (size_t)(pend - have);
+            size_t n = need < avail ? need : avail;
+            if (carry_append(t, data + (have - base), n)) return t->status;
+            if (t->carry_len < R) break;
+            rc = deliver(t, t->carry, R, s);
+            t->carry_len = 0;
+        }
+        if (rc < 0) return rc;
+        t->next_rec = s + R;
+    }
+    return 0;
+}
+
+static int deliver_line(csd_taskrun *t, const uint8_t *p, size_t n) {
+    static const uint8_t no_bytes[1];
+    if (t->item_skip) return 0;
+    if (!p) p = no_bytes;   /* an empty line still gets a valid pointer */
+    if (n && p[n - 1] == '\r') n--;   /* CRLF text: the '\r' is part of the terminator */
+    return deliver(t, p, n, t->item_start);
+}
+
+/* Lines in page bytes [base, base+len). */
+static int feed_lines(csd_taskrun *t, const uint8_t *data, uint64_t base, size_t len) {
+    uint64_t P = t->page_bytes, pend = base + len;
+    while (!t->done && t->pos < pend) {
+        if (t->pos < base) {
+            csd_io_set_error(&t->io, -EINVAL, "line scan at offset %llu lost its bytes before page at %llu",
+                             (unsigned long long)t->pos, (unsigned long long)base);
+            t->status = t->io.status;
+            return t->status;
+        }
+        const uint8_t *p = data + (t->pos - base);
+        size_t avail = (size_t)(pend - t->pos);
+        if (t->phase == LP_SEEK) {
+            const uint8_t *nl = memchr(p, '\n', avail);
+            if (!nl) {
+                t->pos = pend;
+                break;
+            }
+            t->pos += (uint64_t)(nl - p) + 1;
+            t->phase = LP_START;
+            continue;
+        }
+        if (t->phase == LP_START) {
+            if (t->pos >= t->end) {
+                t->done = 1;
+                break;
+            }
+            t->item_start = t->pos;
+            t->item_skip = (t->fr.skip_header && t->pos == 0) ||
+                           (t->skip_active && t->pos / P == t->skip_page);
+            t->carry_len = 0;
+            t->phase = LP_IN_LINE;
+        }
+        const uint8_t *nl = memchr(p, '\n', avail);
+        if (nl) {
+            size_t n = (size_t)(nl - p);
+            int rc;
+            if (t->carry_len == 0 && t->item_start == t->pos) {
+                rc = deliver_line(t, p, n);
+            } else {
+                if (!t->item_skip && carry_append(t, p, n)) return t->status;
+                rc = deliver_line(t, t->carry, t->carry_len);
+                t->carry_len = 0;
+            }
+            if (rc < 0) return rc;
+            t->pos += n + 1;
+            t->phase = LP_START;
+        } else {
+            if (!t->item_skip) {
+                if (t->carry_len + avail > CSD_MAX_LINE_BYTES) {
+                    csd_io_set_error(&t->io, -E2BIG, "line at offset %llu is longer than %u bytes",
+                                     (unsigned long long)t->item_start, CSD_MAX_LINE_BYTES);
+                    t->status = t->io.status;
+                    t->done = 1;
+                    return t->status;
+                }
+                if (carry_append(t, p, avail)) return t->status;
+            }
+            t->pos = pend;
+        }
+    }
+    return 0;
+}
+
+/* Input reached the end of the object: a final line without '\n' still counts. */
+static int lines_at_eof(csd_taskrun *t) {
+    if (t->done || t->pos < t->size) return 0;
+    int rc = 0;
+    if (t->phase == LP_IN_LINE) {
+        rc = deliver_line(t, t->carry, t->carry_len);
+        t->carry_len = 0;
+        t->phase = LP_START;
+    }
+    t->done = 1;
+    return rc < 0 ? rc : 0;
+}
+
+static void take_cost(csd_taskrun *t, csd_cost *cost) {
+    if (cost) {
+        cost->cycles = t->io.cycles;
+        cost->dram_accesses = t->io.dram_accesses;
+    }
+    t->io.cycles = t->io.dram_accesses = 0;
+}
+
+int csd_taskrun_feed(csd_taskrun *t, uint64_t page_index, const uint8_t *data, size_t len,
+                     csd_cost *cost, int *need_more) {
+    t->io.cycles = t->io.dram_accesses = 0;
+    int rc = 0;
+    if (t->status) {
+        rc = t->status;
+    } else if (!t->begun || t->finished) {
+        csd_io_set_error(&t->io, -EINVAL, "feed %s", t->finished ? "after finish" : "before begin");
+        rc = t->status = t->io.status;
+    } else if (!t->done) {
+        uint64_t P = t->page_bytes, base = page_index * P;
+        uint64_t want = base < t->size ? (t->size - base < P ? t->size - base : P) : 0;
+        if (page_index != t->next_page || len != want || (len && !data)) {
+            csd_io_set_error(&t->io, -EINVAL,
+                             "fed page %llu with %zu bytes, expected page %llu with %llu bytes",
+                             (unsigned long long)page_index, len, (unsigned long long)t->next_page,
+                             (unsigned long long)(t->next_page * P < t->size
+                                 ? (t->size - t->next_page * P < P ? t->size - t->next_page * P : P) : 0));
+            rc = t->status = t->io.status;
+        } else {
+            t->next_page++;
+            if (t->fr.kind == CSD_FRAMING_RECORDS) {
+                rc = feed_records(t, data, base, len);
+            } else {
+                rc = feed_lines(t, data, base, len);
+                if (rc == 0) rc = lines_at_eof(t);
+            }
+        }
+    }
+    take_cost(t, cost);
+    if (need_more) *need_more = !t->done && !t->status;
+    return rc < 0 ? rc : t->status;
+}
+
+int csd_taskrun_finish(csd_taskrun *t, csd_cost *cost) {
+    t->io.cycles = t->io.dram_accesses = 0;
+    int rc = t->status;
+    if (!rc && (!t->begun || t->finished)) {
+        csd_io_set_error(&t->io, -EINVAL, "finish %s", t->finished ? "called twice" : "before begin");
+        rc = t->status = t->io.status;
+    }
+    if (!rc && t->fr.kind == CSD_FRAMING_LINES) rc = lines_at_eof(t);
+    if (!rc && !t->done) {
+        /* the caller stopped feeding before the extent's last record/line was complete */
+        uint64_t at = t->fr.kind == CSD_FRAMING_RECORDS ? t->next_rec : t->pos;
+        csd_io_set_error(&t->io, -EPROTO, "input ended at offset %llu before the extent [%llu, %llu) was complete",
+                         (unsigned long long)at, (unsigned long long)t->off, (unsigned long long)t->end);
+        rc = t->status = t->io.status;
+    }
+    if (!rc) {
+        t->done = 1;
+        t->finished = 1;
+        if (t->ops->finish) {
+            int r = t->ops->finish(t->state, &t->io);
+            if (r < 0 || t->io.status) {
+                run_fail(t, r < 0 ? r : t->io.status, "finish");
+                rc = t->status;
+            }
+        }
+    }
+    take_cost(t, cost);
+    return rc;
+}
+
+const char *csd_taskrun_error(const csd_taskrun *t) {
+    return t && t->status ? t->io.err : "";
+}
+
+void csd_taskrun_destroy(csd_taskrun *t) {
+    if (!t) return;
+    if (t->state && t->ops->destroy) t->ops->destroy(t->state);
+    csd_io_release(&t->io);
+    free(t->carry);
+    free(t);
+}

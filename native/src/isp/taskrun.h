@@ -1,0 +1,65 @@
+/* Functional half of the tasklet runtime: framing (records / lines across page boundaries, extent
+ * ownership), the csd_tasklet_io services, and output rows encoded as length-delimited
+ * smartssd.v1.Row messages. It knows nothing of virtual time: the engine feeds it pages in order
+ * and turns the returned cost into core time. */
+#ifndef CSD_ISP_TASKRUN_H
+#define CSD_ISP_TASKRUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "smartssd/tasklet.h"
+
+/* Results of one output object, held in device DRAM until the host reads them. */
+typedef struct csd_outbuf {
+    uint8_t *data;          /* length-delimited Row messages */
+    size_t len, cap;
+    size_t read_pos;        /* bytes already handed to the host */
+    size_t limit_bytes;     /* output_buffer_bytes: unread bytes may not exceed this */
+    uint64_t rows;          /* rows emitted */
+    uint64_t max_rows;      /* 0 = unlimited */
+    int truncated;          /* max_rows reached */
+} csd_outbuf;
+
+void csd_outbuf_init(csd_outbuf *o, size_t limit_bytes, uint64_t max_rows);
+void csd_outbuf_free(csd_outbuf *o);
+/* Take up to max bytes of whole rows from the unread part; returns the byte count (0 when none). */
+size_t csd_outbuf_take(csd_outbuf *o, size_t max, const uint8_t **p);
+
+/* Work done on a core, reported per page fed (and for finish). */
+typedef struct csd_cost {
+    uint64_t cycles;
+    uint64_t dram_accesses;
+} csd_cost;
+
+typedef struct csd_taskrun csd_taskrun;
+
+/* Instantiate ops with args, writing rows to out. Returns 0 or a negative errno with err set. */
+int csd_taskrun_create(csd_taskrun **out, const csd_tasklet_ops *ops, const csd_tasklet_args *args,
+                       csd_outbuf *outbuf, char *err, size_t errlen);
+
+/* Plan an extent [offset, offset+length) of an object of object_size bytes, page size page_bytes.
+ * Sets the first page to feed and the last page the extent surely needs (inclusive); text extents may
+ * need more pages after that (see feed's need_more). An empty extent gives *last_page < *first_page.
+ * Returns 0, or -EINVAL / -ERANGE with err set (e.g. size not a multiple of the record size). */
+int csd_taskrun_begin(csd_taskrun *t, uint64_t object_size, uint64_t offset, uint64_t length,
+                      uint32_t page_bytes, uint64_t *first_page, uint64_t *last_page,
+                      char *err, size_t errlen);
+
+/* Feed the next page (pages come in order, starting at first_page; len < page_bytes only for the
+ * object's last page). cost receives the tasklet's work for this page. *need_more is set to 0 once
+ * the extent's last record/line is complete (or the tasklet stopped). Returns 0 or a negative errno
+ * (tasklet failure; csd_taskrun_error() says why). */
+int csd_taskrun_feed(csd_taskrun *t, uint64_t page_index, const uint8_t *data, size_t len,
+                     csd_cost *cost, int *need_more);
+
+/* No more input: flush a partial text line at end of object, call finish(). (feed already delivers
+ * the object's final unterminated line when it is given the object's last page; finish fails with
+ * -EPROTO if the caller stopped feeding while need_more was still 1.) */
+int csd_taskrun_finish(csd_taskrun *t, csd_cost *cost);
+
+/* The failure message ("" when none): the tasklet's csd_io_fail text, the output-buffer-full message,
+ * or a framing error. */
+const char *csd_taskrun_error(const csd_taskrun *t);
+void csd_taskrun_destroy(csd_taskrun *t);
+
+#endif

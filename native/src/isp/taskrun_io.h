@@ -1,0 +1,46 @@
+/* The csd_tasklet_io a tasklet talks to: cost accumulators, the row under construction and the first
+ * failure. Shared by taskrun.c (which owns one per taskrun) and tasklet_io.c (the csd_io_* API);
+ * nothing else should look inside. */
+#ifndef CSD_ISP_TASKRUN_IO_H
+#define CSD_ISP_TASKRUN_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "isp/taskrun.h"
+
+#define CSD_IO_ERR_MAX 512
+
+typedef struct csd_io_val {
+    int kind;            /* CSD_IO_V_* */
+    int64_t i;
+    double d;
+    size_t off, len;     /* bytes: position in the row arena (the arena may move while a row grows) */
+} csd_io_val;
+
+enum { CSD_IO_V_NULL, CSD_IO_V_INT, CSD_IO_V_DOUBLE, CSD_IO_V_BYTES, CSD_IO_V_BOOL };
+
+struct csd_tasklet_io {
+    csd_outbuf *out;
+    const char *tasklet_name;
+    uint64_t cycles, dram_accesses;   /* charged since the last reset */
+    /* the row being built */
+    csd_io_val *vals;
+    size_t nvals, cap_vals;
+    uint8_t *arena;
+    size_t arena_len, arena_cap;
+    int alloc_failed;                 /* a value could not be stored: row_end fails with -ENOMEM */
+    /* scratch for packing */
+    void *pb_vals, *pb_ptrs;
+    size_t pb_cap;
+    /* first failure */
+    int status;                       /* 0 or negative errno */
+    char err[CSD_IO_ERR_MAX];
+};
+
+void csd_io_init(csd_tasklet_io *io, csd_outbuf *out, const char *tasklet_name);
+void csd_io_release(csd_tasklet_io *io);
+/* Record a failure unless one is already recorded (the first one is the cause). */
+void csd_io_set_error(csd_tasklet_io *io, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,222 @@
+/* The image file: positioned reads and writes of areas, erase by hole punching, sync points. */
+#include "store/store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifdef __linux__
+#include <linux/falloc.h>
+#endif
+
+static int pread_full(int fd, void *buf, size_t len, uint64_t off) {
+    uint8_t *p = buf;
+    while (len) {
+        ssize_t n = pread(fd, p, len, (off_t)off);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return -errno;
+        }
+        if (n == 0) return -EIO;   /* the file is shorter than its superblock says */
+        p += n;
+        len -= (size_t)n;
+        off += (uint64_t)n;
+    }
+    return 0;
+}
+
+static int pwrite_full(int fd, const void *buf, size_t len, uint64_t off) {
+    const uint8_t *p = buf;
+    while (len) {
+        ssize_t n = pwrite(fd, p, len, (off_t)off);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return -errno;
+        }
+        p += n;
+        len -= (size_t)n;
+        off += (uint64_t)n;
+    }
+    return 0;
+}
+
+int csd_store_create(csd_store **out, const char *path, const csd_layout *l, const csd_params *p,
+                     char *err, size_t errlen) {
+    *out = NULL;
+    uint8_t *sb = calloc(1, CSD_SB_BYTES);
+    csd_store *s = calloc(1, sizeof *s);
+    if (!sb || !s) {
+        free(sb);
+        free(s);
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    int rc = csd_sb_encode(sb, l, p, err, errlen);
+    if (rc) goto fail;
+    s->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (s->fd < 0) {
+        rc = -errno;
+        snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+        goto fail;
+    }
+    /* ftruncate keeps every area a hole until it is written: the image is sparse. */
+    if (ftruncate(s->fd, (off_t)l->file_bytes) < 0) {
+        rc = -errno;
+        snprintf(err, errlen, "%s: cannot size image to %" PRIu64 " bytes: %s", path, l->file_bytes, strerror(-rc));
+        goto fail_fd;
+    }
+    rc = pwrite_full(s->fd, sb, CSD_SB_BYTES, 0);
+    if (rc) {
+        snprintf(err, errlen, "%s: writing superblock: %s", path, strerror(-rc));
+        goto fail_fd;
+    }
+    s->writable = 1;
+    s->punch = 1;
+    s->sync_writes = p->sync_writes != 0;
+    s->l = *l;
+    free(sb);
+    *out = s;
+    return 0;
+fail_fd:
+    close(s->fd);
+fail:
+    free(sb);
+    free(s);
+    return rc;
+}
+
+int csd_store_open(csd_store **out, const char *path, int writable, csd_params *p, char *err, size_t errlen) {
+    *out = NULL;
+    uint8_t *sb = calloc(1, CSD_SB_BYTES);
+    csd_store *s = calloc(1, sizeof *s);
+    if (!sb || !s) {
+        free(sb);
+        free(s);
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    int rc;
+    s->fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+    if (s->fd < 0) {
+        rc = -errno;
+        snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+        goto fail;
+    }
+    struct stat st;
+    if (fstat(s->fd, &st) < 0) {
+        rc = -errno;
+        snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+        goto fail_fd;
+    }
+    if ((uint64_t)st.st_size < CSD_SB_BYTES) {
+        rc = -EBADMSG;
+        snprintf(err, errlen, "%s: not a smartssd image (only %" PRIu64 " bytes)", path, (uint64_t)st.st_size);
+        goto fail_fd;
+    }
+    rc = pread_full(s->fd, sb, CSD_SB_BYTES, 0);
+    if (rc) {
+        snprintf(err, errlen, "%s: reading superblock: %s", path, strerror(-rc));
+        goto fail_fd;
+    }
+    char e2[256];
+    rc = csd_sb_decode(sb, &s->l, p, e2, sizeof e2);
+    if (rc) {
+        snprintf(err, errlen, "%s: %s", path, e2);
+        goto fail_fd;
+    }
+    if ((uint64_t)st.st_size != s->l.file_bytes) {
+        rc = -EBADMSG;
+        snprintf(err, errlen, "%s: image is %" PRIu64 " bytes, its superblock says %" PRIu64 " (truncated?)", path,
+                 (uint64_t)st.st_size, s->l.file_bytes);
+        goto fail_fd;
+    }
+    s->writable = writable;
+    s->punch = 1;
+    s->sync_writes = p->sync_writes != 0;
+    free(sb);
+    *out = s;
+    return 0;
+fail_fd:
+    close(s->fd);
+fail:
+    free(sb);
+    free(s);
+    return rc;
+}
+
+void csd_store_close(csd_store *s) {
+    if (!s) return;
+    close(s->fd);
+    free(s);
+}
+
+static int ppn_ok(const csd_store *s, uint64_t ppn, uint64_t n) {
+    return ppn < s->l.physical_pages && n <= s->l.physical_pages - ppn;
+}
+
+int csd_store_read_data(csd_store *s, uint64_t ppn, uint32_t off, void *buf, size_t len) {
+    if (!ppn_ok(s, ppn, 1) || off > s->l.page_bytes || len > s->l.page_bytes - off) return -EINVAL;
+    return pread_full(s->fd, buf, len, s->l.data_off + ppn * s->l.page_bytes + off);
+}
+
+int csd_store_write_data(csd_store *s, uint64_t ppn, const void *page) {
+    if (!ppn_ok(s, ppn, 1)) return -EINVAL;
+    return pwrite_full(s->fd, page, s->l.page_bytes, s->l.data_off + ppn * s->l.page_bytes);
+}
+
+int csd_store_read_oob(csd_store *s, uint64_t ppn, uint64_t n, void *buf) {
+    if (!ppn_ok(s, ppn, n)) return -EINVAL;
+    return pread_full(s->fd, buf, (size_t)(n * CSD_OOB_BYTES), s->l.oob_off + ppn * CSD_OOB_BYTES);
+}
+
+int csd_store_write_oob(csd_store *s, uint64_t ppn, const csd_oob *r) {
+    if (!ppn_ok(s, ppn, 1)) return -EINVAL;
+    uint8_t rec[CSD_OOB_BYTES];
+    csd_oob_encode(rec, r);
+    return pwrite_full(s->fd, rec, CSD_OOB_BYTES, s->l.oob_off + ppn * CSD_OOB_BYTES);
+}
+
+static int write_zeros(int fd, uint64_t off, uint64_t len) {
+    static const uint8_t zero[65536];
+    while (len) {
+        size_t n = len < sizeof zero ? (size_t)len : sizeof zero;
+        int rc = pwrite_full(fd, zero, n, off);
+        if (rc) return rc;
+        off += n;
+        len -= n;
+    }
+    return 0;
+}
+
+/* OOB records go first: once a page's record is gone the page no longer exists for recovery, so a
+ * crash half-way through an erase never exposes a record whose data was already punched. */
+int csd_store_erase(csd_store *s, uint64_t first, uint64_t npages) {
+    if (!ppn_ok(s, first, npages)) return -EINVAL;
+    int rc = write_zeros(s->fd, s->l.oob_off + first * CSD_OOB_BYTES, npages * CSD_OOB_BYTES);
+    if (rc) return rc;
+    uint64_t off = s->l.data_off + first * s->l.page_bytes, len = npages * s->l.page_bytes;
+#ifdef FALLOC_FL_PUNCH_HOLE
+    if (s->punch) {
+        if (fallocate(s->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) == 0) return 0;
+        if (errno != EOPNOTSUPP && errno != ENOSYS) return -errno;
+        s->punch = 0;   /* this file system cannot punch: zero from now on */
+    }
+#endif
+    return write_zeros(s->fd, off, len);
+}
+
+int csd_store_barrier(csd_store *s) { return s->sync_writes ? csd_store_sync(s) : 0; }
+
+int csd_store_sync(csd_store *s) { return fdatasync(s->fd) < 0 ? -errno : 0; }
+
+/* ---------------------------------------------------------------- raw slot I/O (meta.c encodes) */
+
+int csd_store_pread(csd_store *s, uint64_t off, void *buf, size_t len) { return pread_full(s->fd, buf, len, off); }
+int csd_store_pwrite(csd_store *s, uint64_t off, const void *buf, size_t len) {
+    return pwrite_full(s->fd, buf, len, off);
+}

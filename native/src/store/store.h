@@ -1,0 +1,163 @@
+/* The backing image on the host's disk: superblock, two metadata slots (A/B), one out-of-band (OOB)
+ * record per physical page, and the data pages. docs/IMAGE-FORMAT.md describes every byte.
+ *
+ * This layer is I/O and encoding only; the FTL (ftl/) decides what to write where. All integers on
+ * disk are little-endian. */
+#ifndef CSD_STORE_H
+#define CSD_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "smartssd/params.h"
+
+#define CSD_IMAGE_VERSION 1u
+#define CSD_SB_BYTES 16384u          /* superblock region */
+#define CSD_SB_HEADER_BYTES 128u     /* binary header; the params text follows it */
+#define CSD_OOB_BYTES 64u            /* one OOB record */
+#define CSD_META_HDR_BYTES 32u       /* metadata slot header */
+#define CSD_META_VOID_MAX 256u       /* rolled-back sequence ranges a slot can hold */
+#define CSD_META_ENTRY_FIXED 18u     /* id u64, created_seq u64, name_len u16 (+ name) */
+
+/* CRC-32 (IEEE 802.3, the zlib one). Start with crc = 0; chain by passing the previous result. */
+uint32_t csd_crc32(uint32_t crc, const void *data, size_t len);
+
+/* Geometry of one image and where each area starts. */
+typedef struct csd_layout {
+    uint64_t capacity;               /* logical bytes (a multiple of page_bytes) */
+    uint32_t page_bytes, pages_per_block, blocks_per_plane, units;
+    uint64_t physical_pages;         /* units * blocks_per_plane * pages_per_block */
+    uint64_t meta_slot_bytes;
+    uint64_t meta_off[2];
+    uint64_t oob_off, data_off, file_bytes;
+} csd_layout;
+
+/* Fills l for capacity bytes with geometry p; blocks_per_plane = 0 in p is derived (see
+ * IMAGE-FORMAT.md "Derived blocks per plane"). 0 or -EINVAL with err. */
+int csd_layout_compute(csd_layout *l, uint64_t capacity, const csd_params *p, char *err, size_t errlen);
+/* Pages of physical headroom above the logical capacity that writes may use while an atomic write
+ * group is in flight: units * ((blocks_per_plane - 1) * pages_per_block - 1) - capacity pages. One
+ * block per unit stays reserved for garbage collection. May be <= 0 for an unusable geometry. */
+int64_t csd_layout_headroom(const csd_layout *l);
+/* Same layout for the same inputs? (check recomputes and compares.) */
+int csd_layout_equal(const csd_layout *a, const csd_layout *b);
+
+/* Superblock: buf is CSD_SB_BYTES. The params are text lines "key = value" from csd_params_visit. */
+int csd_sb_encode(uint8_t *buf, const csd_layout *l, const csd_params *p, char *err, size_t errlen);
+/* 0, or -EBADMSG (not an image / corrupt) / -EPROTONOSUPPORT (other version) with err. */
+int csd_sb_decode(const uint8_t *buf, csd_layout *l, csd_params *p, char *err, size_t errlen);
+
+/* ---------------------------------------------------------------- OOB records */
+
+enum { CSD_OOB_DATA = 1, CSD_OOB_TOMBSTONE = 2 };
+enum { CSD_OOB_EMPTY = 0, CSD_OOB_OK = 1, CSD_OOB_BAD_MAGIC = 2, CSD_OOB_BAD_CRC = 3, CSD_OOB_BAD_FIELD = 4 };
+
+typedef struct csd_oob {
+    uint8_t kind;            /* CSD_OOB_DATA / CSD_OOB_TOMBSTONE */
+    uint32_t copies;         /* how many times garbage collection copied this version */
+    uint32_t valid_bytes;    /* bytes of the page inside the object (page_bytes except the last page) */
+    uint64_t obj;            /* object id */
+    uint64_t page;           /* page index inside the object */
+    uint64_t seq;            /* write sequence number of this version */
+    uint64_t op_first;       /* first sequence number of the atomic write group it belongs to */
+    uint32_t op_pages;       /* pages in that group (its seqs are op_first .. op_first+op_pages-1) */
+    uint32_t data_crc;       /* CRC-32 of the page's page_bytes (0 for a tombstone) */
+} csd_oob;
+
+void csd_oob_encode(uint8_t out[CSD_OOB_BYTES], const csd_oob *r);
+/* Returns CSD_OOB_EMPTY (all zero), _OK, or a _BAD_* status. page_bytes bounds valid_bytes. */
+int csd_oob_decode(const uint8_t in[CSD_OOB_BYTES], uint32_t page_bytes, csd_oob *r);
+const char *csd_oob_status_name(int status);
+
+/* ---------------------------------------------------------------- the file */
+
+typedef struct csd_store {
+    int fd;
+    int writable;
+    int sync_writes;         /* fdatasync in csd_store_barrier */
+    int punch;               /* 1 while fallocate(PUNCH_HOLE) works on this file system */
+    csd_layout l;
+} csd_store;
+
+/* Create (or truncate) path as a sparse image and write the superblock. 0 or -errno with err. */
+int csd_store_create(csd_store **out, const char *path, const csd_layout *l, const csd_params *p,
+                     char *err, size_t errlen);
+/* Open and decode the superblock; *p receives the stored params. 0 or -errno with err. */
+int csd_store_open(csd_store **out, const char *path, int writable, csd_params *p, char *err, size_t errlen);
+void csd_store_close(csd_store *s);
+
+/* Bytes [off, off+len) of physical page ppn. */
+int csd_store_read_data(csd_store *s, uint64_t ppn, uint32_t off, void *buf, size_t len);
+int csd_store_write_data(csd_store *s, uint64_t ppn, const void *page);
+/* n consecutive raw OOB records starting at ppn into buf (n * CSD_OOB_BYTES). */
+int csd_store_read_oob(csd_store *s, uint64_t ppn, uint64_t n, void *buf);
+int csd_store_write_oob(csd_store *s, uint64_t ppn, const csd_oob *r);
+/* Erase npages pages from first: zero their OOB records, then punch (or zero) their data. */
+int csd_store_erase(csd_store *s, uint64_t first, uint64_t npages);
+/* fdatasync when sync_writes is on (ordering point for power-loss safety), else nothing. */
+int csd_store_barrier(csd_store *s);
+int csd_store_sync(csd_store *s);      /* always fdatasync */
+/* Raw positioned I/O of whole byte ranges (the metadata slots). */
+int csd_store_pread(csd_store *s, uint64_t off, void *buf, size_t len);
+int csd_store_pwrite(csd_store *s, uint64_t off, const void *buf, size_t len);
+
+/* ---------------------------------------------------------------- metadata slots */
+
+typedef struct csd_void_range { uint64_t from, to; } csd_void_range;   /* seqs [from, to) */
+
+typedef struct csd_meta_obj {
+    uint64_t id, created_seq;
+    uint16_t name_len;
+    const char *name;        /* points into the decoded payload; not NUL-terminated */
+} csd_meta_obj;
+
+typedef struct csd_meta {
+    uint64_t seq;            /* slot write counter: the newest valid slot wins */
+    uint64_t next_id;        /* ids are never reused */
+    uint64_t next_seq;       /* lower bound for the next write sequence number */
+    uint32_t n_void;
+    csd_void_range voids[CSD_META_VOID_MAX];
+    uint32_t n_obj;
+    csd_meta_obj *objs;
+    uint8_t *payload;        /* owned */
+} csd_meta;
+
+/* Growable byte buffer for encoding a slot. */
+typedef struct csd_buf { uint8_t *p; size_t n, cap; int oom; } csd_buf;
+void csd_buf_put(csd_buf *b, const void *data, size_t len);
+void csd_buf_u16(csd_buf *b, uint16_t v);
+void csd_buf_u32(csd_buf *b, uint32_t v);
+void csd_buf_u64(csd_buf *b, uint64_t v);
+void csd_buf_free(csd_buf *b);
+
+/* Start a slot image in b (header placeholder + next_id, next_seq, voids, object count). */
+void csd_meta_begin(csd_buf *b, uint64_t next_id, uint64_t next_seq, const csd_void_range *voids,
+                    uint32_t n_void, uint32_t n_obj);
+void csd_meta_add(csd_buf *b, uint64_t id, uint64_t created_seq, const char *name, uint16_t name_len);
+/* Seal the header (seq, length, CRCs) and write it to slot 0 (A) or 1 (B). 0, -ENOMEM, -ENOSPC
+ * (larger than the slot), or -errno. */
+int csd_meta_write(csd_store *s, int slot, uint64_t seq, csd_buf *b);
+/* Read and validate a slot. 0, -EBADMSG (torn, empty or corrupt: why says which), or -errno. */
+int csd_meta_read(csd_store *s, int slot, csd_meta *m, char *why, size_t whylen);
+void csd_meta_free(csd_meta *m);
+
+/* Little-endian helpers shared by the encoders. */
+static inline void csd_put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static inline void csd_put32(uint8_t *p, uint32_t v) {
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline void csd_put64(uint8_t *p, uint64_t v) {
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline uint16_t csd_get16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static inline uint32_t csd_get32(const uint8_t *p) {
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+static inline uint64_t csd_get64(const uint8_t *p) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+
+#endif

@@ -1,0 +1,22 @@
+/* The table of built-in tasklets. */
+#include <string.h>
+
+#include "tasklets/tasklets_int.h"
+
+static const csd_tasklet_ops *const builtin[] = {
+    &csd_tasklet_weblog_q1,
+    &csd_tasklet_weblog_q2,
+    &csd_tasklet_filter,
+    &csd_tasklet_grep,
+    &csd_tasklet_plan,
+    NULL,
+};
+
+const csd_tasklet_ops *const *csd_tasklets_builtin(void) { return builtin; }
+
+const csd_tasklet_ops *csd_tasklet_find(const char *name) {
+    if (!name) return NULL;
+    for (size_t i = 0; builtin[i]; i++)
+        if (!strcmp(builtin[i]->name, name)) return builtin[i];
+    return NULL;
+}

@@ -1,0 +1,660 @@
+/* ISP engine: exact virtual times of host I/O and tasklet requests on the tiny preset (and one on
+ * the paper preset), derived by hand in docs/TIMING-MODEL.md ("Engine worked examples").
+ *
+ * tiny: t_read 10000, page transfer 10000 (channel and host link), fw 1000, cmd_overhead 5000,
+ * core 1000 MHz (1 cycle = 1 ns), dram 100 ns, page_cycles 1000, batch 8, buffer 16 pages.
+ * The test tasklet "cost" reads 64-byte records and charges 10 cycles + 1 DRAM access per record,
+ * so a full page costs 1000 + 64*10 + 64*100 = 8040 ns; finish() charges 500 cycles + 2 accesses =
+ * 700 ns. A mapped page k lives on unit k mod 4 (page k / 4 of block `block`) and arrives in DRAM
+ * 21000 ns after issue when its chip and channel are idle. */
+#include "check.h"
+#include "flash/flash.h"
+#include "isp/engine.h"
+#include "isp/taskrun.h"
+
+#include <errno.h>
+
+#define PAGE 4096u
+#define PAGE_NS 8040u
+#define FINISH_NS 700u
+
+/* ---- the test tasklets ---------------------------------------------------------------------- */
+
+typedef struct cost_state {
+    uint64_t records;
+    int64_t fail_at;      /* record offset that fails, -1 = never */
+    uint64_t stop_after;  /* CSD_STOP after this many records, 0 = never */
+} cost_state;
+
+static int cost_init(void **state, const csd_tasklet_args *a, csd_framing *fr, char *err, size_t errlen) {
+    cost_state *s = calloc(1, sizeof *s);
+    if (!s) return -ENOMEM;
+    const char *v = csd_args_get(a, "fail_at");
+    s->fail_at = v ? atoll(v) : -1;
+    v = csd_args_get(a, "stop_after");
+    s->stop_after = v ? strtoull(v, NULL, 10) : 0;
+    fr->kind = CSD_FRAMING_RECORDS;
+    fr->record_bytes = 64;
+    *state = s;
+    (void)err; (void)errlen;
+    return 0;
+}
+
+static int cost_record(void *state, csd_tasklet_io *io, const uint8_t *rec, size_t len, uint64_t off) {
+    cost_state *s = state;
+    (void)rec; (void)len;
+    if (s->fail_at >= 0 && off == (uint64_t)s->fail_at) {
+        csd_io_fail(io, "bad record at %llu", (unsigned long long)off);
+        return -EIO;
+    }
+    csd_io_charge(io, 10, 1);
+    s->records++;
+    if (s->stop_after && s->records == s->stop_after) return CSD_STOP;
+    return 0;
+}
+
+static int cost_finish(void *state, csd_tasklet_io *io) {
+    cost_state *s = state;
+    csd_io_charge(io, 500, 2);
+    csd_io_row_begin(io);
+    csd_io_val_int(io, (int64_t)s->records);
+    return csd_io_row_end(io) < 0 ? -ENOSPC : 0;
+}
+
+static void cost_destroy(void *state) { free(state); }
+
+static const csd_tasklet_ops cost_ops = {
+    .name = "cost", .summary = "charges per record", .init = cost_init, .record = cost_record,
+    .finish = cost_finish, .destroy = cost_destroy,
+};
+
+/* lines: 100 cycles per line */
+static int lines_init(void **state, const csd_tasklet_args *a, csd_framing *fr, char *err, size_t errlen) {
+    (void)a; (void)err; (void)errlen;
+    *state = calloc(1, sizeof(cost_state));
+    fr->kind = CSD_FRAMING_LINES;
+    return *state ? 0 : -ENOMEM;
+}
+static int lines_record(void *state, csd_tasklet_io *io, const uint8_t *rec, size_t len, uint64_t off) {
+    (void)rec; (void)len; (void)off;
+    ((cost_state *)state)->records++;
+    csd_io_charge(io, 100, 0);
+    return 0;
+}
+static const csd_tasklet_ops lines_ops = {
+    .name = "lines", .summary = "counts lines", .init = lines_init, .record = lines_record,
+    .finish = cost_finish, .destroy = cost_destroy,
+};
+
+/* ---- an object in memory -------------------------------------------------------------------- */
+
+typedef struct object {
+    const csd_params *p;
+    uint8_t *data;
+    uint64_t size, pages;
+    uint64_t *ppn;        /* per page, CSD_PPN_NONE = unmapped */
+    int reads;
+} object;
+
+static uint64_t obj_ppn(void *arg, uint64_t page) {
+    object *o = arg;
+    return page < o->pages ? o->ppn[page] : CSD_PPN_NONE;
+}
+
+static int obj_read(void *arg, uint64_t ppn, uint8_t *buf) {
+    object *o = arg;
+    for (uint64_t k = 0; k < o->pages; k++) {
+        if (o->ppn[k] == ppn) {
+            uint64_t n = o->size - k * PAGE < PAGE ? o->size - k * PAGE : PAGE;
+            memset(buf, 0, PAGE);
+            memcpy(buf, o->data + k * PAGE, n);
+            o->reads++;
+            return 0;
+        }
+    }
+    return -EIO;
+}
+
+/* page k on unit k mod units, page k / units of `block` */
+static void obj_init(object *o, const csd_params *p, uint64_t size, uint32_t block, int mapped) {
+    memset(o, 0, sizeof *o);
+    o->p = p;
+    o->size = size;
+    o->pages = (size + PAGE - 1) / PAGE;
+    o->data = calloc(1, size ? size : 1);
+    o->ppn = calloc(o->pages ? o->pages : 1, sizeof *o->ppn);
+    CHECK(o->data && o->ppn);
+    uint32_t units = csd_units(p);
+    for (uint64_t k = 0; k < o->pages; k++) {
+        uint32_t u = (uint32_t)(k % units);
+        csd_addr a = { .channel = u / p->chips_per_channel, .chip = u % p->chips_per_channel,
+                       .block = block, .page = (uint32_t)(k / units) };
+        o->ppn[k] = mapped ? csd_ppn_encode(p, &a) : CSD_PPN_NONE;
+    }
+}
+
+static void obj_free(object *o) {
+    free(o->data);
+    free(o->ppn);
+}
+
+/* ---- a request ------------------------------------------------------------------------------ */
+
+typedef struct job {
+    csd_outbuf out;
+    csd_taskrun *run;
+    csd_page_source src;
+    csd_isp_req *req;
+    csd_kv kv[2];
+    char val[2][32];
+} job;
+
+static void job_start(csd_engine *e, job *j, const csd_tasklet_ops *ops, object *o, uint64_t off,
+                      uint64_t len, const char *key, const char *val) {
+    memset(j, 0, sizeof *j);
+    csd_outbuf_init(&j->out, 1 << 20, 0);
+    csd_tasklet_args a = { .page_bytes = PAGE };
+    if (key) {
+        snprintf(j->val[0], sizeof j->val[0], "%s", val);
+        j->kv[0] = (csd_kv){ key, j->val[0] };
+        a.static_params = j->kv;
+        a.n_static = 1;
+    }
+    char err[256] = "";
+    CHECK_EQ_INT(csd_taskrun_create(&j->run, ops, &a, &j->out, err, sizeof err), 0);
+    uint64_t first, last;
+    CHECK_EQ_INT(csd_taskrun_begin(j->run, o->size, off, len, PAGE, &first, &last, err, sizeof err), 0);
+    j->src = (csd_page_source){ o, obj_ppn, obj_read };
+    uint64_t max_page = o->size ? (o->size - 1) / PAGE : 0;
+    uint32_t last_len = o->size ? (uint32_t)(o->size - max_page * PAGE) : 0;
+    CHECK_EQ_INT(csd_engine_submit(e, &j->req, j->run, &j->src, first, last, max_page, last_len), 0);
+}
+
+static void job_end(csd_engine *e, job *j) {
+    csd_engine_release(e, j->req);
+    csd_taskrun_destroy(j->run);
+    csd_outbuf_free(&j->out);
+}
+
+static csd_isp_progress prog(csd_engine *e, job *j) {
+    csd_isp_progress p;
+    csd_engine_progress(e, j->req, &p);
+    return p;
+}
+
+static csd_params tiny(uint32_t cores) {
+    csd_params p;
+    CHECK(csd_params_preset(&p, "tiny") == 0);
+    p.blocks_per_plane = 16;
+    p.cores = cores;
+    return p;
+}
+
+static csd_engine *engine(const csd_params *p) {
+    csd_engine *e = NULL;
+    char err[256] = "";
+    int rc = csd_engine_create(&e, p, err, sizeof err);
+    if (rc) fprintf(stderr, "engine: %s\n", err);
+    CHECK_EQ_INT(rc, 0);
+    return e;
+}
+
+static void drain(csd_engine *e) { while (csd_engine_step(e)) {} }
+
+/* ---- tests ---------------------------------------------------------------------------------- */
+
+static void test_create_errors(void) {
+    csd_params p = tiny(2);
+    csd_engine *e = (csd_engine *)&p;
+    char err[256] = "";
+    snprintf(p.request_scheduler, sizeof p.request_scheduler, "nope");
+    CHECK_EQ_INT(csd_engine_create(&e, &p, err, sizeof err), -EINVAL);
+    CHECK(e == NULL);
+    CHECK_CONTAINS(err, "request_scheduler 'nope'");
+    p = tiny(2);
+    snprintf(p.chip_scheduler, sizeof p.chip_scheduler, "zzz");
+    CHECK_EQ_INT(csd_engine_create(&e, &p, err, sizeof err), -EINVAL);
+    CHECK_CONTAINS(err, "chip_scheduler 'zzz'");
+    p = tiny(0);
+    CHECK_EQ_INT(csd_engine_create(&e, &p, err, sizeof err), -EINVAL);
+    CHECK_CONTAINS(err, "cores");
+    p = tiny(1);
+    p.blocks_per_plane = 0;
+    CHECK_EQ_INT(csd_engine_create(&e, &p, err, sizeof err), -EINVAL);
+    CHECK_CONTAINS(err, "blocks_per_plane");
+    CHECK(csd_req_sched_find("fcfs") == &csd_req_sched_fcfs);
+    CHECK(csd_req_sched_find("cfs") == NULL);
+
+    /* submit argument errors */
+    p = tiny(1);
+    e = engine(&p);
+    object o;
+    obj_init(&o, &p, 4 * PAGE, 0, 1);
+    csd_outbuf out;
+    csd_outbuf_init(&out, 1 << 16, 0);
+    csd_taskrun *run;
+    CHECK_EQ_INT(csd_taskrun_create(&run, &cost_ops, NULL, &out, err, sizeof err), 0);
+    csd_page_source src = { &o, obj_ppn, obj_read };
+    csd_isp_req *r = (csd_isp_req *)&o;
+    CHECK_EQ_INT(csd_engine_submit(e, &r, run, &src, 0, 4, 3, PAGE), -ERANGE);   /* past max_page */
+    CHECK(r == NULL);
+    CHECK_EQ_INT(csd_engine_submit(e, &r, NULL, &src, 0, 1, 3, PAGE), -EINVAL);
+    CHECK_EQ_INT(csd_engine_submit(e, &r, run, NULL, 0, 1, 3, PAGE), -EINVAL);
+    CHECK_EQ_INT(csd_engine_submit(e, &r, run, &src, 0, 1, 3, PAGE + 1), -EINVAL);
+    csd_engine_stats st;
+    csd_engine_stats_get(e, &st, NULL);
+    CHECK_EQ_U64(st.isp_requests, 0);
+    csd_taskrun_destroy(run);
+    csd_outbuf_free(&out);
+    obj_free(&o);
+    csd_engine_destroy(e);
+}
+
+static void test_host_io(void) {
+    csd_params p = tiny(2);
+    csd_engine *e = engine(&p);
+    csd_addr a0 = { 0 }, a1 = { .chip = 1 }, a2 = { .channel = 1 }, a3 = { .channel = 1, .chip = 1 };
+    csd_flash_req one[1] = { { CSD_FLASH_READ, 0, csd_ppn_encode(&p, &a0) } };
+    csd_flash_batch b = { one, 1, 1 };
+    /* overhead 5000, read 10000 + 10000 + 1000, page to host 10000 */
+    CHECK_EQ_U64(csd_engine_host_io(e, &b, 0, PAGE), 36000);
+    CHECK_EQ_U64(csd_engine_now(e), 36000);
+
+    /* a write of one page: overhead + data in = 15000, fw 1000, channel 10000, program 100000 */
+    one[0].kind = CSD_FLASH_PROGRAM;
+    CHECK_EQ_U64(csd_engine_host_io(e, &b, PAGE, 0), 126000);
+    CHECK_EQ_U64(csd_engine_now(e), 36000 + 126000);
+
+    /* four reads on four chips, streamed to the host as each arrives:
+     * arrivals 26000, 27000, 36000, 37000 (relative); the link then runs 26000..66000 */
+    csd_flash_req four[4] = {
+        { CSD_FLASH_READ, 0, csd_ppn_encode(&p, &a0) }, { CSD_FLASH_READ, 0, csd_ppn_encode(&p, &a1) },
+        { CSD_FLASH_READ, 0, csd_ppn_encode(&p, &a2) }, { CSD_FLASH_READ, 0, csd_ppn_encode(&p, &a3) },
+    };
+    csd_flash_batch b4 = { four, 4, 4 };
+    CHECK_EQ_U64(csd_engine_host_io(e, &b4, 0, 4 * PAGE), 66000);
+
+    /* no flash ops: overhead plus ceil(100 B at 409.6 MB/s) = 245 ns */
+    CHECK_EQ_U64(csd_engine_host_io(e, NULL, 0, 100), 5245);
+    csd_flash_batch none = { 0 };
+    CHECK_EQ_U64(csd_engine_host_io(e, &none, 0, 0), 5000);
+
+    csd_engine_stats st;
+    csd_flash_stats fs;
+    csd_engine_stats_get(e, &st, &fs);
+    CHECK_EQ_U64(st.host_commands, 5);
+    CHECK_EQ_U64(st.host_bytes_out, PAGE + 4 * PAGE + 100);
+    CHECK_EQ_U64(st.host_bytes_in, PAGE);
+    /* 5 overheads + 1 page in + 5 pages out + 245 */
+    CHECK_EQ_U64(st.host_link_busy_ns, 5 * 5000 + 10000 + 5 * 10000 + 245);
+    CHECK_EQ_U64(fs.reads, 5);
+    CHECK_EQ_U64(fs.programs, 1);
+    csd_engine_destroy(e);
+
+    /* paper preset: 20000 + 214933 + ceil(8192 B at 300 MB/s = 27306.67) */
+    csd_params pp;
+    CHECK(csd_params_preset(&pp, "smartssd-paper") == 0);
+    pp.blocks_per_plane = 64;
+    e = engine(&pp);
+    one[0] = (csd_flash_req){ CSD_FLASH_READ, 0, 0 };
+    CHECK_EQ_U64(csd_engine_host_io(e, &b, 0, 8192), 20000 + 214933 + 27307);
+    csd_engine_destroy(e);
+}
+
+/* 8 mapped pages, 1 core: see docs/TIMING-MODEL.md for the schedule. */
+static void test_tasklet_cores(void) {
+    csd_params p = tiny(1);
+    csd_engine *e = engine(&p);
+    object o;
+    obj_init(&o, &p, 8 * PAGE, 0, 1);
+    job j;
+    job_start(e, &j, &cost_ops, &o, 0, 8 * PAGE, NULL, NULL);
+    csd_engine_run_until_finished(e, j.req);
+    csd_isp_progress pr = prog(e, &j);
+    CHECK(pr.finished);
+    CHECK_EQ_INT(pr.status, 0);
+    /* arrivals 21000 (p0), 22000 (p2), 31000 (p1), 32000 (p3), 41000 (p4), 42000 (p6), 51000 (p5),
+     * 52000 (p7); the core runs p0 21000, p2 29040, p1 37080, p3 45120, then p4..p7 back to back
+     * from 53160; finish() at 85320 */
+    CHECK_EQ_U64(pr.finish_ns, 53160 + 4 * PAGE_NS + FINISH_NS);
+    CHECK_EQ_U64(pr.finish_ns, 86020);
+    CHECK_EQ_U64(pr.device_ns, 86020);
+    CHECK_EQ_U64(pr.pages_done, 8);
+    CHECK_EQ_U64(pr.pages_total, 8);
+    CHECK_EQ_U64(pr.core_ns, 8 * PAGE_NS + FINISH_NS);
+    CHECK_EQ_U64(pr.flash_bytes_read, 8 * PAGE);
+    CHECK_EQ_U64(j.out.rows, 1);
+    CHECK_EQ_U64(csd_engine_core_busy_ns(e, 0), 8 * PAGE_NS + FINISH_NS);
+    CHECK_EQ_U64(csd_engine_core_busy_ns(e, 1), 0);
+    csd_engine_stats st;
+    csd_engine_stats_get(e, &st, NULL);
+    CHECK_EQ_U64(st.isp_pages, 8);
+    CHECK_EQ_U64(st.isp_requests, 1);
+    CHECK_EQ_U64(st.isp_buffer_peak_bytes, 8 * PAGE);
+    CHECK_EQ_U64(st.isp_buffer_used_bytes, 0);
+    job_end(e, &j);
+    csd_engine_destroy(e);
+
+    /* two cores: flash-bound; the last page (p7) arrives at 52000 and ends at 60040 on core 1 */
+    p = tiny(2);
+    e = engine(&p);
+    job_start(e, &j, &cost_ops, &o, 0, 8 * PAGE, NULL, NULL);
+    csd_engine_run_until_finished(e, j.req);
+    pr = prog(e, &j);
+    CHECK_EQ_U64(pr.finish_ns, 52000 + PAGE_NS + FINISH_NS);
+    CHECK_EQ_U64(pr.finish_ns, 60740);
+    /* core 0: p0, p1, p4, p5; core 1: p2, p3, p6, p7 and finish() */
+    CHECK_EQ_U64(csd_engine_core_busy_ns(e, 0), 4 * PAGE_NS);
+    CHECK_EQ_U64(csd_engine_core_busy_ns(e, 1), 4 * PAGE_NS + FINISH_NS);
+    CHECK_EQ_U64(csd_engine_core_busy_ns(e, 2), 0);
+    job_end(e, &j);
+    csd_engine_destroy(e);
+    obj_free(&o);
+}
+
+/* Two requests of 4 unmapped pages (ready at issue, no flash), submitted together. */
+static void test_two_requests_fcfs(void) {
+    csd_params p = tiny(1);
+    csd_engine *e = engine(&p);
+    object a, b;
+    obj_init(&a, &p, 4 * PAGE, 0, 0);
+    obj_init(&b, &p, 4 * PAGE, 1, 0);
+    job ja, jb;
+    job_start(e, &ja, &cost_ops, &a, 0, 4 * PAGE, NULL, NULL);
+    job_start(e, &jb, &cost_ops, &b, 0, 4 * PAGE, NULL, NULL);
+    drain(e);
+    /* one core: A's 4 pages and finish, then B's */
+    CHECK_EQ_U64(prog(e, &ja).finish_ns, 4 * PAGE_NS + FINISH_NS);            /* 32860 */
+    CHECK_EQ_U64(prog(e, &jb).finish_ns, 2 * (4 * PAGE_NS + FINISH_NS));      /* 65720 */
+    CHECK_EQ_U64(prog(e, &ja).flash_bytes_read, 0);
+    CHECK_EQ_U64(a.reads + b.reads, 0);
+    job_end(e, &ja);
+    job_end(e, &jb);
+    csd_engine_destroy(e);
+
+    /* two cores: A's pages on both cores until 16080, A's finish on core 1 (which processed its
+     * last page) 16080..16780; B gets core 0 at 16080 and core 1 at 16780:
+     * core 0: B0 16080..24120, B2 24120..32160; core 1: B1 16780..24820, B3 24820..32860, finish */
+    p = tiny(2);
+    e = engine(&p);
+    job_start(e, &ja, &cost_ops, &a, 0, 4 * PAGE, NULL, NULL);
+    job_start(e, &jb, &cost_ops, &b, 0, 4 * PAGE, NULL, NULL);
+    drain(e);
+    CHECK_EQ_U64(prog(e, &ja).finish_ns, 16780);
+    CHECK_EQ_U64(prog(e, &jb).finish_ns, 33560);
+    CHECK_EQ_U64(csd_engine_core_busy_ns(e, 0), 4 * PAGE_NS);
+    CHECK_EQ_U64(csd_engine_core_busy_ns(e, 1), 4 * PAGE_NS + 2 * FINISH_NS);
+    job_end(e, &ja);
+    job_end(e, &jb);
+    csd_engine_destroy(e);
+    obj_free(&a);
+    obj_free(&b);
+}
+
+static void test_small_buffer(void) {
+    object o;
+    csd_params p = tiny(1);
+    obj_init(&o, &p, 8 * PAGE, 0, 1);
+
+    /* room for 2 pages: p0, p1 issue at 0; later pages one at a time when the previous batch has
+     * arrived; arrivals 21000, 31000, then every 21000: p7 at 157000 */
+    p.isp_buffer_bytes = 2 * PAGE;
+    csd_engine *e = engine(&p);
+    job j;
+    job_start(e, &j, &cost_ops, &o, 0, 8 * PAGE, NULL, NULL);
+    csd_engine_run_until_finished(e, j.req);
+    CHECK_EQ_U64(prog(e, &j).finish_ns, 157000 + PAGE_NS + FINISH_NS);      /* 165740 */
+    csd_engine_stats st;
+    csd_engine_stats_get(e, &st, NULL);
+    CHECK_EQ_U64(st.isp_buffer_peak_bytes, 2 * PAGE);
+    job_end(e, &j);
+    csd_engine_destroy(e);
+
+    /* smaller than one page: one page at a time, only when the buffer is empty:
+     * page k arrives at 21000 + k*29040 and is done at (k+1)*29040 */
+    p.isp_buffer_bytes = 1000;
+    e = engine(&p);
+    job_start(e, &j, &cost_ops, &o, 0, 8 * PAGE, NULL, NULL);
+    csd_engine_run_until_finished(e, j.req);
+    CHECK(prog(e, &j).finished);
+    CHECK_EQ_U64(prog(e, &j).finish_ns, 8 * 29040 + FINISH_NS);             /* 233020 */
+    csd_engine_stats_get(e, &st, NULL);
+    CHECK_EQ_U64(st.isp_buffer_peak_bytes, PAGE);
+    job_end(e, &j);
+    csd_engine_destroy(e);
+    obj_free(&o);
+}
+
+/* Extent [0, 4096) of a 3-page text object whose second line runs into page 2. */
+static void test_text_grows(void) {
+    csd_params p = tiny(1);
+    csd_engine *e = engine(&p);
+    object o;
+    obj_init(&o, &p, 3 * PAGE, 0, 1);
+    memset(o.data, 'x', o.size);
+    o.data[100] = '\n';           /* line 1: [0, 100] */
+    o.data[9000] = '\n';          /* line 2: [101, 9000], starts in the extent, ends in page 2 */
+    o.data[o.size - 1] = '\n';    /* line 3: not owned */
+    job j;
+    job_start(e, &j, &lines_ops, &o, 0, PAGE, NULL, NULL);
+    CHECK_EQ_U64(prog(e, &j).pages_total, 1);
+    csd_engine_run_until_finished(e, j.req);
+    csd_isp_progress pr = prog(e, &j);
+    CHECK_EQ_INT(pr.status, 0);
+    /* p0 arrives 21000, costs 1000 + 100 (line 1) -> p1 issued at 21000, arrives 42000, costs 1000
+     * -> p2 issued at 42000, arrives 63000, costs 1100 (line 2) -> finish 700 */
+    CHECK_EQ_U64(pr.finish_ns, 63000 + 1100 + FINISH_NS);                     /* 64800 */
+    CHECK_EQ_U64(pr.pages_total, 3);
+    CHECK_EQ_U64(pr.pages_done, 3);
+    CHECK_EQ_U64(pr.core_ns, 1100 + 1000 + 1100 + FINISH_NS);
+    job_end(e, &j);
+    csd_engine_destroy(e);
+    obj_free(&o);
+}
+
+static void test_failure_and_stop(void) {
+    csd_params p = tiny(1);
+    object o;
+    obj_init(&o, &p, 8 * PAGE, 0, 1);
+
+    /* the first record of page 2 fails: p0 runs 21000..29040; at 29040 the core picks p2 (p1 is
+     * still in flight), feeds p1 then p2, which fails after charging only page_cycles: 30040 */
+    csd_engine *e = engine(&p);
+    job j;
+    job_start(e, &j, &cost_ops, &o, 0, 8 * PAGE, "fail_at", "8192");
+    csd_engine_run_until_finished(e, j.req);
+    csd_isp_progress pr = prog(e, &j);
+    CHECK(pr.finished);
+    CHECK_EQ_INT(pr.status, -EIO);
+    CHECK_EQ_U64(pr.finish_ns, 30040);
+    CHECK_EQ_U64(pr.pages_done, 1);
+    CHECK_CONTAINS(csd_taskrun_error(j.run), "bad record at 8192");
+    CHECK_EQ_U64(j.out.rows, 0);                    /* no finish() */
+    drain(e);                                       /* reads still in flight land and are dropped */
+    csd_engine_stats st;
+    csd_engine_stats_get(e, &st, NULL);
+    CHECK_EQ_U64(st.isp_buffer_used_bytes, 0);
+    CHECK_EQ_U64(st.isp_pages, 1);
+    job_end(e, &j);
+    csd_engine_destroy(e);
+
+    /* CSD_STOP after 100 records (in page 1): pages 2..7 are dropped, finish() follows page 1.
+     * p0 21000..29040, p2 is ready first, so at 29040 the core feeds p1 and p2 -- the stop in p1
+     * drops p2 and the core waits for p1 (31000); p1 costs 1000 + 36*110 = 4960 -> 35960 + 700 */
+    e = engine(&p);
+    job_start(e, &j, &cost_ops, &o, 0, 8 * PAGE, "stop_after", "100");
+    csd_engine_run_until_finished(e, j.req);
+    pr = prog(e, &j);
+    CHECK_EQ_INT(pr.status, 0);
+    CHECK_EQ_U64(pr.pages_total, 2);
+    CHECK_EQ_U64(pr.pages_done, 2);
+    CHECK_EQ_U64(pr.finish_ns, 31000 + 1000 + 36 * 110 + FINISH_NS);        /* 36660 */
+    CHECK_EQ_U64(j.out.rows, 1);
+    drain(e);
+    csd_engine_stats_get(e, &st, NULL);
+    CHECK_EQ_U64(st.isp_buffer_used_bytes, 0);
+    job_end(e, &j);
+    csd_engine_destroy(e);
+
+    /* a page that cannot be read fails the request with the read's errno */
+    e = engine(&p);
+    o.ppn[3] = 999999;                              /* obj_read does not know it: -EIO */
+    job_start(e, &j, &cost_ops, &o, 0, 8 * PAGE, NULL, NULL);
+    csd_engine_run_until_finished(e, j.req);
+    CHECK_EQ_INT(prog(e, &j).status, -EIO);
+    job_end(e, &j);
+    csd_engine_destroy(e);
+    obj_free(&o);
+}
+
+static void test_empty_and_release(void) {
+    csd_params p = tiny(1);
+    csd_engine *e = engine(&p);
+    object o;
+    obj_init(&o, &p, 8 * PAGE, 0, 1);
+    job j;
+    job_start(e, &j, &cost_ops, &o, 4 * PAGE, 0, NULL, NULL);   /* empty extent */
+    CHECK_EQ_U64(prog(e, &j).pages_total, 0);
+    csd_engine_run_until_finished(e, j.req);
+    CHECK_EQ_U64(prog(e, &j).finish_ns, FINISH_NS);
+    CHECK_EQ_U64(j.out.rows, 1);
+    job_end(e, &j);
+
+    /* cancel mid-run, destroy the taskrun at once, and keep the engine running */
+    uint64_t t0 = csd_engine_now(e);
+    job_start(e, &j, &cost_ops, &o, 0, 8 * PAGE, NULL, NULL);
+    while (csd_engine_now(e) < t0 + 30000 && csd_engine_step(e)) {}
+    CHECK_EQ_U64(prog(e, &j).pages_done, 1);
+    job_end(e, &j);
+    job j2;
+    job_start(e, &j2, &cost_ops, &o, 0, 8 * PAGE, NULL, NULL);  /* a new request still runs */
+    csd_engine_run_until_finished(e, j2.req);
+    CHECK(prog(e, &j2).finished);
+    CHECK_EQ_U64(prog(e, &j2).pages_done, 8);
+    drain(e);
+    csd_engine_stats st;
+    csd_engine_stats_get(e, &st, NULL);
+    CHECK_EQ_U64(st.isp_buffer_used_bytes, 0);
+    job_end(e, &j2);
+
+    /* release of a running request then destroy of the engine with reads in flight */
+    job_start(e, &j, &cost_ops, &o, 0, 8 * PAGE, NULL, NULL);
+    csd_engine_step(e);
+    job_end(e, &j);
+    csd_engine_destroy(e);
+    obj_free(&o);
+}
+
+/* A host read on chip 0 while a request's page is on chip 0: both advance in one simulation. */
+static void test_host_io_with_request(void) {
+    csd_params p = tiny(1);
+    csd_engine *e = engine(&p);
+    object o;
+    obj_init(&o, &p, PAGE, 0, 1);
+    job j;
+    job_start(e, &j, &cost_ops, &o, 0, PAGE, NULL, NULL);
+    csd_addr a1 = { .page = 1 };
+    csd_flash_req rd = { CSD_FLASH_READ, 0, csd_ppn_encode(&p, &a1) };
+    csd_flash_batch b = { &rd, 1, 1 };
+    /* request read holds chip 0 until 20000; host read submitted at 5000 starts the chip at 20000,
+     * transfer 30000..40000, fw 41000, link 51000 */
+    CHECK_EQ_U64(csd_engine_host_io(e, &b, 0, PAGE), 51000);
+    csd_isp_progress pr = prog(e, &j);
+    CHECK(pr.finished);                                          /* it advanced meanwhile */
+    CHECK_EQ_U64(pr.finish_ns, 21000 + PAGE_NS + FINISH_NS);     /* 29740 */
+    job_end(e, &j);
+    csd_engine_destroy(e);
+    obj_free(&o);
+}
+
+/* Determinism: a mixed run twice gives identical times, to the nanosecond. */
+typedef struct trace { uint64_t t[8]; } trace;
+static trace mixed_run(void) {
+    trace tr = { { 0 } };
+    csd_params p = tiny(2);
+    p.isp_buffer_bytes = 5 * PAGE;
+    csd_engine *e = engine(&p);
+    object a, b;
+    obj_init(&a, &p, 24 * PAGE, 0, 1);
+    obj_init(&b, &p, 13 * PAGE, 7, 1);
+    job ja, jb;
+    job_start(e, &ja, &cost_ops, &a, 0, 24 * PAGE, NULL, NULL);
+    tr.t[0] = csd_engine_host_io(e, NULL, 3 * PAGE, 0);
+    job_start(e, &jb, &cost_ops, &b, 64, 12 * PAGE, NULL, NULL);
+    csd_addr ad = { .channel = 1, .block = 3 };
+    csd_flash_req ops[3] = { { CSD_FLASH_READ, 0, csd_ppn_encode(&p, &ad) },
+                             { CSD_FLASH_PROGRAM, 0, csd_ppn_encode(&p, &ad) + 1 },
+                             { CSD_FLASH_ERASE, 1, csd_ppn_encode(&p, &ad) } };
+    csd_flash_batch bb = { ops, 3, 3 };
+    tr.t[1] = csd_engine_host_io(e, &bb, PAGE, 100);
+    csd_engine_run_until_finished(e, jb.req);
+    tr.t[2] = prog(e, &jb).finish_ns;
+    csd_engine_run_until_finished(e, ja.req);
+    tr.t[3] = prog(e, &ja).finish_ns;
+    tr.t[4] = csd_engine_core_busy_ns(e, 0);
+    tr.t[5] = csd_engine_core_busy_ns(e, 1);
+    csd_engine_stats st;
+    csd_engine_stats_get(e, &st, NULL);
+    tr.t[6] = st.isp_buffer_peak_bytes;
+    tr.t[7] = csd_engine_now(e);
+    CHECK_EQ_U64(prog(e, &ja).pages_done, 24);
+    CHECK_EQ_U64(prog(e, &jb).pages_done, 13);   /* records straddling into page 12 */
+    CHECK(st.isp_buffer_peak_bytes <= 5 * PAGE);
+    job_end(e, &ja);
+    job_end(e, &jb);
+    csd_engine_destroy(e);
+    obj_free(&a);
+    obj_free(&b);
+    return tr;
+}
+
+static void test_determinism(void) {
+    trace x = mixed_run(), y = mixed_run();
+    for (int i = 0; i < 8; i++) CHECK_EQ_U64(x.t[i], y.t[i]);
+    CHECK(x.t[3] > 0 && x.t[2] > 0);
+}
+
+/* Progress while running: numbers at a known instant of the 1-core, 8-page schedule. */
+static void test_progress(void) {
+    csd_params p = tiny(1);
+    csd_engine *e = engine(&p);
+    object o;
+    obj_init(&o, &p, 8 * PAGE, 0, 1);
+    job j;
+    job_start(e, &j, &cost_ops, &o, 0, 8 * PAGE, NULL, NULL);
+    /* run every event up to 40000: p0 (21000..29040) done, p2 (29040..37080) done, p1 on the core */
+    csd_engine_run_until(e, 40000);
+    CHECK_EQ_U64(csd_engine_now(e), 40000);
+    csd_isp_progress pr = prog(e, &j);
+    CHECK(!pr.finished);
+    CHECK_EQ_U64(pr.pages_done, 2);
+    CHECK_EQ_U64(pr.pages_total, 8);
+    CHECK_EQ_U64(pr.core_ns, 2 * PAGE_NS);
+    CHECK_EQ_U64(pr.device_ns, 40000);
+    /* arrived by 40000: p0, p2, p1, p3 */
+    CHECK_EQ_U64(pr.flash_bytes_read, 4 * PAGE);
+    csd_engine_stats st;
+    csd_flash_stats fs;
+    csd_engine_stats_get(e, &st, &fs);
+    CHECK_EQ_U64(fs.reads, 4);
+    CHECK_EQ_U64(st.isp_pages, 2);
+    CHECK_EQ_U64(st.isp_buffer_used_bytes, 6 * PAGE);
+    job_end(e, &j);
+    csd_engine_destroy(e);
+    obj_free(&o);
+}
+
+int main(void) {
+    test_create_errors();
+    test_host_io();
+    test_tasklet_cores();
+    test_two_requests_fcfs();
+    test_small_buffer();
+    test_text_grows();
+    test_failure_and_stop();
+    test_empty_and_release();
+    test_host_io_with_request();
+    test_determinism();
+    test_progress();
+    TEST_OK("test_engine");
+}

@@ -1,0 +1,149 @@
+/* Discrete-event engine: ordering by time, ties in insertion order, clamping of past times,
+ * idle advance, xfer_ns rounding against hand-computed values, and a large random schedule checked
+ * against a brute-force reference (sort by (time, seq)). */
+#include "check.h"
+#include "sim/sim.h"
+
+#include <stdint.h>
+
+typedef struct log_t { int order[64]; uint64_t times[64]; int n; } log_t;
+typedef struct rec { log_t *log; int id; } rec;
+
+static void record_ev(csd_sim *sim, void *arg) {
+    rec *r = arg;
+    r->log->order[r->log->n] = r->id;
+    r->log->times[r->log->n] = csd_sim_now(sim);
+    r->log->n++;
+}
+
+/* An event that schedules another at the same time: it must run after those already queued then. */
+typedef struct chain { rec child; rec self; } chain;
+static void chain_ev(csd_sim *sim, void *arg) {
+    chain *c = arg;
+    record_ev(sim, &c->self);
+    CHECK(csd_sim_at(sim, csd_sim_now(sim), record_ev, &c->child) == 0);
+}
+
+static void test_order_and_ties(void) {
+    csd_sim *s = csd_sim_create();
+    CHECK(s);
+    log_t log = { .n = 0 };
+    rec r[6];
+    for (int i = 0; i < 6; i++) r[i] = (rec){ &log, i };
+    chain ch = { { &log, 100 }, { &log, 99 } };
+    CHECK(csd_sim_at(s, 50, record_ev, &r[0]) == 0);
+    CHECK(csd_sim_at(s, 10, record_ev, &r[1]) == 0);
+    CHECK(csd_sim_at(s, 30, chain_ev, &ch) == 0);
+    CHECK(csd_sim_at(s, 30, record_ev, &r[2]) == 0);   /* same time, inserted later */
+    CHECK(csd_sim_at(s, 30, record_ev, &r[3]) == 0);
+    CHECK(csd_sim_at(s, 10, record_ev, &r[4]) == 0);
+    CHECK_EQ_U64(csd_sim_pending(s), 6);
+    while (csd_sim_step(s)) {}
+    CHECK_EQ_INT(csd_sim_step(s), 0);
+    int want[] = { 1, 4, 99, 2, 3, 100, 0 };
+    uint64_t want_t[] = { 10, 10, 30, 30, 30, 30, 50 };
+    CHECK_EQ_INT(log.n, 7);
+    for (int i = 0; i < 7; i++) {
+        CHECK_EQ_INT(log.order[i], want[i]);
+        CHECK_EQ_U64(log.times[i], want_t[i]);
+    }
+    CHECK_EQ_U64(csd_sim_now(s), 50);
+    csd_sim_destroy(s);
+}
+
+static void test_clamp_and_advance(void) {
+    csd_sim *s = csd_sim_create();
+    log_t log = { .n = 0 };
+    rec a = { &log, 1 }, b = { &log, 2 };
+    csd_sim_advance(s, 1000);
+    CHECK_EQ_U64(csd_sim_now(s), 1000);
+    csd_sim_advance(s, 500);                        /* never backwards */
+    CHECK_EQ_U64(csd_sim_now(s), 1000);
+    CHECK(csd_sim_at(s, 200, record_ev, &a) == 0);  /* in the past: clamped to now */
+    CHECK(csd_sim_at(s, 5000, record_ev, &b) == 0);
+    csd_sim_advance(s, 9000);                       /* stops at the pending event at 1000 */
+    CHECK_EQ_U64(csd_sim_now(s), 1000);
+    CHECK(csd_sim_step(s) == 1);
+    CHECK_EQ_U64(log.times[0], 1000);
+    csd_sim_advance(s, 9000);                       /* stops at 5000 */
+    CHECK_EQ_U64(csd_sim_now(s), 5000);
+    CHECK(csd_sim_step(s) == 1);
+    CHECK_EQ_U64(log.times[1], 5000);
+    csd_sim_advance(s, 9000);                       /* idle: goes all the way */
+    CHECK_EQ_U64(csd_sim_now(s), 9000);
+    csd_sim_destroy(s);
+}
+
+static void test_xfer_and_serial(void) {
+    /* 8192 * 1e9 / 46875000 = 174762.67 -> 174763 (paper preset channel page) */
+    CHECK_EQ_U64(csd_xfer_ns(8192, 46875000), 174763);
+    /* exact division: 4096 B at 409.6 MB/s = 10000 ns */
+    CHECK_EQ_U64(csd_xfer_ns(4096, 409600000), 10000);
+    /* 8192 B at 300 MB/s = 27306.67 -> 27307 */
+    CHECK_EQ_U64(csd_xfer_ns(8192, 300000000), 27307);
+    CHECK_EQ_U64(csd_xfer_ns(1, 300000000), 4);     /* 3.33 -> 4 */
+    CHECK_EQ_U64(csd_xfer_ns(3, 300000000), 10);    /* exactly 10 */
+    CHECK_EQ_U64(csd_xfer_ns(0, 300000000), 0);
+    CHECK_EQ_U64(csd_xfer_ns(100, 0), 0);           /* rate 0: not modelled */
+    CHECK_EQ_U64(csd_xfer_ns(1, 1), 1000000000ull);
+    /* large counts must not overflow bytes*1e9: 1 TiB at 1 GB/s = 1099.511627776 s */
+    CHECK_EQ_U64(csd_xfer_ns(1ull << 40, 1000000000ull), 1099511627776ull);
+    /* (1e12 + 1) B at 70000 B/s = 14285714.285728571.4 ns -> ...572 (whole s + ceil of remainder) */
+    CHECK_EQ_U64(csd_xfer_ns(1000000000001ull, 70000), 14285714285728572ull);
+    CHECK_EQ_U64(csd_xfer_ns(UINT64_MAX, 1), UINT64_MAX);   /* saturates */
+
+    csd_serial r = { 0, 0 };
+    CHECK_EQ_U64(csd_serial_reserve(&r, 100, 50), 150);   /* idle: starts at ready */
+    CHECK_EQ_U64(csd_serial_reserve(&r, 120, 10), 160);   /* busy: queues behind */
+    CHECK_EQ_U64(csd_serial_reserve(&r, 1000, 5), 1005);  /* idle gap not counted as busy */
+    CHECK_EQ_U64(r.busy_ns, 65);
+}
+
+/* Many events with random times: the run order must equal sorting by (time, insertion order). */
+typedef struct many { uint64_t t; int id; } many;
+typedef struct many_ctx { int *out; int n; uint64_t last_t; int bad; } many_ctx;
+typedef struct many_arg { many_ctx *ctx; int id; } many_arg;
+static void many_ev(csd_sim *sim, void *arg) {
+    many_arg *a = arg;
+    if (csd_sim_now(sim) < a->ctx->last_t) a->ctx->bad = 1;
+    a->ctx->last_t = csd_sim_now(sim);
+    a->ctx->out[a->ctx->n++] = a->id;
+}
+static int many_cmp(const void *x, const void *y) {
+    const many *a = x, *b = y;
+    if (a->t != b->t) return a->t < b->t ? -1 : 1;
+    return a->id - b->id;   /* id = insertion order */
+}
+
+static void test_many(void) {
+    enum { N = 200000 };
+    csd_sim *s = csd_sim_create();
+    many *ref = malloc(N * sizeof *ref);
+    many_arg *args = malloc(N * sizeof *args);
+    int *out = malloc(N * sizeof *out);
+    CHECK(ref && args && out);
+    many_ctx ctx = { out, 0, 0, 0 };
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < N; i++) {
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        ref[i] = (many){ x % 5000, i };            /* many ties on purpose */
+        args[i] = (many_arg){ &ctx, i };
+        CHECK(csd_sim_at(s, ref[i].t, many_ev, &args[i]) == 0);
+    }
+    qsort(ref, N, sizeof *ref, many_cmp);
+    while (csd_sim_step(s)) {}
+    CHECK_EQ_INT(ctx.n, N);
+    CHECK_EQ_INT(ctx.bad, 0);
+    for (int i = 0; i < N; i++) CHECK_EQ_INT(out[i], ref[i].id);
+    CHECK_EQ_U64(csd_sim_pending(s), 0);
+    free(ref); free(args); free(out);
+    csd_sim_destroy(s);
+}
+
+int main(void) {
+    test_order_and_ties();
+    test_clamp_and_advance();
+    test_xfer_and_serial();
+    test_many();
+    TEST_OK("test_sim");
+}
