@@ -36,8 +36,8 @@ static void packets(csd_device *d, uint64_t id) {
         Smartssd__V1__Response *r = dev_raw(d, b, cut, NULL);
         /* A cut at a field boundary can still decode (to a shorter request); anything else is BAD_PACKET.
          * Either way the stored bytes must not change. */
-        CHECK(r->status == CSD_BAD_PACKET || r->status == CSD_OK || r->status == CSD_UNSUPPORTED ||
-              r->status == CSD_INVALID_ARGUMENT || r->status == CSD_NOT_FOUND);
+        CHECK((int)r->status == CSD_BAD_PACKET || (int)r->status == CSD_OK || (int)r->status == CSD_UNSUPPORTED ||
+              (int)r->status == CSD_INVALID_ARGUMENT || (int)r->status == CSD_NOT_FOUND);
         smartssd__v1__response__free_unpacked(r, NULL);
         check_data_intact(d, id);
     }
@@ -48,7 +48,7 @@ static void packets(csd_device *d, uint64_t id) {
     /* unknown opcode: field 99, varint 1 */
     uint8_t unk2[] = { 0x08, 0x05, 0x98, 0x06, 0x01 };   /* tag=5, then field 99 (varint 1) */
     Smartssd__V1__Response *r = dev_raw(d, unk2, sizeof unk2, NULL);
-    CHECK(r->status == CSD_UNSUPPORTED);
+    CHECK((int)r->status == CSD_UNSUPPORTED);
     CHECK(r->tag == 5);
     smartssd__v1__response__free_unpacked(r, NULL);
 
@@ -238,7 +238,7 @@ static void plans(csd_device *d) {
     r = dev_read(d, out, 0, 0);
     CHECK(r->status == 0);
     CHECK(r->read_object->progress->finished);
-    CHECK(r->read_object->progress->status == CSD_TASKLET_ERROR);
+    CHECK((int)r->read_object->progress->status == CSD_TASKLET_ERROR);
     CHECK_CONTAINS(r->read_object->progress->message, "division by zero");
     smartssd__v1__response__free_unpacked(r, NULL);
 

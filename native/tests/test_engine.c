@@ -94,6 +94,7 @@ typedef struct object {
     uint64_t size, pages;
     uint64_t *ppn;        /* per page, CSD_PPN_NONE = unmapped */
     int reads;
+    uint64_t bad_ppn;     /* reading this ppn fails with -EIO */
 } object;
 
 static uint64_t obj_ppn(void *arg, uint64_t page) {
@@ -103,11 +104,13 @@ static uint64_t obj_ppn(void *arg, uint64_t page) {
 
 static int obj_read(void *arg, uint64_t ppn, uint8_t *buf) {
     object *o = arg;
+    if (ppn == o->bad_ppn) return -EIO;
     for (uint64_t k = 0; k < o->pages; k++) {
         if (o->ppn[k] == ppn) {
-            uint64_t n = o->size - k * PAGE < PAGE ? o->size - k * PAGE : PAGE;
-            memset(buf, 0, PAGE);
-            memcpy(buf, o->data + k * PAGE, n);
+            uint64_t P = o->p->page_bytes;
+            uint64_t n = o->size - k * P < P ? o->size - k * P : P;
+            memset(buf, 0, P);
+            memcpy(buf, o->data + k * P, n);
             o->reads++;
             return 0;
         }
@@ -119,8 +122,9 @@ static int obj_read(void *arg, uint64_t ppn, uint8_t *buf) {
 static void obj_init(object *o, const csd_params *p, uint64_t size, uint32_t block, int mapped) {
     memset(o, 0, sizeof *o);
     o->p = p;
+    o->bad_ppn = CSD_PPN_NONE;
     o->size = size;
-    o->pages = (size + PAGE - 1) / PAGE;
+    o->pages = (size + p->page_bytes - 1) / p->page_bytes;
     o->data = calloc(1, size ? size : 1);
     o->ppn = calloc(o->pages ? o->pages : 1, sizeof *o->ppn);
     CHECK(o->data && o->ppn);
@@ -153,7 +157,8 @@ static void job_start(csd_engine *e, job *j, const csd_tasklet_ops *ops, object 
                       uint64_t len, const char *key, const char *val) {
     memset(j, 0, sizeof *j);
     csd_outbuf_init(&j->out, 1 << 20, 0);
-    csd_tasklet_args a = { .page_bytes = PAGE };
+    uint32_t P = o->p->page_bytes;
+    csd_tasklet_args a = { .page_bytes = P };
     if (key) {
         snprintf(j->val[0], sizeof j->val[0], "%s", val);
         j->kv[0] = (csd_kv){ key, j->val[0] };
@@ -163,10 +168,10 @@ static void job_start(csd_engine *e, job *j, const csd_tasklet_ops *ops, object 
     char err[256] = "";
     CHECK_EQ_INT(csd_taskrun_create(&j->run, ops, &a, &j->out, err, sizeof err), 0);
     uint64_t first, last;
-    CHECK_EQ_INT(csd_taskrun_begin(j->run, o->size, off, len, PAGE, &first, &last, err, sizeof err), 0);
+    CHECK_EQ_INT(csd_taskrun_begin(j->run, o->size, off, len, P, &first, &last, err, sizeof err), 0);
     j->src = (csd_page_source){ o, obj_ppn, obj_read };
-    uint64_t max_page = o->size ? (o->size - 1) / PAGE : 0;
-    uint32_t last_len = o->size ? (uint32_t)(o->size - max_page * PAGE) : 0;
+    uint64_t max_page = o->size ? (o->size - 1) / P : 0;
+    uint32_t last_len = o->size ? (uint32_t)(o->size - max_page * P) : 0;
     CHECK_EQ_INT(csd_engine_submit(e, &j->req, j->run, &j->src, first, last, max_page, last_len), 0);
 }
 
@@ -352,6 +357,39 @@ static void test_tasklet_cores(void) {
     obj_free(&o);
 }
 
+/* Cycle rounding and the paper preset's cost model. */
+static void test_cost_model(void) {
+    /* 3 MHz: one unmapped page (ready at 0) costs ceil((1000 + 640) * 1000 / 3 = 546666.67) + 6400
+     * = 553067; finish() ceil(500 * 1000 / 3 = 166666.67) + 200 = 166867 */
+    csd_params p = tiny(1);
+    p.core_mhz = 3;
+    csd_engine *e = engine(&p);
+    object o;
+    obj_init(&o, &p, PAGE, 0, 0);
+    job j;
+    job_start(e, &j, &cost_ops, &o, 0, PAGE, NULL, NULL);
+    csd_engine_run_until_finished(e, j.req);
+    CHECK_EQ_U64(prog(e, &j).finish_ns, 553067 + 166867);
+    job_end(e, &j);
+    csd_engine_destroy(e);
+    obj_free(&o);
+
+    /* paper preset, one mapped 8 KiB page (128 records): arrives at 214933; the page costs
+     * (2000 + 1280) cycles at 400 MHz = 8200 + 128 * 380 = 56840; finish() 500 cycles = 1250
+     * + 2 * 380 = 2010 */
+    CHECK(csd_params_preset(&p, "smartssd-paper") == 0);
+    p.blocks_per_plane = 64;
+    e = engine(&p);
+    obj_init(&o, &p, 8192, 0, 1);
+    job_start(e, &j, &cost_ops, &o, 0, 8192, NULL, NULL);
+    csd_engine_run_until_finished(e, j.req);
+    CHECK_EQ_U64(prog(e, &j).finish_ns, 214933 + 56840 + 2010);
+    CHECK_EQ_U64(prog(e, &j).core_ns, 56840 + 2010);
+    job_end(e, &j);
+    csd_engine_destroy(e);
+    obj_free(&o);
+}
+
 /* Two requests of 4 unmapped pages (ready at issue, no flash), submitted together. */
 static void test_two_requests_fcfs(void) {
     csd_params p = tiny(1);
@@ -396,14 +434,16 @@ static void test_small_buffer(void) {
     csd_params p = tiny(1);
     obj_init(&o, &p, 8 * PAGE, 0, 1);
 
-    /* room for 2 pages: p0, p1 issue at 0; later pages one at a time when the previous batch has
-     * arrived; arrivals 21000, 31000, then every 21000: p7 at 157000 */
+    /* room for 2 pages makes batches of 2, each issued when the buffer has room for a whole batch,
+     * i.e. when the previous batch is processed. Batch at t: arrivals t+21000, t+31000 (same channel),
+     * processed by t+31000+8040 = t+39040. Batches at 0, 39040, 78080, 117120: p7 processed
+     * 148120..156160, finish 156160..156860 */
     p.isp_buffer_bytes = 2 * PAGE;
     csd_engine *e = engine(&p);
     job j;
     job_start(e, &j, &cost_ops, &o, 0, 8 * PAGE, NULL, NULL);
     csd_engine_run_until_finished(e, j.req);
-    CHECK_EQ_U64(prog(e, &j).finish_ns, 157000 + PAGE_NS + FINISH_NS);      /* 165740 */
+    CHECK_EQ_U64(prog(e, &j).finish_ns, 3 * 39040 + 31000 + PAGE_NS + FINISH_NS);   /* 156860 */
     csd_engine_stats st;
     csd_engine_stats_get(e, &st, NULL);
     CHECK_EQ_U64(st.isp_buffer_peak_bytes, 2 * PAGE);
@@ -498,10 +538,13 @@ static void test_failure_and_stop(void) {
 
     /* a page that cannot be read fails the request with the read's errno */
     e = engine(&p);
-    o.ppn[3] = 999999;                              /* obj_read does not know it: -EIO */
+    o.bad_ppn = o.ppn[3];
     job_start(e, &j, &cost_ops, &o, 0, 8 * PAGE, NULL, NULL);
     csd_engine_run_until_finished(e, j.req);
     CHECK_EQ_INT(prog(e, &j).status, -EIO);
+    /* p0 21000, p2 29040, p1 37080, then p3 at 45120 fails its read: charged page_cycles */
+    CHECK_EQ_U64(prog(e, &j).finish_ns, 45120 + 1000);
+    CHECK_EQ_U64(prog(e, &j).pages_done, 3);
     job_end(e, &j);
     csd_engine_destroy(e);
     obj_free(&o);
@@ -648,6 +691,7 @@ int main(void) {
     test_create_errors();
     test_host_io();
     test_tasklet_cores();
+    test_cost_model();
     test_two_requests_fcfs();
     test_small_buffer();
     test_text_grows();

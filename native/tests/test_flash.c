@@ -222,19 +222,22 @@ static void test_stripe_tiny(void) {
     CHECK_EQ_U64(h.done_at[0], 21000);                   /* 10000 + 10000 + 1000 */
     h_free(&h);
 
-    h_init(&h, "tiny", NULL);
-    stripe(&h, 16);
-    /* 2 channels x 2 chips: each channel is busy from 10000 to 90000 without a gap (a chip's next
-     * array read ends exactly when the other chip's transfer ends); both channels finish a page at
-     * T = 20000, 30000, ..., 90000 and the firmware takes them at T+1000 and T+2000. The channel,
-     * not the firmware, is the bottleneck here. */
-    for (int i = 0; i < 16; i++) {
-        uint64_t T = 20000 + (uint64_t)(i / 2) * 10000;
-        CHECK_EQ_U64(h.done_at[h.order[i]], T + 1000 * (uint64_t)(i % 2 + 1));
+    /* 16 pages (4 per chip) and 128 pages (32 per chip): 2 channels x 2 chips; each channel is
+     * busy from 10000 without a gap (a chip's next array read ends exactly when the other chip's
+     * transfer ends); both channels finish a page at T = 20000, 30000, ... and the firmware takes
+     * them at T+1000 and T+2000. The channel, not the firmware, is the bottleneck here. */
+    for (int n = 16; n <= 128; n *= 8) {
+        h_init(&h, "tiny", NULL);
+        stripe(&h, n);
+        for (int i = 0; i < n; i++) {
+            uint64_t T = 20000 + (uint64_t)(i / 2) * 10000;
+            CHECK_EQ_U64(h.done_at[h.order[i]], T + 1000 * (uint64_t)(i % 2 + 1));
+        }
+        /* within a channel pages leave in page order: chip 0's page k, chip 1's page k+1, ... */
+        for (int k = 0; k + 4 < n; k++) CHECK(h.done_at[k] < h.done_at[k + 4]);
+        CHECK_EQ_U64(h.done_at[h.order[n - 1]], n == 16 ? 92000 : 652000);
+        if (n == 16) h_free(&h);
     }
-    CHECK_EQ_U64(h.done_at[h.order[15]], 92000);
-    /* within a channel pages leave in page order: chip 0's page k, chip 1's page k+1, ... */
-    for (int k = 0; k + 4 < 16; k++) CHECK(h.done_at[k] < h.done_at[k + 4]);
     h_free(&h);
 }
 

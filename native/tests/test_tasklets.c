@@ -144,9 +144,8 @@ static char *filter_reference(const char *path, uint32_t E, const filter_case *f
 /* refs[k]: wc98.py's records-mode answer for filter_cases[k] */
 static void check_filter(const uint8_t *obj, uint64_t size, char *const *refs, uint32_t E, uint32_t P,
                          uint64_t *seed, size_t ncases) {
-    char eb[16], pb[16];
+    char eb[16];
     snprintf(eb, sizeof eb, "%u", E);
-    snprintf(pb, sizeof pb, "%u", P);
     uint64_t nrec = size / E;
     for (size_t k = 0; k < ncases; k++) {
         const filter_case *fc = &filter_cases[k];

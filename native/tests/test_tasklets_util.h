@@ -20,8 +20,8 @@ typedef struct tk_text {
     size_t len, cap;
 } tk_text;
 
-static void tk_text_add(tk_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void tk_text_add(tk_text *t, const char *fmt, ...) {
+static inline void tk_text_add(tk_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static inline void tk_text_add(tk_text *t, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(NULL, 0, fmt, ap);
@@ -41,7 +41,7 @@ static void tk_text_add(tk_text *t, const char *fmt, ...) {
 /* How BYTES values print: raw text, or hex. */
 enum { TK_BYTES_RAW = 0, TK_BYTES_HEX = 1 };
 
-static void tk_format_value(tk_text *t, const Smartssd__V1__Value *v, int bytes_mode) {
+static inline void tk_format_value(tk_text *t, const Smartssd__V1__Value *v, int bytes_mode) {
     switch (v->v_case) {
     case SMARTSSD__V1__VALUE__V_I: tk_text_add(t, "%lld", (long long)v->i); break;
     case SMARTSSD__V1__VALUE__V_D: tk_text_add(t, "%.17g", v->d); break;
@@ -57,7 +57,7 @@ static void tk_format_value(tk_text *t, const Smartssd__V1__Value *v, int bytes_
 }
 
 /* Append the rows in [p, p+n) as lines; returns the row count. */
-static size_t tk_format_rows(tk_text *t, const uint8_t *p, size_t n, int bytes_mode) {
+static inline size_t tk_format_rows(tk_text *t, const uint8_t *p, size_t n, int bytes_mode) {
     size_t pos = 0, rows = 0;
     while (pos < n) {
         uint64_t len = 0;
@@ -95,7 +95,7 @@ typedef struct tk_result {
 } tk_result;
 
 /* Run ops over obj split into consecutive extents at cuts (ascending), pages of P bytes. */
-static tk_result tk_run(const csd_tasklet_ops *ops, const csd_tasklet_args *args_in, const uint8_t *obj,
+static inline tk_result tk_run(const csd_tasklet_ops *ops, const csd_tasklet_args *args_in, const uint8_t *obj,
                         uint64_t size, const uint64_t *cuts, size_t ncuts, uint32_t P, int bytes_mode,
                         uint64_t max_rows, size_t limit_bytes) {
     tk_result r;
@@ -145,13 +145,13 @@ static tk_result tk_run(const csd_tasklet_ops *ops, const csd_tasklet_args *args
     return r;
 }
 
-static void tk_result_free(tk_result *r) {
+static inline void tk_result_free(tk_result *r) {
     free(r->text.s);
     memset(r, 0, sizeof *r);
 }
 
 /* The whole output of a shell command (exits on failure). */
-static char *tk_popen_read(const char *cmd) {
+static inline char *tk_popen_read(const char *cmd) {
     FILE *f = popen(cmd, "r");
     CHECK(f);
     tk_text t = {0};
@@ -167,7 +167,7 @@ static char *tk_popen_read(const char *cmd) {
     return t.s;
 }
 
-static uint8_t *tk_read_file(const char *path, uint64_t *size) {
+static inline uint8_t *tk_read_file(const char *path, uint64_t *size) {
     FILE *f = fopen(path, "rb");
     CHECK(f);
     CHECK(fseek(f, 0, SEEK_END) == 0);
@@ -182,7 +182,7 @@ static uint8_t *tk_read_file(const char *path, uint64_t *size) {
     return b;
 }
 
-static void tk_check_text(const char *got, const char *want, const char *what) {
+static inline void tk_check_text(const char *got, const char *want, const char *what) {
     if (strcmp(got, want)) {
         fprintf(stderr, "%s: output differs\n--- got:\n%.3000s\n--- want:\n%.3000s\n", what, got, want);
         exit(1);

@@ -106,7 +106,7 @@ static int probe_record(void *state, csd_tasklet_io *io, const uint8_t *rec, siz
     p->seen++;
     if (c->fail_at >= 0 && off == (uint64_t)c->fail_at) {
         csd_io_fail(io, "probe failed at offset %llu", (unsigned long long)off);
-        return -EIO;
+        return -EDOM;
     }
     if (c->emit_rows) {
         csd_io_row_begin(io);
@@ -766,7 +766,7 @@ static void test_failures(void) {
     csd_outbuf ob;
     csd_outbuf_init(&ob, 0, 0);
     run_result r = run_extent(&cfg, &ob, obj, 100, 0, 100, 16);
-    CHECK_EQ_INT(r.rc_feed, -EIO);
+    CHECK_EQ_INT(r.rc_feed, -EDOM);   /* the tasklet's errno, with its message */
     CHECK_STR(r.err, "probe failed at offset 40");
     CHECK_EQ_U64(got.n, 5);
     items_free(&got);

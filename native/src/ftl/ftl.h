@@ -63,6 +63,9 @@ int csd_ftl_close(csd_ftl *f);
 const csd_params *csd_ftl_params(const csd_ftl *f);
 uint64_t csd_ftl_capacity(const csd_ftl *f);          /* logical bytes */
 uint64_t csd_ftl_physical_pages(const csd_ftl *f);
+/* Largest atomic write group in pages: a write or trim of up to this many pages is all-or-nothing
+ * across a crash; a larger one is applied as consecutive groups in offset order. */
+uint64_t csd_ftl_group_pages(const csd_ftl *f);
 
 /* Object table. Names are 1..CSD_OBJ_NAME_MAX bytes, no NUL. Ids start at 1 and are never reused. */
 int csd_ftl_obj_create(csd_ftl *f, const char *name, uint64_t *id);   /* -EEXIST, -ENOSPC, -EINVAL */

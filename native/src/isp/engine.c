@@ -18,8 +18,8 @@
 enum page_state { PG_NONE, PG_INFLIGHT, PG_READY, PG_BUSY, PG_DONE, PG_DROPPED };
 enum slot_kind { SLOT_IDLE, SLOT_PAGE, SLOT_FINISH, SLOT_FAIL };
 
-/* One flash read of a request's page. The pool holds isp_batch_pages of them: at most one batch is
- * in flight per request, because the next batch waits for the previous one to arrive. */
+/* One flash read of a request's page. The pool holds one entry per page the ISP buffer can hold, so
+ * batches can overlap (double buffering) as long as the buffer has room. */
 typedef struct page_op {
     csd_flash_op op;
     csd_isp_req *r;
@@ -99,8 +99,9 @@ static void sched(csd_engine *e, uint64_t t, csd_sim_fn fn, void *arg) {
 /* ---- cost model ---------------------------------------------------------------------------- */
 
 static uint64_t cost_ns(const csd_engine *e, uint64_t base_cycles, const csd_cost *c) {
-    uint64_t cycles = base_cycles + c->cycles;
-    uint64_t cyc_ns = (cycles * 1000 + e->p.core_mhz - 1) / e->p.core_mhz;
+    /* ceil(cycles * 1000 / mhz), split so a huge charge cannot overflow */
+    uint64_t cycles = base_cycles + c->cycles, mhz = e->p.core_mhz;
+    uint64_t cyc_ns = cycles / mhz * 1000 + ((cycles % mhz) * 1000 + mhz - 1) / mhz;
     return cyc_ns + c->dram_accesses * e->p.dram_access_ns;
 }
 
@@ -192,17 +193,27 @@ static void req_end(csd_engine *e, csd_isp_req *r, int status) {
 static void kick_dispatch(csd_engine *e);
 static void page_arrived(csd_flash_op *op, uint64_t t);
 
-/* Issue r's next batch when the previous one has arrived and the buffer has room: as many pages as
- * fit (at least one when the whole buffer is empty, so a buffer smaller than a page cannot
- * deadlock). This is where a policy (REMUS) could later choose which request issues first. */
+/* Issue r's next batch of isp_batch_pages (paper V-A: internal reads fetch 128 pages at a time) as
+ * soon as the ISP buffer has room for the whole batch, so a request's batches overlap and one
+ * request alone reaches the device's internal read bandwidth. A buffer smaller than a batch makes
+ * the batch that small; an empty buffer always takes at least one page, so nothing can deadlock.
+ * This is where a policy (REMUS) could later choose which request issues first. */
+static uint64_t buffer_pages(const csd_engine *e) {
+    uint64_t n = e->p.isp_buffer_bytes / e->p.page_bytes;
+    return n ? n : 1;
+}
+
 static void issue_for(csd_engine *e, csd_isp_req *r) {
-    if (r->dead || r->batch_left > 0 || r->issue_next >= req_pages(r)) return;
+    if (r->dead || r->issue_next >= req_pages(r)) return;
+    uint64_t batch = e->p.isp_batch_pages < buffer_pages(e) ? e->p.isp_batch_pages : buffer_pages(e);
     uint64_t want = req_pages(r) - r->issue_next;
-    if (want > e->p.isp_batch_pages) want = e->p.isp_batch_pages;
+    if (want > batch) want = batch;
     uint64_t room = e->buf_used < e->p.isp_buffer_bytes
                         ? (e->p.isp_buffer_bytes - e->buf_used) / e->p.page_bytes : 0;
-    if (want > room) want = room;
-    if (want == 0 && e->buf_used == 0) want = 1;
+    if (want > room) {
+        if (e->buf_used) return;          /* wait for a whole batch's room */
+        want = room ? room : 1;
+    }
     int any_ready = 0;
     for (uint64_t k = 0; k < want; k++) {
         uint64_t i = r->issue_next++;
@@ -576,7 +587,7 @@ int csd_engine_submit(csd_engine *e, csd_isp_req **out, csd_taskrun *run, const 
     r->max_page = max_page;
     r->last_len = last_page_len;
     uint64_t pages = empty ? 0 : last_page - first_page + 1;
-    uint64_t pool = e->p.isp_batch_pages;
+    uint64_t pool = buffer_pages(e);
     r->pool = calloc(pool, sizeof *r->pool);
     if (!r->pool || (pages && req_grow(r, pages) < 0)) {
         req_free(r);

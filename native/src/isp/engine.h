@@ -8,8 +8,8 @@
  * requests in flight advance too) and returns the command's device time.
  *
  * Tasklet requests (paper IV-A): pages [first_page, last_page] of one object are read in batches of
- * isp_batch_pages; a batch is issued when the previous batch has fully arrived in DRAM and the ISP
- * buffer (isp_buffer_bytes, page_bytes per page from issue until processed) has room. A page that
+ * isp_batch_pages; a batch is issued as soon as the ISP buffer (isp_buffer_bytes, page_bytes per page
+ * from issue until processed) has room for the whole batch, so batches overlap. A page that
  * arrived is ready; an idle core asks the request scheduler which request to serve and takes that
  * request's lowest-index ready page. Processing cost of a page = ceil((page_cycles + tasklet cycles)
  * * 1000 / core_mhz) + dram_accesses * dram_access_ns, where the tasklet cycles and accesses come
@@ -22,9 +22,10 @@
  *   the transfer of bytes_to_device; its flash ops are all submitted when that ends.
  * - finish() costs ceil(cycles * 1000 / core_mhz) + dram_accesses * dram_access_ns (no page_cycles).
  *   An empty range is served by the first idle core, ahead of the policy's picks.
- * - Buffer: one pool for all requests. A batch issues min(isp_batch_pages, pages left, pages that
- *   fit); when nothing fits and the whole buffer is empty it issues one page (so a buffer smaller
- *   than a page cannot deadlock). Requests issue in submission order whenever room appears.
+ * - Buffer: one pool for all requests. A batch is min(isp_batch_pages, buffer pages, pages left) and
+ *   issues when that much room is free; when the whole buffer is empty but holds less, it issues what
+ *   fits, at least one page (so a buffer smaller than a page cannot deadlock). Requests issue in
+ *   submission order whenever room appears.
  * - Idle cores are served in index order in one dispatch event per instant, after every event due
  *   at that instant, so the policy sees all pages that arrived then.
  * - A feed that fails (tasklet error or page read error) ends the request with that status when the

@@ -98,23 +98,24 @@ void csd_io_release(csd_tasklet_io *io) {
     io->pb_vals = io->pb_ptrs = NULL;
 }
 
-static void io_vset_error(csd_tasklet_io *io, int status, const char *fmt, va_list ap) {
-    if (io->status) return;
-    io->status = status < 0 ? status : -EIO;
+static void io_vset_message(csd_tasklet_io *io, const char *fmt, va_list ap) {
+    if (io->msg_set) return;
+    io->msg_set = 1;
     vsnprintf(io->err, sizeof io->err, fmt, ap);
 }
 
 void csd_io_set_error(csd_tasklet_io *io, int status, const char *fmt, ...) {
+    if (!io->status) io->status = status < 0 ? status : -EPROTO;
     va_list ap;
     va_start(ap, fmt);
-    io_vset_error(io, status, fmt, ap);
+    io_vset_message(io, fmt, ap);
     va_end(ap);
 }
 
 void csd_io_fail(csd_tasklet_io *io, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    io_vset_error(io, -EIO, fmt, ap);
+    io_vset_message(io, fmt, ap);
     va_end(ap);
 }
 

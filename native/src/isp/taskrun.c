@@ -53,12 +53,14 @@ struct csd_taskrun {
     uint64_t skip_page;
 };
 
+/* The tasklet failed (rc < 0), or called csd_io_fail / hit a runtime limit while returning >= 0.
+ * The status is the runtime's own when it set one, else the tasklet's errno (-EPROTO when the
+ * tasklet reported a failure but returned success); the message is the first one recorded. */
 static void run_fail(csd_taskrun *t, int rc, const char *what) {
-    if (rc >= 0) rc = -EIO;
-    /* keep the tasklet's own message when it gave one */
-    csd_io_set_error(&t->io, rc, "tasklet '%s' %s failed: %s", t->ops->name ? t->ops->name : "?",
-                     what, strerror(-rc));
-    t->status = t->io.status;
+    int st = t->io.status ? t->io.status : rc < 0 ? rc : -EPROTO;
+    csd_io_set_error(&t->io, st, "tasklet '%s' %s failed: %s", t->ops->name ? t->ops->name : "?", what,
+                     strerror(-st));
+    t->status = st;
     t->done = 1;
 }
 
@@ -168,8 +170,8 @@ static int deliver(csd_taskrun *t, const uint8_t *p, size_t len, uint64_t start)
     int rc = enter_page(t, start);
     if (rc == 0) rc = t->ops->record(t->state, &t->io, p, len, start);
     else if (rc > 0 && rc != CSD_SKIP_PAGE && rc != CSD_STOP) rc = -EINVAL;
-    if (rc < 0 || t->io.status) {
-        run_fail(t, rc < 0 ? rc : t->io.status, "record");
+    if (rc < 0 || t->io.status || t->io.msg_set) {
+        run_fail(t, rc, "record");
         return t->status;
     }
     if (rc == CSD_SKIP_PAGE) {
@@ -393,8 +395,8 @@ int csd_taskrun_finish(csd_taskrun *t, csd_cost *cost) {
         t->finished = 1;
         if (t->ops->finish) {
             int r = t->ops->finish(t->state, &t->io);
-            if (r < 0 || t->io.status) {
-                run_fail(t, r < 0 ? r : t->io.status, "finish");
+            if (r < 0 || t->io.status || t->io.msg_set) {
+                run_fail(t, r, "finish");
                 rc = t->status;
             }
         }

@@ -32,14 +32,18 @@ struct csd_tasklet_io {
     /* scratch for packing */
     void *pb_vals, *pb_ptrs;
     size_t pb_cap;
-    /* first failure */
+    /* first failure: the message, and the status when the runtime itself decided it (-ENOSPC,
+     * -ENOMEM, framing errors); a tasklet's csd_io_fail only leaves a message, its status is the
+     * errno the tasklet returns */
     int status;                       /* 0 or negative errno */
+    int msg_set;
     char err[CSD_IO_ERR_MAX];
 };
 
 void csd_io_init(csd_tasklet_io *io, csd_outbuf *out, const char *tasklet_name);
 void csd_io_release(csd_tasklet_io *io);
-/* Record a failure unless one is already recorded (the first one is the cause). */
+/* Record a runtime failure status (kept if none yet) and its message (kept if none yet: the first
+ * one is the cause). */
 void csd_io_set_error(csd_tasklet_io *io, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -90,12 +90,14 @@ void csd_sim_advance(csd_sim *sim, uint64_t t) {
     if (t > sim->now) sim->now = t;
 }
 
+__extension__ typedef unsigned __int128 u128;   /* GCC and Clang; __extension__ keeps -Wpedantic quiet */
+
 uint64_t csd_xfer_ns(uint64_t bytes, uint64_t bytes_per_s) {
     if (bytes == 0 || bytes_per_s == 0) return 0;   /* rate 0 = link not modelled (infinitely fast) */
     /* Split so bytes * 1e9 cannot overflow: whole seconds plus the ceil of the remainder. */
     uint64_t whole = bytes / bytes_per_s, rem = bytes % bytes_per_s;
-    unsigned __int128 frac = ((unsigned __int128)rem * 1000000000u + bytes_per_s - 1) / bytes_per_s;
-    unsigned __int128 ns = (unsigned __int128)whole * 1000000000u + frac;
+    u128 frac = ((u128)rem * 1000000000u + bytes_per_s - 1) / bytes_per_s;
+    u128 ns = (u128)whole * 1000000000u + frac;
     return ns > UINT64_MAX ? UINT64_MAX : (uint64_t)ns;
 }
 

@@ -39,6 +39,8 @@ int cli_common_opt(cli *c, const subcmd *s, int opt, const char *arg, int *rc);
 
 /* Open the image in deterministic mode (tasklets advance inside commands). 0 or EXIT_DEVICE. */
 int cli_open(cli *c, const char *image);
+/* Open with the device thread running (for serving). */
+int cli_open_background(cli *c, const char *image);
 void cli_close(cli *c);
 
 /* Send a request; on device failure print the status and message (or a JSON error) and return NULL. */
@@ -51,7 +53,7 @@ void cli_json_print(json_object *o);
 #define CLI_COMMON_LONGOPTS \
     { "json", no_argument, 0, 'j' }, { "help", no_argument, 0, 'h' }, \
     { "set", required_argument, 0, 'S' }, { "config", required_argument, 0, 'C' }
-#define CLI_COMMON_SHORTOPTS "+h"
+#define CLI_COMMON_SHORTOPTS "h"
 
 /* getopt_long over the common options plus extra; on_opt handles the extra ones (0 = taken, -1 =
  * unknown). Positional args go to pos. Returns -1 to go on, or the exit code to return. */
@@ -62,6 +64,6 @@ int cli_parse(cli *c, const subcmd *s, int argc, char **argv, const struct optio
 uint64_t cli_find_object(cli *c, const char *name, uint64_t *size);  /* 0 on failure (printed) */
 
 extern const subcmd CMD_FORMAT, CMD_PUT, CMD_GET, CMD_LS, CMD_RM, CMD_RUN, CMD_STATS, CMD_IDENTIFY,
-    CMD_CHECK, CMD_MV;
+    CMD_CHECK, CMD_MV, CMD_SERVE;
 
 #endif

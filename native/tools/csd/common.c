@@ -101,9 +101,9 @@ static int apply_overrides(cli *c, csd_params *p, char *err, size_t errlen) {
     return 0;
 }
 
-int cli_open(cli *c, const char *image) {
+static int open_mode(cli *c, const char *image, int background) {
     char err[512];
-    csd_open_opts opts = { .override = NULL, .background = 0 };
+    csd_open_opts opts = { .override = NULL, .background = background };
     int rc = csd_device_open(&c->dev, image, &opts, err, sizeof err);
     if (rc) return cli_error(c, "IO_ERROR", "cannot open %s: %s", image, err);
     if (c->config || c->nsets) {
@@ -120,6 +120,9 @@ int cli_open(cli *c, const char *image) {
     }
     return 0;
 }
+
+int cli_open(cli *c, const char *image) { return open_mode(c, image, 0); }
+int cli_open_background(cli *c, const char *image) { return open_mode(c, image, 1); }
 
 void cli_close(cli *c) {
     if (c->dev) csd_device_close(c->dev);

@@ -28,6 +28,7 @@ class ConcurrencyTest {
     static final int THREADS = 16;
     static final int COMMANDS = 1000;
     static final int MAX_SIZE = 48 * 1024;
+    static final int PAGE = 4096; // the tiny preset's page
 
     @TempDir
     Path dir;
@@ -107,11 +108,13 @@ class ConcurrencyTest {
                 assertTrue(ssd.list("t/").objects().stream().anyMatch(o -> o.id() == id));
             } else if (op < 83) {
                 assertEquals("tiny", ssd.identify().preset());
-            } else if (op < 88 && ref.length > 0) {
-                int off = r.nextInt(ref.length);
-                int len = r.nextInt(ref.length - off + 1);
-                ssd.trim(id, off, len);
-                Arrays.fill(ref, off, off + len, (byte) 0);
+            } else if (op < 88 && ref.length >= PAGE) {
+                // trim deallocates whole pages: trim whole pages, which then read as zeros
+                int pages = ref.length / PAGE;
+                int first = r.nextInt(pages);
+                int n = 1 + r.nextInt(pages - first);
+                ssd.trim(id, (long) first * PAGE, (long) n * PAGE);
+                Arrays.fill(ref, first * PAGE, (first + n) * PAGE, (byte) 0);
             } else if (op < 95) {
                 byte[] small = new byte[1 + r.nextInt(64)];
                 r.nextBytes(small);

@@ -1,0 +1,158 @@
+/* Internals of the page-mapping FTL shared by its source files (not for other components).
+ * docs/IMAGE-FORMAT.md explains the on-disk side; this is the in-memory side. */
+#ifndef CSD_FTL_INT_H
+#define CSD_FTL_INT_H
+
+#include "ftl/ftl.h"
+#include "store/store.h"
+
+/* Per physical page. */
+enum {
+    PG_FREE = 0,   /* erased, not yet programmed */
+    PG_VALID,      /* holds the current version of (rev_id, rev_idx): data or tombstone */
+    PG_RESERVED,   /* programmed by a write group whose OOB records are not written yet */
+    PG_STALE,      /* an older data version of (rev_id, rev_idx): keeps that page's tombstone alive */
+    PG_DEAD,       /* garbage: moved by GC, deleted object, rolled back, unreadable record */
+};
+
+enum { BLK_FREE = 0, BLK_ACTIVE, BLK_CLOSED };
+
+/* Mapping entries: a ppn, a tombstone (flag + ppn of its record), or nothing. */
+#define MAP_NONE UINT64_MAX
+#define MAP_TOMB (1ull << 63)
+static inline int map_is_data(uint64_t e) { return !(e & MAP_TOMB); }
+static inline int map_is_tomb(uint64_t e) { return e != MAP_NONE && (e & MAP_TOMB); }
+static inline uint64_t map_ppn(uint64_t e) { return e & ~MAP_TOMB; }
+
+#define NONE32 UINT32_MAX
+
+typedef struct ftl_obj {
+    uint64_t id, created_seq, size;
+    char *name;                /* NUL-terminated copy */
+    uint32_t name_len;
+    uint64_t name_hash;
+    uint64_t *map;             /* page index -> entry, cap entries (MAP_NONE past the end) */
+    uint32_t *stale;           /* page index -> stale data versions still on flash */
+    uint64_t cap;
+    uint64_t data_pages, tomb_pages;
+    int used;
+} ftl_obj;
+
+/* Object table: slots plus hash indexes by id and by name (linear probing, backward-shift delete). */
+typedef struct csd_objtab {
+    ftl_obj *slots;
+    uint32_t nslots, cap_slots, count;
+    uint32_t *free_slots;
+    uint32_t nfree;
+    uint32_t *by_id, *by_name;   /* slot numbers or NONE32 */
+    uint32_t idx_cap;            /* power of two */
+    uint64_t next_id;
+} csd_objtab;
+
+void csd_objtab_init(csd_objtab *t);
+void csd_objtab_free(csd_objtab *t);
+ftl_obj *csd_objtab_by_id(const csd_objtab *t, uint64_t id);
+ftl_obj *csd_objtab_by_name(const csd_objtab *t, const char *name, size_t len);
+/* Adds an entry; *slot receives its slot. 0 or -ENOMEM. */
+int csd_objtab_add(csd_objtab *t, uint64_t id, const char *name, size_t len, uint64_t created_seq, uint32_t *slot);
+void csd_objtab_remove(csd_objtab *t, ftl_obj *o);
+/* name: malloc'd and NUL-terminated; the table takes it. */
+void csd_objtab_rename(csd_objtab *t, ftl_obj *o, char *name, size_t len);
+/* Grow o's map to at least pages entries (MAP_NONE / 0 stale). 0 or -ENOMEM. */
+int csd_obj_reserve(ftl_obj *o, uint64_t pages);
+static inline uint32_t csd_objtab_slot(const csd_objtab *t, const ftl_obj *o) { return (uint32_t)(o - t->slots); }
+
+/* ---------------------------------------------------------------- the FTL */
+
+struct csd_ftl {
+    csd_store *st;
+    csd_params p;
+    csd_layout l;
+    uint32_t units, bpp, ppb, pb;
+    uint64_t lpages;             /* logical capacity in pages */
+    uint64_t physical, nblocks;
+    uint64_t group_pages;        /* largest atomic write group */
+    uint32_t gc_min;             /* GC when a unit has fewer free blocks than this */
+    uint32_t *order;             /* stripe position -> unit (channel fastest) */
+    uint32_t rr;                 /* next stripe position for a host page */
+
+    uint8_t *pstate;             /* per ppn */
+    uint64_t *rev_id;
+    uint32_t *rev_idx, *pcrc;
+
+    uint8_t *bstate;             /* per block (unit * bpp + block) */
+    uint32_t *bvalid, *bwp, *bres, *berase;
+
+    uint32_t *active;            /* per unit: block or NONE32 */
+    uint32_t *nfree, *fq_head, *fq;  /* per unit FIFO of free blocks (fq: units x bpp) */
+    uint64_t free_blocks;
+
+    uint64_t next_seq;
+    csd_objtab tab;
+    int meta_slot;               /* slot holding the newest table (the next write goes to the other) */
+    uint64_t meta_seq;
+    csd_void_range voids[CSD_META_VOID_MAX];
+    uint32_t n_void;
+    uint64_t lused;              /* logical pages in use: data + tombstones */
+    csd_ftl_counters c;
+    int broken;                  /* an unrecoverable I/O error: refuse writes until reopened */
+
+    uint8_t *pagebuf;             /* host read-modify-write */
+    uint8_t *gcbuf;               /* GC copies (GC runs inside a host write) */
+    csd_buf mbuf;
+};
+
+/* alloc.c: page allocation, garbage collection, erase, batch reporting */
+void ftl_op(csd_ftl *f, csd_flash_batch *ops, int kind, int gc, uint64_t ppn);
+int ftl_alloc_host(csd_ftl *f, csd_flash_batch *ops, uint64_t *ppn);   /* page becomes PG_RESERVED */
+void ftl_release(csd_ftl *f, uint64_t ppn);     /* a reserved page that will not be committed */
+void ftl_set_valid(csd_ftl *f, uint64_t ppn, uint64_t id, uint32_t idx, uint32_t crc);
+void ftl_unmap(csd_ftl *f, uint64_t ppn, int to_state);   /* a VALID page -> STALE or DEAD */
+void ftl_maybe_drop_tomb(csd_ftl *f, ftl_obj *o, uint64_t idx);
+static inline uint32_t ftl_block_of(const csd_ftl *f, uint64_t ppn) { return (uint32_t)(ppn / f->ppb); }
+static inline uint32_t ftl_unit_of_block(const csd_ftl *f, uint32_t gb) { return gb / f->bpp; }
+static inline uint64_t ftl_obj_pages(const csd_ftl *f, const ftl_obj *o) { return (o->size + f->pb - 1) / f->pb; }
+
+/* meta.c in ftl: persist the object table (skip: a slot left out, e.g. being deleted; ren/name: a
+ * slot saved under a new name). 0 or -errno. */
+int ftl_meta_save(csd_ftl *f, const ftl_obj *skip, const ftl_obj *ren, const char *name, size_t len);
+
+/* scan.c: one pass over every OOB record, deciding which records recovery may trust. */
+enum { SCAN_ACCEPT, SCAN_VOIDED, SCAN_ROLLBACK, SCAN_BAD };
+typedef void (*csd_scan_fn)(void *arg, uint64_t ppn, const csd_oob *r, int scan_status, int oob_status);
+typedef struct csd_scan_info {
+    uint64_t records;            /* non-empty OOB records */
+    uint64_t max_seq;            /* highest seq of any well-formed record (voided or not) */
+    int have_last, last_incomplete;
+    uint64_t last_first, last_pages, last_found;   /* the newest write group */
+    uint8_t void_hit[CSD_META_VOID_MAX];          /* 1 = some record still falls in that range */
+} csd_scan_info;
+int csd_scan_oob(csd_store *s, const csd_void_range *voids, uint32_t n_void, csd_scan_fn fn, void *arg,
+                 csd_scan_info *info);
+int csd_seq_voided(const csd_void_range *v, uint32_t n, uint64_t seq);   /* index or -1 */
+
+/* build.c: pick the winning record per (object, page): highest (seq, copies). */
+typedef struct csd_win {
+    uint64_t ppn, seq;
+    uint32_t copies, valid, crc;
+    uint8_t kind;
+} csd_win;
+enum { ORPHAN_NO_OBJECT = 1, ORPHAN_PAGE_RANGE = 2 };
+typedef struct csd_build {
+    const csd_objtab *tab;
+    uint64_t max_pages;          /* page index bound (logical capacity) */
+    csd_win **win;               /* per slot */
+    uint64_t *win_cap;
+    void *arg;
+    /* loser lost to winner; tie = same (seq, copies), i.e. a duplicate */
+    void (*lose)(void *arg, uint32_t slot, uint64_t page, const csd_win *loser, const csd_win *winner, int tie);
+    void (*orphan)(void *arg, uint64_t ppn, const csd_oob *r, int why);
+} csd_build;
+int csd_build_init(csd_build *b, const csd_objtab *tab, uint64_t max_pages);
+int csd_build_add(csd_build *b, uint64_t ppn, const csd_oob *r);   /* 0 or -ENOMEM */
+void csd_build_free(csd_build *b);
+
+/* Fill an object table from a metadata slot. 0 or -EBADMSG/-ENOMEM with err. */
+int csd_objtab_load(csd_objtab *t, const csd_meta *m, uint32_t max_objects, char *err, size_t errlen);
+
+#endif

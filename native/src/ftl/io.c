@@ -1,0 +1,225 @@
+/* Object data: write (read-modify-write of partial pages), read, trim, lookup.
+ *
+ * Writes and trims go in atomic groups of at most group_pages pages. A group first programs all its
+ * data pages (old versions stay mapped, so GC keeps them), then writes the pages' OOB records, each
+ * naming the group (first seq, page count), then switches the mapping in memory. Recovery accepts
+ * the newest group only if all its records are present, so after a crash each group is either fully
+ * there or not at all. */
+#include "ftl/ftl_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct grp_page { uint64_t idx, ppn; uint32_t crc, valid; } grp_page;
+
+static uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+/* Read a live data page and verify it against the CRC its record carries. */
+static int read_checked(csd_ftl *f, uint64_t ppn, void *dst, csd_flash_batch *ops) {
+    int rc = csd_store_read_data(f->st, ppn, 0, dst, f->pb);
+    if (rc) return rc;
+    ftl_op(f, ops, CSD_FLASH_READ, 0, ppn);
+    return csd_crc32(0, dst, f->pb) == f->pcrc[ppn] ? 0 : -EIO;
+}
+
+/* A group's records failed half-way: its seq range is rolled back in the metadata so those records
+ * never count, even once later groups make them look "not newest". */
+static void group_rollback(csd_ftl *f, grp_page *g, uint32_t n, uint64_t s0, int records) {
+    for (uint32_t k = 0; k < n; k++) ftl_release(f, g[k].ppn);
+    if (!records) return;
+    if (f->n_void == CSD_META_VOID_MAX) {
+        f->broken = 1;
+        return;
+    }
+    f->voids[f->n_void++] = (csd_void_range){ s0, s0 + n };
+    if (ftl_meta_save(f, NULL, NULL, NULL, 0)) f->broken = 1;
+}
+
+/* Records, then the in-memory switch. size_after is the object size once the group is in. */
+static int group_commit(csd_ftl *f, ftl_obj *o, grp_page *g, uint32_t n, int kind, uint64_t size_after) {
+    uint64_t s0 = f->next_seq;
+    f->next_seq += n;
+    int rc = csd_store_barrier(f->st);
+    if (rc) {
+        group_rollback(f, g, n, s0, 0);
+        return rc;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        csd_oob r = { .kind = (uint8_t)kind, .copies = 0, .valid_bytes = g[k].valid, .obj = o->id,
+                      .page = g[k].idx, .seq = s0 + k, .op_first = s0, .op_pages = n, .data_crc = g[k].crc };
+        rc = csd_store_write_oob(f->st, g[k].ppn, &r);
+        if (rc) {
+            group_rollback(f, g, n, s0, 1);
+            return rc;
+        }
+    }
+    rc = csd_store_barrier(f->st);
+    if (rc) {
+        group_rollback(f, g, n, s0, 1);
+        return rc;
+    }
+    uint64_t old_pages = ftl_obj_pages(f, o);
+    for (uint32_t k = 0; k < n; k++) {
+        uint64_t idx = g[k].idx, old = o->map[idx];
+        if (old == MAP_NONE) {
+            f->lused++;
+        } else if (map_is_data(old)) {
+            ftl_unmap(f, old, PG_STALE);
+            o->stale[idx]++;
+            o->data_pages--;
+        } else {
+            ftl_unmap(f, map_ppn(old), PG_DEAD);
+            o->tomb_pages--;
+        }
+        if (kind == CSD_OOB_DATA) {
+            o->map[idx] = g[k].ppn;
+            o->data_pages++;
+        } else {
+            o->map[idx] = g[k].ppn | MAP_TOMB;
+            o->tomb_pages++;
+        }
+        ftl_set_valid(f, g[k].ppn, o->id, (uint32_t)idx, g[k].crc);
+    }
+    o->size = size_after;
+    /* the old last page no longer carries the size: its tombstone may be droppable now */
+    if (old_pages && ftl_obj_pages(f, o) > old_pages) ftl_maybe_drop_tomb(f, o, old_pages - 1);
+    return 0;
+}
+
+int csd_ftl_write(csd_ftl *f, uint64_t id, uint64_t offset, const void *data, size_t len, csd_flash_batch *ops) {
+    if (f->broken) return -EIO;
+    ftl_obj *o = csd_objtab_by_id(&f->tab, id);
+    if (!o) return -ENOENT;
+    if (offset > o->size || len > UINT64_MAX - offset) return -ERANGE;
+    if (len == 0) return 0;
+    if (!data) return -EINVAL;
+    const uint64_t pb = f->pb, end = offset + len, first = offset / pb, last = (end - 1) / pb;
+    if (last >= f->lpages) return -ENOSPC;
+    uint64_t np = ftl_obj_pages(f, o), added = last + 1 > np ? last + 1 - np : 0;
+    for (uint64_t i = first; i < np && i <= last; i++) added += o->map[i] == MAP_NONE;
+    if (f->lused + added > f->lpages) return -ENOSPC;
+    if (csd_obj_reserve(o, last + 1)) return -ENOMEM;
+    uint64_t gmax = min64(f->group_pages, last - first + 1);
+    grp_page *g = malloc((size_t)gmax * sizeof *g);
+    if (!g) return -ENOMEM;
+    const uint8_t *src = data;
+    uint8_t *buf = f->pagebuf;
+    int rc = 0;
+    for (uint64_t g0 = first; !rc && g0 <= last; g0 += gmax) {
+        uint64_t g1 = min64(last, g0 + gmax - 1);
+        uint64_t size_after = max64(o->size, min64(end, (g1 + 1) * pb));
+        uint32_t n = 0;
+        for (uint64_t i = g0; i <= g1; i++) {
+            uint64_t ps = i * pb, lo = max64(ps, offset), hi = min64(ps + pb, end);
+            if (lo == ps && hi == ps + pb) {
+                memcpy(buf, src + (ps - offset), pb);
+            } else {
+                uint64_t e = o->map[i];
+                if (map_is_data(e)) {
+                    rc = read_checked(f, e, buf, ops);
+                    if (rc) break;
+                } else {
+                    memset(buf, 0, pb);
+                }
+                memcpy(buf + (lo - ps), src + (lo - offset), hi - lo);
+            }
+            uint64_t ppn;
+            rc = ftl_alloc_host(f, ops, &ppn);
+            if (rc) break;
+            g[n++] = (grp_page){ i, ppn, csd_crc32(0, buf, pb), (uint32_t)min64(pb, size_after - ps) };
+            rc = csd_store_write_data(f->st, ppn, buf);
+            if (rc) break;
+            ftl_op(f, ops, CSD_FLASH_PROGRAM, 0, ppn);
+        }
+        if (rc) {
+            group_rollback(f, g, n, 0, 0);
+            break;
+        }
+        rc = group_commit(f, o, g, n, CSD_OOB_DATA, size_after);
+        if (!rc) f->c.host_pages_written += n;
+    }
+    free(g);
+    return rc;
+}
+
+int csd_ftl_read(csd_ftl *f, uint64_t id, uint64_t offset, void *buf, size_t len, csd_flash_batch *ops) {
+    ftl_obj *o = csd_objtab_by_id(&f->tab, id);
+    if (!o) return -ENOENT;
+    if (offset > o->size || len > o->size - offset) return -ERANGE;
+    if (len == 0) return 0;
+    if (!buf) return -EINVAL;
+    const uint64_t pb = f->pb, end = offset + len;
+    uint8_t *dst = buf;
+    for (uint64_t i = offset / pb; i <= (end - 1) / pb; i++) {
+        uint64_t ps = i * pb, lo = max64(ps, offset), hi = min64(ps + pb, end);
+        uint64_t e = i < o->cap ? o->map[i] : MAP_NONE;
+        uint8_t *out = dst + (lo - offset);
+        if (!map_is_data(e)) {
+            memset(out, 0, hi - lo);   /* trimmed */
+            continue;
+        }
+        int whole = lo == ps && hi == ps + pb;
+        int rc = read_checked(f, e, whole ? out : f->pagebuf, ops);
+        if (rc) return rc;
+        if (!whole) memcpy(out, f->pagebuf + (lo - ps), hi - lo);
+        f->c.host_pages_read++;
+    }
+    return 0;
+}
+
+int csd_ftl_trim(csd_ftl *f, uint64_t id, uint64_t offset, uint64_t len, csd_flash_batch *ops) {
+    if (f->broken) return -EIO;
+    ftl_obj *o = csd_objtab_by_id(&f->tab, id);
+    if (!o) return -ENOENT;
+    if (offset > o->size) return -ERANGE;
+    const uint64_t pb = f->pb, np = ftl_obj_pages(f, o);
+    uint64_t end = len > UINT64_MAX - offset ? UINT64_MAX : offset + len;
+    /* a range reaching the end of the object covers its partial last page too */
+    uint64_t lim = (end >= o->size ? np * pb : end) / pb;
+    uint64_t i = (offset + pb - 1) / pb;
+    grp_page *g = malloc((size_t)min64(f->group_pages, lim > i ? lim - i : 1) * sizeof *g);
+    if (!g) return -ENOMEM;
+    int rc = 0;
+    while (!rc && i < lim) {
+        uint32_t n = 0;
+        for (; i < lim && n < f->group_pages; i++) {
+            if (!map_is_data(o->map[i])) continue;   /* already trimmed */
+            uint64_t ppn;
+            rc = ftl_alloc_host(f, ops, &ppn);
+            if (rc) break;
+            /* a tombstone takes a page slot but writes no data: the page stays a hole */
+            g[n++] = (grp_page){ i, ppn, 0, (uint32_t)min64(pb, o->size - i * pb) };
+            ftl_op(f, ops, CSD_FLASH_PROGRAM, 0, ppn);
+        }
+        if (rc) {
+            group_rollback(f, g, n, 0, 0);
+            break;
+        }
+        if (n) rc = group_commit(f, o, g, n, CSD_OOB_TOMBSTONE, o->size);
+        if (!rc) f->c.trimmed_pages += n;
+    }
+    free(g);
+    return rc;
+}
+
+uint64_t csd_ftl_lookup(const csd_ftl *f, uint64_t id, uint64_t page_index) {
+    const ftl_obj *o = csd_objtab_by_id(&f->tab, id);
+    if (!o || page_index >= o->cap || page_index >= ftl_obj_pages(f, o)) return CSD_PPN_NONE;
+    uint64_t e = o->map[page_index];
+    return map_is_data(e) ? e : CSD_PPN_NONE;
+}
+
+int csd_ftl_read_ppn(csd_ftl *f, uint64_t ppn, void *buf) {
+    if (ppn >= f->physical || !buf) return -EINVAL;
+    int rc = csd_store_read_data(f->st, ppn, 0, buf, f->pb);
+    if (rc) return rc;
+    /* verify when it is a live data page (tombstones and garbage have nothing to check against) */
+    if (f->pstate[ppn] == PG_VALID) {
+        const ftl_obj *o = csd_objtab_by_id(&f->tab, f->rev_id[ppn]);
+        uint32_t idx = f->rev_idx[ppn];
+        if (o && idx < o->cap && o->map[idx] == ppn && csd_crc32(0, buf, f->pb) != f->pcrc[ppn]) return -EIO;
+    }
+    return 0;
+}

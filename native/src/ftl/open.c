@@ -1,0 +1,340 @@
+/* Format, open (crash recovery), close, and the read-only accessors. */
+#include "ftl/ftl_int.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flash/flash.h"
+
+#define ERR(...) do { if (err && errlen) snprintf(err, errlen, __VA_ARGS__); } while (0)
+
+int csd_ftl_format(const char *path, uint64_t capacity, const csd_params *p, char *err, size_t errlen) {
+    char e2[256];
+    int rc = csd_params_validate(p, e2, sizeof e2);
+    if (rc) {
+        ERR("%s", e2);
+        return rc;
+    }
+    csd_layout l;
+    rc = csd_layout_compute(&l, capacity, p, e2, sizeof e2);
+    if (rc) {
+        ERR("%s", e2);
+        return rc;
+    }
+    csd_params stored = *p;
+    stored.blocks_per_plane = l.blocks_per_plane;   /* the derived value is part of the geometry */
+    csd_store *s;
+    rc = csd_store_create(&s, path, &l, &stored, e2, sizeof e2);
+    if (rc) {
+        ERR("%s", e2);
+        return rc;
+    }
+    /* Both slots start valid and equal, so a fresh image has no torn slot to report. */
+    csd_buf b = { 0 };
+    csd_meta_begin(&b, 1, 1, NULL, 0, 0);
+    rc = csd_meta_write(s, 0, 1, &b);
+    if (!rc) rc = csd_meta_write(s, 1, 2, &b);
+    if (!rc) rc = csd_store_sync(s);
+    csd_buf_free(&b);
+    csd_store_close(s);
+    if (rc) ERR("%s: writing metadata: %s", path, strerror(-rc));
+    return rc;
+}
+
+static void ftl_free(csd_ftl *f) {
+    if (!f) return;
+    csd_store_close(f->st);
+    csd_objtab_free(&f->tab);
+    free(f->order);
+    free(f->pstate);
+    free(f->rev_id);
+    free(f->rev_idx);
+    free(f->pcrc);
+    free(f->bstate);
+    free(f->bvalid);
+    free(f->bwp);
+    free(f->bres);
+    free(f->berase);
+    free(f->active);
+    free(f->nfree);
+    free(f->fq_head);
+    free(f->fq);
+    free(f->pagebuf);
+    free(f->gcbuf);
+    csd_buf_free(&f->mbuf);
+    free(f);
+}
+
+static int alloc_state(csd_ftl *f) {
+    const csd_layout *l = &f->l;
+    f->units = l->units;
+    f->bpp = l->blocks_per_plane;
+    f->ppb = l->pages_per_block;
+    f->pb = l->page_bytes;
+    f->lpages = l->capacity / l->page_bytes;
+    f->physical = l->physical_pages;
+    f->nblocks = (uint64_t)f->units * f->bpp;
+    int64_t head = csd_layout_headroom(l);
+    f->group_pages = head > 2 ? (uint64_t)head / 2 : 1;
+    f->gc_min = f->p.gc_free_blocks_min > 2 ? f->p.gc_free_blocks_min : 2;
+    size_t np = (size_t)f->physical, nb = (size_t)f->nblocks, nu = f->units;
+    f->order = calloc(nu, sizeof *f->order);
+    f->pstate = calloc(np, 1);
+    f->rev_id = calloc(np, sizeof *f->rev_id);
+    f->rev_idx = calloc(np, sizeof *f->rev_idx);
+    f->pcrc = calloc(np, sizeof *f->pcrc);
+    f->bstate = calloc(nb, 1);
+    f->bvalid = calloc(nb, sizeof *f->bvalid);
+    f->bwp = calloc(nb, sizeof *f->bwp);
+    f->bres = calloc(nb, sizeof *f->bres);
+    f->berase = calloc(nb, sizeof *f->berase);
+    f->active = malloc(nu * sizeof *f->active);
+    f->nfree = calloc(nu, sizeof *f->nfree);
+    f->fq_head = calloc(nu, sizeof *f->fq_head);
+    f->fq = calloc(nb, sizeof *f->fq);
+    f->pagebuf = malloc(f->pb);
+    f->gcbuf = malloc(f->pb);
+    if (!f->order || !f->pstate || !f->rev_id || !f->rev_idx || !f->pcrc || !f->bstate || !f->bvalid || !f->bwp ||
+        !f->bres || !f->berase || !f->active || !f->nfree || !f->fq_head || !f->fq || !f->pagebuf || !f->gcbuf)
+        return -ENOMEM;
+    for (uint32_t u = 0; u < nu; u++) f->active[u] = NONE32;
+    /* stripe position r -> unit, channel varying fastest, then chip, die, plane */
+    const csd_params *p = &f->p;
+    uint32_t C = p->channels, K = p->chips_per_channel, D = p->dies_per_chip;
+    for (uint32_t r = 0; r < nu; r++) {
+        uint32_t ch = r % C, chip = (r / C) % K, die = (r / (C * K)) % D, plane = r / (C * K * D);
+        f->order[r] = ((ch * K + chip) * D + die) * p->planes_per_die + plane;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- recovery */
+
+typedef struct rec_ctx {
+    csd_ftl *f;
+    csd_build b;
+    uint64_t *bmaxseq;   /* per block: newest accepted seq, to pick the active block */
+    int rc;
+} rec_ctx;
+
+static void rec_record(void *arg, uint64_t ppn, const csd_oob *r, int sst, int ost) {
+    (void)ost;
+    rec_ctx *c = arg;
+    csd_ftl *f = c->f;
+    uint32_t gb = ftl_block_of(f, ppn), page = (uint32_t)(ppn % f->ppb);
+    if (page + 1 > f->bwp[gb]) f->bwp[gb] = page + 1;
+    f->pstate[ppn] = PG_DEAD;   /* occupied; winners become VALID, older data versions STALE */
+    if (sst != SCAN_ACCEPT) return;
+    if (r->seq > c->bmaxseq[gb]) c->bmaxseq[gb] = r->seq;
+    if (csd_build_add(&c->b, ppn, r)) c->rc = -ENOMEM;
+}
+
+static void rec_lose(void *arg, uint32_t slot, uint64_t page, const csd_win *loser, const csd_win *winner, int tie) {
+    (void)winner;
+    (void)tie;
+    rec_ctx *c = arg;
+    csd_ftl *f = c->f;
+    if (loser->kind != CSD_OOB_DATA) return;   /* only data versions can come back */
+    ftl_obj *o = &f->tab.slots[slot];
+    if (csd_obj_reserve(o, page + 1)) {
+        c->rc = -ENOMEM;
+        return;
+    }
+    f->pstate[loser->ppn] = PG_STALE;
+    f->rev_id[loser->ppn] = o->id;
+    f->rev_idx[loser->ppn] = (uint32_t)page;
+    o->stale[page]++;
+}
+
+static int apply_winners(csd_ftl *f, csd_build *b) {
+    for (uint32_t s = 0; s < f->tab.nslots; s++) {
+        ftl_obj *o = &f->tab.slots[s];
+        if (!o->used) continue;
+        const csd_win *w = b->win[s];
+        uint64_t cap = b->win_cap[s], size = 0;
+        for (uint64_t i = 0; i < cap; i++)
+            if (w[i].ppn != MAP_NONE && i * f->pb + w[i].valid > size) size = i * f->pb + w[i].valid;
+        o->size = size;
+        if (csd_obj_reserve(o, ftl_obj_pages(f, o))) return -ENOMEM;
+        for (uint64_t i = 0; i < cap; i++) {
+            if (w[i].ppn == MAP_NONE) continue;
+            int data = w[i].kind == CSD_OOB_DATA;
+            o->map[i] = w[i].ppn | (data ? 0 : MAP_TOMB);
+            ftl_set_valid(f, w[i].ppn, o->id, (uint32_t)i, w[i].crc);
+            if (data) o->data_pages++;
+            else o->tomb_pages++;
+            f->lused++;
+        }
+        for (uint64_t i = 0; i < cap; i++) ftl_maybe_drop_tomb(f, o, i);
+    }
+    return 0;
+}
+
+static void rebuild_blocks(csd_ftl *f, const uint64_t *bmaxseq) {
+    for (uint32_t gb = 0; gb < f->nblocks; gb++) {
+        uint32_t u = ftl_unit_of_block(f, gb), wp = f->bwp[gb];
+        uint64_t first = (uint64_t)gb * f->ppb;
+        for (uint32_t i = 0; i < wp; i++)
+            if (f->pstate[first + i] == PG_FREE) f->pstate[first + i] = PG_DEAD;   /* a gap: not writable */
+        if (wp == 0) {
+            f->bstate[gb] = BLK_FREE;
+            f->fq[(uint64_t)u * f->bpp + f->nfree[u]] = gb;
+            f->nfree[u]++;
+            f->free_blocks++;
+            continue;
+        }
+        f->bstate[gb] = BLK_CLOSED;
+        if (wp == f->ppb) continue;
+        /* normally one partly written block per unit; keep appending to the newest */
+        uint32_t a = f->active[u];
+        if (a == NONE32 || bmaxseq[gb] > bmaxseq[a]) {
+            f->active[u] = gb;
+            f->bstate[gb] = BLK_ACTIVE;
+            if (a != NONE32) f->bstate[a] = BLK_CLOSED;
+        }
+    }
+}
+
+/* Rolled-back ranges: drop the ones no record falls in any more (GC erased them), add the newest
+ * group if the crash left it incomplete. Returns 1 if the list changed. */
+static int update_voids(csd_ftl *f, const csd_scan_info *in) {
+    uint32_t n = 0;
+    int changed = 0;
+    for (uint32_t i = 0; i < f->n_void; i++) {
+        if (in->void_hit[i]) f->voids[n++] = f->voids[i];
+        else changed = 1;
+    }
+    f->n_void = n;
+    if (in->last_incomplete) {
+        csd_void_range v = { in->last_first, in->max_seq + 1 };
+        while (f->n_void && f->voids[f->n_void - 1].to > v.from) {   /* keep ranges disjoint */
+            if (f->voids[f->n_void - 1].from < v.from) v.from = f->voids[f->n_void - 1].from;
+            f->n_void--;
+        }
+        if (f->n_void == CSD_META_VOID_MAX) return -ENOSPC;
+        f->voids[f->n_void++] = v;
+        changed = 1;
+    }
+    return changed;
+}
+
+static int recover(csd_ftl *f, char *err, size_t errlen) {
+    rec_ctx c = { .f = f };
+    c.bmaxseq = calloc((size_t)f->nblocks, sizeof *c.bmaxseq);
+    int rc = c.bmaxseq ? csd_build_init(&c.b, &f->tab, f->lpages) : -ENOMEM;
+    if (rc) {
+        free(c.bmaxseq);
+        ERR("out of memory");
+        return rc;
+    }
+    c.b.arg = &c;
+    c.b.lose = rec_lose;
+    csd_scan_info in;
+    rc = csd_scan_oob(f->st, f->voids, f->n_void, rec_record, &c, &in);
+    if (!rc) rc = c.rc;
+    if (!rc) rc = apply_winners(f, &c.b);
+    if (!rc) rebuild_blocks(f, c.bmaxseq);
+    csd_build_free(&c.b);
+    free(c.bmaxseq);
+    if (rc) {
+        ERR("recovery scan failed: %s", strerror(-rc));
+        return rc;
+    }
+    if (in.max_seq + 1 > f->next_seq) f->next_seq = in.max_seq + 1;
+    int ch = update_voids(f, &in);
+    if (ch < 0) {
+        ERR("too many rolled-back write groups (%u); run check", CSD_META_VOID_MAX);
+        return ch;
+    }
+    if (ch && (rc = ftl_meta_save(f, NULL, NULL, NULL, 0)) != 0) {
+        ERR("writing metadata: %s", strerror(-rc));
+        return rc;
+    }
+    return 0;
+}
+
+int csd_ftl_open(csd_ftl **out, const char *path, csd_params *p, char *err, size_t errlen) {
+    *out = NULL;
+    csd_ftl *f = calloc(1, sizeof *f);
+    if (!f) {
+        ERR("out of memory");
+        return -ENOMEM;
+    }
+    csd_objtab_init(&f->tab);
+    char e2[512];
+    int rc = csd_store_open(&f->st, path, 1, &f->p, e2, sizeof e2);
+    if (rc) {
+        ERR("%s", e2);
+        goto fail;
+    }
+    f->l = f->st->l;
+    /* newest valid metadata slot */
+    csd_meta m[2];
+    char why[2][128];
+    int ok[2];
+    for (int s = 0; s < 2; s++) ok[s] = csd_meta_read(f->st, s, &m[s], why[s], sizeof why[s]) == 0;
+    if (!ok[0] && !ok[1]) {
+        ERR("%s: both metadata slots are unreadable (A: %s; B: %s)", path, why[0], why[1]);
+        rc = -EBADMSG;
+        goto fail;
+    }
+    int cur = (ok[0] && ok[1]) ? (m[1].seq > m[0].seq) : ok[1];
+    f->meta_slot = cur;
+    f->meta_seq = m[cur].seq;
+    f->next_seq = m[cur].next_seq ? m[cur].next_seq : 1;
+    f->n_void = m[cur].n_void;
+    memcpy(f->voids, m[cur].voids, m[cur].n_void * sizeof *f->voids);
+    rc = csd_objtab_load(&f->tab, &m[cur], f->p.max_objects, e2, sizeof e2);
+    for (int s = 0; s < 2; s++)
+        if (ok[s]) csd_meta_free(&m[s]);
+    if (rc) {
+        ERR("%s: metadata slot %c: %s", path, "AB"[cur], e2);
+        goto fail;
+    }
+    for (uint32_t i = 1; i < f->n_void; i++) {
+        if (f->voids[i].from < f->voids[i - 1].to || f->voids[i].from >= f->voids[i].to) {
+            ERR("%s: metadata slot %c: rolled-back ranges are not sorted", path, "AB"[cur]);
+            rc = -EBADMSG;
+            goto fail;
+        }
+    }
+    rc = alloc_state(f);
+    if (rc) {
+        ERR("out of memory");
+        goto fail;
+    }
+    rc = recover(f, e2, sizeof e2);
+    if (rc) {
+        ERR("%s: %s", path, e2);
+        goto fail;
+    }
+    if (p) *p = f->p;
+    *out = f;
+    return 0;
+fail:
+    ftl_free(f);
+    return rc;
+}
+
+int csd_ftl_close(csd_ftl *f) {
+    if (!f) return 0;
+    int rc = csd_store_sync(f->st);
+    ftl_free(f);
+    return rc;
+}
+
+const csd_params *csd_ftl_params(const csd_ftl *f) { return &f->p; }
+uint64_t csd_ftl_capacity(const csd_ftl *f) { return f->l.capacity; }
+uint64_t csd_ftl_physical_pages(const csd_ftl *f) { return f->physical; }
+uint64_t csd_ftl_group_pages(const csd_ftl *f) { return f->group_pages; }
+
+void csd_ftl_counters_get(const csd_ftl *f, csd_ftl_counters *c) {
+    *c = f->c;
+    c->free_blocks = f->free_blocks;
+    c->total_blocks = f->nblocks;
+    c->logical_pages_used = f->lused;
+    c->logical_pages_capacity = f->lpages;
+}

@@ -1,0 +1,57 @@
+/* protobuf-c unpacks nested messages recursively with no depth limit, so a hostile message of a few
+ * hundred kilobytes could exhaust the stack. This walks the wire format first, descending only into
+ * fields the descriptor says are messages, and refuses anything nested deeper than max_depth.
+ * Malformed bytes are left for protobuf-c to reject. */
+#include <protobuf-c/protobuf-c.h>
+
+#include "tasklets/plan_int.h"
+
+static size_t get_varint(const uint8_t *p, size_t n, uint64_t *v) {
+    uint64_t r = 0;
+    for (size_t i = 0; i < n && i < 10; i++) {
+        r |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+        if (!(p[i] & 0x80)) {
+            *v = r;
+            return i + 1;
+        }
+    }
+    return 0;
+}
+
+static int walk(const uint8_t *p, size_t n, const ProtobufCMessageDescriptor *d, int depth, int max) {
+    if (depth > max) return 0;
+    size_t pos = 0;
+    while (pos < n) {
+        uint64_t key, len;
+        size_t k = get_varint(p + pos, n - pos, &key);
+        if (!k) return 1;
+        pos += k;
+        switch (key & 7) {
+        case 0:
+            k = get_varint(p + pos, n - pos, &len);
+            if (!k) return 1;
+            pos += k;
+            break;
+        case 1: pos += 8; break;
+        case 5: pos += 4; break;
+        case 2: {
+            k = get_varint(p + pos, n - pos, &len);
+            if (!k || len > n - pos - k) return 1;
+            pos += k;
+            const ProtobufCFieldDescriptor *f =
+                key >> 3 <= 0xffffffffu ? protobuf_c_message_descriptor_get_field(d, (unsigned)(key >> 3)) : NULL;
+            if (f && f->type == PROTOBUF_C_TYPE_MESSAGE &&
+                !walk(p + pos, (size_t)len, f->descriptor, depth + 1, max))
+                return 0;
+            pos += (size_t)len;
+            break;
+        }
+        default: return 1;   /* groups / invalid: protobuf-c will refuse */
+        }
+    }
+    return 1;
+}
+
+int csd_pb_depth_ok(const uint8_t *p, size_t n, const void *descriptor, int max_depth) {
+    return walk(p, n, descriptor, 0, max_depth);
+}

@@ -1,0 +1,379 @@
+/* Plan evaluation on one record: column decoding (cached per record, one DRAM access each), SQL
+ * three-valued logic, INT64/DOUBLE promotion, and the value order used by comparisons and sorting. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "smartssd/v1/device.pb-c.h"
+#include "tasklets/plan_int.h"
+#include "tasklets/tasklets_int.h"
+
+void csd_plan_begin_record(plan *pl, const uint8_t *rec, size_t len) {
+    pl->rec = rec;
+    pl->rec_len = len;
+    pl->gen++;
+    pl->n_fields_split = 0;
+    pl->fields_done = 0;
+}
+
+/* ------------------------------------------------------------------ fixed records */
+
+static uint64_t load_raw(const uint8_t *p, uint32_t w, int big_endian) {
+    uint64_t v = 0;
+    if (big_endian)
+        for (uint32_t i = 0; i < w; i++) v = v << 8 | p[i];
+    else
+        for (uint32_t i = w; i-- > 0;) v = v << 8 | p[i];
+    return v;
+}
+
+static int64_t sign_extend(uint64_t v, unsigned bits) {
+    if (bits >= 64) return (int64_t)v;
+    uint64_t sign = 1ull << (bits - 1);
+    v &= (sign << 1) - 1;
+    return (int64_t)(v ^ sign) - (int64_t)sign;
+}
+
+static void read_fixed(const pcol *c, const uint8_t *rec, pv *out) {
+    const uint8_t *p = rec + c->offset;   /* offset + width <= entry_bytes was checked at compile */
+    if (c->type == PT_STRING) {
+        size_t n = c->width;
+        while (n > 0 && p[n - 1] == 0) n--;
+        out->t = PT_STRING;
+        out->s.p = p;
+        out->s.n = n;
+        return;
+    }
+    uint64_t raw = load_raw(p, c->width, c->big_endian);
+    if (c->has_null_raw && raw == c->null_raw) {
+        out->t = PT_NULL;
+        return;
+    }
+    switch (c->type) {
+    case PT_INT:
+        if (c->mask) {
+            uint64_t v = (raw >> c->shift) & c->mask;
+            /* signed bit fields extend from the mask's top bit */
+            out->i = c->is_signed ? sign_extend(v, 64 - (unsigned)__builtin_clzll(c->mask)) : (int64_t)v;
+        } else {
+            out->i = c->is_signed ? sign_extend(raw, c->width * 8) : (int64_t)raw;
+        }
+        out->t = PT_INT;
+        break;
+    case PT_DOUBLE:
+        memcpy(&out->d, &raw, sizeof out->d);
+        out->t = PT_DOUBLE;
+        break;
+    default:
+        out->b = raw != 0;
+        out->t = PT_BOOL;
+        break;
+    }
+}
+
+/* ------------------------------------------------------------------ delimited text */
+
+/* Split the current line up to field `want` (fields past the line's end stay unsplit: NULL). */
+static void split_to(plan *pl, uint32_t want) {
+    const uint8_t *s = pl->rec;
+    size_t n = pl->rec_len;
+    uint32_t k = pl->n_fields_split;
+    size_t pos = k ? pl->fend[k - 1] + 1 : 0;
+    while (!pl->fields_done && k <= want) {
+        const uint8_t *d = pos <= n ? memchr(s + pos, pl->delim, n - pos) : NULL;
+        size_t end = d ? (size_t)(d - s) : n;
+        pl->fstart[k] = (uint32_t)pos;
+        pl->fend[k] = (uint32_t)end;
+        k++;
+        if (!d) pl->fields_done = 1;
+        pos = end + 1;
+    }
+    pl->n_fields_split = k;
+}
+
+static int parse_int(const uint8_t *p, size_t n, int64_t *out) {
+    size_t i = 0;
+    int neg = 0;
+    if (i < n && (p[i] == '-' || p[i] == '+')) neg = p[i++] == '-';
+    if (i == n) return -1;
+    uint64_t v = 0, lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    for (; i < n; i++) {
+        if (p[i] < '0' || p[i] > '9') return -1;
+        unsigned dgt = (unsigned)(p[i] - '0');
+        if (v > (lim - dgt) / 10) return -1;
+        v = v * 10 + dgt;
+    }
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    return 0;
+}
+
+static int parse_double(plan *pl, const uint8_t *p, size_t n, double *out) {
+    if (n == 0 || n >= sizeof pl->numbuf || p[0] == ' ' || p[0] == '\t') return -1;
+    memcpy(pl->numbuf, p, n);
+    pl->numbuf[n] = 0;
+    char *end;
+    double d = strtod((const char *)pl->numbuf, &end);
+    if (end != (char *)pl->numbuf + n) return -1;
+    *out = d;
+    return 0;
+}
+
+static void read_text(plan *pl, const pcol *c, pv *out) {
+    out->t = PT_NULL;
+    if (c->field >= pl->n_fields_split && !pl->fields_done) split_to(pl, c->field);
+    if (c->field >= pl->n_fields_split) return;
+    const uint8_t *p = pl->rec + pl->fstart[c->field];
+    size_t n = pl->fend[c->field] - pl->fstart[c->field];
+    if (n == 0) return;   /* empty field = NULL */
+    switch (c->type) {
+    case PT_STRING:
+        out->t = PT_STRING;
+        out->s.p = p;
+        out->s.n = n;
+        break;
+    case PT_INT:
+        if (!parse_int(p, n, &out->i)) out->t = PT_INT;   /* unparsable = NULL (Spark PERMISSIVE) */
+        break;
+    case PT_DOUBLE:
+        if (!parse_double(pl, p, n, &out->d)) out->t = PT_DOUBLE;
+        break;
+    default:
+        if ((n == 4 && !strncasecmp((const char *)p, "true", 4)) || (n == 1 && p[0] == '1')) {
+            out->t = PT_BOOL;
+            out->b = 1;
+        } else if ((n == 5 && !strncasecmp((const char *)p, "false", 5)) || (n == 1 && p[0] == '0')) {
+            out->t = PT_BOOL;
+            out->b = 0;
+        }
+        break;
+    }
+}
+
+static const pv *column(plan *pl, uint32_t i) {
+    if (pl->col_gen[i] != pl->gen) {
+        pl->col_gen[i] = pl->gen;
+        pl->dram++;
+        if (pl->text) read_text(pl, &pl->cols[i], &pl->col_val[i]);
+        else read_fixed(&pl->cols[i], pl->rec, &pl->col_val[i]);
+    }
+    return &pl->col_val[i];
+}
+
+/* ------------------------------------------------------------------ value order */
+
+static int cmp_double(double a, double b) {
+    /* Spark's order: NaN equals NaN and sorts above every number; -0.0 equals 0.0 */
+    int na = isnan(a), nb = isnan(b);
+    if (na || nb) return na - nb;
+    return a < b ? -1 : a > b;
+}
+
+static int cmp_bytes(const pv *a, const pv *b) {
+    size_t n = a->s.n < b->s.n ? a->s.n : b->s.n;
+    int c = n ? memcmp(a->s.p, b->s.p, n) : 0;
+    if (c) return c < 0 ? -1 : 1;
+    return a->s.n < b->s.n ? -1 : a->s.n > b->s.n;
+}
+
+int csd_plan_cmp(const pv *a, const pv *b) {
+    if (a->t == PT_NULL || b->t == PT_NULL) return (b->t == PT_NULL) - (a->t == PT_NULL);
+    if (a->t == PT_INT && b->t == PT_INT) return a->i < b->i ? -1 : a->i > b->i;
+    if ((a->t == PT_INT || a->t == PT_DOUBLE) && (b->t == PT_INT || b->t == PT_DOUBLE))
+        return cmp_double(a->t == PT_INT ? (double)a->i : a->d, b->t == PT_INT ? (double)b->i : b->d);
+    if (a->t == PT_STRING && b->t == PT_STRING) return cmp_bytes(a, b);
+    if (a->t == PT_BOOL && b->t == PT_BOOL) return (a->b != 0) - (b->b != 0);
+    return a->t < b->t ? -1 : a->t > b->t;   /* mixed types cannot pass compile; order them anyway */
+}
+
+int csd_plan_equal_group(const pv *a, const pv *b) {
+    if (a->t != b->t) return 0;
+    return csd_plan_cmp(a, b) == 0;
+}
+
+uint64_t csd_plan_hash(const pv *v, size_t n) {
+    uint64_t h = 1469598103934665603ull;
+#define MIX(byte) (h = (h ^ (uint8_t)(byte)) * 1099511628211ull)
+    for (size_t k = 0; k < n; k++) {
+        MIX(v[k].t);
+        uint64_t bits = 0;
+        switch (v[k].t) {
+        case PT_INT: bits = (uint64_t)v[k].i; break;
+        case PT_BOOL: bits = v[k].b != 0; break;
+        case PT_DOUBLE: {
+            double d = v[k].d;
+            if (d == 0) d = 0;            /* -0.0 groups with 0.0 */
+            if (isnan(d)) d = NAN;        /* every NaN in one group */
+            memcpy(&bits, &d, sizeof bits);
+            break;
+        }
+        case PT_STRING:
+            for (size_t i = 0; i < v[k].s.n; i++) MIX(v[k].s.p[i]);
+            bits = v[k].s.n;
+            break;
+        default: break;
+        }
+        for (int i = 0; i < 8; i++) MIX(bits >> (8 * i));
+    }
+#undef MIX
+    return h;
+}
+
+/* ------------------------------------------------------------------ expressions */
+
+static int truth(const pv *v) { return v->t == PT_NULL ? -1 : v->b != 0; }   /* -1 unknown */
+
+static void set_bool(pv *out, int b) {
+    out->t = PT_BOOL;
+    out->b = b;
+}
+
+static int fail_div0(plan *pl) {
+    csd_io_fail(pl->io, "division by zero");
+    pl->failed = 1;
+    if (!pl->fail_rc) pl->fail_rc = -EDOM;
+    return -EDOM;
+}
+
+static int arith(plan *pl, int op, const pv *a, const pv *b, pv *out) {
+    if (a->t == PT_NULL || b->t == PT_NULL) {
+        out->t = PT_NULL;
+        return 0;
+    }
+    if (a->t == PT_INT && b->t == PT_INT) {
+        /* two's complement wrap-around (Spark's non-ANSI mode), never undefined behaviour */
+        uint64_t x = (uint64_t)a->i, y = (uint64_t)b->i;
+        out->t = PT_INT;
+        switch (op) {
+        case SMARTSSD__V1__BINARY_OP__ADD: out->i = (int64_t)(x + y); break;
+        case SMARTSSD__V1__BINARY_OP__SUB: out->i = (int64_t)(x - y); break;
+        case SMARTSSD__V1__BINARY_OP__MUL: out->i = (int64_t)(x * y); break;
+        default:
+            if (b->i == 0) return fail_div0(pl);
+            if (b->i == -1) out->i = op == SMARTSSD__V1__BINARY_OP__DIV ? (int64_t)(0 - x) : 0;
+            else out->i = op == SMARTSSD__V1__BINARY_OP__DIV ? a->i / b->i : a->i % b->i;
+            break;
+        }
+        return 0;
+    }
+    double x = a->t == PT_INT ? (double)a->i : a->d, y = b->t == PT_INT ? (double)b->i : b->d;
+    out->t = PT_DOUBLE;
+    switch (op) {
+    case SMARTSSD__V1__BINARY_OP__ADD: out->d = x + y; break;
+    case SMARTSSD__V1__BINARY_OP__SUB: out->d = x - y; break;
+    case SMARTSSD__V1__BINARY_OP__MUL: out->d = x * y; break;
+    default:
+        if (y == 0) return fail_div0(pl);
+        out->d = op == SMARTSSD__V1__BINARY_OP__DIV ? x / y : fmod(x, y);
+        break;
+    }
+    return 0;
+}
+
+static int string_op(int op, const pv *a, const pv *b) {
+    const uint8_t *s = a->s.p, *t = b->s.p;
+    size_t n = a->s.n, m = b->s.n;
+    if (m > n) return 0;
+    if (m == 0) return 1;
+    switch (op) {
+    case SMARTSSD__V1__BINARY_OP__STARTS_WITH: return !memcmp(s, t, m);
+    case SMARTSSD__V1__BINARY_OP__ENDS_WITH: return !memcmp(s + n - m, t, m);
+    default: return memmem(s, n, t, m) != NULL;
+    }
+}
+
+static int eval_binary(plan *pl, const pnode *x, pv *out) {
+    pv a, b;
+    int op = x->op, rc;
+    if ((rc = csd_plan_eval(pl, x->a, &a))) return rc;
+    if (op == SMARTSSD__V1__BINARY_OP__AND || op == SMARTSSD__V1__BINARY_OP__OR) {
+        int stop = op == SMARTSSD__V1__BINARY_OP__OR;   /* the value that decides alone */
+        int ta = truth(&a);
+        if (ta == stop) {
+            set_bool(out, stop);
+            return 0;
+        }
+        if ((rc = csd_plan_eval(pl, x->b, &b))) return rc;
+        int tb = truth(&b);
+        if (tb == stop) set_bool(out, stop);
+        else if (ta < 0 || tb < 0) out->t = PT_NULL;
+        else set_bool(out, !stop);
+        return 0;
+    }
+    if ((rc = csd_plan_eval(pl, x->b, &b))) return rc;
+    if (op >= SMARTSSD__V1__BINARY_OP__ADD && op <= SMARTSSD__V1__BINARY_OP__MOD) return arith(pl, op, &a, &b, out);
+    if (a.t == PT_NULL || b.t == PT_NULL) {
+        out->t = PT_NULL;
+        return 0;
+    }
+    if (op >= SMARTSSD__V1__BINARY_OP__STARTS_WITH) {
+        set_bool(out, a.t == PT_STRING && b.t == PT_STRING && string_op(op, &a, &b));
+        return 0;
+    }
+    int c = csd_plan_cmp(&a, &b);
+    switch (op) {
+    case SMARTSSD__V1__BINARY_OP__EQ: set_bool(out, c == 0); break;
+    case SMARTSSD__V1__BINARY_OP__NE: set_bool(out, c != 0); break;
+    case SMARTSSD__V1__BINARY_OP__LT: set_bool(out, c < 0); break;
+    case SMARTSSD__V1__BINARY_OP__LE: set_bool(out, c <= 0); break;
+    case SMARTSSD__V1__BINARY_OP__GT: set_bool(out, c > 0); break;
+    default: set_bool(out, c >= 0); break;
+    }
+    return 0;
+}
+
+static int eval_unary(plan *pl, const pnode *x, pv *out) {
+    pv a;
+    int rc = csd_plan_eval(pl, x->a, &a);
+    if (rc) return rc;
+    switch (x->op) {
+    case SMARTSSD__V1__UNARY_OP__IS_NULL: set_bool(out, a.t == PT_NULL); break;
+    case SMARTSSD__V1__UNARY_OP__IS_NOT_NULL: set_bool(out, a.t != PT_NULL); break;
+    case SMARTSSD__V1__UNARY_OP__NOT:
+        if (a.t == PT_NULL) out->t = PT_NULL;
+        else set_bool(out, !a.b);
+        break;
+    default:   /* NEG */
+        *out = a;
+        if (a.t == PT_INT) out->i = (int64_t)(0 - (uint64_t)a.i);
+        else if (a.t == PT_DOUBLE) out->d = -a.d;
+        break;
+    }
+    return 0;
+}
+
+static int eval_in(plan *pl, const pnode *x, pv *out) {
+    pv a;
+    int rc = csd_plan_eval(pl, x->a, &a);
+    if (rc) return rc;
+    if (a.t == PT_NULL) {
+        out->t = PT_NULL;
+        return 0;
+    }
+    int saw_null = 0;
+    for (uint32_t i = 0; i < x->in_n; i++) {
+        const pv *v = &pl->in_vals[x->in_first + i];
+        pl->nodes_evaluated++;
+        if (v->t == PT_NULL) saw_null = 1;
+        else if (csd_plan_cmp(&a, v) == 0) {
+            set_bool(out, 1);
+            return 0;
+        }
+    }
+    if (saw_null) out->t = PT_NULL;
+    else set_bool(out, 0);
+    return 0;
+}
+
+int csd_plan_eval(plan *pl, int32_t n, pv *out) {
+    const pnode *x = &pl->nodes[n];
+    pl->nodes_evaluated++;
+    switch (x->kind) {
+    case PN_COLUMN: *out = *column(pl, x->col); return 0;
+    case PN_LITERAL: *out = x->lit; return 0;
+    case PN_BINARY: return eval_binary(pl, x, out);
+    case PN_UNARY: return eval_unary(pl, x, out);
+    default: return eval_in(pl, x, out);
+    }
+}

@@ -1,0 +1,167 @@
+/* The plan interpreter's internal model: a smartssd.v1.Plan compiled into flat arrays (columns,
+ * expression nodes) that evaluation walks with every index and byte range checked at compile time. */
+#ifndef CSD_TASKLETS_PLAN_INT_H
+#define CSD_TASKLETS_PLAN_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "smartssd/tasklet.h"
+
+#define PLAN_MAX_COLUMNS 256
+#define PLAN_MAX_DEPTH 64
+#define PLAN_MAX_NODES 65536
+#define PLAN_MAX_ENTRY_BYTES (1u << 20)
+#define PLAN_MAX_STATE_BYTES ((size_t)512 << 20)   /* default cap of groups + buffered rows */
+
+/* value types (also static types of expressions); PT_NULL is the type of a NULL literal */
+enum { PT_NULL = 0, PT_INT = 1, PT_DOUBLE = 2, PT_STRING = 3, PT_BOOL = 4 };
+
+typedef struct pv {
+    uint8_t t;              /* PT_*; PT_NULL = SQL NULL */
+    union {
+        int64_t i;
+        double d;
+        int b;
+        struct { const uint8_t *p; size_t n; } s;
+    };
+} pv;
+
+typedef struct pcol {
+    char *name;
+    uint8_t type;            /* PT_INT .. PT_BOOL */
+    uint32_t offset, width;  /* fixed */
+    int big_endian, is_signed;
+    uint32_t shift;
+    uint64_t mask;
+    int has_null_raw;
+    uint64_t null_raw;
+    uint32_t field;          /* text */
+} pcol;
+
+enum { PN_COLUMN, PN_LITERAL, PN_BINARY, PN_UNARY, PN_IN };
+
+typedef struct pnode {
+    uint8_t kind, op, type;  /* op: BinaryOp / UnaryOp numbers of the proto */
+    uint32_t col;            /* PN_COLUMN */
+    int32_t a, b;            /* children (node indexes) */
+    uint32_t in_first, in_n; /* PN_IN: values in plan->in_vals */
+    pv lit;                  /* PN_LITERAL (strings point into plan->lits) */
+} pnode;
+
+typedef struct pagg {
+    uint8_t fn;              /* AggFn */
+    int32_t arg;             /* node, -1 for COUNT_ALL */
+    uint8_t type;            /* output type */
+} pagg;
+
+typedef struct psort {
+    uint32_t output;
+    int descending;
+} psort;
+
+/* A buffered output row: values, strings copied behind them. */
+typedef struct prow {
+    uint64_t seq;            /* arrival order: the last sort key, so sorting is deterministic */
+    size_t bytes;            /* allocation size, for the memory cap */
+    pv v[];
+} prow;
+
+typedef struct pagg_state {
+    int64_t count;
+    int has;                 /* SUM/MIN/MAX saw a non-null value */
+    pv val;                  /* SUM (PT_INT/PT_DOUBLE), MIN/MAX current value */
+    uint8_t *buf;            /* MIN/MAX string storage */
+    size_t cap;
+} pagg_state;
+
+typedef struct pgroup {
+    uint64_t hash;
+    pv *key;                 /* n_group values, strings copied */
+    pagg_state *aggs;
+} pgroup;
+
+typedef struct plan {
+    int text;                /* DelimitedText input, else FixedRecords */
+    uint32_t entry_bytes;
+    uint8_t delim;
+    int skip_header;         /* text: the object's first line is a header */
+
+    pcol *cols;
+    uint32_t n_cols;
+    uint32_t max_field;      /* text: highest field index any column reads */
+
+    pnode *nodes;
+    uint32_t n_nodes, cap_nodes;
+    pv *in_vals;
+    uint32_t n_in, cap_in;
+    uint8_t *lits;           /* literal string bytes */
+    size_t lits_len, lits_cap;
+
+    int32_t filter;          /* node or -1 */
+    int32_t *outs;           /* projection nodes (no aggregates); -1 entries = column i itself */
+    uint32_t n_outs;
+    int32_t *group;          /* group_by nodes */
+    uint32_t n_group;
+    pagg *aggs;
+    uint32_t n_aggs;
+    int aggregating;         /* group_by or aggregates present */
+    psort *order;
+    uint32_t n_order;
+    uint64_t limit;
+    uint32_t n_output;       /* columns of an output row */
+
+    /* per-record state */
+    const uint8_t *rec;
+    size_t rec_len;
+    uint64_t gen;            /* record counter: column cache validity */
+    uint64_t *col_gen;
+    pv *col_val;
+    uint32_t *fstart, *fend; /* text field bounds of the current line */
+    uint32_t n_fields_split; /* fields split so far (0 = line not split yet) */
+    int fields_done;         /* the whole line is split */
+    uint64_t dram, nodes_evaluated;
+    uint8_t numbuf[64];      /* NUL-terminated copy of a text number for strtod */
+
+    /* run state */
+    csd_tasklet_io *io;
+    int failed;
+    int fail_rc;             /* the errno of the first failure: -EDOM, -ENOSPC (state cap), -ENOMEM */
+    uint64_t emitted;        /* rows emitted directly (no aggregates, no order) */
+    pgroup *groups;
+    size_t n_groups, cap_groups;
+    uint32_t *htab;          /* open addressing: group index + 1, 0 = empty */
+    size_t hcap;
+    prow **rows;             /* buffered rows (order_by without aggregates) */
+    size_t n_rows, cap_rows;
+    uint64_t seq;
+    size_t mem;              /* bytes of groups and buffered rows */
+    size_t max_mem;          /* static param max_state_bytes */
+    pv *scratch;             /* n_output values of the row being built */
+    uint64_t compares;
+} plan;
+
+/* plan_compile.c */
+int csd_plan_compile(plan *pl, const uint8_t *bytes, size_t len, char *err, size_t errlen);
+void csd_plan_free(plan *pl);
+const char *csd_plan_type_name(int t);
+
+/* plan_eval.c: evaluate node n on the current record; < 0 after csd_io_fail (division by zero) */
+int csd_plan_eval(plan *pl, int32_t n, pv *out);
+/* value order used by MIN/MAX, ORDER BY and comparisons: NULL first, INT/DOUBLE promote */
+int csd_plan_cmp(const pv *a, const pv *b);
+int csd_plan_equal_group(const pv *a, const pv *b);
+uint64_t csd_plan_hash(const pv *v, size_t n);
+void csd_plan_begin_record(plan *pl, const uint8_t *rec, size_t len);
+
+/* plan_state.c: groups and buffered rows */
+int csd_plan_group_update(plan *pl);
+int csd_plan_buffer_row(plan *pl);
+int csd_plan_finish_groups(plan *pl);
+int csd_plan_finish_rows(plan *pl);
+int csd_plan_emit(plan *pl, const pv *v, size_t n);
+void csd_plan_state_free(plan *pl);
+
+/* pb_depth.c: reject messages nested deeper than max_depth before protobuf-c recurses into them */
+int csd_pb_depth_ok(const uint8_t *p, size_t n, const void *descriptor, int max_depth);
+
+#endif
