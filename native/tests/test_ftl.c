@@ -148,6 +148,13 @@ static void test_layout(void) {
     CHECK_EQ_U64(c.free_blocks, 24);
     CHECK_EQ_U64(c.logical_pages_capacity, 256);
     CHECK_EQ_U64(c.logical_pages_used, 0);
+    /* one device per image at a time: a second open or a format of an open image is refused */
+    csd_ftl *twice = NULL;
+    char lerr[512] = "";
+    CHECK_EQ_INT(csd_ftl_open(&twice, a, NULL, lerr, sizeof lerr), -EBUSY);
+    CHECK_CONTAINS(lerr, "in use");
+    CHECK_EQ_INT(csd_ftl_format(a, 1 << 20, &p, lerr, sizeof lerr), -EBUSY);
+    CHECK_EQ_INT(csd_ftl_check(a, NULL, NULL), 0);   /* reading is fine */
     CHECK_EQ_INT(csd_ftl_close(f), 0);
     /* sparse: almost nothing allocated although the file spans the data area */
     struct stat st;

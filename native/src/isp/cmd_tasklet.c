@@ -330,7 +330,7 @@ int cmd_read_output(csd_device *d, vobj *o, const Smartssd__V1__ReadObject *m, c
     Smartssd__V1__Progress *pr = cmd_alloc(c, sizeof *pr);
     uint8_t *buf = to_payload ? c->payload->out : cmd_alloc(c, n);
     if (!rep || !pr || !buf) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
-    memcpy(buf, p, n);
+    if (n) memcpy(buf, p, n);
     cmd_charge(d, c, NULL, 0, n);
     o->bytes_to_host += n;
     smartssd__v1__read_object_reply__init(rep);

@@ -1,7 +1,11 @@
 /* Functional half of the tasklet runtime: framing (records / lines across page boundaries, extent
  * ownership), the csd_tasklet_io services, and output rows encoded as length-delimited
  * smartssd.v1.Row messages. It knows nothing of virtual time: the engine feeds it pages in order
- * and turns the returned cost into core time. */
+ * and turns the returned cost into core time. docs/TASKLETS.md states the rules in full:
+ *   records: an extent owns the records whose first byte lies in it; the object size must be a
+ *            multiple of the record size;
+ *   lines:   an extent owns the lines that start in it (Hadoop LineRecordReader); one trailing '\r'
+ *            is stripped; a final line without '\n' counts; skip_header only at offset 0. */
 #ifndef CSD_ISP_TASKRUN_H
 #define CSD_ISP_TASKRUN_H
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -45,6 +46,19 @@ static int pwrite_full(int fd, const void *buf, size_t len, uint64_t off) {
     return 0;
 }
 
+/* One writer per image: a second device (or a format) on an image in use would corrupt it. The
+ * lock goes away with the process, so a crash never leaves it behind. */
+static int lock_image(int fd, const char *path, char *err, size_t errlen) {
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0) return 0;
+    int rc = -errno;
+    if (rc == -EWOULDBLOCK) {
+        snprintf(err, errlen, "%s: image is in use by another device (locked)", path);
+        return -EBUSY;
+    }
+    snprintf(err, errlen, "%s: cannot lock image: %s", path, strerror(-rc));
+    return rc;
+}
+
 int csd_store_create(csd_store **out, const char *path, const csd_layout *l, const csd_params *p,
                      char *err, size_t errlen) {
     *out = NULL;
@@ -58,14 +72,16 @@ int csd_store_create(csd_store **out, const char *path, const csd_layout *l, con
     }
     int rc = csd_sb_encode(sb, l, p, err, errlen);
     if (rc) goto fail;
-    s->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    s->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (s->fd < 0) {
         rc = -errno;
         snprintf(err, errlen, "%s: %s", path, strerror(-rc));
         goto fail;
     }
+    rc = lock_image(s->fd, path, err, errlen);   /* never truncate an image a device has open */
+    if (rc) goto fail_fd;
     /* ftruncate keeps every area a hole until it is written: the image is sparse. */
-    if (ftruncate(s->fd, (off_t)l->file_bytes) < 0) {
+    if (ftruncate(s->fd, 0) < 0 || ftruncate(s->fd, (off_t)l->file_bytes) < 0) {
         rc = -errno;
         snprintf(err, errlen, "%s: cannot size image to %" PRIu64 " bytes: %s", path, l->file_bytes, strerror(-rc));
         goto fail_fd;
@@ -107,6 +123,7 @@ int csd_store_open(csd_store **out, const char *path, int writable, csd_params *
         snprintf(err, errlen, "%s: %s", path, strerror(-rc));
         goto fail;
     }
+    if (writable && (rc = lock_image(s->fd, path, err, errlen)) != 0) goto fail_fd;
     struct stat st;
     if (fstat(s->fd, &st) < 0) {
         rc = -errno;
