@@ -422,7 +422,11 @@ static void test_random(uint64_t seed, int sync_writes) {
     p.sync_writes = (uint32_t)sync_writes;
     const char *a = path_of("random.img");
     format_ok(a, 1 << 20, &p);
-    csd_ftl *f = open_ok(a, NULL);
+    csd_params got;
+    csd_ftl *f = open_ok(a, &got);
+    CHECK_EQ_INT(got.sync_writes, sync_writes);   /* stored in the image */
+    csd_ftl_set_sync_writes(f, !sync_writes);      /* a session may override it */
+    CHECK_EQ_INT(csd_ftl_params(f)->sync_writes, !sync_writes);
     const uint32_t pb = 4096;
     ref_obj objs[3] = { 0 };
     for (int i = 0; i < 3; i++) {

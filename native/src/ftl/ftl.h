@@ -66,6 +66,9 @@ uint64_t csd_ftl_physical_pages(const csd_ftl *f);
 /* Largest atomic write group in pages: a write or trim of up to this many pages is all-or-nothing
  * across a crash; a larger one is applied as consecutive groups in offset order. */
 uint64_t csd_ftl_group_pages(const csd_ftl *f);
+/* Session override of params.sync_writes (the image stores the format-time value): 1 = fdatasync
+ * before any write, trim or object-table change returns. */
+void csd_ftl_set_sync_writes(csd_ftl *f, int on);
 
 /* Object table. Names are 1..CSD_OBJ_NAME_MAX bytes, no NUL. Ids start at 1 and are never reused. */
 int csd_ftl_obj_create(csd_ftl *f, const char *name, uint64_t *id);   /* -EEXIST, -ENOSPC, -EINVAL */

@@ -331,6 +331,11 @@ uint64_t csd_ftl_capacity(const csd_ftl *f) { return f->l.capacity; }
 uint64_t csd_ftl_physical_pages(const csd_ftl *f) { return f->physical; }
 uint64_t csd_ftl_group_pages(const csd_ftl *f) { return f->group_pages; }
 
+void csd_ftl_set_sync_writes(csd_ftl *f, int on) {
+    f->p.sync_writes = on != 0;
+    f->st->sync_writes = on != 0;
+}
+
 void csd_ftl_counters_get(const csd_ftl *f, csd_ftl_counters *c) {
     *c = f->c;
     c->free_blocks = f->free_blocks;

@@ -133,7 +133,7 @@ static int literal(cctx *c, const Smartssd__V1__Literal *m, pv *out, const char 
     case SMARTSSD__V1__LITERAL__VALUE_IS_NULL: out->t = PT_NULL; return 0;
     case SMARTSSD__V1__LITERAL__VALUE_S: {
         size_t n = m->s.len;
-        if (pl->lits_len + n > pl->lits_cap) {
+        if (pl->lits_len + n > pl->lits_cap || !pl->lits) {   /* never NULL: "" literals point here too */
             size_t cap = pl->lits_cap ? pl->lits_cap : 64;
             while (cap < pl->lits_len + n) cap *= 2;
             uint8_t *l = realloc(pl->lits, cap);

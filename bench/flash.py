@@ -1,0 +1,24 @@
+"""bench flash: internal read bandwidth of the emulated device vs its host link (paper V-B-1:
+2.5x by spec, 1.8x measured with firmware overhead), from the C bench harness bench_flash."""
+import csv
+import os
+
+
+def main(b):
+    mib = b.args[0] if b.args else "256"
+    raw = os.path.join(b.out, "bench_flash.csv")
+    b.run(b.tool("bench_flash"), mib, raw)
+    with open(raw) as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        r["MB_per_s"] = float(r["bytes_per_s"]) / 1e6
+        r["ratio_to_host_link"] = float(r["ratio_to_host_link"])
+    b.write_csv(rows)
+    b.plot("bandwidth.png", f"Read bandwidth, smartssd-paper preset, {mib} MiB", "scenario",
+           "bandwidth (MB/s)", {"device time": ([r["scenario"] for r in rows], [r["MB_per_s"] for r in rows])},
+           kind="bar")
+    by = {r["scenario"]: r["ratio_to_host_link"] for r in rows}
+    b.headline("internal read bandwidth / host link, one tasklet request", by["isp_request"], "x", paper=1.8)
+    b.headline("internal read bandwidth / host link, flash stream", by["flash_stream"], "x", paper=1.8)
+    b.headline("host read bandwidth / host link", by["host_read"], "x")
+    b.finish(rows, ["scenario", "mib", "device_ns", "MB_per_s", "ratio_to_host_link"])
