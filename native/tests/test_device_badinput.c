@@ -60,6 +60,57 @@ static void packets(csd_device *d, uint64_t id) {
     dev_still_serving(d);
 }
 
+/* Appends a protobuf key + length prefix for a length-delimited field. */
+static size_t put_len(uint8_t *out, unsigned field, size_t len) {
+    size_t n = 0;
+    uint64_t v = (uint64_t)field << 3 | 2;
+    do { out[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0)); v >>= 7; } while (v);
+    v = len;
+    do { out[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0)); v >>= 7; } while (v);
+    return n;
+}
+
+/* A plan whose filter is NOT(NOT(...)) 20000 deep: refused before the decoder recurses into it. */
+static void deep_nesting(csd_device *d) {
+    size_t cap = 1u << 20;
+    uint8_t *a = malloc(cap), *b = malloc(cap);
+    size_t n = 0;
+    a[n++] = 0x08;          /* Expr.column = 0 */
+    a[n++] = 0x00;
+    for (int i = 0; i < 20000; i++) {
+        /* Unary { op = NOT; arg = <a> } then Expr { unary = <that> } */
+        size_t m = 0;
+        b[m++] = 0x08;
+        b[m++] = 0x01;
+        m += put_len(b + m, 2, n);
+        memcpy(b + m, a, n);
+        m += n;
+        size_t k = put_len(a, 4, m);
+        memcpy(a + k, b, m);
+        n = k + m;
+    }
+    /* Plan.filter, CreateObject{kind TASKLET, name "plan", plan}, Request.create_object */
+    size_t m = put_len(b, 4, n);
+    memcpy(b + m, a, n);
+    m += n;
+    size_t k = 0;
+    a[k++] = 0x08;
+    a[k++] = 0x02;
+    k += put_len(a + k, 2, 4);
+    memcpy(a + k, "plan", 4);
+    k += 4;
+    k += put_len(a + k, 4, m);
+    memcpy(a + k, b, m);
+    k += m;
+    m = put_len(b, 10, k);
+    memcpy(b + m, a, k);
+    m += k;
+    EXPECT_STATUS(dev_raw(d, b, m, NULL), CSD_BAD_PACKET, "deeper");
+    free(a);
+    free(b);
+    dev_still_serving(d);
+}
+
 static void objects(csd_device *d, uint64_t id) {
     /* unknown object ids */
     EXPECT_STATUS(dev_read(d, 424242, 0, 10), CSD_NOT_FOUND, "no object 424242");
@@ -266,6 +317,7 @@ int main(void) {
         uint64_t id = dev_create_data(d, "input.txt");
         dev_write(d, id, 0, DATA, sizeof DATA - 1);
         packets(d, id);
+        deep_nesting(d);
         objects(d, id);
         if (!bg) {
             tasklets(d, id);

@@ -427,6 +427,7 @@ static void test_random(uint64_t seed, int sync_writes) {
     CHECK_EQ_INT(got.sync_writes, sync_writes);   /* stored in the image */
     csd_ftl_set_sync_writes(f, !sync_writes);      /* a session may override it */
     CHECK_EQ_INT(csd_ftl_params(f)->sync_writes, !sync_writes);
+    csd_ftl_set_sync_writes(f, sync_writes);
     const uint32_t pb = 4096;
     ref_obj objs[3] = { 0 };
     for (int i = 0; i < 3; i++) {

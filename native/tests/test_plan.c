@@ -1085,6 +1085,7 @@ static void test_edges(void) {
     PB_project(&b, E_un(UOP(NEG), E_col(0)));
     PB_project(&b, E_col(2));
     PB_project(&b, E_col(3));
+    PB_project(&b, E_bin(OP(STARTS_WITH), E_col(2), E_s("")));   /* the plan's only string literal is "" */
     const char *text =
         "-9223372036854775808,-1,s,,,1e300\n"
         "7,2\n"
@@ -1102,12 +1103,12 @@ static void test_edges(void) {
                          TK_BYTES_RAW, 0, 0);
     CHECK_EQ_INT(r.rc, 0);
     tk_check_text(r.text.s,
-                  "-9223372036854775808\t0\t0\t-9223372036854775808\ts\t1.0000000000000001e+300\n"
-                  "3\t1\t14\t-7\tNULL\tNULL\n"
-                  "-3\t-1\t-14\t7\tNULL\tNULL\n"
-                  "-4611686018427387903\t1\t-2\t-9223372036854775807\ta\t-0.5\n"
-                  "NULL\tNULL\tNULL\tNULL\tNULL\tNULL\n"
-                  "NULL\tNULL\tNULL\tNULL\tq\tnan\n",
+                  "-9223372036854775808\t0\t0\t-9223372036854775808\ts\t1.0000000000000001e+300\ttrue\n"
+                  "3\t1\t14\t-7\tNULL\tNULL\tNULL\n"
+                  "-3\t-1\t-14\t7\tNULL\tNULL\tNULL\n"
+                  "-4611686018427387903\t1\t-2\t-9223372036854775807\ta\t-0.5\ttrue\n"
+                  "NULL\tNULL\tNULL\tNULL\tNULL\tNULL\tNULL\n"
+                  "NULL\tNULL\tNULL\tNULL\tq\tnan\ttrue\n",
                   "edges");
     tk_result_free(&r);
     free(bytes);

@@ -9,6 +9,10 @@
 #include <time.h>
 
 #include "util/errmap.h"
+#include "util/pb_depth.h"
+
+/* Deep enough for any plan the interpreter accepts (it limits expressions to 64 levels). */
+#define CSD_MAX_PACKET_DEPTH 200
 
 int csd_format(const char *image, uint64_t capacity, const csd_params *p, char *err, size_t errlen) {
     csd_params def;
@@ -260,6 +264,9 @@ int csd_device_command(csd_device *d, const uint8_t *req, size_t req_len, const 
         d->counters.bad_packets++;
         cmd_fail(&c, CSD_BAD_PACKET, "request of %zu bytes exceeds the %u-byte packet limit", req_len,
                  CSD_MAX_PACKET);
+    } else if (!csd_pb_depth_ok(req, req_len, &smartssd__v1__request__descriptor, CSD_MAX_PACKET_DEPTH)) {
+        d->counters.bad_packets++;
+        cmd_fail(&c, CSD_BAD_PACKET, "request nests messages deeper than %d levels", CSD_MAX_PACKET_DEPTH);
     } else if (!(r = smartssd__v1__request__unpack(NULL, req_len, req))) {
         d->counters.bad_packets++;
         cmd_fail(&c, CSD_BAD_PACKET, "request of %zu bytes does not decode as smartssd.v1.Request", req_len);

@@ -161,7 +161,6 @@ int csd_plan_finish_rows(plan *pl);
 int csd_plan_emit(plan *pl, const pv *v, size_t n);
 void csd_plan_state_free(plan *pl);
 
-/* pb_depth.c: reject messages nested deeper than max_depth before protobuf-c recurses into them */
-int csd_pb_depth_ok(const uint8_t *p, size_t n, const void *descriptor, int max_depth);
+#include "util/pb_depth.h"
 
 #endif

@@ -33,6 +33,20 @@ class LifecycleTest {
     }
 
     @Test
+    void aSecondHandleOnAnImageInUseIsRefused() {
+        Path image = TestDevices.tinyImage(dir, "twice.img");
+        try (SmartSsd first = SmartSsd.openEmbedded(image)) {
+            DeviceException e = assertThrows(DeviceException.class, () -> SmartSsd.openEmbedded(image));
+            assertEquals(DeviceException.Code.BUSY, e.code());
+            assertTrue(e.getMessage().contains("in use"), e.getMessage());
+            assertEquals("tiny", first.identify().preset());
+        }
+        try (SmartSsd again = SmartSsd.openEmbedded(image)) { // free once closed
+            assertEquals("tiny", again.identify().preset());
+        }
+    }
+
+    @Test
     void everyOperationAfterCloseThrowsIllegalState() {
         SmartSsd ssd = SmartSsd.openEmbedded(TestDevices.tinyImage(dir, "b.img"));
         long id = put(ssd, "x", new byte[100]);

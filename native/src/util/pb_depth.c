@@ -4,7 +4,7 @@
  * Malformed bytes are left for protobuf-c to reject. */
 #include <protobuf-c/protobuf-c.h>
 
-#include "tasklets/plan_int.h"
+#include "util/pb_depth.h"
 
 static size_t get_varint(const uint8_t *p, size_t n, uint64_t *v) {
     uint64_t r = 0;
