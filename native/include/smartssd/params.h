@@ -44,11 +44,13 @@ typedef struct csd_params {
     uint32_t page_cycles;               /* cycles the runtime spends per page before the tasklet */
     uint32_t isp_batch_pages;           /* pages an internal tasklet read fetches at a time */
     uint64_t isp_buffer_bytes;          /* bytes of device DRAM for tasklet input pages */
+    uint64_t isp_send_ns;               /* ns of core time to send one flash request (REMUS stage S, T_s) */
+    uint32_t isp_flash_quota;           /* pages one core may have in flight (REMUS Q); 0 = its chips x planes */
     uint64_t output_buffer_bytes;       /* bytes of device DRAM for one output object's results */
     uint32_t max_objects;               /* data objects the object table holds */
 
     /* policies */
-    char request_scheduler[CSD_NAME_MAX]; /* fcfs (issue 7 adds cfs, horae, serico, remus) */
+    char request_scheduler[CSD_NAME_MAX]; /* fcfs, cfs, horae, serico, remus (docs/SCHEDULERS.md) */
     char chip_scheduler[CSD_NAME_MAX];    /* fcfs */
     char ftl[CSD_NAME_MAX];               /* page (page-mapping, greedy GC) */
 
@@ -57,7 +59,7 @@ typedef struct csd_params {
     uint32_t sync_writes;               /* 1 = fdatasync before acknowledging a write (power-loss safety) */
 } csd_params;
 
-/* Fill p with the named preset ("smartssd-paper", "tiny"). Returns 0 or -ENOENT. */
+/* Fill p with the named preset ("smartssd-paper", "tiny", "ys9203"). Returns 0 or -ENOENT. */
 int csd_params_preset(csd_params *p, const char *name);
 
 /* Names of the presets, NULL-terminated. */

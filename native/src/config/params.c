@@ -44,6 +44,8 @@ static const field FIELDS[] = {
     FLD(page_cycles, F_U32, "cycles"),
     FLD(isp_batch_pages, F_U32, "pages"),
     FLD(isp_buffer_bytes, F_BYTES, "bytes"),
+    FLD(isp_send_ns, F_U64, "ns"),
+    FLD(isp_flash_quota, F_U32, "pages"),
     FLD(output_buffer_bytes, F_BYTES, "bytes"),
     FLD(max_objects, F_U32, "count"),
     FLD(request_scheduler, F_NAME, "policy"),
@@ -118,6 +120,30 @@ static void preset_tiny(csd_params *p) {
     p->max_objects = 1024;
 }
 
+/* The YS9203-like platform of the REMUS paper (Huang et al., section IV-A "Testbed", Fig. 5): 2 ARM
+ * Cortex-R4 cores, 8 channels x 2 chips, 1 die and 4 planes per chip, 4 KB pages, 400 MB of DRAM for
+ * CSD applications. Stage S costs T_s = 1 us per flash request and a read T_f = 65 us, the values of
+ * the paper's simulator (section IV-B), which mimics this platform; the channel and firmware costs
+ * are folded into T_f. */
+static void preset_ys9203(csd_params *p) {
+    preset_paper(p);
+    name_set(p->preset, "ys9203");
+    p->channels = 8;
+    p->chips_per_channel = 2;
+    p->dies_per_chip = 1;
+    p->planes_per_die = 4;
+    p->pages_per_block = 256;
+    p->page_bytes = 4096;
+    p->t_read_ns = 65000;
+    p->channel_bytes_per_s = 1ull << 50; /* a page moves in 4 ns: T_f is (almost) the whole read */
+    p->fw_page_ns = 0;
+    p->core_mhz = 1000;                  /* one cycle = 1 ns, so tasklet costs read as ns */
+    p->page_cycles = 0;
+    p->isp_batch_pages = 128;
+    p->isp_buffer_bytes = 400ull << 20;
+    p->isp_send_ns = 1000;
+}
+
 typedef struct preset {
     const char *name;
     void (*fill)(csd_params *p);
@@ -126,9 +152,10 @@ typedef struct preset {
 static const preset PRESETS[] = {
     { "smartssd-paper", preset_paper },
     { "tiny", preset_tiny },
+    { "ys9203", preset_ys9203 },
 };
 
-static const char *const PRESET_NAMES[] = { "smartssd-paper", "tiny", NULL };
+static const char *const PRESET_NAMES[] = { "smartssd-paper", "tiny", "ys9203", NULL };
 
 const char *const *csd_params_preset_names(void) { return PRESET_NAMES; }
 
@@ -267,6 +294,14 @@ int csd_params_load_file(csd_params *p, const char *path, char *err, size_t errl
 
 static int is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
 
+/* The request-scheduling policies of src/sched/ (test_sched checks this list against its registry). */
+static int known_request_scheduler(const char *name) {
+    static const char *const names[] = { "fcfs", "cfs", "horae", "serico", "remus" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(names[i], name)) return 1;
+    return 0;
+}
+
 int csd_params_validate(const csd_params *p, char *err, size_t errlen) {
 #define REQUIRE(cond, ...) do { if (!(cond)) { snprintf(err, errlen, __VA_ARGS__); return -EINVAL; } } while (0)
     REQUIRE(p->channels >= 1 && p->channels <= 256, "channels must be 1..256");
@@ -290,6 +325,8 @@ int csd_params_validate(const csd_params *p, char *err, size_t errlen) {
     REQUIRE(p->max_objects >= 1 && p->max_objects <= (1u << 24), "max_objects must be 1..16777216");
     REQUIRE(p->paced <= 1 && p->sync_writes <= 1, "paced and sync_writes are 0 or 1");
     REQUIRE(!strcmp(p->ftl, "page"), "ftl '%s' is unknown (known: page)", p->ftl);
+    REQUIRE(known_request_scheduler(p->request_scheduler),
+            "request_scheduler '%s' is unknown (known: fcfs, cfs, horae, serico, remus)", p->request_scheduler);
 #undef REQUIRE
     return 0;
 }

@@ -119,6 +119,7 @@ int csd_device_open(csd_device **out, const char *image, const csd_open_opts *op
         rc = csd_params_validate(&o, err, errlen);
         if (rc) goto fail;
         d->params = o;
+        csd_ftl_set_sync_writes(d->ftl, o.sync_writes);
     }
     d->background = opts ? opts->background : 1;
     rc = csd_engine_create(&d->eng, &d->params, err, errlen);

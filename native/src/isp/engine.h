@@ -33,7 +33,23 @@
  * - A feed that reports need_more = 0 before the last page (the tasklet stopped) shrinks last_page:
  *   later pages are dropped (in flight ones when they arrive) and finish() follows.
  * - Release cancels: no more issue or picks; the engine keeps the request's memory until its flash
- *   reads in flight and core slots end, and calls nothing on run after release returns. */
+ *   reads in flight and core slots end, and calls nothing on run after release returns.
+ *
+ * Stage mode (REMUS paper section II-C; docs/SCHEDULERS.md): used when the policy has no legacy
+ * pick(), or when isp_send_ns or isp_flash_quota is set. Each page belongs to one core: the core of
+ * its chip (paper eq. 5: chip % cores). A request is split into one sub-request per core; a
+ * sub-request is admitted on its core when the policy's buffer() pages fit in the core's share of
+ * the ISP buffer (isp_buffer_bytes / cores, admission in submission order), and holds them until its
+ * last page there is processed. An idle core asks the policy's decide() for its next stage:
+ *   S: send flash requests for one sub-request: each costs isp_send_ns of core time and is
+ *      submitted to the flash when its send ends; pages on one chip at planes 0..N_pl-1 (the first at
+ *      plane 0, same block and page) go as one multi-plane request (one chip read, N_pl pages);
+ *   P: process the sub-request's lowest-index ready page (cost model as above);
+ *   wait: until something changes (a page arrives, a slot ends, a request comes or goes).
+ * Constraints (1)-(3) of the paper hold per core at every instant: pages in flight <= Q
+ * (isp_flash_quota, default: the core's chips x dies x planes); sent - processed <= B_i per
+ * sub-request (hence returned - processed <= sum B_i); processed <= returned. csd_engine_check()
+ * verifies them; debug builds verify them after every change and abort on a violation. */
 #ifndef CSD_ISP_ENGINE_H
 #define CSD_ISP_ENGINE_H
 
@@ -64,6 +80,51 @@ typedef struct csd_req_view {
     uint64_t core_ns;        /* core time consumed so far */
 } csd_req_view;
 
+/* Stage mode: one request's sub-request on one core, as the policy sees it (paper Table II). */
+typedef struct csd_sreq {
+    uint64_t id;             /* the request's submission order, from 1 */
+    uint64_t submit_ns, admit_ns;
+    uint64_t S, F, P;        /* pages sent, returned, processed (or dropped) on this core */
+    uint64_t total;          /* pages this sub-request will send in all */
+    uint64_t B;              /* buffer pages allocated (0 until admitted) */
+    uint64_t ci_ns;          /* estimated processing time per page (c_i): the hint, else the mean so far */
+    uint64_t core_ns;        /* core time (stages S and P) spent on it on this core */
+    uint64_t req_pages_left; /* pages of the whole request not yet processed, all cores */
+    int64_t pol[4];          /* free for the policy (vruntime, deadlines, ...), zero at admission */
+} csd_sreq;
+
+static inline uint64_t csd_sreq_ready(const csd_sreq *s) { return s->F - s->P; }
+/* buffer pages not yet claimed by a send: the paper's "remaining buffer" (section III-C1) */
+static inline uint64_t csd_sreq_room(const csd_sreq *s) { return s->B - (s->S - s->P); }
+/* pages it could send now if the quota allowed (b_ri of Algorithm 1) */
+static inline uint64_t csd_sreq_sendable(const csd_sreq *s) {
+    uint64_t left = s->total - s->S, room = csd_sreq_room(s);
+    return left < room ? left : room;
+}
+
+/* One core's state when it is idle and must choose its next stage. */
+typedef struct csd_core_view {
+    uint32_t core, cores;
+    uint64_t now;
+    uint32_t planes;         /* N_pl: pages in a multi-plane request */
+    uint64_t Q;              /* flash quota, pages */
+    uint64_t inflight;       /* sum S - F over its sub-requests */
+    uint64_t buf_pages;      /* the core's share of the ISP buffer */
+    uint64_t buf_alloc;      /* pages allocated to admitted sub-requests */
+    uint64_t waiting;        /* sub-requests waiting for admission */
+    uint64_t t_send_ns, t_read_ns;
+    uint32_t chips;          /* chips this core sends to */
+    size_t n;                /* admitted sub-requests with work left, in admission order */
+    csd_sreq *const *reqs;
+} csd_core_view;
+
+enum csd_stage { CSD_STAGE_WAIT = 0, CSD_STAGE_S = 1, CSD_STAGE_P = 2 };
+typedef struct csd_stage_choice {
+    int stage;               /* enum csd_stage */
+    size_t idx;              /* index into reqs */
+    uint64_t pages;          /* S: pages to send (capped by quota, buffer and what is left) */
+} csd_stage_choice;
+
 typedef struct csd_req_sched_ops {
     const char *name;
     int (*init)(void **state, const csd_params *p);
@@ -75,10 +136,19 @@ typedef struct csd_req_sched_ops {
     csd_isp_req *(*pick)(void *state, uint32_t core, uint64_t now,
                          const csd_req_view *(*view)(const csd_isp_req *r));
     void (*destroy)(void *state);
+    /* Stage mode (NULL: the policy has none). Buffer pages for s on core cv->core (>= 1). */
+    uint64_t (*buffer)(void *state, const csd_core_view *cv, const csd_sreq *s);
+    /* The next stage of idle core cv->core. An S with nothing sendable or a P with nothing ready
+     * counts as a wait; a wait with nothing in flight on the core while a sub-request could send is
+     * turned into an S for the first one that can (the core would never be woken otherwise). */
+    csd_stage_choice (*decide)(void *state, const csd_core_view *cv);
 } csd_req_sched_ops;
 
 const csd_req_sched_ops *csd_req_sched_find(const char *name);
-extern const csd_req_sched_ops csd_req_sched_fcfs;
+/* Names of the policies, NULL-terminated. */
+const char *const *csd_req_sched_names(void);
+extern const csd_req_sched_ops csd_req_sched_fcfs, csd_req_sched_cfs, csd_req_sched_horae,
+    csd_req_sched_serico, csd_req_sched_remus;
 
 typedef struct csd_isp_progress {
     uint64_t pages_done, pages_total;
@@ -111,7 +181,22 @@ uint64_t csd_engine_host_io(csd_engine *e, const csd_flash_batch *ops, uint64_t 
  * up to max_page (the object's last page) while the taskrun says it needs more. 0 or -errno. */
 int csd_engine_submit(csd_engine *e, csd_isp_req **out, csd_taskrun *run, const csd_page_source *src,
                       uint64_t first_page, uint64_t last_page, uint64_t max_page, uint32_t last_page_len);
+/* The same, with the profiled processing time per page (the paper's c_i, used by the stage-mode
+ * policies before the request has processed pages; 0 = unknown: the base page cost). */
+int csd_engine_submit_ex(csd_engine *e, csd_isp_req **out, csd_taskrun *run, const csd_page_source *src,
+                         uint64_t first_page, uint64_t last_page, uint64_t max_page, uint32_t last_page_len,
+                         uint64_t ci_hint_ns);
 void csd_engine_progress(const csd_engine *e, const csd_isp_req *r, csd_isp_progress *p);
+/* 1 when the engine runs in stage mode. */
+int csd_engine_staged(const csd_engine *e);
+/* Stage mode: verify constraints (1)-(3), the buffer allocation and every counter against the page
+ * states. 0, or -1 with err naming the first violation (always 0 outside stage mode). */
+int csd_engine_check(const csd_engine *e, char *err, size_t errlen);
+/* Stage mode: a trace of the slots of every core, for tests: fn(arg, core, stage, request id, start,
+ * end, pages); stage is 'S', 'P' or 'f' (finish). NULL turns it off. */
+typedef void (*csd_engine_trace_fn)(void *arg, uint32_t core, char stage, uint64_t req_id, uint64_t start,
+                                    uint64_t end, uint64_t pages);
+void csd_engine_set_trace(csd_engine *e, csd_engine_trace_fn fn, void *arg);
 /* Forget a request (cancelling it if it is still running). */
 void csd_engine_release(csd_engine *e, csd_isp_req *r);
 

@@ -55,6 +55,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class SmartSsd implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SmartSsd.class);
+    /** Largest byte[] write: the packet limit (CSD_MAX_PACKET, 64 MiB) less room for the header. */
+    public static final int MAX_INLINE_BYTES = (64 << 20) - 4096;
 
     private final Transport transport;
     private final AtomicLong tags = new AtomicLong();
@@ -82,7 +84,12 @@ public final class SmartSsd implements AutoCloseable {
         Objects.requireNonNull(options, "options");
         EmbeddedTransport t = EmbeddedTransport.open(image, options.background(), options.params());
         LOG.debug("opened embedded device {} (background={})", image, options.background());
-        return new SmartSsd(t, options.closeOnExit());
+        try {
+            return new SmartSsd(t, options.closeOnExit());
+        } catch (RuntimeException e) { // e.g. the JVM is already shutting down: do not leak the device
+            t.close();
+            throw e;
+        }
     }
 
     /** A handle over any transport (e.g. a remote daemon connection); the handle owns and closes it. */
@@ -223,6 +230,10 @@ public final class SmartSsd implements AutoCloseable {
         checkId(objectId, "object id");
         checkOffset(offset);
         Objects.requireNonNull(data, "data");
+        if (data.length > MAX_INLINE_BYTES) {
+            throw new IllegalArgumentException("an inline write carries at most " + MAX_INLINE_BYTES + " bytes, got "
+                    + data.length + "; write large data from a direct ByteBuffer");
+        }
         Response r = call(Request.newBuilder().setWriteObject(WriteObject.newBuilder()
                 .setObjectId(objectId).setOffset(offset).setData(ByteString.copyFrom(data))), null, null);
         return new Written(data.length, r.getWriteObject().getSize(), r.getDeviceNs());

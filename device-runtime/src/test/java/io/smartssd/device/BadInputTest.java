@@ -88,6 +88,8 @@ class BadInputTest {
             many.put("k" + i, "v");
         }
         device(DeviceException.Code.INVALID_ARGUMENT, () -> ssd.createTasklet("grep", many));
+        // An inline write larger than a packet is refused before it is built.
+        fails(IllegalArgumentException.class, "direct ByteBuffer", () -> ssd.write(obj, 0, new byte[64 << 20]));
         // Reading more than the object holds is fine: a short read with eof.
         ReadResult r = ssd.read(obj, 0, ByteBuffer.allocateDirect(1 << 20));
         assertEquals(content.length, r.bytes());

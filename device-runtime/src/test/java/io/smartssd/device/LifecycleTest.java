@@ -109,9 +109,11 @@ class LifecycleTest {
             readers.add(th);
         }
         started.await();
-        while (reads.get() < 8) {
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (reads.get() < 8 && unexpected.get() == null && System.nanoTime() < deadline) {
             Thread.sleep(1);
         }
+        assertTrue(reads.get() >= 8 || unexpected.get() != null, "readers made no progress");
         ssd.close();
         for (Thread th : readers) {
             th.join(10_000);
