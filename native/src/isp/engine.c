@@ -4,8 +4,9 @@
  *
  * Everything is driven by sim events; decisions that several same-time events may influence (which
  * request an idle core serves) run in one "dispatch" event scheduled at the current time, so a
- * policy sees every page that became ready at that instant. */
-#include "isp/engine.h"
+ * policy sees every page that became ready at that instant. Stage mode (REMUS, engine.h) lives in
+ * engine_stage.c; this file calls it at the points where the two modes differ. */
+#include "isp/engine_int.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -14,82 +15,6 @@
 
 #include "flash/flash.h"
 #include "sim/sim.h"
-
-enum page_state { PG_NONE, PG_INFLIGHT, PG_READY, PG_BUSY, PG_DONE, PG_DROPPED };
-enum slot_kind { SLOT_IDLE, SLOT_PAGE, SLOT_FINISH, SLOT_FAIL };
-
-/* One flash read of a request's page. The pool holds one entry per page the ISP buffer can hold, so
- * batches can overlap (double buffering) as long as the buffer has room. */
-typedef struct page_op {
-    csd_flash_op op;
-    csd_isp_req *r;
-    uint64_t page;           /* relative to first */
-    struct page_op *free_next;
-} page_op;
-
-struct csd_isp_req {
-    csd_engine *e;
-    csd_isp_req *prev, *next; /* engine list, in submission order */
-    csd_taskrun *run;
-    csd_page_source src;
-    uint64_t first, last, max_page;
-    uint32_t last_len;        /* bytes of page max_page */
-    /* per page, indexed page - first; cap entries */
-    uint8_t *state;
-    uint64_t *ppn;
-    uint64_t *cost_ns;
-    uint64_t cap;
-    uint64_t issue_next;      /* next page (relative) to issue */
-    uint64_t fed_next;        /* next page (relative) to feed to the taskrun */
-    uint64_t pick_low;        /* every page below this was picked or dropped */
-    uint64_t batch_left;      /* flash reads of the current batch not arrived yet */
-    uint64_t refs;            /* flash reads in flight + core slots using the request */
-    page_op *pool, *pool_free;
-    int empty_pending;        /* empty range: finish() waits for a core */
-    int dead;                 /* failing, failed or released: no more issue, feed or picks */
-    int finished, status, released, in_policy;
-    uint64_t finish_ns;
-    uint64_t flash_bytes;
-    csd_req_view view;
-};
-
-typedef struct core {
-    csd_engine *e;
-    uint32_t index;
-    uint8_t kind;             /* slot_kind */
-    csd_isp_req *r;
-    uint64_t page;            /* SLOT_PAGE: relative page */
-    uint64_t start, dur;
-    int rc;                   /* SLOT_FINISH / SLOT_FAIL: the status the request ends with */
-    uint64_t busy_ns;
-} core;
-
-/* A host command being replayed; lives on csd_engine_host_io's stack while it runs the sim. */
-typedef struct host_cmd {
-    csd_engine *e;
-    uint64_t remaining_to_host;
-    size_t pending;
-    uint64_t link_end;
-    int done;
-} host_cmd;
-
-struct csd_engine {
-    csd_params p;
-    csd_sim *sim;
-    csd_flash *flash;
-    csd_serial link;
-    const csd_req_sched_ops *rs;
-    void *rs_state;
-    core *cores;
-    csd_isp_req *head, *tail;
-    uint64_t next_id;
-    uint64_t buf_used;
-    int dispatch_pending;
-    uint8_t *page_buf;
-    csd_flash_op *host_ops;
-    size_t host_ops_cap;
-    csd_engine_stats st;
-};
 
 static void sched(csd_engine *e, uint64_t t, csd_sim_fn fn, void *arg) {
     /* The heap only grows past its high-water mark; losing an event would corrupt virtual time. */
@@ -114,6 +39,11 @@ static void buf_take(csd_engine *e) {
 
 static void buf_give(csd_engine *e) { e->buf_used -= e->p.page_bytes; }
 
+void csd_eng_sched(csd_engine *e, uint64_t t, csd_sim_fn fn, void *arg) { sched(e, t, fn, arg); }
+uint64_t csd_eng_cost_ns(const csd_engine *e, uint64_t base, const csd_cost *c) { return cost_ns(e, base, c); }
+void csd_eng_buf_take(csd_engine *e) { buf_take(e); }
+void csd_eng_buf_give(csd_engine *e) { buf_give(e); }
+
 /* ---- requests ------------------------------------------------------------------------------- */
 
 static uint64_t req_pages(const csd_isp_req *r) {
@@ -123,6 +53,8 @@ static uint64_t req_pages(const csd_isp_req *r) {
 static const csd_req_view *view_of(const csd_isp_req *r) { return &r->view; }
 
 static void req_free(csd_isp_req *r) {
+    csd_stage_req_free(r);
+    free(r->core_of);
     free(r->state);
     free(r->ppn);
     free(r->cost_ns);
@@ -157,6 +89,9 @@ static int req_grow(csd_isp_req *r, uint64_t need) {
     uint64_t *c = realloc(r->cost_ns, cap * sizeof *c);
     if (!c) return -ENOMEM;
     r->cost_ns = c;
+    uint8_t *co = realloc(r->core_of, cap);
+    if (!co) return -ENOMEM;
+    r->core_of = co;
     memset(r->state + r->cap, PG_NONE, cap - r->cap);
     r->cap = cap;
     return 0;
@@ -166,7 +101,12 @@ static void policy_remove(csd_engine *e, csd_isp_req *r) {
     if (!r->in_policy) return;
     r->in_policy = 0;
     e->rs->remove(e->rs_state, r);
+    if (e->staged) csd_stage_remove(e, r);
 }
+
+uint64_t csd_eng_req_pages(const csd_isp_req *r) { return req_pages(r); }
+int csd_eng_req_grow(csd_isp_req *r, uint64_t need) { return req_grow(r, need); }
+void csd_eng_req_unref(csd_engine *e, csd_isp_req *r) { req_unref(e, r); }
 
 /* Drop every page that is in DRAM and not on a core (request dead, or pages past a stop). */
 static void drop_ready(csd_engine *e, csd_isp_req *r, uint64_t from) {
@@ -175,6 +115,7 @@ static void drop_ready(csd_engine *e, csd_isp_req *r, uint64_t from) {
             r->state[i] = PG_DROPPED;
             r->view.pages_ready--;
             buf_give(e);
+            if (e->staged) csd_stage_dropped(e, r, i);
         }
     }
 }
@@ -204,7 +145,7 @@ static uint64_t buffer_pages(const csd_engine *e) {
 }
 
 static void issue_for(csd_engine *e, csd_isp_req *r) {
-    if (r->dead || r->issue_next >= req_pages(r)) return;
+    if (e->staged || r->dead || r->issue_next >= req_pages(r)) return;   /* stage mode: stage S issues */
     uint64_t batch = e->p.isp_batch_pages < buffer_pages(e) ? e->p.isp_batch_pages : buffer_pages(e);
     uint64_t want = req_pages(r) - r->issue_next;
     if (want > batch) want = batch;
@@ -309,6 +250,7 @@ static int feed_upto(csd_engine *e, csd_isp_req *r, uint64_t rel, uint64_t *fail
         int need_more = 0;
         int rc = csd_taskrun_feed(r->run, page, data, len, &cost, &need_more);
         r->cost_ns[i] = cost_ns(e, e->p.page_cycles, &cost);
+        r->fed_cost_ns += r->cost_ns[i];
         r->fed_next++;
         if (rc < 0) {
             *fail_ns = r->cost_ns[i];
@@ -316,8 +258,10 @@ static int feed_upto(csd_engine *e, csd_isp_req *r, uint64_t rel, uint64_t *fail
         }
         if (!need_more && i + 1 < req_pages(r)) {
             /* the tasklet stopped (or the extent ended early): later pages are not needed */
+            uint64_t old = req_pages(r);
             r->last = page;
             r->view.pages_total = req_pages(r);
+            if (e->staged) csd_stage_resize(e, r, old);
             drop_ready(e, r, i + 1);
         } else if (need_more && i + 1 == req_pages(r) && r->last < r->max_page) {
             /* a text line runs past the planned extent: read one more page */
@@ -328,6 +272,10 @@ static int feed_upto(csd_engine *e, csd_isp_req *r, uint64_t rel, uint64_t *fail
             }
             r->last++;
             r->view.pages_total = req_pages(r);
+            if (e->staged && (g = csd_stage_resize(e, r, req_pages(r) - 1)) < 0) {
+                *fail_ns = r->cost_ns[i];
+                return g;
+            }
         }
     }
     return 0;
@@ -353,6 +301,10 @@ static void core_serve(csd_engine *e, core *c) {
             return;
         }
     }
+    if (e->staged) {
+        csd_stage_serve(e, c);
+        return;
+    }
     for (;;) {
         csd_isp_req *r = e->rs->pick(e->rs_state, c->index, csd_sim_now(e->sim), view_of);
         if (!r) return;
@@ -366,10 +318,7 @@ static void core_serve(csd_engine *e, core *c) {
         int rc = feed_upto(e, r, rel, &fail_ns);
         if (req_pages(r) != total_before) issue_all(e);   /* grew (next page) or stopped (room) */
         if (rc < 0) {
-            r->dead = 1;                  /* no more picks; it ends when this slot does */
-            drop_ready(e, r, 0);
-            policy_remove(e, r);
-            core_start(c, SLOT_FAIL, r, 0, fail_ns, rc);
+            csd_eng_fail_on(e, c, r, fail_ns, rc);
             return;
         }
         if (rel >= req_pages(r)) continue;   /* the page was dropped by a stop: pick again */
@@ -378,6 +327,21 @@ static void core_serve(csd_engine *e, core *c) {
         core_start(c, SLOT_PAGE, r, rel, r->cost_ns[rel], 0);
         return;
     }
+}
+
+void csd_eng_fail_on(csd_engine *e, core *c, csd_isp_req *r, uint64_t fail_ns, int rc) {
+    r->dead = 1;                          /* no more picks; it ends when this slot does */
+    drop_ready(e, r, 0);
+    policy_remove(e, r);
+    core_start(c, SLOT_FAIL, r, 0, fail_ns, rc);
+}
+
+void csd_eng_core_start(core *c, uint8_t kind, csd_isp_req *r, uint64_t page, uint64_t dur, int rc) {
+    core_start(c, kind, r, page, dur, rc);
+}
+
+int csd_eng_feed_upto(csd_engine *e, csd_isp_req *r, uint64_t rel, uint64_t *fail_ns) {
+    return feed_upto(e, r, rel, fail_ns);
 }
 
 static void dispatch_ev(csd_sim *sim, void *arg) {
@@ -394,6 +358,8 @@ static void kick_dispatch(csd_engine *e) {
     sched(e, csd_sim_now(e->sim), dispatch_ev, e);
 }
 
+void csd_eng_kick(csd_engine *e) { kick_dispatch(e); }
+
 static void core_done_ev(csd_sim *sim, void *arg) {
     core *c = arg;
     csd_engine *e = c->e;
@@ -404,11 +370,14 @@ static void core_done_ev(csd_sim *sim, void *arg) {
     r->view.core_ns += c->dur;
     c->kind = SLOT_IDLE;
     c->r = NULL;
-    if (kind == SLOT_PAGE) {
+    if (kind == SLOT_SEND) {
+        csd_stage_send_done(e, c);
+    } else if (kind == SLOT_PAGE) {
         r->state[c->page] = PG_DONE;
         r->view.pages_done++;
         e->st.isp_pages++;
         buf_give(e);
+        if (e->staged) csd_stage_page_done(e, c, r, c->page);
         if (!r->dead && r->view.pages_done == req_pages(r) && r->fed_next >= req_pages(r)) {
             r->refs--;                    /* the finish slot takes its own reference */
             start_finish(c, r);
@@ -441,7 +410,14 @@ int csd_engine_create(csd_engine **out, const csd_params *p, char *err, size_t e
     }
     const csd_req_sched_ops *rs = csd_req_sched_find(p->request_scheduler);
     if (!rs) {
-        snprintf(err, errlen, "engine: unknown request_scheduler '%s' (known: fcfs)", p->request_scheduler);
+        snprintf(err, errlen, "engine: unknown request_scheduler '%s' (known: fcfs, cfs, horae, serico, "
+                 "remus)", p->request_scheduler);
+        return -EINVAL;
+    }
+    int staged = !rs->pick || p->isp_send_ns || p->isp_flash_quota;
+    if (staged && !rs->decide) {
+        snprintf(err, errlen, "engine: request_scheduler '%s' has no stage mode (isp_send_ns / "
+                 "isp_flash_quota need one)", p->request_scheduler);
         return -EINVAL;
     }
     if (!csd_chip_sched_find(p->chip_scheduler)) {
@@ -452,6 +428,7 @@ int csd_engine_create(csd_engine **out, const csd_params *p, char *err, size_t e
     if (!e) goto nomem;
     e->p = *p;
     e->rs = rs;
+    e->staged = staged;
     e->next_id = 1;
     e->sim = csd_sim_create();
     e->cores = calloc(p->cores, sizeof *e->cores);
@@ -466,6 +443,7 @@ int csd_engine_create(csd_engine **out, const csd_params *p, char *err, size_t e
         return rc;
     }
     if (rs->init(&e->rs_state, p) != 0) goto nomem;
+    if (staged && csd_stage_init(e) != 0) goto nomem;
     *out = e;
     return 0;
 nomem:
@@ -483,6 +461,7 @@ void csd_engine_destroy(csd_engine *e) {
         r = n;
     }
     if (e->rs_state) e->rs->destroy(e->rs_state);
+    csd_stage_free(e);
     csd_flash_destroy(e->flash);
     csd_sim_destroy(e->sim);
     free(e->host_ops);
@@ -573,6 +552,12 @@ uint64_t csd_engine_host_io(csd_engine *e, const csd_flash_batch *ops, uint64_t 
 
 int csd_engine_submit(csd_engine *e, csd_isp_req **out, csd_taskrun *run, const csd_page_source *src,
                       uint64_t first_page, uint64_t last_page, uint64_t max_page, uint32_t last_page_len) {
+    return csd_engine_submit_ex(e, out, run, src, first_page, last_page, max_page, last_page_len, 0);
+}
+
+int csd_engine_submit_ex(csd_engine *e, csd_isp_req **out, csd_taskrun *run, const csd_page_source *src,
+                         uint64_t first_page, uint64_t last_page, uint64_t max_page, uint32_t last_page_len,
+                         uint64_t ci_hint_ns) {
     *out = NULL;
     if (!run || !src || !src->ppn || !src->read || last_page_len > e->p.page_bytes) return -EINVAL;
     int empty = last_page < first_page;
@@ -586,8 +571,10 @@ int csd_engine_submit(csd_engine *e, csd_isp_req **out, csd_taskrun *run, const 
     r->last = last_page;
     r->max_page = max_page;
     r->last_len = last_page_len;
+    r->ci_hint_ns = ci_hint_ns;
     uint64_t pages = empty ? 0 : last_page - first_page + 1;
-    uint64_t pool = buffer_pages(e);
+    /* stage mode: a core has at most Q pages (so at most Q flash requests) out */
+    uint64_t pool = e->staged ? e->quota_sum : buffer_pages(e);
     r->pool = calloc(pool, sizeof *r->pool);
     if (!r->pool || (pages && req_grow(r, pages) < 0)) {
         req_free(r);
@@ -599,8 +586,14 @@ int csd_engine_submit(csd_engine *e, csd_isp_req **out, csd_taskrun *run, const 
     }
     uint64_t now = csd_sim_now(e->sim);
     r->view = (csd_req_view){ .id = e->next_id, .submit_ns = now, .pages_total = pages };
-    int rc = e->rs->submit(e->rs_state, r, &r->view, now);
+    int rc = e->staged ? csd_stage_submit(e, r) : 0;
     if (rc < 0) {
+        req_free(r);
+        return rc;
+    }
+    rc = e->rs->submit(e->rs_state, r, &r->view, now);
+    if (rc < 0) {
+        if (e->staged) csd_stage_remove(e, r);
         req_free(r);
         return rc;
     }
@@ -612,6 +605,8 @@ int csd_engine_submit(csd_engine *e, csd_isp_req **out, csd_taskrun *run, const 
     e->st.isp_requests++;
     if (empty) {
         r->empty_pending = 1;
+        kick_dispatch(e);
+    } else if (e->staged) {
         kick_dispatch(e);
     } else {
         issue_for(e, r);
@@ -675,4 +670,16 @@ void csd_engine_stats_get(const csd_engine *e, csd_engine_stats *s, csd_flash_st
 
 uint64_t csd_engine_core_busy_ns(const csd_engine *e, uint32_t core) {
     return core < e->p.cores ? e->cores[core].busy_ns : 0;
+}
+
+int csd_engine_staged(const csd_engine *e) { return e->staged; }
+
+int csd_engine_check(const csd_engine *e, char *err, size_t errlen) {
+    if (errlen) err[0] = 0;
+    return e->staged ? csd_stage_check(e, err, errlen, 1) : 0;
+}
+
+void csd_engine_set_trace(csd_engine *e, csd_engine_trace_fn fn, void *arg) {
+    e->trace = fn;
+    e->trace_arg = arg;
 }

@@ -1,0 +1,140 @@
+/* Internals shared by engine.c (host commands, cores, legacy batch issue) and engine_stage.c (the
+ * REMUS stage model: sub-requests per core, stage S/F/P). Not a public contract. */
+#ifndef CSD_ISP_ENGINE_INT_H
+#define CSD_ISP_ENGINE_INT_H
+
+#include "isp/engine.h"
+#include "sim/sim.h"
+
+enum page_state { PG_NONE, PG_INFLIGHT, PG_READY, PG_BUSY, PG_DONE, PG_DROPPED };
+enum slot_kind { SLOT_IDLE, SLOT_PAGE, SLOT_FINISH, SLOT_FAIL, SLOT_SEND };
+enum sub_adm { SUB_NONE, SUB_WAITING, SUB_ADMITTED, SUB_DRAINING };
+
+/* One flash read of a request. Legacy mode: one page (page). Stage mode: a (multi-plane) request of
+ * npages pages starting at position pos of sub-request sub. */
+typedef struct page_op {
+    csd_flash_op op;
+    csd_isp_req *r;
+    uint64_t page;           /* relative to first */
+    struct sub *sub;
+    uint64_t pos;
+    uint32_t npages;
+    struct page_op *free_next;
+} page_op;
+
+/* Stage mode: the pages of one request on one core (paper III-B sub-requests). v must stay first:
+ * the policy gets &v and the engine casts back. */
+typedef struct sub {
+    csd_sreq v;
+    csd_isp_req *r;
+    uint32_t core;
+    uint64_t *list;           /* relative pages, ascending */
+    uint64_t n, cap;
+    uint64_t send_pos;        /* next list position to send */
+    uint64_t ready_pos;       /* list positions below are busy, done or dropped */
+    int adm;                  /* sub_adm */
+    struct sub *wnext;        /* admission FIFO */
+} sub;
+
+struct csd_isp_req {
+    csd_engine *e;
+    csd_isp_req *prev, *next; /* engine list, in submission order */
+    csd_taskrun *run;
+    csd_page_source src;
+    uint64_t first, last, max_page;
+    uint32_t last_len;        /* bytes of page max_page */
+    /* per page, indexed page - first; cap entries */
+    uint8_t *state;
+    uint64_t *ppn;
+    uint64_t *cost_ns;
+    uint8_t *core_of;         /* stage mode: the page's core */
+    uint64_t cap;
+    uint64_t issue_next;      /* next page (relative) to issue (legacy); pages with a known ppn (stage) */
+    uint64_t fed_next;        /* next page (relative) to feed to the taskrun */
+    uint64_t pick_low;        /* every page below this was picked or dropped */
+    uint64_t batch_left;      /* flash reads of the current batch not arrived yet */
+    uint64_t refs;            /* flash reads in flight + core slots + pending sends */
+    page_op *pool, *pool_free;
+    int empty_pending;        /* empty range: finish() waits for a core */
+    int dead;                 /* failing, failed or released: no more issue, feed or picks */
+    int finished, status, released, in_policy;
+    uint64_t finish_ns;
+    uint64_t flash_bytes;
+    uint64_t ci_hint_ns, fed_cost_ns;
+    sub *subs;                /* stage mode: one per core */
+    csd_req_view view;
+};
+
+typedef struct core {
+    csd_engine *e;
+    uint32_t index;
+    uint8_t kind;             /* slot_kind */
+    csd_isp_req *r;
+    uint64_t page;            /* SLOT_PAGE: relative page */
+    uint64_t start, dur;
+    int rc;                   /* SLOT_FINISH / SLOT_FAIL: the status the request ends with */
+    uint64_t busy_ns;
+    /* stage mode */
+    csd_sreq **adm;           /* admitted sub-requests with work left, in admission order */
+    size_t nadm, capadm;
+    sub *wait_head, *wait_tail;
+    uint64_t nwait;
+    uint64_t alloc;           /* buffer pages held by admitted and draining sub-requests */
+    uint64_t inflight;        /* pages sent and not returned */
+    uint64_t Q, buf_pages;
+    uint32_t chips;
+    sub *slot_sub;            /* SLOT_PAGE / SLOT_SEND: the sub-request served */
+} core;
+
+struct csd_engine {
+    csd_params p;
+    csd_sim *sim;
+    csd_flash *flash;
+    csd_serial link;
+    const csd_req_sched_ops *rs;
+    void *rs_state;
+    core *cores;
+    csd_isp_req *head, *tail;
+    uint64_t next_id;
+    uint64_t buf_used;
+    int dispatch_pending;
+    int staged;
+    uint32_t chips;
+    uint64_t quota_sum;        /* stage mode: sum of Q over cores (flash ops a request can have out) */
+    uint8_t *page_buf;
+    csd_flash_op *host_ops;
+    size_t host_ops_cap;
+    csd_engine_trace_fn trace;
+    void *trace_arg;
+    csd_engine_stats st;
+};
+
+/* engine.c */
+void csd_eng_sched(csd_engine *e, uint64_t t, csd_sim_fn fn, void *arg);
+uint64_t csd_eng_cost_ns(const csd_engine *e, uint64_t base_cycles, const csd_cost *c);
+void csd_eng_buf_take(csd_engine *e);
+void csd_eng_buf_give(csd_engine *e);
+uint64_t csd_eng_req_pages(const csd_isp_req *r);
+int csd_eng_req_grow(csd_isp_req *r, uint64_t need);
+void csd_eng_req_unref(csd_engine *e, csd_isp_req *r);
+void csd_eng_kick(csd_engine *e);
+void csd_eng_core_start(core *c, uint8_t kind, csd_isp_req *r, uint64_t page, uint64_t dur, int rc);
+/* Feed pages up to rel (inclusive); 0 or -errno with *fail_ns the failed page's cost. */
+int csd_eng_feed_upto(csd_engine *e, csd_isp_req *r, uint64_t rel, uint64_t *fail_ns);
+/* the request's page rel failed or the request stops: end it on core c */
+void csd_eng_fail_on(csd_engine *e, core *c, csd_isp_req *r, uint64_t fail_ns, int rc);
+
+/* engine_stage.c */
+int csd_stage_init(csd_engine *e);                       /* per-core quota and buffer share */
+void csd_stage_free(csd_engine *e);
+int csd_stage_submit(csd_engine *e, csd_isp_req *r);     /* split into sub-requests, admit */
+void csd_stage_req_free(csd_isp_req *r);
+void csd_stage_serve(csd_engine *e, core *c);            /* idle core: ask the policy */
+void csd_stage_page_done(csd_engine *e, core *c, csd_isp_req *r, uint64_t rel);
+void csd_stage_send_done(csd_engine *e, core *c);
+void csd_stage_dropped(csd_engine *e, csd_isp_req *r, uint64_t rel);  /* a READY page was dropped */
+void csd_stage_remove(csd_engine *e, csd_isp_req *r);    /* dead or released: leave the cores */
+int csd_stage_resize(csd_engine *e, csd_isp_req *r, uint64_t old_pages);  /* last grew or shrank */
+int csd_stage_check(const csd_engine *e, char *err, size_t errlen, int deep);
+
+#endif
