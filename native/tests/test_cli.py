@@ -252,3 +252,21 @@ def test_identify_reports_the_paper_device(image):
     assert i["cores"] == 2 and i["request_scheduler"] == "fcfs"
     assert i["params"]["host_link_bytes_per_s"] == "300000000"
     assert set(i["tasklets"]) >= {"weblog-q1", "weblog-q2", "filter", "grep", "plan"}
+
+
+def test_dram_scan_counts_and_costs(tiny, tmp_path):
+    # 16 pages of 4 KiB: zeros, except one integer per page set to 7 at the first sampled position.
+    pages = bytearray(16 * 4096)
+    for p in range(16):
+        pages[p * 4096:p * 4096 + 4] = (7).to_bytes(4, "little")
+    f = tmp_path / "pages.bin"
+    f.write_bytes(bytes(pages))
+    csd("put", tiny, "pages", f)
+    r8 = csd("run", tiny, "dram-scan", "--input", "pages", "--param", "accesses=8", "--json")
+    assert r8["results"]["rows"] == [[16 * 7, 16 * 8]]          # 7 zeros of 8 sampled per page
+    r8k = csd("run", tiny, "dram-scan", "--input", "pages", "--param", "accesses=8", "--param", "key=7", "--json")
+    assert r8k["results"]["rows"] == [[16, 16 * 8]]
+    r512 = csd("run", tiny, "dram-scan", "--input", "pages", "--param", "accesses=512", "--json")
+    assert r512["device_ns"] > r8["device_ns"]
+    p = csd("run", tiny, "dram-scan", "--input", "pages", "--param", "accesses=5000", "--json", ok=False, raw=True)
+    assert p.returncode == 1 and "accesses" in json.loads(p.stdout)["message"]

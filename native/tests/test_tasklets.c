@@ -389,7 +389,9 @@ static void test_weblog_errors(void) {
         CHECK((*p)->summary && (*p)->init && (*p)->record);
         CHECK(csd_tasklet_find((*p)->name) == *p);
     }
-    CHECK_EQ_U64(n, 5);
+    CHECK(n >= 5);
+    static const char *const expected[] = { "weblog-q1", "weblog-q2", "filter", "grep", "plan", "dram-scan" };
+    for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) CHECK(csd_tasklet_find(expected[i]) != NULL);
     csd_outbuf_free(&ob);
 }
 

@@ -9,6 +9,7 @@ static const csd_tasklet_ops *const builtin[] = {
     &csd_tasklet_filter,
     &csd_tasklet_grep,
     &csd_tasklet_plan,
+    &csd_tasklet_dram_scan,
     NULL,
 };
 

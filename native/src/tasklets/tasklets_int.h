@@ -12,6 +12,7 @@ extern const csd_tasklet_ops csd_tasklet_weblog_q2;
 extern const csd_tasklet_ops csd_tasklet_filter;
 extern const csd_tasklet_ops csd_tasklet_grep;
 extern const csd_tasklet_ops csd_tasklet_plan;
+extern const csd_tasklet_ops csd_tasklet_dram_scan;
 
 /* Cost model: cycles an embedded core spends besides its DRAM accesses. */
 #define CSD_TK_CYCLES_PER_RECORD 4     /* loop, address arithmetic, counter update */
