@@ -58,13 +58,7 @@ int cmd_create(csd_device *d, const Smartssd__V1__CreateObject *m, cmd_ctx *c) {
     if (rc == -ENOSPC) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "create_object: object table full (%u objects)",
                                        d->params.max_objects);
     if (rc) return cmd_fail_errno(c, rc, "create_object: '%s': %s", m->name, strerror(-rc));
-    Smartssd__V1__CreateObjectReply *rep = cmd_alloc(c, sizeof *rep);
-    if (!rep) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
-    smartssd__v1__create_object_reply__init(rep);
-    rep->object_id = id;
-    c->resp->result_case = SMARTSSD__V1__RESPONSE__RESULT_CREATE_OBJECT;
-    c->resp->create_object = rep;
-    return 0;
+    return cmd_reply_id(c, id);
 }
 
 int cmd_write(csd_device *d, const Smartssd__V1__WriteObject *m, cmd_ctx *c) {

@@ -111,7 +111,7 @@ static vobj *vobj_new(csd_device *d, int kind) {
     return o;
 }
 
-static int reply_id(cmd_ctx *c, uint64_t id) {
+int cmd_reply_id(cmd_ctx *c, uint64_t id) {
     Smartssd__V1__CreateObjectReply *rep = cmd_alloc(c, sizeof *rep);
     if (!rep) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
     smartssd__v1__create_object_reply__init(rep);
@@ -188,7 +188,7 @@ int cmd_create_tasklet(csd_device *d, const Smartssd__V1__CreateObject *m, cmd_c
     o->n_params = m->n_params;
     o->plan = plan;
     o->plan_len = plan_len;
-    return reply_id(c, o->id);
+    return cmd_reply_id(c, o->id);
 }
 
 int cmd_create_output(csd_device *d, const Smartssd__V1__CreateObject *m, cmd_ctx *c) {
@@ -226,7 +226,7 @@ int cmd_create_output(csd_device *d, const Smartssd__V1__CreateObject *m, cmd_ct
     }
     o->max_outputs = m->max_outputs;
     csd_outbuf_init(&o->out, d->params.output_buffer_bytes, m->max_outputs);
-    return reply_id(c, o->id);
+    return cmd_reply_id(c, o->id);
 }
 
 static uint64_t src_ppn(void *arg, uint64_t page_index) {

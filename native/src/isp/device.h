@@ -104,6 +104,9 @@ char *cmd_strdup(cmd_ctx *c, const char *s);
 /* Charge the command's device time: cmd overhead + ops + host link bytes. */
 void cmd_charge(csd_device *d, cmd_ctx *c, const csd_flash_batch *ops, uint64_t to_dev, uint64_t to_host);
 
+/* Reply to create_object with the new object's id. */
+int cmd_reply_id(cmd_ctx *c, uint64_t id);
+
 vobj *vobj_find(csd_device *d, uint64_t id);
 void vobj_free(csd_device *d, vobj *o);
 /* Bring finished requests' state into their outputs. */
