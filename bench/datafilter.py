@@ -12,7 +12,7 @@ import time
 
 
 def main(b):
-    mib = int(b.args[0]) if b.args else 256
+    mib = int(b.args[0]) if b.args else 128
     n = (mib << 20) // 32
     csd = b.tool("csd")
     img = os.path.join(b.out, "filter.img")

@@ -270,3 +270,14 @@ def test_dram_scan_counts_and_costs(tiny, tmp_path):
     assert r512["device_ns"] > r8["device_ns"]
     p = csd("run", tiny, "dram-scan", "--input", "pages", "--param", "accesses=5000", "--json", ok=False, raw=True)
     assert p.returncode == 1 and "accesses" in json.loads(p.stdout)["message"]
+
+
+def test_results_larger_than_the_output_buffer_flow(tiny, tmp_path):
+    # tiny's output buffer is 1 MiB; every line matches, so ~3 MiB of rows must stream through it.
+    text = tmp_path / "all.log"
+    text.write_text("".join(f"GET /line/{i:08d}\n" for i in range(150000)))
+    csd("put", tiny, "all", text)
+    r = csd("run", tiny, "grep", "--input", "all", "--param", "pattern=GET", "--param", "mode=lines", "--json")
+    assert r["row_count"] == 150000
+    assert r["results"]["rows"][-1][1] == "GET /line/00149999"
+    assert r["bytes_to_host"] > 2 * 1024 * 1024

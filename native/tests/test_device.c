@@ -126,11 +126,47 @@ static void background_run(const char *dir) {
     CHECK(csd_device_close(d) == 0);
 }
 
+/* The device thread pauses when an output's buffer is half full and resumes when the host reads, so
+ * results larger than the buffer (tiny: 1 MiB) arrive whole. */
+static void background_backpressure(const char *dir) {
+    csd_device *d = dev_fresh(dir, "tiny", 8u << 20, 1);
+    uint64_t id = dev_create_data(d, "lines");
+    size_t n = 4u << 20;
+    char *text = malloc(n);
+    for (size_t i = 0; i < n; i++) text[i] = (i % 32 == 31) ? '\n' : 'x';
+    dev_write(d, id, 0, text, n);
+    Smartssd__V1__Response *r = dev_create_tasklet(d, "grep", (const char *const[]){ "pattern=x", "mode=lines", NULL }, NULL);
+    uint64_t t = r->create_object->object_id;
+    smartssd__v1__response__free_unpacked(r, NULL);
+    uint64_t out = dev_create_output(d, 0);
+    r = dev_execute(d, t, out, id, 0, 0, 1);
+    CHECK(r->status == 0);
+    smartssd__v1__response__free_unpacked(r, NULL);
+    usleep(100000);   /* let the device thread run into the full buffer */
+    uint64_t bytes = 0;
+    for (int polls = 0;; polls++) {
+        CHECK(polls < 1000000);
+        r = dev_read(d, out, 0, 0);
+        CHECK(r->status == 0);
+        bytes += r->read_object->data.len;
+        Smartssd__V1__Progress *p = r->read_object->progress;
+        CHECK(!p->finished || p->status == 0);
+        int done = p->done;
+        if (done) CHECK_EQ_U64(p->rows, n / 32);
+        smartssd__v1__response__free_unpacked(r, NULL);
+        if (done) break;
+    }
+    CHECK(bytes > (2u << 20));
+    free(text);
+    CHECK(csd_device_close(d) == 0);
+}
+
 int main(void) {
     const char *dir = csd_test_dir("device");
     exact_times(dir);
     two_devices(dir);
     restart(dir);
     background_run(dir);
+    background_backpressure(dir);
     TEST_OK("test_device");
 }

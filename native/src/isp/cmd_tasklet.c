@@ -45,6 +45,12 @@ void vobj_free(csd_device *d, vobj *o) {
     free(o);
 }
 
+int device_output_backlogged(csd_device *d) {
+    for (vobj *o = d->vobjs; o; o = o->next)
+        if (o->state == RUN_RUNNING && o->out.len - o->out.read_pos >= o->out.limit_bytes / 2) return 1;
+    return 0;
+}
+
 int device_object_in_use(csd_device *d, uint64_t id) {
     for (vobj *o = d->vobjs; o; o = o->next)
         if (o->state == RUN_RUNNING && o->input_id == id) return 1;
@@ -315,15 +321,19 @@ int cmd_read_output(csd_device *d, vobj *o, const Smartssd__V1__ReadObject *m, c
     if (o->state == RUN_IDLE)
         return cmd_fail(c, CSD_INVALID_ARGUMENT, "read_object: output object %" PRIu64 " has not been executed", o->id);
     if (m->offset) return cmd_fail(c, CSD_INVALID_ARGUMENT, "read_object: an output object is read in order; offset must be 0");
-    /* Without a device thread, a poll runs the request to its end: deterministic and simple. */
-    if (!d->background && o->state == RUN_RUNNING) {
-        csd_engine_run_until_finished(d->eng, o->req);
-        device_poll_runs(d);
-    }
     size_t max = m->length ? (size_t)m->length : CSD_DEFAULT_RESULT_CHUNK;
     int to_payload = c->payload && c->payload->out;
     if (to_payload && max > c->payload->out_cap) max = c->payload->out_cap;
     if (!to_payload && max > CSD_MAX_PACKET - 4096) max = CSD_MAX_PACKET - 4096;
+    /* Without a device thread, a poll advances the device until this output has a full chunk or its
+     * run ends: deterministic, and results larger than the output buffer still flow. */
+    size_t enough = max < o->out.limit_bytes / 2 ? max : o->out.limit_bytes / 2;
+    while (!d->background && o->state == RUN_RUNNING && o->out.len - o->out.read_pos < enough) {
+        int stepped = 0;
+        while (stepped < 64 && csd_engine_step(d->eng)) stepped++;
+        device_poll_runs(d);
+        if (!stepped) break;
+    }
     const uint8_t *p;
     size_t n = csd_outbuf_take(&o->out, max, &p);
     Smartssd__V1__ReadObjectReply *rep = cmd_alloc(c, sizeof *rep);
@@ -331,6 +341,8 @@ int cmd_read_output(csd_device *d, vobj *o, const Smartssd__V1__ReadObject *m, c
     uint8_t *buf = to_payload ? c->payload->out : cmd_alloc(c, n);
     if (!rep || !pr || !buf) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
     if (n) memcpy(buf, p, n);
+    /* The device thread may be waiting for the host to drain this output. */
+    if (n && d->background) pthread_cond_signal(&d->work_cv);
     cmd_charge(d, c, NULL, 0, n);
     o->bytes_to_host += n;
     smartssd__v1__read_object_reply__init(rep);

@@ -49,7 +49,9 @@ static void *worker_main(void *arg) {
     uint64_t wall0 = 0, dev0 = 0;
     int busy = 0;
     while (!d->stop) {
-        if (!d->running) {
+        if (!d->running || device_output_backlogged(d)) {
+            /* Idle, or an output holds half its buffer unread: like a real device with a full
+             * result buffer, stop until the host reads (a read signals work_cv). */
             busy = 0;
             pthread_cond_wait(&d->work_cv, &d->mu);
             continue;

@@ -129,6 +129,8 @@ int cmd_create_tasklet(csd_device *d, const Smartssd__V1__CreateObject *m, cmd_c
 int cmd_create_output(csd_device *d, const Smartssd__V1__CreateObject *m, cmd_ctx *c);
 int cmd_read_output(csd_device *d, vobj *o, const Smartssd__V1__ReadObject *m, cmd_ctx *c);
 int cmd_delete_vobj(csd_device *d, vobj *o, cmd_ctx *c);
+/* 1 if a running output has half or more of its result buffer unread (the device thread then waits). */
+int device_output_backlogged(csd_device *d);
 /* 1 if a running output reads data object id. */
 int device_object_in_use(csd_device *d, uint64_t id);
 
