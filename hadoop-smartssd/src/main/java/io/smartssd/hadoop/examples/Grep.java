@@ -1,0 +1,45 @@
+package io.smartssd.hadoop.examples;
+
+import io.smartssd.hadoop.mapreduce.DeviceJob;
+import io.smartssd.hadoop.mapreduce.DeviceMapper;
+import io.smartssd.hadoop.mapreduce.format.ColumnsFormat;
+import org.apache.hadoop.conf.Configured;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.io.LongWritable;
+import org.apache.hadoop.io.Text;
+import org.apache.hadoop.mapreduce.lib.output.FileOutputFormat;
+import org.apache.hadoop.mapreduce.lib.reduce.LongSumReducer;
+import org.apache.hadoop.util.Tool;
+import org.apache.hadoop.util.ToolRunner;
+
+/**
+ * grep -c as a DeviceJob: lines containing a literal pattern, counted inside the device.
+ * {@code hadoop jar hadoop-smartssd.jar io.smartssd.hadoop.examples.Grep
+ * -D fs.smartssd.device.dev0.image=/data/dev.img smartssd://dev0/access.log out /images/}
+ */
+public class Grep extends Configured implements Tool {
+    @Override
+    public int run(String[] args) throws Exception {
+        if (args.length != 3) {
+            System.err.println("usage: Grep [generic options] INPUT OUTPUT PATTERN");
+            ToolRunner.printGenericCommandUsage(System.err);
+            return 2;
+        }
+        DeviceJob job = DeviceJob.getInstance(getConf(), "grep " + args[2]);
+        job.addInputPath(new Path(args[0]));
+        job.setDeviceMapper(DeviceMapper.tasklet("grep").keyword(args[2]));
+        job.setDeviceMapperFormat(ColumnsFormat.class);
+        job.setCombinerClass(LongSumReducer.class);
+        job.setReducerClass(LongSumReducer.class);
+        job.setOutputKeyClass(Text.class);
+        job.setOutputValueClass(LongWritable.class);
+        FileOutputFormat.setOutputPath(job, new Path(args[1]));
+        boolean ok = job.waitForCompletion(true);
+        WeblogQ1.printDeviceCounters(job.getCounters());
+        return ok ? 0 : 1;
+    }
+
+    public static void main(String[] args) throws Exception {
+        System.exit(ToolRunner.run(new Grep(), args));
+    }
+}

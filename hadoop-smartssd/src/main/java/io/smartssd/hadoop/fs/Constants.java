@@ -1,0 +1,69 @@
+package io.smartssd.hadoop.fs;
+
+/**
+ * Every configuration key of the {@code smartssd://} FileSystem, each with its default beside it.
+ *
+ * <p>A device is named by the authority of its URIs ({@code smartssd://dev0/logs/wc98.bin} is the
+ * object {@code logs/wc98.bin} of device {@code dev0}) and described by keys under
+ * {@code fs.smartssd.device.<id>.}: exactly one of {@link #DEVICE_IMAGE_SUFFIX .image} (an embedded
+ * device running inside this JVM) or {@link #DEVICE_SOCKET_SUFFIX .socket} (a {@code csdd} daemon), and
+ * optionally {@link #DEVICE_HOST_SUFFIX .host}, the node the device is attached to (split locality).
+ */
+public final class Constants {
+    private Constants() {
+    }
+
+    /** The URI scheme: {@value}. */
+    public static final String FS_SCHEME = "smartssd";
+
+    /** Prefix of the per-device keys: {@value}{@code <id>.<name>}. */
+    public static final String DEVICE_PREFIX = "fs.smartssd.device.";
+
+    /**
+     * {@code fs.smartssd.device.<id>.image}: path of a device image (made by {@code csd format} or
+     * {@code SmartSsd.format}) that this JVM opens as an embedded device. An image can be open in one
+     * process at a time; within a JVM every FileSystem and job shares one handle per image.
+     */
+    public static final String DEVICE_IMAGE_SUFFIX = ".image";
+
+    /** {@code fs.smartssd.device.<id>.socket}: Unix socket of a {@code csdd} daemon serving the device. */
+    public static final String DEVICE_SOCKET_SUFFIX = ".socket";
+
+    /**
+     * {@code fs.smartssd.device.<id>.host}: the host name of the node the device is attached to. Block
+     * locations (and so the locations of DeviceJob splits) name it, so YARN runs each map task on the node
+     * whose device holds its data.
+     */
+    public static final String DEVICE_HOST_SUFFIX = ".host";
+    /** Default of {@link #DEVICE_HOST_SUFFIX}: {@value}. */
+    public static final String DEFAULT_DEVICE_HOST = "localhost";
+
+    /**
+     * {@code fs.smartssd.device.<id>.background}: embedded devices only; true runs tasklets in a device
+     * thread while the host polls (as a real device does), false advances them only inside commands.
+     */
+    public static final String DEVICE_BACKGROUND_SUFFIX = ".background";
+    /** Default of {@link #DEVICE_BACKGROUND_SUFFIX}: {@value}. */
+    public static final boolean DEFAULT_DEVICE_BACKGROUND = true;
+
+    /**
+     * Block size reported for objects (bytes): FileInputFormat cuts splits at block boundaries, so this
+     * is the default split size of jobs over {@code smartssd://} objects.
+     */
+    public static final String BLOCK_SIZE = "fs.smartssd.block.size";
+    /** Default of {@link #BLOCK_SIZE}: 32 MiB. */
+    public static final long DEFAULT_BLOCK_SIZE = 32L << 20;
+
+    /** Bytes an output stream buffers (in one direct buffer) before it writes them to the device. */
+    public static final String WRITE_BUFFER_SIZE = "fs.smartssd.write.buffer.size";
+    /** Default of {@link #WRITE_BUFFER_SIZE}: 1 MiB. */
+    public static final int DEFAULT_WRITE_BUFFER_SIZE = 1 << 20;
+
+    /** Bytes an input stream reads from the device at a time (its direct read-ahead buffer). */
+    public static final String READ_BUFFER_SIZE = "fs.smartssd.read.buffer.size";
+    /** Default of {@link #READ_BUFFER_SIZE}: 256 KiB. */
+    public static final int DEFAULT_READ_BUFFER_SIZE = 256 << 10;
+
+    /** The longest object name the device accepts, in UTF-8 bytes (a directory marker adds one). */
+    public static final int MAX_OBJECT_NAME_BYTES = 1024;
+}

@@ -1,0 +1,90 @@
+package io.smartssd.hadoop.mapreduce;
+
+import java.io.IOException;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.mapreduce.Job;
+import org.apache.hadoop.mapreduce.Mapper;
+import org.apache.hadoop.mapreduce.lib.input.FileInputFormat;
+import org.apache.hadoop.util.ReflectionUtils;
+
+/**
+ * A MapReduce job whose map stage runs inside Smart SSDs (paper III-C, Fig. 3b): configured like a
+ * {@link Job} (it is one), but instead of an InputFormat and a host map function it takes a
+ * {@link DeviceMapper} (a tasklet) and a {@link DeviceMapperFormat} (device rows to key/value pairs).
+ * Each map task runs the tasklet over its split where the data lies and only the tasklet's output
+ * crosses to the host; combiner, shuffle, sort, reducer and output format are Hadoop's as usual.
+ *
+ * <pre>{@code
+ * DeviceJob job = DeviceJob.getInstance(conf, "accesses per region");
+ * job.addInputPath(new Path("smartssd://dev0/logs/wc98.bin"));
+ * job.setDeviceMapper(DeviceMapper.tasklet("weblog-q1").param("entry_bytes", "20"));
+ * job.setDeviceMapperFormat(ColumnsFormat.class);       // (region, count) -> Text, LongWritable
+ * job.setCombinerClass(LongSumReducer.class);
+ * job.setReducerClass(LongSumReducer.class);
+ * FileOutputFormat.setOutputPath(job, out);
+ * job.waitForCompletion(true);
+ * }</pre>
+ */
+public class DeviceJob extends Job {
+    /** The DeviceMapperFormat class. */
+    public static final String FORMAT = "smartssd.mapper.format";
+
+    @SuppressWarnings("deprecation") // Job's public constructors are deprecated in favour of getInstance
+    protected DeviceJob(Configuration conf, String name) throws IOException {
+        super(conf, name);
+        setInputFormatClass(DeviceInputFormat.class);
+        setMapperClass(Mapper.class); // identity: the tasklet is the map function
+        setJarByClass(DeviceJob.class);
+    }
+
+    public static DeviceJob getInstance(Configuration conf, String name) throws IOException {
+        return new DeviceJob(conf, name);
+    }
+
+    public static DeviceJob getInstance(Configuration conf) throws IOException {
+        return new DeviceJob(conf, "DeviceJob");
+    }
+
+    /** The tasklet each map task runs in the device. */
+    public DeviceJob setDeviceMapper(DeviceMapper mapper) {
+        setMapperClass(Mapper.class); // also refuses a job already submitted
+        mapper.writeTo(getConfiguration());
+        return this;
+    }
+
+    /** How device rows become map output pairs; also sets the map output key and value classes. */
+    public DeviceJob setDeviceMapperFormat(Class<? extends DeviceMapperFormat<?, ?>> format) {
+        setMapperClass(Mapper.class); // also refuses a job already submitted
+        getConfiguration().setClass(FORMAT, format, DeviceMapperFormat.class);
+        DeviceMapperFormat<?, ?> f = ReflectionUtils.newInstance(format, getConfiguration());
+        setMapOutputKeyClass(f.keyClass());
+        setMapOutputValueClass(f.valueClass());
+        return this;
+    }
+
+    /** Adds an input object or directory on a {@code smartssd://} device. */
+    public DeviceJob addInputPath(Path path) throws IOException {
+        FileInputFormat.addInputPath(this, path);
+        return this;
+    }
+
+    /** The job's DeviceMapperFormat, configured; an IOException names the key when it is missing or wrong. */
+    @SuppressWarnings("unchecked")
+    static <K, V> DeviceMapperFormat<K, V> newFormat(Configuration conf) throws IOException {
+        Class<?> c;
+        try {
+            c = conf.getClass(FORMAT, null);
+        } catch (RuntimeException e) {
+            throw new IOException(FORMAT + " = " + conf.get(FORMAT) + ": " + e.getMessage(), e);
+        }
+        if (c == null) {
+            throw new IOException(FORMAT + " is not set: a DeviceJob needs a DeviceMapperFormat"
+                    + " (DeviceJob.setDeviceMapperFormat)");
+        }
+        if (!DeviceMapperFormat.class.isAssignableFrom(c)) {
+            throw new IOException(FORMAT + " = " + c.getName() + " is not a DeviceMapperFormat");
+        }
+        return (DeviceMapperFormat<K, V>) ReflectionUtils.newInstance(c, conf);
+    }
+}

@@ -1,0 +1,87 @@
+package io.smartssd.hadoop.mapreduce;
+
+import io.smartssd.device.DeviceException;
+import io.smartssd.device.DeviceIdentity;
+import io.smartssd.device.Extent;
+import io.smartssd.device.ObjectInfo;
+import io.smartssd.hadoop.fs.SmartSsdFileSystem;
+import java.io.IOException;
+import java.net.URI;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.mapreduce.InputSplit;
+import org.apache.hadoop.mapreduce.lib.input.FileSplit;
+
+/**
+ * Fail-fast check of a DeviceMapper at job submission, once per device: the device must know the
+ * tasklet, and a trial run over the first byte of the first split (at most one record or line) must
+ * succeed, which makes the device validate the static and runtime params, the plan, and the fit of the
+ * tasklet's framing to the object (e.g. a size that is not a multiple of entry_bytes).
+ */
+final class DeviceMapperCheck {
+    private static final Pattern PARAM = Pattern.compile("param (\\w+)");
+
+    private DeviceMapperCheck() {
+    }
+
+    static void check(Configuration conf, List<InputSplit> splits) throws IOException {
+        DeviceMapper mapper = DeviceMapper.readFrom(conf);
+        DeviceJob.newFormat(conf); // the format class must load and instantiate
+        Map<URI, FileSplit> firstPerDevice = new LinkedHashMap<>();
+        for (InputSplit s : splits) {
+            FileSplit fsplit = (FileSplit) s;
+            firstPerDevice.putIfAbsent(fsplit.getPath().toUri().resolve("/"), fsplit);
+        }
+        for (FileSplit split : firstPerDevice.values()) {
+            SmartSsdFileSystem fs = DeviceRecordReader.smartssd(split.getPath(), conf);
+            checkOn(fs, mapper, split);
+        }
+    }
+
+    private static void checkOn(SmartSsdFileSystem fs, DeviceMapper mapper, FileSplit split) throws IOException {
+        String id = fs.deviceSpec().id();
+        DeviceIdentity ident;
+        try {
+            ident = fs.device().identify();
+        } catch (RuntimeException e) {
+            throw new IOException("smartssd device '" + id + "' did not answer identify: " + e.getMessage(), e);
+        }
+        if (!ident.tasklets().contains(mapper.taskletName())) {
+            throw new IOException(DeviceMapper.TASKLET + " = '" + mapper.taskletName() + "': smartssd device '" + id
+                    + "' has no such tasklet (it has: " + String.join(", ", ident.tasklets()) + ")");
+        }
+        ObjectInfo object = fs.objectOf(split.getPath());
+        if (split.getLength() == 0) {
+            return;
+        }
+        try (TaskletRun trial = new TaskletRun(fs.device())) {
+            trial.start(mapper, Extent.of(object.id(), split.getStart(), 1), null);
+            while (trial.hasNext()) {
+                trial.next();
+            }
+        } catch (DeviceException e) {
+            throw new IOException(describe(mapper, id, split, e), e);
+        }
+    }
+
+    /** The device's message, and which configuration key it points at. */
+    private static String describe(DeviceMapper mapper, String id, FileSplit split, DeviceException e) {
+        StringBuilder sb = new StringBuilder("smartssd device '").append(id).append("' rejected the DeviceMapper (tasklet '")
+                .append(mapper.taskletName()).append("') on ").append(split.getPath()).append(": ")
+                .append(e.getMessage());
+        Matcher m = PARAM.matcher(e.deviceMessage());
+        if (m.find()) {
+            String p = m.group(1);
+            String key = mapper.runtimeParams().containsKey(p) ? DeviceMapper.RUNTIME_PARAM_PREFIX + p
+                    : DeviceMapper.paramKey(p);
+            sb.append(" [configuration key ").append(key).append(" = ")
+                    .append(mapper.runtimeParams().getOrDefault(p, mapper.staticParams().getOrDefault(p, "(unset)")))
+                    .append(']');
+        }
+        return sb.toString();
+    }
+}
