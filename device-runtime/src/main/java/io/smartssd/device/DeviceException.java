@@ -22,7 +22,12 @@ public class DeviceException extends RuntimeException {
         UNSUPPORTED(6), TASKLET_ERROR(7), BUSY(8), IO_ERROR(9), OUT_OF_RANGE(10),
         RESOURCE_EXHAUSTED(11), INTERNAL(12),
         /** A number this library does not know (a newer device). */
-        UNKNOWN(-1);
+        UNKNOWN(-1),
+        /**
+         * Not a device status: the device could not be reached (no daemon at the socket, or the connection
+         * broke). Thrown as {@link DeviceUnavailableException}.
+         */
+        UNAVAILABLE(-2);
 
         private final int number;
 
@@ -35,6 +40,9 @@ public class DeviceException extends RuntimeException {
         }
 
         public static Code of(int number) {
+            if (number < 0) {
+                return UNKNOWN; // the negative numbers are this library's own, never a device's
+            }
             for (Code c : values()) {
                 if (c.number == number) {
                     return c;

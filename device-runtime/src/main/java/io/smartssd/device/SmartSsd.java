@@ -92,6 +92,23 @@ public final class SmartSsd implements AutoCloseable {
         }
     }
 
+    /**
+     * Connects to a device daemon ({@code csdd IMAGE --socket PATH}, or {@code bin/smartssd csd serve}) on
+     * its Unix domain socket. Same interface as an embedded device; see {@link RemoteTransport} for
+     * connections, reconnects and failures. A missing daemon fails here with
+     * {@link DeviceUnavailableException} naming the socket.
+     */
+    public static SmartSsd openRemote(Path socket) {
+        return openRemote(socket, RemoteOptions.defaults());
+    }
+
+    public static SmartSsd openRemote(Path socket, RemoteOptions options) {
+        RemoteTransport t = RemoteTransport.connect(socket, options);
+        LOG.debug("connected to device daemon at {}", socket);
+        // No exit hook: the daemon owns the device and flushes it; the OS closes the sockets.
+        return new SmartSsd(t, false);
+    }
+
     /** A handle over any transport (e.g. a remote daemon connection); the handle owns and closes it. */
     public static SmartSsd over(Transport transport) {
         return new SmartSsd(Objects.requireNonNull(transport, "transport"), false);

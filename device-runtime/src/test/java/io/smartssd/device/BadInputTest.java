@@ -20,18 +20,27 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
-/** Bad input from Java: each a clear exception, and the device keeps serving after every one. */
+/** Bad input from Java: each a clear exception, and the device keeps serving after every one (both modes). */
+@ParameterizedClass
+@EnumSource(Mode.class)
 class BadInputTest {
+    @Parameter
+    Mode mode;
     @TempDir
     Path dir;
+    TestDevice dev;
     SmartSsd ssd;
     long obj;
     final byte[] content = "the quick brown fox".getBytes();
 
     @BeforeEach
     void open() {
-        ssd = SmartSsd.openEmbedded(TestDevices.tinyImage(dir, "bad.img"));
+        dev = TestDevice.fresh(mode, dir, "bad.img");
+        ssd = dev.ssd();
         obj = put(ssd, "obj", content);
     }
 
@@ -40,7 +49,7 @@ class BadInputTest {
         // After whatever the test threw at it, the device answers and the data is intact.
         assertArrayEquals(content, get(ssd, obj, 0, content.length));
         assertEquals("tiny", ssd.identify().preset());
-        ssd.close();
+        dev.close();
     }
 
     private static <T extends Throwable> T fails(Class<T> type, String fragment, Executable e) {

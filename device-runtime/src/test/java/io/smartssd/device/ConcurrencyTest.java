@@ -18,13 +18,22 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * 16 threads x 1000 mixed commands against one device. Each thread owns one object and keeps a
  * reference copy of it (so its own commands have serial semantics), reads it back constantly, and now
- * and then runs weblog-q1 over a shared object; at the end every object equals its reference.
+ * and then runs weblog-q1 over a shared object; at the end every object equals its reference, also after
+ * a reopen, and equals what the same workers leave when run one after another. Both modes: remotely each
+ * thread gets its own connection from the handle's pool (16 connections, 16 daemon threads).
  */
+@ParameterizedClass
+@EnumSource(Mode.class)
 class ConcurrencyTest {
+    @Parameter
+    Mode mode;
     static final int THREADS = 16;
     static final int COMMANDS = 1000;
     static final int MAX_SIZE = 48 * 1024;
@@ -40,7 +49,8 @@ class ConcurrencyTest {
         TreeMap<String, Long> q1Expected = Wc98.q1(logs, 20, 0, logs.length);
         List<byte[]> finals = new ArrayList<>();
         List<Long> ids = new ArrayList<>();
-        try (SmartSsd ssd = SmartSsd.openEmbedded(image)) {
+        try (TestDevice dev = TestDevice.open(mode, image)) {
+            SmartSsd ssd = dev.ssd();
             long shared = TestDevices.put(ssd, "shared/wc98", logs);
             ExecutorService pool = Executors.newFixedThreadPool(THREADS);
             List<Future<Object[]>> results = new ArrayList<>();
@@ -54,15 +64,30 @@ class ConcurrencyTest {
                 finals.add((byte[]) r[1]);
             }
             pool.shutdown();
+            if (mode == Mode.REMOTE) {
+                RemoteTransport t = (RemoteTransport) ssd.transport();
+                assertTrue(t.connectionsOpened() >= 2 && t.connectionsOpened() <= THREADS,
+                        "one pooled connection per concurrent thread at most: " + t.connectionsOpened());
+            }
             for (int i = 0; i < THREADS; i++) {
                 assertArrayEquals(finals.get(i), TestDevices.get(ssd, ids.get(i), 0, MAX_SIZE + 10), "object " + i);
             }
             assertEquals(THREADS + 1, ssd.list("").objects().size());
         }
         // And after a reopen.
-        try (SmartSsd ssd = SmartSsd.openEmbedded(image)) {
+        try (TestDevice dev = TestDevice.open(mode, image)) {
+            SmartSsd ssd = dev.ssd();
             for (int i = 0; i < THREADS; i++) {
                 assertArrayEquals(finals.get(i), TestDevices.get(ssd, ids.get(i), 0, MAX_SIZE + 10), "object " + i);
+            }
+        }
+        // The same workers one after another on a fresh embedded device: the same objects.
+        try (SmartSsd serial = SmartSsd.openEmbedded(TestDevices.tinyImage(dir, "serial.img"))) {
+            long shared = TestDevices.put(serial, "shared/wc98", logs);
+            for (int i = 0; i < THREADS; i++) {
+                Object[] r = worker(serial, i, shared, q1Expected);
+                assertArrayEquals(finals.get(i), TestDevices.get(serial, (Long) r[0], 0, MAX_SIZE + 10),
+                        "object " + i + " of the serial run");
             }
         }
     }

@@ -13,6 +13,8 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.Random;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
@@ -20,7 +22,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Every operation of SmartSsd against an embedded device on a fresh tiny image. */
+/**
+ * What only an embedded device has: session parameter overrides, foreground (deterministic) mode, format
+ * and open of images, the native library. The operations themselves are in DeviceOperationsTest.
+ */
 class EmbeddedDeviceTest {
     @TempDir
     Path dir;
@@ -42,152 +47,6 @@ class EmbeddedDeviceTest {
         byte[] b = new byte[n];
         new Random(seed).nextBytes(b);
         return b;
-    }
-
-    @Test
-    void identifyDescribesTheTinyPreset() {
-        DeviceIdentity id = ssd.identify();
-        assertEquals("tiny", id.preset());
-        assertEquals(4096, id.geometry().pageBytes());
-        assertEquals(2, id.geometry().channels());
-        assertEquals(2, id.geometry().chipsPerChannel());
-        assertEquals(16, id.geometry().pagesPerBlock());
-        assertTrue(id.geometry().blocksPerPlane() > 0, "derived at format: " + id.geometry());
-        assertEquals(2, id.cores());
-        assertEquals(TestDevices.CAPACITY, id.capacityBytes());
-        assertTrue(id.physicalBytes() > id.capacityBytes(), "over-provisioned: " + id.physicalBytes());
-        assertEquals(1, id.protocolVersion());
-        assertEquals("fcfs", id.requestScheduler());
-        assertTrue(id.tasklets().containsAll(List.of("weblog-q1", "weblog-q2", "filter", "grep", "plan")),
-                "tasklets: " + id.tasklets());
-        assertEquals("4096", id.params().get("page_bytes"));
-        assertEquals("2", id.params().get("cores"));
-    }
-
-    @Test
-    void writeReadRoundTripThroughDirectBuffers() {
-        byte[] data = random(3 * 4096 + 123, 1);
-        long id = ssd.createData("a/one").id();
-        ByteBuffer src = direct(data);
-        Written w = ssd.write(id, 0, src);
-        assertEquals(data.length, w.bytes());
-        assertEquals(data.length, w.size());
-        assertFalse(src.hasRemaining(), "write consumes the buffer");
-        assertTrue(w.deviceNanos() > 0, "a write takes device time");
-
-        ByteBuffer dst = ByteBuffer.allocateDirect(data.length + 100);
-        ReadResult r = ssd.read(id, 0, dst);
-        assertEquals(data.length, r.bytes());
-        assertTrue(r.eof());
-        assertEquals(data.length, dst.position());
-        assertTrue(r.deviceNanos() > 0);
-        byte[] back = new byte[data.length];
-        dst.flip().get(back);
-        assertArrayEquals(data, back);
-
-        // A read from the middle into the middle of a buffer: position and limit are respected.
-        ByteBuffer mid = ByteBuffer.allocateDirect(64);
-        mid.position(10).limit(30);
-        ReadResult r2 = ssd.read(id, 5000, mid);
-        assertEquals(20, r2.bytes());
-        assertFalse(r2.eof());
-        assertEquals(30, mid.position());
-        byte[] part = new byte[20];
-        mid.position(10);
-        mid.get(part);
-        assertArrayEquals(Arrays.copyOfRange(data, 5000, 5020), part);
-        assertEquals(0, mid.get(0), "bytes before the position stay untouched");
-
-        // At the end: nothing, and eof.
-        ReadResult end = ssd.read(id, data.length, ByteBuffer.allocateDirect(10));
-        assertEquals(0, end.bytes());
-        assertTrue(end.eof());
-    }
-
-    @Test
-    void overwriteAppendAndInlineWrites() {
-        byte[] data = random(10_000, 2);
-        long id = put(ssd, "b", data);
-        byte[] patch = random(5000, 3);
-        ssd.write(id, 7000, direct(patch)); // overwrites 3000, appends 2000
-        byte[] expect = Arrays.copyOf(data, 12_000);
-        System.arraycopy(patch, 0, expect, 7000, 5000);
-        assertArrayEquals(expect, get(ssd, id, 0, 20_000));
-        Written w = ssd.write(id, 12_000, "tail".getBytes());
-        assertEquals(12_004, w.size());
-        assertEquals("tail", new String(get(ssd, id, 12_000, 4)));
-        DeviceException hole = assertThrows(DeviceException.class, () -> ssd.write(id, 20_000, direct(patch)));
-        assertEquals(DeviceException.Code.OUT_OF_RANGE, hole.code());
-        assertTrue(hole.deviceMessage().contains("past the end"), hole.deviceMessage());
-    }
-
-    @Test
-    void statListRenameDelete() {
-        long a = put(ssd, "logs/a", random(100, 4));
-        long b = put(ssd, "logs/b", random(5000, 5));
-        put(ssd, "other", random(1, 6));
-
-        ObjectStat s = ssd.stat(b);
-        assertEquals(new ObjectInfo(b, ObjectKind.DATA, "logs/b", 5000, 2, s.info().createdSeq()), s.info());
-        assertEquals(s.info(), ssd.stat("logs/b").info());
-
-        ObjectList l = ssd.list("logs/");
-        assertEquals(List.of("logs/a", "logs/b"), l.objects().stream().map(ObjectInfo::name).collect(Collectors.toList()));
-        assertFalse(l.more());
-        assertEquals(3, ssd.list("").objects().size());
-
-        ObjectList page = ssd.list("", 1, "");
-        assertEquals(List.of("logs/a"), page.objects().stream().map(ObjectInfo::name).collect(Collectors.toList()));
-        assertTrue(page.more());
-        assertEquals("logs/b", ssd.list("", 1, "logs/a").objects().get(0).name());
-
-        ssd.rename(a, "logs/c", false);
-        assertEquals(a, ssd.stat("logs/c").info().id());
-        DeviceException exists = assertThrows(DeviceException.class, () -> ssd.rename(a, "logs/b", false));
-        assertEquals(DeviceException.Code.ALREADY_EXISTS, exists.code());
-        ssd.rename(a, "logs/b", true); // replaces b
-        assertEquals(100, ssd.stat("logs/b").info().size());
-        assertEquals(DeviceException.Code.NOT_FOUND, assertThrows(DeviceException.class, () -> ssd.stat(b)).code());
-
-        ssd.delete(a);
-        assertEquals(DeviceException.Code.NOT_FOUND, assertThrows(DeviceException.class, () -> ssd.stat(a)).code());
-        assertEquals(DeviceException.Code.NOT_FOUND,
-                assertThrows(DeviceException.class, () -> ssd.stat("logs/b")).code());
-        assertEquals(List.of("other"), ssd.list("").objects().stream().map(ObjectInfo::name).collect(Collectors.toList()));
-        DeviceException dup = assertThrows(DeviceException.class, () -> ssd.createData("other"));
-        assertEquals(DeviceException.Code.ALREADY_EXISTS, dup.code());
-    }
-
-    @Test
-    void trimReadsAsZeros() {
-        byte[] data = random(4 * 4096, 7);
-        long id = put(ssd, "t", data);
-        ssd.trim(id, 4096, 2 * 4096);
-        Arrays.fill(data, 4096, 3 * 4096, (byte) 0);
-        assertArrayEquals(data, get(ssd, id, 0, data.length));
-        assertEquals(data.length, ssd.stat(id).info().size(), "trim keeps the size");
-        DeviceException past = assertThrows(DeviceException.class, () -> ssd.trim(id, 0, data.length + 1L));
-        assertEquals(DeviceException.Code.OUT_OF_RANGE, past.code());
-    }
-
-    @Test
-    void statsCountCommandsAndTheClockMoves() {
-        DeviceStats before = ssd.stats();
-        put(ssd, "s", random(8192, 8));
-        DeviceStats after = ssd.stats();
-        assertFalse(after.counters().isEmpty(), "counters");
-        assertTrue(after.deviceClockNanos() > before.deviceClockNanos(), before + " -> " + after);
-    }
-
-    @Test
-    void dataSurvivesCloseAndReopen() {
-        byte[] data = random(50_000, 9);
-        long id = put(ssd, "keep", data);
-        ssd.close();
-        ssd.close(); // idempotent
-        ssd = SmartSsd.openEmbedded(image);
-        assertEquals(id, ssd.stat("keep").info().id());
-        assertArrayEquals(data, get(ssd, id, 0, data.length));
     }
 
     @Test
@@ -227,5 +86,28 @@ class EmbeddedDeviceTest {
         assertFalse(SmartSsd.nativeVersion().isEmpty());
         String expected = System.getProperty(NativeLibrary.PATH_PROPERTY) != null ? "property:" : "jar:/linux/amd64/";
         assertTrue(NativeLibrary.source().startsWith(expected), NativeLibrary.source());
+    }
+
+    /** Without the device thread everything is deterministic: same data, same virtual time. */
+    @Test
+    void foregroundModeIsDeterministicAndAgrees() {
+        byte[] logs = Wc98.generate(40_000, 32, 4);
+        long[] ns = new long[2];
+        for (int k = 0; k < 2; k++) {
+            Path image = TestDevices.tinyImage(dir, "det" + k + ".img");
+            try (SmartSsd ssd = SmartSsd.openEmbedded(image, OpenOptions.defaults().background(false))) {
+                long id = put(ssd, "wc98", logs);
+                long t = ssd.createTasklet("weblog-q1", Map.of("entry_bytes", "32")).id();
+                long out = ssd.createOutput(Map.of(), List.of(), 0).id();
+                ssd.execute(t, out, Extent.whole(id));
+                ResultStream rs = ssd.results(out);
+                TreeMap<String, Long> got = new TreeMap<>();
+                rs.forEachRemaining(r -> got.put(r.getValues(0).getS().toStringUtf8(), r.getValues(1).getI()));
+                assertEquals(Wc98.q1(logs, 32, 0, logs.length), got);
+                ns[k] = rs.progress().deviceNanos();
+            }
+        }
+        assertTrue(ns[0] > 0);
+        assertEquals(ns[0], ns[1], "virtual time of the same run on the same data");
     }
 }

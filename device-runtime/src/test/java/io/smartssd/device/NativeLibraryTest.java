@@ -24,9 +24,10 @@ class NativeLibraryTest {
             assertEquals(s.name(), c.name());
             assertEquals(s.getNumber(), c.number());
         }
-        assertEquals(Status.values().length - 1, DeviceException.Code.values().length - 1,
-                "one Code per Status, plus UNKNOWN");
+        assertEquals(Status.values().length - 1, DeviceException.Code.values().length - 2,
+                "one Code per Status, plus UNKNOWN and UNAVAILABLE (the library's own)");
         assertEquals(DeviceException.Code.UNKNOWN, DeviceException.Code.of(99));
+        assertEquals(DeviceException.Code.UNKNOWN, DeviceException.Code.of(-2), "no device sends UNAVAILABLE");
         DeviceException e = new DeviceException(2, "no object 7");
         assertEquals(DeviceException.Code.NOT_FOUND, e.code());
         assertEquals("NOT_FOUND: no object 7", e.getMessage());

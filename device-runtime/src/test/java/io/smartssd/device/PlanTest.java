@@ -19,9 +19,16 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** A declarative plan built with protobuf-java runs on the device: the Spark pushdown path. */
+@ParameterizedClass
+@EnumSource(Mode.class)
 class PlanTest {
+    @Parameter
+    Mode mode;
     @TempDir
     Path dir;
 
@@ -39,7 +46,8 @@ class PlanTest {
     @Test
     void groupByCountEqualsJava() {
         byte[] logs = Wc98.generate(25_000, 20, 9);
-        try (SmartSsd ssd = SmartSsd.openEmbedded(TestDevices.tinyImage(dir, "plan.img"))) {
+        try (TestDevice dev = TestDevice.fresh(mode, dir, "plan.img")) {
+            SmartSsd ssd = dev.ssd();
             long id = put(ssd, "wc98", logs);
             long t = ssd.createTasklet("plan", Map.of(), regionCounts(20)).id();
             long out = ssd.createOutput(Map.of(), List.of(), 0).id();
@@ -54,7 +62,8 @@ class PlanTest {
 
     @Test
     void anInvalidPlanIsRefusedAtCreate() {
-        try (SmartSsd ssd = SmartSsd.openEmbedded(TestDevices.tinyImage(dir, "bad-plan.img"))) {
+        try (TestDevice dev = TestDevice.fresh(mode, dir, "bad-plan.img")) {
+            SmartSsd ssd = dev.ssd();
             Plan pastRecord = regionCounts(20).toBuilder()
                     .setColumns(0, regionCounts(20).getColumns(0).toBuilder().setOffset(16).setWidth(8)).build();
             DeviceException e = assertThrows(DeviceException.class, () -> ssd.createTasklet("plan", Map.of(), pastRecord));
