@@ -228,7 +228,8 @@ static void test_create_errors(void) {
     CHECK_EQ_INT(csd_engine_create(&e, &p, err, sizeof err), -EINVAL);
     CHECK_CONTAINS(err, "blocks_per_plane");
     CHECK(csd_req_sched_find("fcfs") == &csd_req_sched_fcfs);
-    CHECK(csd_req_sched_find("cfs") == NULL);
+    CHECK(csd_req_sched_find("cfs") == &csd_req_sched_cfs);   /* issue 7 added it */
+    CHECK(csd_req_sched_find("lifo") == NULL);
 
     /* submit argument errors */
     p = tiny(1);

@@ -138,10 +138,12 @@ static void preset_ys9203(csd_params *p) {
     p->channel_bytes_per_s = 1ull << 50; /* a page moves in 4 ns: T_f is (almost) the whole read */
     p->fw_page_ns = 0;
     p->core_mhz = 1000;                  /* one cycle = 1 ns, so tasklet costs read as ns */
+    p->dram_access_ns = 0;               /* the paper's c_i (IV-C) are whole per-page times */
     p->page_cycles = 0;
     p->isp_batch_pages = 128;
     p->isp_buffer_bytes = 400ull << 20;
     p->isp_send_ns = 1000;
+    p->host_link_bytes_per_s = 1600000000ull; /* assumed PCIe 3.0 x2 (not in the paper; docs/SCHEDULERS.md) */
 }
 
 typedef struct preset {

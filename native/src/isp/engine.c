@@ -16,6 +16,15 @@
 #include "flash/flash.h"
 #include "sim/sim.h"
 
+/* A host command being replayed; lives on csd_engine_host_io's stack while it runs the sim. */
+typedef struct host_cmd {
+    csd_engine *e;
+    uint64_t remaining_to_host;
+    size_t pending;
+    uint64_t link_end;
+    int done;
+} host_cmd;
+
 static void sched(csd_engine *e, uint64_t t, csd_sim_fn fn, void *arg) {
     /* The heap only grows past its high-water mark; losing an event would corrupt virtual time. */
     if (csd_sim_at(e->sim, t, fn, arg) != 0) abort();
@@ -219,6 +228,11 @@ static void core_start(core *c, uint8_t kind, csd_isp_req *r, uint64_t page, uin
     c->dur = dur;
     c->rc = rc;
     r->refs++;
+    if (e->trace) {
+        static const char stage[] = { [SLOT_PAGE] = 'P', [SLOT_FINISH] = 'f', [SLOT_FAIL] = 'x', [SLOT_SEND] = 'S' };
+        e->trace(e->trace_arg, c->index, stage[kind], r->view.id, c->start, c->start + dur,
+                 kind == SLOT_SEND ? page : kind == SLOT_PAGE ? 1 : 0);
+    }
     sched(e, c->start + dur, core_done_ev, c);
 }
 
@@ -422,6 +436,11 @@ int csd_engine_create(csd_engine **out, const csd_params *p, char *err, size_t e
     }
     if (!csd_chip_sched_find(p->chip_scheduler)) {
         snprintf(err, errlen, "engine: unknown chip_scheduler '%s' (known: fcfs)", p->chip_scheduler);
+        return -EINVAL;
+    }
+    if (staged && p->isp_buffer_bytes / p->page_bytes < p->cores) {
+        snprintf(err, errlen, "engine: stage mode (request_scheduler '%s') needs isp_buffer_bytes of at least "
+                 "one page per core (%u pages)", p->request_scheduler, p->cores);
         return -EINVAL;
     }
     csd_engine *e = calloc(1, sizeof *e);

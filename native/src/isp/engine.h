@@ -90,16 +90,19 @@ typedef struct csd_sreq {
     uint64_t ci_ns;          /* estimated processing time per page (c_i): the hint, else the mean so far */
     uint64_t core_ns;        /* core time (stages S and P) spent on it on this core */
     uint64_t req_pages_left; /* pages of the whole request not yet processed, all cores */
+    uint64_t unit;           /* pages of its next flash request: N_pl while whole multi-plane groups
+                              * can go (pages left, B_i and Q all >= N_pl), else 1 */
     int64_t pol[4];          /* free for the policy (vruntime, deadlines, ...), zero at admission */
 } csd_sreq;
 
 static inline uint64_t csd_sreq_ready(const csd_sreq *s) { return s->F - s->P; }
 /* buffer pages not yet claimed by a send: the paper's "remaining buffer" (section III-C1) */
 static inline uint64_t csd_sreq_room(const csd_sreq *s) { return s->B - (s->S - s->P); }
-/* pages it could send now if the quota allowed (b_ri of Algorithm 1) */
+/* pages it could send now if the quota allowed (b_ri of Algorithm 1); 0 when that is less than one
+ * whole flash request (sending part of a multi-plane group costs a T_s per leftover page later) */
 static inline uint64_t csd_sreq_sendable(const csd_sreq *s) {
-    uint64_t left = s->total - s->S, room = csd_sreq_room(s);
-    return left < room ? left : room;
+    uint64_t left = s->total - s->S, room = csd_sreq_room(s), n = left < room ? left : room;
+    return n >= s->unit ? n : 0;
 }
 
 /* One core's state when it is idle and must choose its next stage. */
@@ -122,7 +125,7 @@ enum csd_stage { CSD_STAGE_WAIT = 0, CSD_STAGE_S = 1, CSD_STAGE_P = 2 };
 typedef struct csd_stage_choice {
     int stage;               /* enum csd_stage */
     size_t idx;              /* index into reqs */
-    uint64_t pages;          /* S: pages to send (capped by quota, buffer and what is left) */
+    uint64_t pages;          /* S: pages to send, 0 = all it may (capped by quota, buffer, what is left) */
 } csd_stage_choice;
 
 typedef struct csd_req_sched_ops {
@@ -167,6 +170,8 @@ typedef struct csd_engine_stats {
     uint64_t isp_buffer_peak_bytes;
     uint64_t isp_buffer_used_bytes;      /* now */
     uint32_t cores;                      /* for csd_engine_core_busy_ns */
+    uint64_t stage_decisions;            /* stage mode: decide() calls */
+    uint64_t stage_forced;               /* stage mode: waits with nothing in flight, overridden */
 } csd_engine_stats;
 
 int csd_engine_create(csd_engine **out, const csd_params *p, char *err, size_t errlen);

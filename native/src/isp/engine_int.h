@@ -19,6 +19,7 @@ typedef struct page_op {
     struct sub *sub;
     uint64_t pos;
     uint32_t npages;
+    uint32_t chip;
     struct page_op *free_next;
 } page_op;
 
@@ -30,7 +31,9 @@ typedef struct sub {
     uint32_t core;
     uint64_t *list;           /* relative pages, ascending */
     uint64_t n, cap;
-    uint64_t send_pos;        /* next list position to send */
+    uint64_t send_pos;        /* first list position not sent (later ones may be: see do_send) */
+    uint64_t send_lim;        /* positions at or past this are never sent (a stop shrank it) */
+    uint64_t sent_hi;         /* every sent position is below this */
     uint64_t ready_pos;       /* list positions below are busy, done or dropped */
     int adm;                  /* sub_adm */
     struct sub *wnext;        /* admission FIFO */
@@ -101,6 +104,7 @@ struct csd_engine {
     int staged;
     uint32_t chips;
     uint64_t quota_sum;        /* stage mode: sum of Q over cores (flash ops a request can have out) */
+    uint32_t *chip_out;        /* stage mode: reads sent to each chip and not yet landed */
     uint8_t *page_buf;
     csd_flash_op *host_ops;
     size_t host_ops_cap;

@@ -1,6 +1,9 @@
 /* Request-scheduling policy "fcfs": an idle core serves the oldest request that has a ready page.
- * Requests are kept in submission order in a growable array (submissions are rare next to picks). */
+ * Requests are kept in submission order in a growable array (submissions are rare next to picks).
+ * Stage mode: the oldest admitted sub-request that can do anything runs its own loop (send while
+ * the quota and its buffer allow, else process); buffer 2Q. */
 #include "isp/engine.h"
+#include "sched/stage_common.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -60,7 +63,19 @@ static void fcfs_destroy(void *state) {
     free(s);
 }
 
+static uint64_t fcfs_buffer(void *state, const csd_core_view *cv, const csd_sreq *s) {
+    (void)state; (void)s;
+    return csd_sched_buffer_2q(cv);
+}
+
+static csd_stage_choice fcfs_decide(void *state, const csd_core_view *cv) {
+    (void)state;
+    for (size_t i = 0; i < cv->n; i++)
+        if (csd_sched_can_run(cv, i)) return csd_sched_run(cv, i);
+    return csd_stage_wait();
+}
+
 const csd_req_sched_ops csd_req_sched_fcfs = {
     .name = "fcfs", .init = fcfs_init, .submit = fcfs_submit, .remove = fcfs_remove,
-    .pick = fcfs_pick, .destroy = fcfs_destroy,
+    .pick = fcfs_pick, .destroy = fcfs_destroy, .buffer = fcfs_buffer, .decide = fcfs_decide,
 };

@@ -3,6 +3,8 @@
 
 #include "tasklets/tasklets_int.h"
 
+extern const csd_tasklet_ops csd_tasklet_stats, csd_tasklet_knn;   /* REMUS paper's STAT and KNN */
+
 static const csd_tasklet_ops *const builtin[] = {
     &csd_tasklet_weblog_q1,
     &csd_tasklet_weblog_q2,
@@ -10,6 +12,8 @@ static const csd_tasklet_ops *const builtin[] = {
     &csd_tasklet_grep,
     &csd_tasklet_plan,
     &csd_tasklet_dram_scan,
+    &csd_tasklet_stats,
+    &csd_tasklet_knn,
     NULL,
 };
 

@@ -68,7 +68,7 @@ static int run_format(cli *c, int argc, char **argv) {
         { "device-config", required_argument, 0, 'F' },
     };
     format_opts f = { 0 };
-    char *pos[1];
+    char *pos[1] = { NULL };
     int np, rc = parse(c, &CMD_FORMAT, argc, argv, extra, 3, format_opt, &f, pos, 1, 1, &np);
     if (rc >= 0) return rc;
     if (!f.capacity) return cli_usage_error(c, &CMD_FORMAT, "--capacity SIZE is required");
@@ -109,7 +109,7 @@ const subcmd CMD_FORMAT = {
     "create a device image (sparse) holding SIZE bytes of data", run_format,
     "options:\n"
     "  --capacity SIZE      host-visible capacity, e.g. 1G, 512M (required)\n"
-    "  --preset NAME        device preset: smartssd-paper (default), tiny\n"
+    "  --preset NAME        device preset: smartssd-paper (default), tiny, ys9203\n"
     "  --config FILE        device configuration file (key = value; 'preset = NAME' first)\n"
     "  --set KEY=VALUE      set one parameter (see docs/DEVICE-CONFIG.md)\n",
 };

@@ -345,7 +345,7 @@ const subcmd CMD_RUN = {
     "  --keyword K          runtime search keyword, repeatable\n"
     "  --max-outputs N      stop after N result rows\n"
     "  --plan FILE          binary smartssd.v1.Plan for the 'plan' tasklet\n"
-    "tasklets: weblog-q1, weblog-q2, filter, grep, plan (docs/TASKLETS.md)\n"
+    "tasklets: see 'csd identify IMAGE' and docs/TASKLETS.md\n"
     "--json prints {results, device_ns, flash_bytes_read, bytes_to_host, ...}; weblog-q1 gives\n"
     "results.regions (region -> count), grep in count mode results.count.\n",
 };

@@ -1,0 +1,196 @@
+"""bench weblog: the Smart SSD paper's web-log analysis (V-C, Fig. 8 and Fig. 10). WorldCup98-format
+records padded to 32..256 bytes on an embedded device, the two queries in the three versions
+(host-normal and host-optimized MapReduce reading every byte through smartssd://, and a DeviceJob
+running the weblog-q1/q2 tasklet inside the device), every answer checked against a plain decoder.
+Reports wall time (this machine), device time (the model's virtual clock), bytes over the host link and
+modeled energy.
+
+    bin/smartssd bench weblog [--size 1G] [--entry-bytes 32,64,128,256] [--query q1,q2]
+                              [--host-idle-w 44] [--host-active-w 35] [--device-w 0.65]
+
+--size is the dataset at the largest entry size; every entry size holds the same records (as the
+paper's four datasets hold the same 7,000,000 entries). bin/demo-cli uses the same code (run_sweep,
+report) with a smaller default.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+VERSIONS = ["host-normal", "host-optimized", "device"]
+# Paper V-C-3 (Fig. 10): idle host ~44 W; host versions add ~35 W while processing (75-82 W in all);
+# the device adds 0.5-0.8 W. Energy here is modeled from these, not measured.
+DEFAULT_POWER = {"host_idle_w": 44.0, "host_active_w": 35.0, "device_w": 0.65}
+
+
+def java_cmd():
+    """The command that runs the examples' CLI (bin/smartssd sets SMARTSSD_EXAMPLES_CP)."""
+    cp = os.environ.get("SMARTSSD_EXAMPLES_CP")
+    if not cp:
+        sys.exit("SMARTSSD_EXAMPLES_CP is not set: run this through bin/smartssd (it builds the examples)")
+    java = os.environ.get("SMARTSSD_JAVA", "java")
+    return [java, "-Xmx2g", "-Dorg.slf4j.simpleLogger.defaultLogLevel=error", "-cp", cp,
+            "io.smartssd.examples.weblog.WeblogCli"]
+
+
+def run_sweep(image, results, size, entries, queries, versions=VERSIONS):
+    """Runs the Java sweep (progress on this terminal) and returns its rows."""
+    cmd = java_cmd() + ["sweep", "--image", image, "--results", results, "--size", size,
+                        "--entry-bytes", ",".join(map(str, entries)), "--query", ",".join(queries),
+                        "--version", ",".join(versions)]
+    rc = subprocess.run(cmd).returncode
+    rows = []
+    if os.path.exists(results):
+        with open(results) as f:
+            rows = [json.loads(line) for line in f if line.strip()]
+    if rc:
+        sys.exit(f"the weblog sweep failed (exit {rc}); partial results in {results}")
+    return rows
+
+
+def energy(row, power, basis):
+    """Modeled joules of one run's exec phase, over its wall time or its device time."""
+    t = (row["wall_ns"] if basis == "wall" else row["device_ns"]) / 1e9
+    extra = power["device_w"] if row["version"] == "device" else power["host_active_w"]
+    return (power["host_idle_w"] + extra) * t
+
+
+def table_rows(rows, power):
+    out = []
+    for r in rows:
+        out.append({"query": r["query"], "entry_B": r["entry_bytes"], "version": r["version"],
+                    "data_MB": r["input_bytes"] / 1e6, "wall_s": r["wall_ns"] / 1e9,
+                    "device_ms": r["device_ns"] / 1e6, "link_MB": r["link_bytes"] / 1e6,
+                    "energy_J_wall": energy(r, power, "wall"), "energy_J_device": energy(r, power, "device"),
+                    "answer": "ok" if r["matches_decoder"] else "MISMATCH"})
+    return out
+
+
+def _series(rows, query, key):
+    s = {}
+    for v in VERSIONS:
+        pts = sorted((r["entry_B"], r[key]) for r in rows if r["query"] == query and r["version"] == v)
+        if pts:
+            s[v] = ([p[0] for p in pts], [p[1] for p in pts])
+    return s
+
+
+def plot_fig8(plt, rows, query, path, records):
+    """Paper Fig. 8: time against entry size, one line per version; wall and device time side by side."""
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.3))
+    for ax, key, label in ((axes[0], "wall_s", "wall time on this machine (s)"),
+                           (axes[1], "device_ms", "device time, virtual (ms)")):
+        for v, (xs, ys) in _series(rows, query, key).items():
+            # host-normal and host-optimized read the same bytes: equal device times, so dash one
+            ax.plot(xs, ys, marker="s" if v == "host-normal" else "o", linestyle="--" if v == "host-normal" else "-",
+                    label=v)
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(sorted({r["entry_B"] for r in rows}))
+        ax.get_xaxis().set_major_formatter(plt.matplotlib.ticker.ScalarFormatter())
+        ax.set_xlabel("log entry size (bytes)")
+        ax.set_ylabel(label)
+        ax.set_ylim(bottom=0)
+        ax.grid(True, alpha=0.3)
+        ax.legend()
+    what = "accesses per region" if query == "q1" else "top file types per region"
+    fig.suptitle(f"Web-log analysis {query.upper()} ({what}), {records:,} entries per dataset (paper Fig. 8)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_fig10(plt, rows, query, path, power):
+    """Paper Fig. 10: energy of the exec phase per version and entry size (modeled)."""
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.3))
+    entries = sorted({r["entry_B"] for r in rows if r["query"] == query})
+    width = 0.8 / len(VERSIONS)
+    for ax, key, label in ((axes[0], "energy_J_wall", "over wall time"),
+                           (axes[1], "energy_J_device", "over device time")):
+        for i, v in enumerate(VERSIONS):
+            ys = [next((r[key] for r in rows if r["query"] == query and r["version"] == v and r["entry_B"] == e), 0)
+                  for e in entries]
+            ax.bar([j + i * width for j in range(len(entries))], ys, width, label=v)
+        ax.set_xticks([j + width * (len(VERSIONS) - 1) / 2 for j in range(len(entries))])
+        ax.set_xticklabels([str(e) for e in entries])
+        ax.set_xlabel("log entry size (bytes)")
+        ax.set_ylabel("modeled energy of the exec phase (J)")
+        ax.set_title(f"power x {label}", fontsize=10)
+        ax.grid(True, axis="y", alpha=0.3)
+        ax.legend()
+    fig.suptitle(f"Modeled energy of {query.upper()} (paper Fig. 10): host {power['host_idle_w']:g} W idle "
+                 f"+{power['host_active_w']:g} W busy, device +{power['device_w']:g} W")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def report(b, rows, power):
+    """Writes results.csv and the PNGs into b.out, the headline figures into summary.json, prints the table."""
+    import benchlib
+    t = table_rows(rows, power)
+    b.write_csv(t)
+    records = rows[0].get("records", 0) if rows else 0
+    plt = benchlib._pyplot()
+    pngs = []
+    for q in sorted({r["query"] for r in t}):
+        p = os.path.join(b.out, f"fig8-{q}-time.png")
+        plot_fig8(plt, t, q, p, records)
+        pngs.append(p)
+        p = os.path.join(b.out, f"fig10-{q}-energy.png")
+        plot_fig10(plt, t, q, p, power)
+        pngs.append(p)
+    headlines(b, t)
+    b.finish(t, ["query", "entry_B", "version", "data_MB", "wall_s", "device_ms", "link_MB", "energy_J_wall",
+                 "energy_J_device", "answer"])
+    return pngs
+
+
+def _get(t, q, e, v, key):
+    return next((r[key] for r in t if r["query"] == q and r["entry_B"] == e and r["version"] == v), None)
+
+
+def headlines(b, t):
+    entries = sorted({r["entry_B"] for r in t})
+    for q in sorted({r["query"] for r in t}):
+        for e in entries:
+            hn, ho, dev = (_get(t, q, e, v, "wall_s") for v in VERSIONS)
+            if dev and hn and ho:
+                b.headline(f"{q} {e} B: device wall / host-normal wall", dev / hn, "x (target <= 0.1)")
+                b.headline(f"{q} {e} B: device wall / host-optimized wall", dev / ho, "x (target <= 0.33)")
+        small, big = entries[0], entries[-1]
+        d_small, o_small = _get(t, q, small, "device", "device_ms"), _get(t, q, small, "host-optimized", "device_ms")
+        d_big, o_big = _get(t, q, big, "device", "device_ms"), _get(t, q, big, "host-optimized", "device_ms")
+        if d_small and o_small:
+            b.headline(f"{q} {small} B: device / host-optimized, device time", d_small / o_small,
+                       "x (>1: host wins)", paper=">1 at 32 B" if small == 32 else None)
+        if d_big and o_big:
+            b.headline(f"{q} {big} B: host-optimized / device, device time (speed-up)", o_big / d_big, "x",
+                       paper="2-3" if big == 256 else None)
+    for e in entries:
+        dev, ho = _get(t, "q1", e, "device", "energy_J_device"), _get(t, "q1", e, "host-optimized", "energy_J_device")
+        if dev and ho:
+            b.headline(f"q1 {e} B: energy saved vs host-optimized (modeled, device time)", 1 - dev / ho, "fraction",
+                       paper=">0.5")
+
+
+def parse(args, default_size):
+    p = argparse.ArgumentParser(prog="bin/smartssd bench weblog", description=__doc__.split("\n")[0])
+    p.add_argument("--size", default=default_size, help=f"dataset size at the largest entry size (default {default_size})")
+    p.add_argument("--entry-bytes", default="32,64,128,256", help="entry sizes (default 32,64,128,256)")
+    p.add_argument("--query", default="q1,q2", help="q1, q2 or both (default)")
+    p.add_argument("--host-idle-w", type=float, default=DEFAULT_POWER["host_idle_w"])
+    p.add_argument("--host-active-w", type=float, default=DEFAULT_POWER["host_active_w"])
+    p.add_argument("--device-w", type=float, default=DEFAULT_POWER["device_w"])
+    a = p.parse_args(args)
+    a.entries = [int(x) for x in a.entry_bytes.split(",") if x]
+    a.queries = [x for x in a.query.split(",") if x]
+    a.power = {"host_idle_w": a.host_idle_w, "host_active_w": a.host_active_w, "device_w": a.device_w}
+    return a
+
+
+def main(b):
+    a = parse(b.args, "1G")
+    rows = run_sweep(os.path.join(b.out, "weblog.img"), os.path.join(b.out, "results.jsonl"), a.size, a.entries,
+                     a.queries)
+    report(b, rows, a.power)

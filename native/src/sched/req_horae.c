@@ -1,0 +1,47 @@
+/* Request-scheduling policy "horae": HORAE (Li et al., TCAD 2022; the REMUS paper's ref. [16])
+ * adapted to stage mode, per core. HORAE orders stages by their critical path: the time the
+ * request's stages still occupy each hardware resource. For a sub-request on core k:
+ *   CP = ceil((total - S) / N_pl) * T_s              (stage S on the core)
+ *      + ceil((total - S) / N_pl) * T_f / chips_k    (stage F on the core's chips)
+ *      + (total - P) * c_i                           (stage P on the core)
+ * The runnable sub-request with the longest CP is served, its stage P first when it has ready data
+ * (the longer stage on the critical path), else its stage S. So long requests get the core and the
+ * sends of short ones wait behind their processing (section II-B). Buffer 2Q. */
+#include "isp/engine.h"
+#include "sched/stage_common.h"
+
+#include <stdint.h>
+
+static int horae_init(void **state, const csd_params *p) { return csd_sched_percore_init(state, p, 1); }
+
+static uint64_t critical_path(const csd_core_view *cv, const csd_sreq *v) {
+    uint64_t npl = cv->planes ? cv->planes : 1, chips = cv->chips ? cv->chips : 1;
+    uint64_t sends = (v->total - v->S + npl - 1) / npl;
+    return sends * cv->t_send_ns + sends * cv->t_read_ns / chips + (v->total - v->P) * v->ci_ns;
+}
+
+static uint64_t horae_buffer(void *state, const csd_core_view *cv, const csd_sreq *s) {
+    (void)state; (void)s;
+    return csd_sched_buffer_2q(cv);
+}
+
+static csd_stage_choice horae_decide(void *state, const csd_core_view *cv) {
+    (void)state;
+    size_t best = SIZE_MAX;
+    uint64_t best_cp = 0;
+    for (size_t i = 0; i < cv->n; i++) {
+        if (!csd_sched_can_run(cv, i)) continue;
+        uint64_t cp = critical_path(cv, cv->reqs[i]);
+        if (best == SIZE_MAX || cp > best_cp) {
+            best = i;
+            best_cp = cp;
+        }
+    }
+    if (best == SIZE_MAX) return csd_stage_wait();
+    return csd_sreq_ready(cv->reqs[best]) ? csd_stage_process(best) : csd_stage_send(best, 0);
+}
+
+const csd_req_sched_ops csd_req_sched_horae = {
+    .name = "horae", .init = horae_init, .submit = csd_sched_nop_submit, .remove = csd_sched_nop_remove,
+    .destroy = csd_sched_percore_destroy, .buffer = horae_buffer, .decide = horae_decide,
+};

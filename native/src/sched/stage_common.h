@@ -1,0 +1,52 @@
+/* Helpers shared by the stage-mode policies (engine.h, "Stage mode"). */
+#ifndef CSD_SCHED_STAGE_COMMON_H
+#define CSD_SCHED_STAGE_COMMON_H
+
+#include "isp/engine.h"
+
+/* The baselines' buffer per sub-request: twice the core's flash quota, so a request can keep the
+ * quota in flight while it processes the previous quota's pages (double buffering). */
+static inline uint64_t csd_sched_buffer_2q(const csd_core_view *cv) { return 2 * cv->Q; }
+
+static inline uint64_t csd_sched_qcur(const csd_core_view *cv) {
+    return cv->Q > cv->inflight ? cv->Q - cv->inflight : 0;
+}
+
+/* What sub-request i can do now: send (quota and buffer allow) / process (data ready). */
+static inline int csd_sched_can_send(const csd_core_view *cv, size_t i) {
+    uint64_t unit = cv->reqs[i]->unit ? cv->reqs[i]->unit : 1;
+    return csd_sched_qcur(cv) >= unit && csd_sreq_sendable(cv->reqs[i]) > 0;
+}
+static inline int csd_sched_can_run(const csd_core_view *cv, size_t i) {
+    return csd_sched_can_send(cv, i) || csd_sreq_ready(cv->reqs[i]) > 0;
+}
+
+static inline csd_stage_choice csd_stage_send(size_t i, uint64_t pages) {
+    return (csd_stage_choice){ CSD_STAGE_S, i, pages };
+}
+static inline csd_stage_choice csd_stage_process(size_t i) { return (csd_stage_choice){ CSD_STAGE_P, i, 0 }; }
+static inline csd_stage_choice csd_stage_wait(void) { return (csd_stage_choice){ CSD_STAGE_WAIT, 0, 0 }; }
+
+/* A request "running" on the core does what its own I/O loop would: send while it can, else
+ * process (the baselines schedule requests, not stages). */
+static inline csd_stage_choice csd_sched_run(const csd_core_view *cv, size_t i) {
+    return csd_sched_can_send(cv, i) ? csd_stage_send(i, 0) : csd_stage_process(i);
+}
+
+/* Per-core scalar state of a stage-only policy: a[core * slots + k], zeroed. */
+typedef struct csd_sched_percore {
+    uint32_t cores, slots;
+    int64_t a[];
+} csd_sched_percore;
+
+int csd_sched_percore_init(void **state, const csd_params *p, uint32_t slots);
+void csd_sched_percore_destroy(void *state);
+static inline int64_t *csd_sched_slot(void *state, uint32_t core) {
+    csd_sched_percore *s = state;
+    return &s->a[(size_t)core * s->slots];
+}
+/* Stage-only policies keep their view of the requests in csd_sreq.pol: nothing to do here. */
+int csd_sched_nop_submit(void *state, csd_isp_req *r, const csd_req_view *v, uint64_t now);
+void csd_sched_nop_remove(void *state, csd_isp_req *r);
+
+#endif
