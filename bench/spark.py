@@ -1,0 +1,88 @@
+"""bench spark: the same selective queries through Spark's `smartssd` format (filters, aggregates and
+top-N pushed into the device as a `plan` tasklet), through Spark's own CSV reader on a local copy and
+through Parquet on a local copy, in one run, on one web-log CSV dataset (issue 6).
+
+    bin/smartssd bench spark [SIZE]        # SIZE of the CSV dataset, default 1G (e.g. 200M)
+
+Queries: a filter + group-by count, a top-N, a plain filter returning few rows. Reports the best of 2
+warm runs per (query, path): wall time, bytes to host (smartssd: result bytes over the host link;
+CSV/Parquet: bytes Spark read from the local file), the ratios smartssd/CSV and smartssd/Parquet, and
+checks that the three answers agree. The dataset, device image and Parquet copy are kept in
+out/bench/spark/data/ for reruns of the same size.
+"""
+import csv
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+JVM_FLAGS = ("-XX:+IgnoreUnrecognizedVMOptions --add-modules=jdk.incubator.vector "
+             + " ".join(f"--add-opens=java.base/{p}=ALL-UNNAMED" for p in (
+                 "java.lang", "java.lang.invoke", "java.lang.reflect", "java.io", "java.net", "java.nio",
+                 "java.util", "java.util.concurrent", "java.util.concurrent.atomic", "jdk.internal.ref",
+                 "sun.nio.ch", "sun.nio.cs", "sun.security.action", "sun.util.calendar"))
+             + " --add-opens=java.security.jgss/sun.security.krb5=ALL-UNNAMED"
+             + " -Djdk.reflect.useDirectMethodHandle=false -Dio.netty.tryReflectionSetAccessible=true").split()
+
+
+def size_bytes(s):
+    s = s.strip().upper().rstrip("B")
+    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(s[-1:], 1)
+    return int(float(s[:-1] if s[-1:] in "KMG" else s) * mult)
+
+
+def classpath(b):
+    """Builds the connector (offline, no tests) and returns its classpath with Spark."""
+    mvn = ["mvn", "-q", "-o", "-Dcsd.asan.skip", "-Dcsd.fuzz.skip"]
+    b.run(*mvn, "-pl", "spark-connector", "-am", "-DskipTests", "install", capture=False)
+    cp_file = os.path.join(b.out, "classpath.txt")
+    b.run(*mvn, "-pl", "spark-connector", "dependency:build-classpath", "-DincludeScope=test",
+          f"-Dmdep.outputFile={cp_file}")
+    with open(cp_file) as f:
+        deps = f.read().strip()
+    return os.path.join(ROOT, "spark-connector", "target", "classes") + os.pathsep + deps
+
+
+def main(b):
+    size = b.args[0] if b.args else "1G"
+    nbytes = size_bytes(size)
+    os.chdir(ROOT)
+    cp = classpath(b)
+    raw = os.path.join(b.out, "raw.csv")
+    data = os.path.join(b.out, "data")
+    cmd = [os.environ.get("SMARTSSD_JAVA", "java"), "-Xmx3g", *JVM_FLAGS,
+           "-Dlog4j2.level=warn", "-cp", cp, "io.smartssd.spark.bench.SparkBench", data, str(nbytes), raw]
+    if subprocess.run(cmd).returncode:
+        sys.exit("the Spark bench failed")
+    with open(raw) as f:
+        rows = list(csv.DictReader(f))
+    by = {(r["query"], r["path"]): r for r in rows}
+    table = []
+    for r in rows:
+        dev = by[(r["query"], "smartssd")]
+        wall = float(r["wall_s"])
+        table.append({"query": r["query"], "path": r["path"], "wall_s": wall,
+                      "smartssd_over_this": float(dev["wall_s"]) / wall if wall else 0.0,
+                      "MB_to_host": int(r["bytes_to_host"]) / 1e6,
+                      "pct_of_raw_to_host": 100.0 * int(r["bytes_to_host"]) / int(r["raw_bytes"]),
+                      "rows": int(r["rows"]), "device_ms": float(r["device_ms"]), "answer": r["answer"]})
+    b.write_csv(table)
+    queries = list(dict.fromkeys(r["query"] for r in rows))
+    paths = ["smartssd", "csv", "parquet"]
+    b.plot("wall.png", f"Spark, {size} web-log CSV, local[2]: wall time per query (best of 2 warm runs)",
+           "query", "wall time (s)",
+           {p: (queries, [float(by[(q, p)]["wall_s"]) for q in queries]) for p in paths}, kind="bar", logy=True)
+    b.plot("bytes_to_host.png", f"Bytes reaching the host per query, {size} dataset", "query",
+           "bytes to host (MB)",
+           {p: (queries, [int(by[(q, p)]["bytes_to_host"]) / 1e6 for q in queries]) for p in paths},
+           kind="bar", logy=True)
+    for q in queries:
+        d, c, p = (float(by[(q, x)]["wall_s"]) for x in paths)
+        b.headline(f"{q}: smartssd wall / CSV wall", d / c, "x (target <= 0.1)")
+        b.headline(f"{q}: smartssd wall / Parquet wall", d / p, "x (target <= 0.5)")
+        b.headline(f"{q}: smartssd bytes to host / raw", 100.0 * int(by[(q, 'smartssd')]["bytes_to_host"])
+                   / int(by[(q, 'smartssd')]["raw_bytes"]), "% (target <= 1)")
+    b.finish(table, ["query", "path", "wall_s", "smartssd_over_this", "MB_to_host", "pct_of_raw_to_host", "rows",
+                     "device_ms", "answer"])
+    if any(r["answer"] != "ok" for r in rows):
+        sys.exit("ANSWERS DIFFER between the paths")

@@ -1,0 +1,75 @@
+package io.smartssd.spark;
+
+import io.smartssd.device.ObjectInfo;
+import io.smartssd.hadoop.fs.SmartSsdFileSystem;
+import java.io.IOException;
+import java.io.Serializable;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+
+/** A data object a table reads, found through the smartssd:// FileSystem (hadoop-smartssd). */
+record DeviceObject(String uri, long id, long size, String host) implements Serializable {
+
+    /** The objects of path: the object itself, or the files directly under a directory. */
+    static List<DeviceObject> resolve(String path, Map<String, String> fsConf) {
+        try {
+            SmartSsdFileSystem fs = fileSystem(path, fsConf);
+            Path p = new Path(path);
+            FileStatus st = fs.getFileStatus(p);
+            List<FileStatus> files = new ArrayList<>();
+            if (st.isDirectory()) {
+                for (FileStatus f : fs.listStatus(p)) {
+                    String n = f.getPath().getName();
+                    if (f.isFile() && !n.startsWith("_") && !n.startsWith(".")) {
+                        files.add(f);
+                    }
+                }
+            } else {
+                files.add(st);
+            }
+            List<DeviceObject> out = new ArrayList<>();
+            String host = fs.deviceSpec().host();
+            for (FileStatus f : files) {
+                ObjectInfo o = fs.objectOf(f.getPath());
+                out.add(new DeviceObject(f.getPath().toString(), o.id(), o.size(), host));
+            }
+            return out;
+        } catch (IOException | UncheckedIOException e) {
+            throw new IllegalArgumentException("option path = '" + path + "': " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The FileSystem of a smartssd:// path; Hadoop caches it per device, and it holds the JVM's shared
+     * device handle (hadoop-smartssd's DeviceRegistry), so drivers and executors of one JVM share it.
+     */
+    static SmartSsdFileSystem fileSystem(String path, Map<String, String> fsConf) {
+        Configuration conf = new Configuration();
+        fsConf.forEach(conf::set);
+        try {
+            FileSystem fs = FileSystem.get(URI.create(path), conf);
+            if (!(fs instanceof SmartSsdFileSystem s)) {
+                throw new IllegalArgumentException(path + " is not on a smartssd device (" + fs.getClass().getName() + ")");
+            }
+            return s;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e.getMessage(), e);
+        }
+    }
+
+    /** Extents of at most splitSize bytes covering the object; none for an empty object. */
+    List<SmartSsdPartition> partitions(long splitSize) {
+        List<SmartSsdPartition> out = new ArrayList<>();
+        for (long off = 0; off < size; off += splitSize) {
+            out.add(new SmartSsdPartition(uri, id, off, Math.min(splitSize, size - off), host));
+        }
+        return out;
+    }
+}

@@ -1,0 +1,106 @@
+package io.smartssd.spark;
+
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.connector.catalog.Table;
+import org.apache.spark.sql.connector.catalog.TableProvider;
+import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.sources.DataSourceRegister;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * The {@code smartssd} format (DataSource V2):
+ * {@code spark.read.format("smartssd").option("format", "wc98").load("smartssd://dev0/logs/wc98.bin")} or
+ * {@code CREATE TABLE t (...) USING smartssd OPTIONS (path 'smartssd://...', format 'csv')}.
+ * Options, schema and path are checked here, at analysis time; docs/SPARK.md lists the options.
+ */
+public final class SmartSsdDataSource implements TableProvider, DataSourceRegister {
+
+    @Override
+    public String shortName() {
+        return "smartssd";
+    }
+
+    @Override
+    public StructType inferSchema(CaseInsensitiveStringMap options) {
+        SmartSsdOptions o = SmartSsdOptions.parse(lower(options.asCaseSensitiveMap()), sessionConf());
+        if (o.isWc98()) {
+            return Wc98Layout.schema();
+        }
+        throw new IllegalArgumentException("schema: format csv needs a schema: spark.read.schema(\"a INT, b STRING\")"
+                + " or CREATE TABLE t (a INT, b STRING) USING smartssd");
+    }
+
+    @Override
+    public boolean supportsExternalMetadata() {
+        return true;
+    }
+
+    @Override
+    public Table getTable(StructType schema, Transform[] partitioning, Map<String, String> properties) {
+        Map<String, String> conf = sessionConf();
+        SmartSsdOptions o = SmartSsdOptions.parse(lower(properties), conf);
+        if (partitioning.length > 0) {
+            throw new IllegalArgumentException("smartssd tables are not partitioned (got " + partitioning.length
+                    + " partition transforms)");
+        }
+        TableLayout layout = o.isWc98() ? Wc98Layout.layout(schema, o.entryBytes)
+                : TableLayout.text(schema, o.delimiter, o.header);
+        Map<String, String> fsConf = fsConf(properties, conf);
+        java.util.List<DeviceObject> objects = DeviceObject.resolve(o.path, fsConf);
+        if (o.isWc98()) {
+            for (DeviceObject obj : objects) {
+                if (obj.size() % o.entryBytes != 0) {
+                    throw new IllegalArgumentException("option " + SmartSsdOptions.ENTRY_BYTES + " = " + o.entryBytes
+                            + ": object " + obj.uri() + " has " + obj.size() + " bytes, not a multiple of it");
+                }
+            }
+        }
+        return new SmartSsdTable(o, layout, fsConf, objects);
+    }
+
+    private static Map<String, String> lower(Map<String, String> m) {
+        Map<String, String> out = new HashMap<>();
+        m.forEach((k, v) -> out.put(k.toLowerCase(Locale.ROOT), v));
+        return out;
+    }
+
+    private static Map<String, String> sessionConf() {
+        scala.Option<SparkSession> s = SparkSession.getActiveSession();
+        if (s.isEmpty()) {
+            s = SparkSession.getDefaultSession();
+        }
+        return s.isEmpty() ? Map.of() : CollectionConverters.asJava(s.get().conf().getAll());
+    }
+
+    /**
+     * The device keys ({@code fs.smartssd.*}) from the Hadoop configuration, the session's
+     * {@code spark.hadoop.fs.smartssd.*} entries and the read options, in rising precedence. They travel to
+     * executors inside the reader factory.
+     */
+    private static Map<String, String> fsConf(Map<String, String> options, Map<String, String> session) {
+        Map<String, String> out = new HashMap<>();
+        scala.Option<SparkSession> s = SparkSession.getActiveSession();
+        if (s.isDefined()) {
+            Configuration hc = s.get().sparkContext().hadoopConfiguration();
+            out.putAll(hc.getPropsWithPrefix("fs.smartssd.").entrySet().stream().collect(
+                    java.util.stream.Collectors.toMap(e -> "fs.smartssd." + e.getKey(), Map.Entry::getValue)));
+        }
+        session.forEach((k, v) -> {
+            if (k.startsWith("spark.hadoop.fs.smartssd.")) {
+                out.put(k.substring("spark.hadoop.".length()), v);
+            }
+        });
+        options.forEach((k, v) -> {
+            if (k.startsWith("fs.smartssd.")) {
+                out.put(k, v);
+            }
+        });
+        return out;
+    }
+}

@@ -1,0 +1,143 @@
+package io.smartssd.spark;
+
+import java.io.Serializable;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Every option of the {@code smartssd} format, parsed and checked once, at analysis time. A value is
+ * taken from the read option {@code KEY}, else the session conf {@code spark.smartssd.KEY}, else the
+ * default below (docs/SPARK.md lists them). A malformed value throws {@link IllegalArgumentException}
+ * naming the option.
+ */
+final class SmartSsdOptions implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    static final String SESSION_PREFIX = "spark.smartssd.";
+
+    static final String PATH = "path";
+    static final String FORMAT = "format";
+    static final String ENTRY_BYTES = "entry_bytes";
+    static final String DELIMITER = "delimiter";
+    static final String HEADER = "header";
+    static final String SPLIT_SIZE = "split_size";
+    static final String PUSHDOWN = "pushdown";
+    static final String COLUMNAR = "columnar";
+    static final String BATCH_ROWS = "batch_rows";
+
+    static final String FORMAT_WC98 = "wc98";
+    static final String FORMAT_CSV = "csv";
+
+    static final int DEFAULT_ENTRY_BYTES = Wc98Layout.RECORD_BYTES;
+    static final int MAX_ENTRY_BYTES = 1 << 20;
+    static final long DEFAULT_SPLIT_SIZE = 32L << 20;
+    static final int DEFAULT_BATCH_ROWS = 4096;
+
+    final String path;
+    final String format;
+    final int entryBytes;
+    final String delimiter;
+    final boolean header;
+    final long splitSize;
+    final boolean pushdown;
+    final boolean columnar;
+    final int batchRows;
+
+    private SmartSsdOptions(Lookup in) {
+        this.path = in.get(PATH, "");
+        if (path.isEmpty()) {
+            throw new IllegalArgumentException("option " + PATH + " is required: load(\"smartssd://<device>/<object>\")"
+                    + " or OPTIONS (path 'smartssd://...')");
+        }
+        if (!path.startsWith("smartssd://")) {
+            throw new IllegalArgumentException("option " + PATH + " = '" + path
+                    + "': the smartssd format reads smartssd://<device>/<object> paths only");
+        }
+        this.format = in.get(FORMAT, FORMAT_CSV).toLowerCase(Locale.ROOT);
+        if (!format.equals(FORMAT_WC98) && !format.equals(FORMAT_CSV)) {
+            throw new IllegalArgumentException("option " + FORMAT + " = '" + format + "' is not one of wc98|csv");
+        }
+        long eb = bytes(ENTRY_BYTES, in.get(ENTRY_BYTES, String.valueOf(DEFAULT_ENTRY_BYTES)));
+        if (eb < Wc98Layout.RECORD_BYTES || eb > MAX_ENTRY_BYTES) {
+            throw new IllegalArgumentException("option " + ENTRY_BYTES + " = " + eb + " is out of range ["
+                    + Wc98Layout.RECORD_BYTES + ", " + MAX_ENTRY_BYTES + "] (a WorldCup98 record is 20 bytes,"
+                    + " padded records are longer)");
+        }
+        this.entryBytes = (int) eb;
+        String d = in.get(DELIMITER, in.get("sep", ","));
+        if (d.equals("\\t")) {
+            d = "\t";
+        }
+        if (d.getBytes(java.nio.charset.StandardCharsets.UTF_8).length != 1 || d.equals("\n") || d.equals("\r")) {
+            throw new IllegalArgumentException("option " + DELIMITER + " = '" + d
+                    + "' must be one single-byte character other than CR/LF");
+        }
+        this.delimiter = d;
+        this.header = bool(HEADER, in.get(HEADER, "false"));
+        this.splitSize = bytes(SPLIT_SIZE, in.get(SPLIT_SIZE, String.valueOf(DEFAULT_SPLIT_SIZE)));
+        if (splitSize <= 0) {
+            throw new IllegalArgumentException("option " + SPLIT_SIZE + " = " + splitSize + " must be positive");
+        }
+        this.pushdown = bool(PUSHDOWN, in.get(PUSHDOWN, "true"));
+        this.columnar = bool(COLUMNAR, in.get(COLUMNAR, "true"));
+        long br = bytes(BATCH_ROWS, in.get(BATCH_ROWS, String.valueOf(DEFAULT_BATCH_ROWS)));
+        if (br < 1 || br > (1 << 20)) {
+            throw new IllegalArgumentException("option " + BATCH_ROWS + " = " + br + " is out of range [1, 1048576]");
+        }
+        this.batchRows = (int) br;
+    }
+
+    /** Options from the read options (case-insensitive keys) over the session conf entries. */
+    static SmartSsdOptions parse(Map<String, String> readOptions, Map<String, String> sessionConf) {
+        return new SmartSsdOptions((key, dflt) -> {
+            String v = readOptions.get(key);
+            if (v == null) {
+                v = sessionConf.get(SESSION_PREFIX + key);
+            }
+            return v == null ? dflt : v.trim();
+        });
+    }
+
+    boolean isWc98() {
+        return format.equals(FORMAT_WC98);
+    }
+
+    @FunctionalInterface
+    private interface Lookup {
+        String get(String key, String dflt);
+    }
+
+    static boolean bool(String key, String v) {
+        switch (v.toLowerCase(Locale.ROOT)) {
+            case "true": case "1": case "yes": case "on":
+                return true;
+            case "false": case "0": case "no": case "off":
+                return false;
+            default:
+                throw new IllegalArgumentException("option " + key + " = '" + v + "' is not a boolean (true/false)");
+        }
+    }
+
+    /** A byte count: digits with an optional k/m/g suffix (powers of 1024). */
+    static long bytes(String key, String v) {
+        String s = v.toLowerCase(Locale.ROOT);
+        long mult = 1;
+        if (s.endsWith("b")) {
+            s = s.substring(0, s.length() - 1);
+        }
+        if (!s.isEmpty()) {
+            char c = s.charAt(s.length() - 1);
+            int shift = c == 'k' ? 10 : c == 'm' ? 20 : c == 'g' ? 30 : 0;
+            if (shift != 0) {
+                mult = 1L << shift;
+                s = s.substring(0, s.length() - 1);
+            }
+        }
+        try {
+            return Math.multiplyExact(Long.parseLong(s), mult);
+        } catch (NumberFormatException | ArithmeticException e) {
+            throw new IllegalArgumentException("option " + key + " = '" + v + "' is not a number"
+                    + (key.equals(SPLIT_SIZE) ? " of bytes (e.g. 64m)" : ""));
+        }
+    }
+}

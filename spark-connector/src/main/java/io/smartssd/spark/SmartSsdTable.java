@@ -1,0 +1,63 @@
+package io.smartssd.spark;
+
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.spark.sql.connector.catalog.SupportsRead;
+import org.apache.spark.sql.connector.catalog.TableCapability;
+import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+
+/** A smartssd table: checked options, the column layout, and the device objects it reads. */
+final class SmartSsdTable implements SupportsRead {
+    private final SmartSsdOptions options;
+    private final TableLayout layout;
+    private final Map<String, String> fsConf;
+    private final List<DeviceObject> objects;
+
+    SmartSsdTable(SmartSsdOptions options, TableLayout layout, Map<String, String> fsConf, List<DeviceObject> objects) {
+        this.options = options;
+        this.layout = layout;
+        this.fsConf = fsConf;
+        this.objects = objects;
+    }
+
+    @Override
+    public String name() {
+        return "smartssd " + options.path;
+    }
+
+    @Override
+    @SuppressWarnings("deprecation")
+    public StructType schema() {
+        return layout.schema();
+    }
+
+    @Override
+    public Set<TableCapability> capabilities() {
+        return EnumSet.of(TableCapability.BATCH_READ);
+    }
+
+    @Override
+    public ScanBuilder newScanBuilder(CaseInsensitiveStringMap ignored) {
+        return new SmartSsdScanBuilder(this);
+    }
+
+    SmartSsdOptions options() {
+        return options;
+    }
+
+    TableLayout layout() {
+        return layout;
+    }
+
+    Map<String, String> fsConf() {
+        return fsConf;
+    }
+
+    List<DeviceObject> objects() {
+        return objects;
+    }
+}

@@ -1,0 +1,212 @@
+package io.smartssd.spark.bench;
+
+import io.smartssd.device.SmartSsd;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerTaskEnd;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.datasources.v2.BatchScanExec;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * The driver of {@code bin/smartssd bench spark} (bench/spark.py): one web-log CSV dataset, the same
+ * selective queries through the {@code smartssd} format (pushdown into the device), Spark's CSV reader
+ * on a local copy and Parquet on a local copy; one CSV line of results per (query, path).
+ *
+ * <pre>SparkBench DIR SIZE_BYTES RESULTS.csv</pre>
+ */
+public final class SparkBench {
+    static final String SCHEMA = "ts BIGINT, client BIGINT, object BIGINT, size BIGINT, method INT, status INT,"
+            + " type INT, region INT, server INT, url STRING";
+
+    static final String[][] QUERIES = {
+        {"filter+groupby-count", "SELECT region, count(*) AS n FROM {t} WHERE type = 3 AND status = 404 GROUP BY region"},
+        {"top-n", "SELECT size, ts FROM {t} ORDER BY size DESC, ts DESC LIMIT 10"},
+        {"filter-few-rows", "SELECT * FROM {t} WHERE client = 4242 AND method = 1"},
+    };
+
+    private SparkBench() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Path dir = Paths.get(args[0]).toAbsolutePath();
+        long size = Long.parseLong(args[1]);
+        Path results = Paths.get(args[2]);
+        int repeats = args.length > 3 ? Integer.parseInt(args[3]) : 2;
+        Files.createDirectories(dir);
+        Path csv = dir.resolve("weblog.csv");
+        Path image = dir.resolve("dev.img");
+        Path parquet = dir.resolve("weblog.parquet");
+        if (!Files.exists(csv) || Files.size(csv) < size * 0.99 || Files.size(csv) > size * 1.01) {
+            generate(csv, size);
+            Files.deleteIfExists(image);
+            deleteTree(parquet);
+        }
+        boolean fresh = !Files.exists(image);
+        if (fresh) {
+            SmartSsd.format(image, Math.max(256L << 20, Files.size(csv) * 5 / 4 + (64L << 20)), "smartssd-paper");
+        }
+        SparkSession spark = SparkSession.builder().master("local[2]").appName("smartssd-bench")
+                .config("spark.ui.enabled", "false").config("spark.driver.host", "127.0.0.1")
+                .config("spark.driver.bindAddress", "127.0.0.1").config("spark.sql.shuffle.partitions", "4")
+                .config("spark.hadoop.fs.smartssd.device.b0.image", image.toString()).getOrCreate();
+        String obj = "smartssd://b0/weblog.csv";
+        if (fresh) {
+            long t0 = System.nanoTime();
+            FileSystem fs = FileSystem.get(URI.create(obj), spark.sparkContext().hadoopConfiguration());
+            try (OutputStream out = fs.create(new org.apache.hadoop.fs.Path(obj), true)) {
+                Files.copy(csv, out);
+            }
+            log("loaded %s into the device in %.1f s", csv, (System.nanoTime() - t0) / 1e9);
+        }
+        if (!Files.exists(parquet)) {
+            long t0 = System.nanoTime();
+            spark.read().schema(SCHEMA).csv(csv.toString()).write().parquet(parquet.toString());
+            log("wrote %s in %.1f s", parquet, (System.nanoTime() - t0) / 1e9);
+        }
+        spark.read().format("smartssd").schema(SCHEMA).load(obj).createOrReplaceTempView("smartssd");
+        spark.read().schema(SCHEMA).csv(csv.toString()).createOrReplaceTempView("csv");
+        spark.read().parquet(parquet.toString()).createOrReplaceTempView("parquet");
+
+        AtomicLong bytesRead = new AtomicLong();
+        spark.sparkContext().addSparkListener(new SparkListener() {
+            @Override
+            public void onTaskEnd(SparkListenerTaskEnd e) {
+                if (e.taskMetrics() != null) {
+                    bytesRead.addAndGet(e.taskMetrics().inputMetrics().bytesRead());
+                }
+            }
+        });
+        long raw = Files.size(csv);
+        try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(results, StandardCharsets.UTF_8))) {
+            w.println("query,path,wall_s,bytes_to_host,raw_bytes,rows,device_ms,flash_bytes,answer");
+            for (String[] q : QUERIES) {
+                String reference = null;
+                for (String path : new String[] {"smartssd", "csv", "parquet"}) {
+                    String sql = q[1].replace("{t}", path);
+                    spark.sql(sql).collectAsList(); // warm-up: JIT, codegen, page cache
+                    double best = Double.MAX_VALUE;
+                    long toHost = 0;
+                    long deviceNs = 0;
+                    long flash = 0;
+                    List<Row> rows = null;
+                    for (int r = 0; r < repeats; r++) {
+                        Dataset<Row> df = spark.sql(sql);
+                        bytesRead.set(0);
+                        long t0 = System.nanoTime();
+                        rows = df.collectAsList();
+                        double s = (System.nanoTime() - t0) / 1e9;
+                        spark.sparkContext().listenerBus().waitUntilEmpty();
+                        if (s < best) {
+                            best = s;
+                            BatchScanExec scan = path.equals("smartssd") ? scanOf(df) : null;
+                            toHost = scan != null ? metric(scan, "smartssdBytesToHost") : bytesRead.get();
+                            deviceNs = scan != null ? metric(scan, "smartssdDeviceTime") : 0;
+                            flash = scan != null ? metric(scan, "smartssdFlashBytesRead") : 0;
+                        }
+                    }
+                    String answer = canonical(rows);
+                    if (reference == null) {
+                        reference = answer;
+                    }
+                    w.printf(Locale.ROOT, "%s,%s,%.4f,%d,%d,%d,%.3f,%d,%s%n", q[0], path, best, toHost, raw,
+                            rows.size(), deviceNs / 1e6, flash, answer.equals(reference) ? "ok" : "MISMATCH");
+                    w.flush();
+                    log("%-22s %-9s %8.3f s  %,14d B to host  %d rows", q[0], path, best, toHost, rows.size());
+                }
+            }
+        }
+        spark.stop();
+    }
+
+    private static String canonical(List<Row> rows) {
+        return rows.stream().map(Row::toString).sorted().reduce("", (a, b) -> a + b + ";");
+    }
+
+    private static BatchScanExec scanOf(Dataset<Row> df) {
+        return find(df.queryExecution().executedPlan());
+    }
+
+    /** The scan that ran: through adaptive plans (their final plan) and query stages. */
+    private static BatchScanExec find(SparkPlan plan) {
+        if (plan instanceof BatchScanExec b) {
+            return b;
+        }
+        if (plan instanceof org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec a) {
+            return find(a.executedPlan());
+        }
+        if (plan instanceof org.apache.spark.sql.execution.adaptive.QueryStageExec q) {
+            return find(q.plan());
+        }
+        for (SparkPlan c : CollectionConverters.asJava(plan.children())) {
+            BatchScanExec b = find(c);
+            if (b != null) {
+                return b;
+            }
+        }
+        return null;
+    }
+
+    private static long metric(BatchScanExec scan, String name) {
+        return scan.metrics().get(name).get().value();
+    }
+
+    /** Web-log lines of about 80 bytes: 1 in ~2000 lines is type 3 with status 404; clients 0..99999. */
+    static void generate(Path csv, long size) throws IOException {
+        long t0 = System.nanoTime();
+        SplittableRandom r = new SplittableRandom(1998);
+        String[] paths = {"/english/index.html", "/images/hm_bg.jpg", "/french/news/3004.htm", "/images/logo.gif",
+            "/english/competition/stage1.htm", "/cgi-bin/trivia.pl", "/images/space.gif"};
+        int[] statuses = {200, 200, 200, 200, 200, 200, 200, 304, 304, 206, 404, 500};
+        long written = 0;
+        long ts = 893964000L;
+        StringBuilder line = new StringBuilder(128);
+        try (BufferedWriter w = Files.newBufferedWriter(csv, StandardCharsets.US_ASCII)) {
+            while (written < size) {
+                ts += r.nextInt(3);
+                int type = r.nextInt(13);
+                int status = statuses[r.nextInt(statuses.length)];
+                if (status == 404 && r.nextInt(8) != 0) {
+                    status = 200; // 404s are rare: ~1/100 of lines, 1/13 of those type 3
+                }
+                line.setLength(0);
+                line.append(ts).append(',').append(r.nextInt(100000)).append(',').append(r.nextInt(90000)).append(',')
+                    .append(r.nextInt(20) == 0 ? "" : Integer.toString(r.nextInt(1_000_000))).append(',')
+                    .append(r.nextInt(4)).append(',').append(status).append(',').append(type).append(',')
+                    .append(r.nextInt(8)).append(',').append(r.nextInt(32)).append(',')
+                    .append(paths[r.nextInt(paths.length)]).append('\n');
+                w.append(line);
+                written += line.length();
+            }
+        }
+        log("generated %s (%,d bytes) in %.1f s", csv, written, (System.nanoTime() - t0) / 1e9);
+    }
+
+    private static void deleteTree(Path p) throws IOException {
+        if (Files.exists(p)) {
+            try (var s = Files.walk(p)) {
+                s.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            }
+        }
+    }
+
+    private static void log(String fmt, Object... args) {
+        System.err.println("[bench spark] " + String.format(Locale.ROOT, fmt, args));
+    }
+}

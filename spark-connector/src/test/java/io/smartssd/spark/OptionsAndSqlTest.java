@@ -1,0 +1,92 @@
+package io.smartssd.spark;
+
+import static io.smartssd.spark.TestSpark.session;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.apache.spark.sql.DataFrameReader;
+import org.apache.spark.sql.Row;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+/** Malformed options and schemas fail at analysis time naming themselves; SQL tables; option precedence. */
+class OptionsAndSqlTest {
+    static String csv;
+    static String wc98;
+
+    @BeforeAll
+    static void data() throws Exception {
+        csv = TestSpark.putObject("opt/small.csv", "1,a\n2,b\n3,\n".getBytes(StandardCharsets.UTF_8));
+        wc98 = TestSpark.putObject("opt/odd.bin", new byte[50]);
+    }
+
+    private static DataFrameReader reader() {
+        return session().read().format("smartssd");
+    }
+
+    private static void fails(Executable load, String... mentions) {
+        Throwable t = assertThrows(Throwable.class, load);
+        StringBuilder all = new StringBuilder();
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            all.append(c.getMessage()).append(" | ");
+        }
+        for (String m : mentions) {
+            assertTrue(all.toString().contains(m), "message should name " + m + ": " + all);
+        }
+    }
+
+    @Test
+    void malformedOptionsFailAtLoad() {
+        fails(() -> reader().option("format", "xml").load(csv), "format", "xml");
+        fails(() -> reader().option("format", "wc98").option("entry_bytes", "abc").load(wc98), "entry_bytes", "abc");
+        fails(() -> reader().option("format", "wc98").option("entry_bytes", "19").load(wc98), "entry_bytes", "19");
+        fails(() -> reader().option("format", "wc98").option("entry_bytes", "20").load(wc98), "entry_bytes", "50 bytes");
+        fails(() -> reader().schema("a INT").option("split_size", "0").load(csv), "split_size");
+        fails(() -> reader().schema("a INT").option("split_size", "12q").load(csv), "split_size", "12q");
+        fails(() -> reader().schema("a INT").option("header", "maybe").load(csv), "header", "maybe");
+        fails(() -> reader().schema("a INT").option("delimiter", ";;").load(csv), "delimiter");
+        fails(() -> reader().schema("a INT").load("/tmp/x.csv"), "path", "smartssd://");
+        fails(() -> reader().schema("a INT").load("smartssd://nodev/x"), "unknown smartssd device 'nodev'");
+        fails(() -> reader().schema("a INT").load("smartssd://" + TestSpark.DEVICE + "/missing.csv"), "missing.csv");
+    }
+
+    @Test
+    void malformedSchemasFailAtLoad() {
+        fails(() -> reader().load(csv), "schema", "format csv needs a schema");
+        fails(() -> reader().schema("a INT, b DATE").load(csv), "'b'", "date");
+        fails(() -> reader().schema("a INT, b DECIMAL(10,2)").load(csv), "'b'");
+        fails(() -> reader().option("format", "wc98").schema("region INT, colour STRING").option("entry_bytes", "25")
+                .load(wc98), "'colour'", "not a WorldCup98 field");
+        fails(() -> reader().option("format", "wc98").schema("region BIGINT").option("entry_bytes", "25").load(wc98),
+                "'region'", "int");
+    }
+
+    @Test
+    void sqlCreateTableAndSessionDefaults() {
+        session().sql("DROP TABLE IF EXISTS small");
+        session().sql("CREATE TABLE small (n INT, s STRING) USING smartssd OPTIONS (path '" + csv + "')");
+        List<Row> rows = session().sql("SELECT n, s FROM small WHERE n >= 2 ORDER BY n").collectAsList();
+        assertEquals("[[2,b], [3,null]]", rows.toString());
+        String plan = session().sql("SELECT count(*) FROM small WHERE s IS NOT NULL").queryExecution().executedPlan()
+                .toString();
+        assertTrue(plan.contains("PushedAggregates: [COUNT(*)]") && plan.contains("s IS NOT NULL"), plan);
+        assertEquals(2L, session().sql("SELECT count(*) FROM small WHERE s IS NOT NULL").first().getLong(0));
+        session().sql("DROP TABLE small");
+
+        // session conf spark.smartssd.<option> is the default; a read option wins over it
+        session().conf().set("spark.smartssd.split_size", "2");
+        try {
+            assertEquals(6, reader().schema("n INT, s STRING").load(csv).rdd().getNumPartitions());
+            assertEquals(1, reader().schema("n INT, s STRING").option("split_size", "1m").load(csv).rdd()
+                    .getNumPartitions());
+            session().conf().set("spark.smartssd.split_size", "zero");
+            fails(() -> reader().schema("n INT").load(csv), "split_size", "zero");
+        } finally {
+            session().conf().unset("spark.smartssd.split_size");
+        }
+    }
+}
