@@ -1,16 +1,18 @@
 """bench weblog: the Smart SSD paper's web-log analysis (V-C, Fig. 8 and Fig. 10). WorldCup98-format
 records padded to 32..256 bytes on an embedded device, the two queries in the three versions
 (host-normal and host-optimized MapReduce reading every byte through smartssd://, and a DeviceJob
-running the weblog-q1/q2 tasklet inside the device), every answer checked against a plain decoder.
+running the weblog-q1/q2 tasklet inside the device) plus spark-device (Spark DataFrames over the
+smartssd format, the group-by count pushed into the device), every answer checked against a plain decoder.
 Reports wall time (this machine), device time (the model's virtual clock), bytes over the host link and
 modeled energy.
 
     bin/smartssd bench weblog [--size 1G] [--entry-bytes 32,64,128,256] [--query q1,q2]
+                              [--versions host-normal,host-optimized,device,spark-device]
                               [--host-idle-w 44] [--host-active-w 35] [--device-w 0.65]
 
 --size is the dataset at the largest entry size; every entry size holds the same records (as the
-paper's four datasets hold the same 7,000,000 entries). bin/demo-cli uses the same code (run_sweep,
-report) with a smaller default.
+paper's four datasets hold the same 7,000,000 entries). --versions defaults to all four here; the demo
+(bin/demo-cli uses the same code, run_sweep and report, with a smaller default size) runs the paper's three.
 """
 import argparse
 import json
@@ -18,7 +20,17 @@ import os
 import subprocess
 import sys
 
-VERSIONS = ["host-normal", "host-optimized", "device"]
+VERSIONS = ["host-normal", "host-optimized", "device"]              # the paper's three (the demo's default)
+ALL_VERSIONS = VERSIONS + ["spark-device"]                          # + Spark DataFrames (the bench's default)
+# Versions whose work runs inside the device while the host idles (energy model below).
+DEVICE_VERSIONS = {"device", "spark-device"}
+# Spark's module options for Java 17 (spark-connector/pom.xml's argLine): harmless for the Hadoop versions.
+SPARK_JVM_FLAGS = ["-XX:+IgnoreUnrecognizedVMOptions"] + [
+    f"--add-opens=java.base/{p}=ALL-UNNAMED" for p in
+    ("java.lang", "java.lang.invoke", "java.lang.reflect", "java.io", "java.net", "java.nio", "java.util",
+     "java.util.concurrent", "java.util.concurrent.atomic", "jdk.internal.ref", "sun.nio.ch", "sun.nio.cs",
+     "sun.security.action", "sun.util.calendar")] + ["-Djdk.reflect.useDirectMethodHandle=false",
+                                                     "-Dio.netty.tryReflectionSetAccessible=true"]
 # Paper V-C-3 (Fig. 10): idle host ~44 W; host versions add ~35 W while processing (75-82 W in all);
 # the device adds 0.5-0.8 W. Energy here is modeled from these, not measured.
 DEFAULT_POWER = {"host_idle_w": 44.0, "host_active_w": 35.0, "device_w": 0.65}
@@ -30,7 +42,7 @@ def java_cmd():
     if not cp:
         sys.exit("SMARTSSD_EXAMPLES_CP is not set: run this through bin/smartssd (it builds the examples)")
     java = os.environ.get("SMARTSSD_JAVA", "java")
-    return [java, "-Xmx2g", "-Dorg.slf4j.simpleLogger.defaultLogLevel=error", "-cp", cp,
+    return [java, "-Xmx2g", *SPARK_JVM_FLAGS, "-Dorg.slf4j.simpleLogger.defaultLogLevel=error", "-cp", cp,
             "io.smartssd.examples.weblog.WeblogCli"]
 
 
@@ -52,7 +64,7 @@ def run_sweep(image, results, size, entries, queries, versions=VERSIONS):
 def energy(row, power, basis):
     """Modeled joules of one run's exec phase, over its wall time or its device time."""
     t = (row["wall_ns"] if basis == "wall" else row["device_ns"]) / 1e9
-    extra = power["device_w"] if row["version"] == "device" else power["host_active_w"]
+    extra = power["device_w"] if row["version"] in DEVICE_VERSIONS else power["host_active_w"]
     return (power["host_idle_w"] + extra) * t
 
 
@@ -67,9 +79,15 @@ def table_rows(rows, power):
     return out
 
 
+def _versions(rows):
+    """The versions present, in ALL_VERSIONS order."""
+    present = {r["version"] for r in rows}
+    return [v for v in ALL_VERSIONS if v in present]
+
+
 def _series(rows, query, key):
     s = {}
-    for v in VERSIONS:
+    for v in _versions(rows):
         pts = sorted((r["entry_B"], r[key]) for r in rows if r["query"] == query and r["version"] == v)
         if pts:
             s[v] = ([p[0] for p in pts], [p[1] for p in pts])
@@ -104,14 +122,15 @@ def plot_fig10(plt, rows, query, path, power):
     """Paper Fig. 10: energy of the exec phase per version and entry size (modeled)."""
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.3))
     entries = sorted({r["entry_B"] for r in rows if r["query"] == query})
-    width = 0.8 / len(VERSIONS)
+    versions = _versions(rows)
+    width = 0.8 / len(versions)
     for ax, key, label in ((axes[0], "energy_J_wall", "over wall time"),
                            (axes[1], "energy_J_device", "over device time")):
-        for i, v in enumerate(VERSIONS):
+        for i, v in enumerate(versions):
             ys = [next((r[key] for r in rows if r["query"] == query and r["version"] == v and r["entry_B"] == e), 0)
                   for e in entries]
             ax.bar([j + i * width for j in range(len(entries))], ys, width, label=v)
-        ax.set_xticks([j + width * (len(VERSIONS) - 1) / 2 for j in range(len(entries))])
+        ax.set_xticks([j + width * (len(versions) - 1) / 2 for j in range(len(entries))])
         ax.set_xticklabels([str(e) for e in entries])
         ax.set_xlabel("log entry size (bytes)")
         ax.set_ylabel("modeled energy of the exec phase (J)")
@@ -154,10 +173,14 @@ def headlines(b, t):
     entries = sorted({r["entry_B"] for r in t})
     for q in sorted({r["query"] for r in t}):
         for e in entries:
-            hn, ho, dev = (_get(t, q, e, v, "wall_s") for v in VERSIONS)
+            hn, ho, dev, spark = (_get(t, q, e, v, "wall_s") for v in ALL_VERSIONS)
             if dev and hn and ho:
                 b.headline(f"{q} {e} B: device wall / host-normal wall", dev / hn, "x (target <= 0.1)")
                 b.headline(f"{q} {e} B: device wall / host-optimized wall", dev / ho, "x (target <= 0.33)")
+            if spark and dev:
+                b.headline(f"{q} {e} B: spark-device wall / device wall", spark / dev, "x")
+            if spark and ho:
+                b.headline(f"{q} {e} B: spark-device wall / host-optimized wall", spark / ho, "x")
         small, big = entries[0], entries[-1]
         d_small, o_small = _get(t, q, small, "device", "device_ms"), _get(t, q, small, "host-optimized", "device_ms")
         d_big, o_big = _get(t, q, big, "device", "device_ms"), _get(t, q, big, "host-optimized", "device_ms")
@@ -174,23 +197,29 @@ def headlines(b, t):
                        paper=">0.5")
 
 
-def parse(args, default_size):
+def parse(args, default_size, default_versions=VERSIONS):
     p = argparse.ArgumentParser(prog="bin/smartssd bench weblog", description=__doc__.split("\n")[0])
     p.add_argument("--size", default=default_size, help=f"dataset size at the largest entry size (default {default_size})")
     p.add_argument("--entry-bytes", default="32,64,128,256", help="entry sizes (default 32,64,128,256)")
     p.add_argument("--query", default="q1,q2", help="q1, q2 or both (default)")
+    p.add_argument("--versions", default=",".join(default_versions),
+                   help=f"versions to run, of {','.join(ALL_VERSIONS)} (default {','.join(default_versions)})")
     p.add_argument("--host-idle-w", type=float, default=DEFAULT_POWER["host_idle_w"])
     p.add_argument("--host-active-w", type=float, default=DEFAULT_POWER["host_active_w"])
     p.add_argument("--device-w", type=float, default=DEFAULT_POWER["device_w"])
     a = p.parse_args(args)
     a.entries = [int(x) for x in a.entry_bytes.split(",") if x]
     a.queries = [x for x in a.query.split(",") if x]
+    a.versions = [x for x in a.versions.split(",") if x]
+    bad = [v for v in a.versions if v not in ALL_VERSIONS]
+    if bad or not a.versions:
+        p.error(f"--versions {a.versions}: choose from {','.join(ALL_VERSIONS)}")
     a.power = {"host_idle_w": a.host_idle_w, "host_active_w": a.host_active_w, "device_w": a.device_w}
     return a
 
 
 def main(b):
-    a = parse(b.args, "1G")
+    a = parse(b.args, "1G", ALL_VERSIONS)
     rows = run_sweep(os.path.join(b.out, "weblog.img"), os.path.join(b.out, "results.jsonl"), a.size, a.entries,
-                     a.queries)
+                     a.queries, a.versions)
     report(b, rows, a.power)

@@ -21,7 +21,7 @@ import org.apache.hadoop.fs.Path;
  * <pre>
  *   gen    --output PATH|smartssd://ID/NAME (--records N | --size S) [--entry-bytes 20] [--seed 1998]
  *          [--mix realistic|uniform] [--format binary|clf] [--image IMG]
- *   weblog --input PATH --entry-bytes N --query q1|q2 --version host-normal|host-optimized|device
+ *   weblog --input PATH --entry-bytes N --query q1|q2 --version host-normal|host-optimized|device|spark-device
  *          [--top-n 3] [--json] [--image IMG] [--maps 2] [--conf KEY=VALUE]
  *   sweep  --image IMG --results FILE [--size 256M] [--entry-bytes 32,64,128,256] [--query q1,q2]
  *          [--version host-normal,host-optimized,device] [--seed 1998] [--maps 2]

@@ -28,7 +28,8 @@ import org.apache.hadoop.mapreduce.lib.output.FileOutputFormat;
 import org.apache.hadoop.mapreduce.lib.reduce.LongSumReducer;
 
 /**
- * Builds and runs the three versions of the two queries as Hadoop jobs, and reads their answers.
+ * Builds and runs the three versions of the two queries as Hadoop jobs, and reads their answers;
+ * {@link #run} also runs the spark-device version ({@link SparkWeblog}).
  * {@link #localConf} gives the LocalJobRunner configuration the CLI and tests use.
  */
 public final class WeblogJobs {
@@ -52,6 +53,9 @@ public final class WeblogJobs {
     /** The job for one version of one query, reading {@code input}, writing text rows to {@code output}. */
     public static Job create(Configuration base, Version v, WeblogQuery q, Path input, Path output, int entryBytes,
                              int topN) throws IOException {
+        if (v == Version.SPARK_DEVICE) {
+            throw new IllegalArgumentException("spark-device is not a Hadoop job: run it with run() or SparkWeblog");
+        }
         Wc98.checkEntryBytes(entryBytes);
         if (topN < 1 || topN > Wc98.NUM_TYPES) {
             throw new IllegalArgumentException("top-n " + topN + " is out of range [1, 13]");
@@ -177,6 +181,9 @@ public final class WeblogJobs {
      */
     public static RunResult run(Configuration conf, Version v, WeblogQuery q, Path input, int entryBytes, int topN,
                                 DoubleConsumer progress) throws IOException, InterruptedException {
+        if (v == Version.SPARK_DEVICE) {   // not a Hadoop job: a Spark DataFrame program
+            return SparkWeblog.run(conf, q, input, entryBytes, topN, progress);
+        }
         FileSystem inFs = input.getFileSystem(conf);
         long inputBytes = inFs.getFileStatus(input).getLen();
         SmartSsd ssd = inFs instanceof SmartSsdFileSystem s ? s.device() : null;

@@ -45,7 +45,7 @@ class WeblogAnswerTest {
         assertEquals(Version.HOST_OPTIMIZED, Version.parse("host-optimized"));
         assertEquals("unknown query 'q3': q1 (accesses per region) or q2 (top file types per region)",
                 assertThrows(IllegalArgumentException.class, () -> WeblogQuery.parse("q3")).getMessage());
-        assertEquals("unknown version 'gpu': host-normal, host-optimized or device",
+        assertEquals("unknown version 'gpu': host-normal, host-optimized, device or spark-device",
                 assertThrows(IllegalArgumentException.class, () -> Version.parse("gpu")).getMessage());
         assertThrows(IllegalArgumentException.class, () -> Wc98.checkEntryBytes(19));
         assertEquals(3L << 29, Args.bytes("1.5G"));
