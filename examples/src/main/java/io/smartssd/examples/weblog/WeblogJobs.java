@@ -23,6 +23,7 @@ import org.apache.hadoop.io.LongWritable;
 import org.apache.hadoop.io.NullWritable;
 import org.apache.hadoop.io.Text;
 import org.apache.hadoop.mapreduce.Job;
+import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.lib.input.FileInputFormat;
 import org.apache.hadoop.mapreduce.lib.output.FileOutputFormat;
 import org.apache.hadoop.mapreduce.lib.reduce.LongSumReducer;
@@ -98,6 +99,8 @@ public final class WeblogJobs {
             job.setInputFormatClass(FixedRecordInputFormat.class);
             FileInputFormat.addInputPath(job, input);
             if (v == Version.HOST_OPTIMIZED) {
+                // Its maps emit at most 8 compacted pairs: the same small sort buffer as a DeviceJob's.
+                job.getConfiguration().setInt(MRJobConfig.IO_SORT_MB, DeviceJob.DEFAULT_SORT_MB);
                 job.setMapperClass(HostOptimized.CountingMapper.class);
                 job.setMapOutputKeyClass(IntWritable.class);
                 job.setMapOutputValueClass(HostOptimized.Counts.class);
