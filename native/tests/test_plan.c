@@ -1137,10 +1137,163 @@ static void test_edges(void) {
     pb_free_all();
 }
 
+/* Quoted fields, each line checked against what Spark 4.0's CSV reader (quote ", escape \\,
+ * multiLine=false, PERMISSIVE) returned for the same line as (id INT, v STRING, w STRING). */
+static const char quoted_csv[] =
+        "1,\"a,b\",x\n"
+        "2,\"say \\\"hi\\\"\",x\n"
+        "3,\"\",x\n"
+        "4,\"a\"\"b\",x\n"
+        "5,a\"b,x\n"
+        "6,\"abc\n"
+        "7,\"ab\"c,x\n"
+        "8,\"a\\\\\",x\n"
+        "9,\"a\\\\b\",x\n"
+        "10,\"a\\nb\",x\n"
+        "11, \"a,b\",x\n"
+        "12,\"a\" ,x\n"
+        "13,\"ab,\"c\",x\n"
+        "14,ab\\\"c,x\n"
+        "15,\"\"\"\",x\n"
+        "16,\"a\\\"\n"
+        "17,\"a\\\",b\",x\n"
+        "18,\"ab\"\"\n"
+        "19,\"\\\"\",x\n"
+        "20,\"ab\" \"c\",x\n"
+        "21,\"\"a,x\n"
+        "22,x,\"\"\n"
+        "23,x,\"\n"
+        "24,\"a\"\"\"\n";
+static const char quoted_spark[] =
+        "1\ta,b\tx\n"
+        "2\tsay \"hi\"\tx\n"
+        "3\tNULL\tx\n"
+        "4\t\"a\"\"b\"\tx\n"
+        "5\ta\"b\tx\n"
+        "6\tabc\tNULL\n"
+        "7\t\"ab\"c\tx\n"
+        "8\ta\\\tx\n"
+        "9\ta\\b\tx\n"
+        "10\ta\\nb\tx\n"
+        "11\t \"a\tb\"\n"
+        "12\ta\tx\n"
+        "13\t\"ab,\"c\"\tx\n"
+        "14\tab\\\"c\tx\n"
+        "15\t\"\"\tx\n"
+        "16\ta\"\tNULL\n"
+        "17\ta\",b\tx\n"
+        "18\tab\"\tNULL\n"
+        "19\t\"\tx\n"
+        "20\t\"ab\" \"c\"\tx\n"
+        "21\t\"\"a\tx\n"
+        "22\tx\tNULL\n"
+        "23\tx\t\"\n"
+        "24\ta\"\"\tNULL\n";
+
+static tk_result run_text(const plan_b *b, const char *text) {
+    size_t len;
+    uint8_t *bytes = PB_pack(b, &len);
+    csd_tasklet_args a;
+    memset(&a, 0, sizeof a);
+    a.plan = bytes;
+    a.plan_len = len;
+    tk_result r = tk_run(csd_tasklet_find("plan"), &a, (const uint8_t *)text, strlen(text), NULL, 0, 64,
+                         TK_BYTES_RAW, 0, 0);
+    free(bytes);
+    pb_free_all();
+    return r;
+}
+
+static void quoted_plan(plan_b *b, const char *quote, const char *escape) {
+    PB_init_text(b, ",", 0);
+    b->p.text->quote = (char *)quote;
+    b->p.text->escape = (char *)escape;
+    PB_col(b, C_text("id", 1, 0));
+    PB_col(b, C_text("v", 3, 1));
+    PB_col(b, C_text("w", 3, 2));
+}
+
+static void test_quoted(void) {
+    plan_b b;
+    quoted_plan(&b, "\"", "\\");
+    PB_project(&b, E_col(0));
+    PB_project(&b, E_col(1));
+    PB_project(&b, E_col(2));
+    tk_result r = run_text(&b, quoted_csv);
+    CHECK_EQ_INT(r.rc, 0);
+    tk_check_text(r.text.s, quoted_spark, "quoted fields as Spark reads them");
+    tk_result_free(&r);
+
+    /* the last field read first: splitting jumps over the quoted delimiters of field 1 */
+    quoted_plan(&b, "\"", "\\");
+    PB_project(&b, E_col(2));
+    PB_project(&b, E_col(0));
+    r = run_text(&b, "1,\"a,b\",x\n2,\"c\\\",\",y,z\n");
+    CHECK_EQ_INT(r.rc, 0);
+    tk_check_text(r.text.s, "x\t1\ny\t2\n", "quoted fields skipped");
+    tk_result_free(&r);
+
+    /* a filter and an aggregate on unescaped values */
+    quoted_plan(&b, "\"", "\\");
+    b.p.filter = E_bin(OP(EQ), E_col(1), E_s("say \"hi\""));
+    PB_project(&b, E_col(0));
+    r = run_text(&b, quoted_csv);
+    CHECK_EQ_INT(r.rc, 0);
+    tk_check_text(r.text.s, "2\n", "filter on an unescaped quoted field");
+    tk_result_free(&r);
+    quoted_plan(&b, "\"", "\\");
+    PB_group(&b, E_col(1));
+    PB_agg(&b, SMARTSSD__V1__AGG_FN__COUNT, E_col(0));
+    r = run_text(&b, "1,\"a,b\"\n2,a\n3,\"a\"\n4,\"a\\\",b\"\n5,\"a,b\"\n");
+    CHECK_EQ_INT(r.rc, 0);
+    tk_check_text(r.text.s, "a,b\t2\na\t2\na\",b\t1\n", "group by a quoted field");
+    tk_result_free(&r);
+
+    /* no escape: a backslash is data and the quote after it closes the field */
+    quoted_plan(&b, "\"", "");
+    PB_project(&b, E_col(1));
+    PB_project(&b, E_col(2));
+    r = run_text(&b, "1,\"a\\\",b\n");
+    CHECK_EQ_INT(r.rc, 0);
+    tk_check_text(r.text.s, "a\\\tb\n", "quote without escape");
+    tk_result_free(&r);
+
+    /* escape = quote: a doubled quote inside a quoted field stands for one */
+    quoted_plan(&b, "\"", "\"");
+    PB_project(&b, E_col(1));
+    r = run_text(&b, "1,\"a\"\"b\",x\n2,\"\",x\n");
+    CHECK_EQ_INT(r.rc, 0);
+    tk_check_text(r.text.s, "a\"b\nNULL\n", "escape equals quote");
+    tk_result_free(&r);
+
+    /* without quote every delimiter cuts, as before */
+    quoted_plan(&b, "", "\\");
+    PB_project(&b, E_col(1));
+    PB_project(&b, E_col(2));
+    r = run_text(&b, "1,\"a,b\",x\n");
+    CHECK_EQ_INT(r.rc, 0);
+    tk_check_text(r.text.s, "\"a\tb\"\n", "quoting off");
+    tk_result_free(&r);
+
+    quoted_plan(&b, "ab", "");
+    expect_init_error(&b, "text.quote must be one byte");
+    quoted_plan(&b, ",", "");
+    expect_init_error(&b, "text.quote must be one byte other than CR/LF and the delimiter");
+    quoted_plan(&b, "\n", "");
+    expect_init_error(&b, "text.quote must be one byte");
+    quoted_plan(&b, "\"", "\r");
+    expect_init_error(&b, "text.escape must be one byte");
+    quoted_plan(&b, "\"", ",");
+    expect_init_error(&b, "text.escape must be one byte");
+    quoted_plan(&b, "\"", "\\\\");
+    expect_init_error(&b, "text.escape must be one byte");
+}
+
 int main(void) {
     test_validation();
     test_division_by_zero();
     test_edges();
+    test_quoted();
     test_state_cap();
     test_queries();
     TEST_OK("test_plan");

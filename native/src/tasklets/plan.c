@@ -41,9 +41,9 @@ static int plan_record(void *state, csd_tasklet_io *io, const uint8_t *rec, size
     plan *pl = state;
     pl->io = io;
     if (pl->failed) return pl->fail_rc ? pl->fail_rc : -ECANCELED;
-    csd_plan_begin_record(pl, rec, len);
     pl->dram = pl->nodes_evaluated = 0;
-    int rc = 0;
+    int rc = csd_plan_begin_record(pl, rec, len);
+    if (rc) goto out;
     if (pl->filter >= 0) {
         pv f;
         rc = csd_plan_eval(pl, pl->filter, &f);

@@ -321,6 +321,16 @@ static int32_t compile_expr(cctx *c, const Smartssd__V1__Expr *e, int depth, con
 
 /* ------------------------------------------------------------------ the plan */
 
+/* text.quote / text.escape: "" = off, else one byte that is not CR/LF or the delimiter */
+static int quote_byte(cctx *c, const char *what, const char *v, uint8_t delim, int *on, uint8_t *out) {
+    if (!v || !*v) return 0;
+    if (strlen(v) != 1 || *v == '\n' || *v == '\r' || (uint8_t)*v == delim)
+        return cfail(c, "plan: text.%s must be one byte other than CR/LF and the delimiter, not '%s'", what, v);
+    *on = 1;
+    *out = (uint8_t)*v;
+    return 0;
+}
+
 static int compile_message(cctx *c, const Smartssd__V1__Plan *m) {
     plan *pl = c->pl;
     char where[64];
@@ -337,6 +347,11 @@ static int compile_message(cctx *c, const Smartssd__V1__Plan *m) {
             return cfail(c, "plan: text.delimiter must be one byte other than CR/LF, not '%s'", d);
         pl->delim = (uint8_t)*d;
         pl->skip_header = m->text->skip_header;
+        int rc = quote_byte(c, "quote", m->text->quote, pl->delim, &pl->quoting, &pl->quote);
+        if (!rc) rc = quote_byte(c, "escape", m->text->escape, pl->delim, &pl->has_escape, &pl->escape);
+        if (rc) return rc;
+        /* an escape only means something inside a quoted field */
+        if (!pl->quoting) pl->has_escape = 0;
     } else {
         return cfail(c, "plan: missing input format (fixed or text)");
     }
@@ -470,8 +485,9 @@ int csd_plan_compile(plan *pl, const uint8_t *bytes, size_t len, char *err, size
     if (pl->text) {
         pl->fstart = calloc((size_t)pl->max_field + 1, sizeof *pl->fstart);
         pl->fend = calloc((size_t)pl->max_field + 1, sizeof *pl->fend);
+        pl->funq = calloc((size_t)pl->max_field + 1, sizeof *pl->funq);
     }
-    if (!pl->col_gen || !pl->col_val || !pl->scratch || (pl->text && (!pl->fstart || !pl->fend)))
+    if (!pl->col_gen || !pl->col_val || !pl->scratch || (pl->text && (!pl->fstart || !pl->fend || !pl->funq)))
         return cfail(&c, "out of memory compiling the plan");
     return 0;
 }
@@ -492,4 +508,6 @@ void csd_plan_free(plan *pl) {
     free(pl->scratch);
     free(pl->fstart);
     free(pl->fend);
+    free(pl->funq);
+    free(pl->unq);
 }

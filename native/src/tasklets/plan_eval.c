@@ -10,12 +10,27 @@
 #include "tasklets/plan_int.h"
 #include "tasklets/tasklets_int.h"
 
-void csd_plan_begin_record(plan *pl, const uint8_t *rec, size_t len) {
+int csd_plan_begin_record(plan *pl, const uint8_t *rec, size_t len) {
     pl->rec = rec;
     pl->rec_len = len;
     pl->gen++;
     pl->n_fields_split = 0;
     pl->fields_done = 0;
+    pl->split_pos = 0;
+    pl->unq_len = 0;
+    /* unescaped fields never outgrow their line, so one buffer the size of the longest line serves
+     * every field without allocating while splitting */
+    if (pl->quoting && pl->unq_cap < len) {
+        size_t cap = pl->unq_cap * 2 > len ? pl->unq_cap * 2 : len;
+        uint8_t *b = realloc(pl->unq, cap);
+        if (!b) {
+            csd_io_fail(pl->io, "plan: out of memory for a %zu-byte line's quoted fields", len);
+            return -ENOMEM;
+        }
+        pl->unq = b;
+        pl->unq_cap = cap;
+    }
+    return 0;
 }
 
 /* ------------------------------------------------------------------ fixed records */
@@ -75,22 +90,76 @@ static void read_fixed(const pcol *c, const uint8_t *rec, pv *out) {
 
 /* ------------------------------------------------------------------ delimited text */
 
+/* One field at pos with quoting on, as Spark's CSV reader (univocity, multiLine=false) reads it.
+ * A field opening with the quote runs to the closing quote (which may be followed by blanks); inside
+ * it the delimiter is data, escape+quote and escape+escape stand for the second byte, a quote
+ * followed by a quote is kept as one quote, and an unclosed quote runs to the line's end. Text after
+ * the closing quote makes the whole field raw text up to the next delimiter. Returns where the
+ * field's raw text ends (the delimiter or the line's end). */
+static size_t split_quoted(plan *pl, uint32_t k, size_t pos) {
+    const uint8_t *s = pl->rec;
+    size_t n = pl->rec_len, i = pos + 1;
+    const uint8_t q = pl->quote, e = pl->escape, dl = pl->delim;
+    int pending = 0;   /* the previous byte was a quote: the closing one unless a quote follows */
+    size_t o = pl->unq_len;
+    if (pos + 1 >= n || s[pos] != q) goto raw;   /* unquoted; a lone quote ending the line is data */
+    for (; i < n; i++) {
+        uint8_t ch = s[i];
+        if (pl->has_escape && ch == e && i + 1 < n && (s[i + 1] == q || s[i + 1] == e)) {
+            pending = 0;
+            pl->unq[o++] = s[++i];
+        } else if (pending) {
+            if (ch == q) {
+                pl->unq[o++] = q;
+                continue;
+            }
+            size_t j = i;
+            while (j < n && s[j] <= ' ' && s[j] != dl) j++;
+            if (j < n && s[j] != dl) goto raw;
+            i = j;
+            break;
+        } else if (ch == q) {
+            pending = 1;
+        } else {
+            pl->unq[o++] = ch;
+        }
+    }
+    pl->funq[k] = 1;
+    pl->fstart[k] = (uint32_t)pl->unq_len;
+    pl->fend[k] = (uint32_t)o;
+    pl->unq_len = o;
+    return i;
+raw:;
+    const uint8_t *d = memchr(s + i - 1, dl, n - (i - 1));
+    size_t end = d ? (size_t)(d - s) : n;
+    pl->funq[k] = 0;
+    pl->fstart[k] = (uint32_t)pos;
+    pl->fend[k] = (uint32_t)end;
+    return end;
+}
+
 /* Split the current line up to field `want` (fields past the line's end stay unsplit: NULL). */
 static void split_to(plan *pl, uint32_t want) {
     const uint8_t *s = pl->rec;
     size_t n = pl->rec_len;
     uint32_t k = pl->n_fields_split;
-    size_t pos = k ? pl->fend[k - 1] + 1 : 0;
+    size_t pos = pl->split_pos;
     while (!pl->fields_done && k <= want) {
-        const uint8_t *d = pos <= n ? memchr(s + pos, pl->delim, n - pos) : NULL;
-        size_t end = d ? (size_t)(d - s) : n;
-        pl->fstart[k] = (uint32_t)pos;
-        pl->fend[k] = (uint32_t)end;
+        size_t end;
+        if (pl->quoting) {
+            end = split_quoted(pl, k, pos);
+        } else {
+            const uint8_t *d = pos < n ? memchr(s + pos, pl->delim, n - pos) : NULL;
+            end = d ? (size_t)(d - s) : n;
+            pl->fstart[k] = (uint32_t)pos;
+            pl->fend[k] = (uint32_t)end;
+        }
         k++;
-        if (!d) pl->fields_done = 1;
+        if (end >= n) pl->fields_done = 1;
         pos = end + 1;
     }
     pl->n_fields_split = k;
+    pl->split_pos = pos;
 }
 
 static int parse_int(const uint8_t *p, size_t n, int64_t *out) {
@@ -124,7 +193,7 @@ static void read_text(plan *pl, const pcol *c, pv *out) {
     out->t = PT_NULL;
     if (c->field >= pl->n_fields_split && !pl->fields_done) split_to(pl, c->field);
     if (c->field >= pl->n_fields_split) return;
-    const uint8_t *p = pl->rec + pl->fstart[c->field];
+    const uint8_t *p = (pl->funq[c->field] ? pl->unq : pl->rec) + pl->fstart[c->field];
     size_t n = pl->fend[c->field] - pl->fstart[c->field];
     if (n == 0) return;   /* empty field = NULL */
     switch (c->type) {

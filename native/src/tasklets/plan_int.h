@@ -85,6 +85,8 @@ typedef struct plan {
     uint32_t entry_bytes;
     uint8_t delim;
     int skip_header;         /* text: the object's first line is a header */
+    int quoting, has_escape; /* text: quote / escape bytes are set */
+    uint8_t quote, escape;
 
     pcol *cols;
     uint32_t n_cols;
@@ -119,6 +121,10 @@ typedef struct plan {
     uint32_t *fstart, *fend; /* text field bounds of the current line */
     uint32_t n_fields_split; /* fields split so far (0 = line not split yet) */
     int fields_done;         /* the whole line is split */
+    size_t split_pos;        /* where the next field starts in rec */
+    uint8_t *funq;           /* per field: 1 = its bounds index unq (an unescaped copy), 0 = rec */
+    uint8_t *unq;            /* this line's unescaped quoted fields; grows to the longest line */
+    size_t unq_len, unq_cap;
     uint64_t dram, nodes_evaluated;
     uint8_t numbuf[64];      /* NUL-terminated copy of a text number for strtod */
 
@@ -151,7 +157,8 @@ int csd_plan_eval(plan *pl, int32_t n, pv *out);
 int csd_plan_cmp(const pv *a, const pv *b);
 int csd_plan_equal_group(const pv *a, const pv *b);
 uint64_t csd_plan_hash(const pv *v, size_t n);
-void csd_plan_begin_record(plan *pl, const uint8_t *rec, size_t len);
+/* -ENOMEM after csd_io_fail when the quoted-field buffer cannot grow to the line */
+int csd_plan_begin_record(plan *pl, const uint8_t *rec, size_t len);
 
 /* plan_state.c: groups and buffered rows */
 int csd_plan_group_update(plan *pl);

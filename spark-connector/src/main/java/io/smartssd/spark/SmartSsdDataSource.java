@@ -50,7 +50,7 @@ public final class SmartSsdDataSource implements TableProvider, DataSourceRegist
                     + " partition transforms)");
         }
         TableLayout layout = o.isWc98() ? Wc98Layout.layout(schema, o.entryBytes)
-                : TableLayout.text(schema, o.delimiter, o.header);
+                : TableLayout.text(schema, o.delimiter, o.quote, o.escape, o.header);
         Map<String, String> fsConf = fsConf(properties, conf);
         java.util.List<DeviceObject> objects = DeviceObject.resolve(o.path, fsConf);
         if (o.isWc98()) {

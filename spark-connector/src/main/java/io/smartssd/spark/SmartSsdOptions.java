@@ -20,6 +20,8 @@ final class SmartSsdOptions implements Serializable {
     static final String ENTRY_BYTES = "entry_bytes";
     static final String DELIMITER = "delimiter";
     static final String HEADER = "header";
+    static final String QUOTE = "quote";
+    static final String ESCAPE = "escape";
     static final String SPLIT_SIZE = "split_size";
     static final String PUSHDOWN = "pushdown";
     static final String COLUMNAR = "columnar";
@@ -37,6 +39,8 @@ final class SmartSsdOptions implements Serializable {
     final String format;
     final int entryBytes;
     final String delimiter;
+    final String quote;   // "" = no quoting
+    final String escape;  // "" = none
     final boolean header;
     final long splitSize;
     final boolean pushdown;
@@ -73,6 +77,9 @@ final class SmartSsdOptions implements Serializable {
                     + "' must be one single-byte character other than CR/LF");
         }
         this.delimiter = d;
+        // Spark's CSV defaults; an empty value turns quoting (or escaping) off, as in Spark
+        this.quote = quoteChar(QUOTE, in.get(QUOTE, "\""), d);
+        this.escape = quoteChar(ESCAPE, in.get(ESCAPE, "\\"), d);
         this.header = bool(HEADER, in.get(HEADER, "false"));
         this.splitSize = bytes(SPLIT_SIZE, in.get(SPLIT_SIZE, String.valueOf(DEFAULT_SPLIT_SIZE)));
         if (splitSize <= 0) {
@@ -85,6 +92,18 @@ final class SmartSsdOptions implements Serializable {
             throw new IllegalArgumentException("option " + BATCH_ROWS + " = " + br + " is out of range [1, 1048576]");
         }
         this.batchRows = (int) br;
+    }
+
+    private static String quoteChar(String name, String v, String delimiter) {
+        if (v.isEmpty()) {
+            return v;
+        }
+        if (v.getBytes(java.nio.charset.StandardCharsets.UTF_8).length != 1 || v.equals("\n") || v.equals("\r")
+                || v.equals(delimiter)) {
+            throw new IllegalArgumentException("option " + name + " = '" + v
+                    + "' must be empty or one single-byte character other than CR/LF and the delimiter");
+        }
+        return v;
     }
 
     /** Options from the read options (case-insensitive keys) over the session conf entries. */

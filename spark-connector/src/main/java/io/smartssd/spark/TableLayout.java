@@ -49,6 +49,11 @@ final class TableLayout implements Serializable {
 
     /** Delimited text: field i of the user schema is field i of each line. */
     static TableLayout text(StructType schema, String delimiter, boolean header) {
+        return text(schema, delimiter, "", "", header);
+    }
+
+    /** Delimited text with quoted fields read as Spark's CSV reader reads them (quote/escape "" = off). */
+    static TableLayout text(StructType schema, String delimiter, String quote, String escape, boolean header) {
         if (schema.fields().length == 0) {
             throw new IllegalArgumentException("schema: format csv needs at least one column");
         }
@@ -63,8 +68,9 @@ final class TableLayout implements Serializable {
                     .setField(i).build());
         }
         Plan fmt = Plan.newBuilder().setText(DelimitedText.newBuilder().setDelimiter(delimiter)
-                .setSkipHeader(header)).build();
-        String desc = "csv delimiter='" + (delimiter.equals("\t") ? "\\t" : delimiter) + "' header=" + header;
+                .setQuote(quote).setEscape(escape).setSkipHeader(header)).build();
+        String desc = "csv delimiter='" + (delimiter.equals("\t") ? "\\t" : delimiter) + "'"
+                + (quote.isEmpty() ? "" : " quote='" + quote + "' escape='" + escape + "'") + " header=" + header;
         return new TableLayout(nullable(schema), cols, fmt, desc);
     }
 
