@@ -1,6 +1,7 @@
 package io.smartssd.hadoop.mapreduce;
 
 import com.google.protobuf.InvalidProtocolBufferException;
+import io.smartssd.device.TaskletRun;
 import io.smartssd.proto.Plan;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -119,6 +120,11 @@ public final class DeviceMapper {
     }
 
     /** The plan, or null for a built-in tasklet. */
+    /** The device-side description of this mapper's tasklet run. */
+    public TaskletRun.Spec spec() {
+        return new TaskletRun.Spec(taskletName(), staticParams(), plan(), runtimeParams(), keywords(), maxOutputs());
+    }
+
     public Plan plan() {
         return plan;
     }

@@ -4,6 +4,8 @@ import io.smartssd.device.DeviceException;
 import io.smartssd.device.DeviceIdentity;
 import io.smartssd.device.Extent;
 import io.smartssd.device.ObjectInfo;
+import io.smartssd.device.PollingPolicy;
+import io.smartssd.device.TaskletRun;
 import io.smartssd.hadoop.fs.SmartSsdFileSystem;
 import java.io.IOException;
 import java.net.URI;
@@ -58,8 +60,8 @@ final class DeviceMapperCheck {
         if (split.getLength() == 0) {
             return;
         }
-        try (TaskletRun trial = new TaskletRun(fs.device())) {
-            trial.start(mapper, Extent.of(object.id(), split.getStart(), 1), null);
+        try (TaskletRun trial = TaskletRun.start(fs.device(), mapper.spec(), Extent.of(object.id(), split.getStart(), 1),
+                PollingPolicy.DEFAULT, null)) {
             while (trial.hasNext()) {
                 trial.next();
             }

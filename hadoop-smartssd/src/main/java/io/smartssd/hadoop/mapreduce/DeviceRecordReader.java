@@ -3,7 +3,9 @@ package io.smartssd.hadoop.mapreduce;
 import io.smartssd.device.DeviceException;
 import io.smartssd.device.Extent;
 import io.smartssd.device.ObjectInfo;
+import io.smartssd.device.PollingPolicy;
 import io.smartssd.device.TaskProgress;
+import io.smartssd.device.TaskletRun;
 import io.smartssd.hadoop.fs.SmartSsdFileSystem;
 import java.io.IOException;
 import java.util.ArrayDeque;
@@ -35,6 +37,7 @@ public class DeviceRecordReader<K, V> extends RecordReader<K, V> {
     private String where;
     private Map.Entry<K, V> current;
     private boolean finished;
+    private boolean closed;
 
     @Override
     public void initialize(InputSplit genericSplit, TaskAttemptContext ctx) throws IOException {
@@ -48,7 +51,6 @@ public class DeviceRecordReader<K, V> extends RecordReader<K, V> {
         where = "smartssd device '" + fs.deviceSpec().id() + "' running " + mapper + " over " + path + " ["
                 + split.getStart() + ", +" + split.getLength() + ")";
         ObjectInfo object = fs.objectOf(path);
-        run = new TaskletRun(fs.device());
         if (split.getLength() == 0) {
             finished = true; // an empty object: nothing to run
             return;
@@ -56,7 +58,8 @@ public class DeviceRecordReader<K, V> extends RecordReader<K, V> {
         ctx.setStatus("device " + fs.deviceSpec().id() + ": " + path.getName() + " [" + split.getStart() + ", +"
                 + split.getLength() + ")");
         try {
-            run.start(mapper, Extent.of(object.id(), split.getStart(), split.getLength()), this::onProgress);
+            run = TaskletRun.start(fs.device(), mapper.spec(), Extent.of(object.id(), split.getStart(), split.getLength()),
+                    PollingPolicy.DEFAULT, this::onProgress);
         } catch (RuntimeException e) {
             throw failure(e);
         }
@@ -118,16 +121,19 @@ public class DeviceRecordReader<K, V> extends RecordReader<K, V> {
 
     @Override
     public void close() throws IOException {
-        if (run == null) {
-            return;
+        if (fs == null || closed) {
+            return; // never initialized, or closed already
         }
-        TaskProgress p = run.progress();
-        run.close();
-        long commands = run.commands() + 1; // + the stat of the input object
+        closed = true;
+        TaskProgress p = run == null ? null : run.progress();   // no run: an empty split
+        if (run != null) {
+            run.close();
+        }
+        long commands = (run == null ? 0 : run.commands()) + 1; // + the stat of the input object
         context.getCounter(DeviceCounter.COMMANDS).increment(commands);
-        context.getCounter(DeviceCounter.POLLS).increment(run.polls());
+        context.getCounter(DeviceCounter.POLLS).increment(run == null ? 0 : run.polls());
         context.getCounter(DeviceCounter.SPLITS).increment(1);
-        fs.recordCommands(commands, run.commandNanos());
+        fs.recordCommands(commands, run == null ? 0 : run.commandNanos());
         String id = fs.deviceSpec().id();
         context.getCounter(DEVICES_GROUP, id + ".splits").increment(1);
         if (p != null) {
