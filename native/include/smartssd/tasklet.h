@@ -21,6 +21,12 @@ typedef struct csd_kv {
     const char *value;
 } csd_kv;
 
+/* What init rejected, for the host to point at the setting to fix. The caller of init owns it. */
+#define CSD_PARAM_KEY_MAX 128
+typedef struct csd_tasklet_diag {
+    char param[CSD_PARAM_KEY_MAX + 1];   /* the rejected parameter's key, "" when none was named */
+} csd_tasklet_diag;
+
 typedef struct csd_tasklet_args {
     const csd_kv *static_params;     /* from create_object(TASKLET) */
     size_t n_static;
@@ -31,6 +37,7 @@ typedef struct csd_tasklet_args {
     const uint8_t *plan;             /* packed smartssd.v1.Plan, for the "plan" tasklet */
     size_t plan_len;
     uint32_t page_bytes;             /* flash page size, bytes */
+    csd_tasklet_diag *diag;          /* where csd_args_reject records a key; may be NULL */
 } csd_tasklet_args;
 
 typedef enum csd_framing_kind {
@@ -84,6 +91,10 @@ void csd_io_fail(csd_tasklet_io *io, const char *fmt, ...) __attribute__((format
 
 /* Parameter helpers: the last value for key in runtime params, else static params, else NULL. */
 const char *csd_args_get(const csd_tasklet_args *a, const char *key);
+
+/* Name the parameter init is rejecting (call it beside filling err); the host then reports that key
+ * as a field of its own instead of parsing the message. The first key named wins. */
+void csd_args_reject(const csd_tasklet_args *a, const char *key);
 
 /* Built-in tasklets, NULL-terminated. */
 const csd_tasklet_ops *const *csd_tasklets_builtin(void);

@@ -169,7 +169,7 @@ int cmd_create_tasklet(csd_device *d, const Smartssd__V1__CreateObject *m, cmd_c
         smartssd__v1__plan__pack(m->plan, plan);
         /* Validate a plan now: it has no runtime params, so errors are best reported at create. */
         csd_tasklet_args a = { .static_params = kv, .n_static = m->n_params, .plan = plan, .plan_len = plan_len,
-                               .page_bytes = d->params.page_bytes };
+                               .page_bytes = d->params.page_bytes, .diag = &c->diag };
         csd_outbuf ob;
         csd_outbuf_init(&ob, 4096, 0);
         csd_taskrun *trial = NULL;
@@ -272,16 +272,18 @@ int cmd_execute(csd_device *d, const Smartssd__V1__ExecuteObject *m, cmd_ctx *c)
                         PRIu64 " bytes)", off, len, info.name, info.size);
     }
 
+    o->diag = (csd_tasklet_diag){ "" };   /* a refused execute may be retried on the same output */
     o->args = (csd_tasklet_args){
         .static_params = t->params, .n_static = t->n_params,
         .runtime_params = o->rparams, .n_runtime = o->n_rparams,
         .keywords = (const char *const *)o->keywords, .n_keywords = o->n_keywords,
-        .plan = t->plan, .plan_len = t->plan_len, .page_bytes = d->params.page_bytes,
+        .plan = t->plan, .plan_len = t->plan_len, .page_bytes = d->params.page_bytes, .diag = &o->diag,
     };
     char err[512] = "";
     int rc = csd_taskrun_create(&o->run, t->ops, &o->args, &o->out, err, sizeof err);
     if (rc) {
         o->run = NULL;
+        c->diag = o->diag;
         return cmd_fail(c, CSD_INVALID_ARGUMENT, "execute_object: tasklet '%s': %s", t->ops->name, err);
     }
     uint64_t first, last;

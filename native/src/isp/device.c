@@ -284,6 +284,7 @@ int csd_device_command(csd_device *d, const uint8_t *req, size_t req_len, const 
     resp.tag = tag;
     resp.status = (Smartssd__V1__Status)c.status;
     resp.message = c.msg;
+    resp.param = c.diag.param;
     resp.device_ns = c.device_ns;
     resp.device_clock_ns = csd_engine_now(d->eng);
     if (c.status) resp.result_case = SMARTSSD__V1__RESPONSE__RESULT__NOT_SET;

@@ -58,6 +58,7 @@ typedef struct vobj {
     page_src_ctx src_ctx;
     csd_page_source src;
     csd_tasklet_args args;
+    csd_tasklet_diag diag;
     struct vobj *next;
 } vobj;
 
@@ -88,6 +89,7 @@ typedef struct cmd_ctx {
     const csd_payload *payload;
     int status;
     char msg[1024];
+    csd_tasklet_diag diag;           /* a tasklet parameter the command was refused for */
     uint64_t device_ns;
     int charged;                     /* device_ns already set by an engine call */
     void **allocs;

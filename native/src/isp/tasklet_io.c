@@ -280,3 +280,8 @@ const char *csd_args_get(const csd_tasklet_args *a, const char *key) {
             return a->static_params[i].value;
     return NULL;
 }
+
+void csd_args_reject(const csd_tasklet_args *a, const char *key) {
+    if (!a || !a->diag || !key || a->diag->param[0]) return;
+    snprintf(a->diag->param, sizeof a->diag->param, "%s", key);
+}

@@ -35,6 +35,7 @@ static int filter_init(void **state, const csd_tasklet_args *args, csd_framing *
         (rc = csd_tk_param_choice(args, "mode", modes, MODE_RECORDS, &mode, err, errlen)))
         return rc;
     if (width != 1 && width != 2 && width != 4 && width != 8) {
+        csd_args_reject(args, "field_width");
         snprintf(err, errlen, "param field_width: %llu is not 1, 2, 4 or 8", (unsigned long long)width);
         return -EINVAL;
     }
@@ -45,6 +46,7 @@ static int filter_init(void **state, const csd_tasklet_args *args, csd_framing *
     }
     const char *vs = csd_args_get(args, "value");
     if (!vs) {
+        csd_args_reject(args, "value");
         snprintf(err, errlen, "param value is required (the integer to compare with)");
         return -EINVAL;
     }
@@ -57,6 +59,7 @@ static int filter_init(void **state, const csd_tasklet_args *args, csd_framing *
         f->value_s = INT64_MAX;   /* above every signed value: not used for unsigned fields */
     } else {
         free(f);
+        csd_args_reject(args, "value");
         snprintf(err, errlen, "param value: '%s' is not a 64-bit integer", vs);
         return -EINVAL;
     }

@@ -24,6 +24,7 @@ static int grep_init(void **state, const csd_tasklet_args *args, csd_framing *fr
     /* runtime keywords (create_object(OUTPUT)) win over the static pattern */
     const char *pat = args->n_keywords && args->keywords ? args->keywords[0] : csd_args_get(args, "pattern");
     if (!pat || !*pat) {
+        csd_args_reject(args, "pattern");
         snprintf(err, errlen, "grep needs a non-empty pattern (static param 'pattern' or a runtime keyword)");
         return -EINVAL;
     }

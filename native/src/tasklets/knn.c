@@ -52,6 +52,7 @@ static int knn_init(void **state, const csd_tasklet_args *a, csd_framing *fr, ch
         char *end;
         double v = strtod(q, &end);
         if (end == q || d >= dims || (*end && *end != ',')) {
+            csd_args_reject(a, "query");
             snprintf(err, errlen, "knn: query must be up to %u comma-separated numbers", (unsigned)dims);
             knn_destroy(s);
             return -EINVAL;

@@ -33,10 +33,12 @@ int csd_tk_param_u64(const csd_tasklet_args *a, const char *key, uint64_t def, u
     const char *s = csd_args_get(a, key);
     uint64_t v = def;
     if (s && csd_tk_parse_u64(s, &v)) {
+        csd_args_reject(a, key);
         snprintf(err, errlen, "param %s: '%s' is not a non-negative integer", key, s);
         return -EINVAL;
     }
     if (v < min || v > max) {
+        csd_args_reject(a, key);
         snprintf(err, errlen, "param %s: %" PRIu64 " is out of range [%" PRIu64 ", %" PRIu64 "]", key, v,
                  min, max);
         return -EINVAL;
@@ -50,6 +52,7 @@ int csd_tk_param_i64(const csd_tasklet_args *a, const char *key, int64_t def, in
     const char *s = csd_args_get(a, key);
     int64_t v = def;
     if (s && csd_tk_parse_i64(s, &v)) {
+        csd_args_reject(a, key);
         snprintf(err, errlen, "param %s: '%s' is not a 64-bit integer", key, s);
         return -EINVAL;
     }
@@ -70,6 +73,7 @@ int csd_tk_param_bool(const csd_tasklet_args *a, const char *key, int def, int *
         if (!strcasecmp(s, yes[i])) return *out = 1, 0;
     for (size_t i = 0; no[i]; i++)
         if (!strcasecmp(s, no[i])) return *out = 0, 0;
+    csd_args_reject(a, key);
     snprintf(err, errlen, "param %s: '%s' is not a boolean (1/0/true/false)", key, s);
     return -EINVAL;
 }
@@ -83,6 +87,7 @@ int csd_tk_param_choice(const csd_tasklet_args *a, const char *key, const char *
     }
     for (int i = 0; choices[i]; i++)
         if (!strcmp(s, choices[i])) return *out = i, 0;
+    csd_args_reject(a, key);
     size_t n = (size_t)snprintf(err, errlen, "param %s: '%s' is not one of", key, s);
     for (int i = 0; choices[i] && n < errlen; i++)
         n += (size_t)snprintf(err + n, errlen - n, "%s%s", i ? "|" : " ", choices[i]);

@@ -32,6 +32,7 @@ static int stats_init(void **state, const csd_tasklet_args *a, csd_framing *fr, 
     uint64_t rb;
     if (csd_tk_param_u64(a, "record_bytes", 16, 4, 4096, &rb, err, errlen)) return -EINVAL;
     if (rb % 4) {
+        csd_args_reject(a, "record_bytes");
         snprintf(err, errlen, "stats: record_bytes must be a multiple of 4 (int32 columns), got %llu",
                  (unsigned long long)rb);
         return -EINVAL;
