@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "flash/flash.h"
-#include "isp/engine.h"
-#include "isp/taskrun.h"
+#include "engine/engine.h"
+#include "runtime/taskrun.h"
 
 typedef struct result { const char *name; uint64_t bytes, ns; } result;
 
@@ -39,7 +39,7 @@ static int run_flash_stream(const csd_params *p, uint64_t pages, result *r) {
     csd_sim *sim = csd_sim_create();
     csd_flash *f = NULL;
     csd_flash_op *ops = calloc(pages, sizeof *ops);
-    if (!sim || !ops || csd_flash_create(&f, p, sim) != 0) return -ENOMEM;
+    if (!sim || !ops || csd_flash_create(&f, p, sim, NULL, 0) != 0) return -ENOMEM;
     stream s = { pages, 0 };
     for (uint64_t k = 0; k < pages; k++) {
         ops[k] = (csd_flash_op){ .kind = CSD_FLASH_READ, .ppn = ppn_of(p, k), .done = stream_done, .arg = &s };
@@ -86,6 +86,7 @@ static int run_isp(const csd_params *p, uint64_t pages, int nreq, result *r) {
     csd_outbuf out[2];
     csd_taskrun *run[2] = { NULL, NULL };
     csd_isp_req *req[2] = { NULL, NULL };
+    csd_isp_work work[2];
     csd_tasklet_args args = { .page_bytes = p->page_bytes };
     csd_page_source src = { (void *)p, src_ppn, src_read };
     uint64_t size = pages * p->page_bytes, slice = pages / (uint64_t)nreq * p->page_bytes;
@@ -95,7 +96,8 @@ static int run_isp(const csd_params *p, uint64_t pages, int nreq, result *r) {
         csd_outbuf_init(&out[i], 1 << 20, 0);
         if (csd_taskrun_create(&run[i], &noop_ops, &args, &out[i], err, sizeof err) != 0 ||
             csd_taskrun_begin(run[i], size, off, len, p->page_bytes, &first, &last, err, sizeof err) != 0 ||
-            csd_engine_submit(e, &req[i], run[i], &src, first, last, pages - 1, p->page_bytes) != 0) {
+            (work[i] = csd_taskrun_work(run[i]),
+             csd_engine_submit(e, &req[i], &work[i], &src, first, last, pages - 1, p->page_bytes)) != 0) {
             fprintf(stderr, "bench_flash: cannot start request %d: %s\n", i, err);
             return -EINVAL;
         }

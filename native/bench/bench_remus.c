@@ -13,8 +13,8 @@
 #include <time.h>
 
 #include "smartssd/params.h"
-#include "sched/optimum.h"
-#include "sched/synth.h"
+#include "lib/optimum.h"
+#include "lib/synth.h"
 
 static const char *const POLICIES[] = { "fcfs", "cfs", "horae", "serico", "remus" };
 #define NPOL (sizeof POLICIES / sizeof POLICIES[0])

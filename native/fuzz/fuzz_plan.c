@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "isp/taskrun.h"
+#include "runtime/taskrun.h"
 #include "smartssd/tasklet.h"
 #include "smartssd/v1/device.pb-c.h"
 

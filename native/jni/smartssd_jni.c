@@ -29,22 +29,6 @@ static void throw_class(JNIEnv *env, const char *cls, const char *msg)
     }
 }
 
-/* errno -> smartssd.v1.Status, for failures that happen before the device can answer with a Response. */
-static int errno_status(int e)
-{
-    switch (e) {
-    case ENOENT: return CSD_NOT_FOUND;
-    case EEXIST: return CSD_ALREADY_EXISTS;
-    case EINVAL: return CSD_INVALID_ARGUMENT;
-    case ENOSPC: return CSD_NO_SPACE;
-    case ENOMEM: return CSD_RESOURCE_EXHAUSTED;
-    case EBUSY: return CSD_BUSY;
-    case ERANGE: return CSD_OUT_OF_RANGE;
-    case ENOTSUP: return CSD_UNSUPPORTED;
-    default: return CSD_IO_ERROR;
-    }
-}
-
 /* Throws io.smartssd.device.DeviceException(int status, String message). */
 static void throw_device(JNIEnv *env, int status, const char *msg)
 {
@@ -66,7 +50,7 @@ static void throw_errno(JNIEnv *env, int rc, const char *what, const char *err)
     char msg[ERRLEN + 128];
     int e = rc < 0 ? -rc : rc;
     snprintf(msg, sizeof msg, "%s: %s", what, err && err[0] ? err : strerror(e));
-    throw_device(env, errno_status(e), msg);
+    throw_device(env, csd_status_from_errno(-e), msg);
 }
 
 /* A NUL-terminated copy of a Java byte[] path, or NULL with an exception pending. */

@@ -9,8 +9,8 @@
  * 21000 ns after issue when its chip and channel are idle. */
 #include "check.h"
 #include "flash/flash.h"
-#include "isp/engine.h"
-#include "isp/taskrun.h"
+#include "engine/engine.h"
+#include "runtime/taskrun.h"
 
 #include <errno.h>
 
@@ -172,7 +172,8 @@ static void job_start(csd_engine *e, job *j, const csd_tasklet_ops *ops, object 
     j->src = (csd_page_source){ o, obj_ppn, obj_read };
     uint64_t max_page = o->size ? (o->size - 1) / P : 0;
     uint32_t last_len = o->size ? (uint32_t)(o->size - max_page * P) : 0;
-    CHECK_EQ_INT(csd_engine_submit(e, &j->req, j->run, &j->src, first, last, max_page, last_len), 0);
+    csd_isp_work w = csd_taskrun_work(j->run);
+    CHECK_EQ_INT(csd_engine_submit(e, &j->req, &w, &j->src, first, last, max_page, last_len), 0);
 }
 
 static void job_end(csd_engine *e, job *j) {
@@ -227,8 +228,8 @@ static void test_create_errors(void) {
     p.blocks_per_plane = 0;
     CHECK_EQ_INT(csd_engine_create(&e, &p, err, sizeof err), -EINVAL);
     CHECK_CONTAINS(err, "blocks_per_plane");
-    CHECK(csd_req_sched_find("fcfs") == &csd_req_sched_fcfs);
-    CHECK(csd_req_sched_find("cfs") == &csd_req_sched_cfs);   /* issue 7 added it */
+    CHECK(csd_req_sched_find("fcfs") == csd_req_sched_at(0));
+    CHECK(!strcmp(csd_req_sched_find("cfs")->name, "cfs"));
     CHECK(csd_req_sched_find("lifo") == NULL);
 
     /* submit argument errors */
@@ -242,11 +243,12 @@ static void test_create_errors(void) {
     CHECK_EQ_INT(csd_taskrun_create(&run, &cost_ops, NULL, &out, err, sizeof err), 0);
     csd_page_source src = { &o, obj_ppn, obj_read };
     csd_isp_req *r = (csd_isp_req *)&o;
-    CHECK_EQ_INT(csd_engine_submit(e, &r, run, &src, 0, 4, 3, PAGE), -ERANGE);   /* past max_page */
+    csd_isp_work w = csd_taskrun_work(run);
+    CHECK_EQ_INT(csd_engine_submit(e, &r, &w, &src, 0, 4, 3, PAGE), -ERANGE);   /* past max_page */
     CHECK(r == NULL);
     CHECK_EQ_INT(csd_engine_submit(e, &r, NULL, &src, 0, 1, 3, PAGE), -EINVAL);
-    CHECK_EQ_INT(csd_engine_submit(e, &r, run, NULL, 0, 1, 3, PAGE), -EINVAL);
-    CHECK_EQ_INT(csd_engine_submit(e, &r, run, &src, 0, 1, 3, PAGE + 1), -EINVAL);
+    CHECK_EQ_INT(csd_engine_submit(e, &r, &w, NULL, 0, 1, 3, PAGE), -EINVAL);
+    CHECK_EQ_INT(csd_engine_submit(e, &r, &w, &src, 0, 1, 3, PAGE + 1), -EINVAL);
     csd_engine_stats st;
     csd_engine_stats_get(e, &st, NULL);
     CHECK_EQ_U64(st.isp_requests, 0);

@@ -39,8 +39,9 @@ static void h_init(harness *h, const char *preset, const csd_chip_sched_ops *pol
     h->p.blocks_per_plane = 64;
     h->sim = csd_sim_create();
     CHECK(h->sim);
-    int rc = policy ? csd_flash_create_with(&h->f, &h->p, h->sim, policy)
-                    : csd_flash_create(&h->f, &h->p, h->sim);
+    char err[256];
+    int rc = policy ? csd_flash_create_with(&h->f, &h->p, h->sim, policy, csd_fcmd_find("fifo"), err, sizeof err)
+                    : csd_flash_create(&h->f, &h->p, h->sim, err, sizeof err);
     CHECK_EQ_INT(rc, 0);
 }
 
@@ -93,15 +94,21 @@ static void test_create_errors(void) {
     CHECK(csd_params_preset(&p, "tiny") == 0);
     csd_sim *s = csd_sim_create();
     csd_flash *f = (csd_flash *)&p;
-    CHECK_EQ_INT(csd_flash_create(&f, &p, s), -EINVAL);      /* blocks_per_plane not derived */
+    char err[256];
+    CHECK_EQ_INT(csd_flash_create(&f, &p, s, err, sizeof err), -EINVAL);      /* blocks_per_plane not derived */
     CHECK(f == NULL);
     p.blocks_per_plane = 8;
     snprintf(p.chip_scheduler, sizeof p.chip_scheduler, "nope");
-    CHECK_EQ_INT(csd_flash_create(&f, &p, s), -EINVAL);
+    CHECK_EQ_INT(csd_flash_create(&f, &p, s, err, sizeof err), -EINVAL);
+    CHECK_CONTAINS(err, "chip_scheduler 'nope'");
     CHECK(csd_chip_sched_find("nope") == NULL);
-    CHECK(csd_chip_sched_find("fcfs") == &csd_chip_sched_fcfs);
+    CHECK(csd_chip_sched_find("fcfs") == csd_chip_sched_at(0));
     snprintf(p.chip_scheduler, sizeof p.chip_scheduler, "fcfs");
-    CHECK_EQ_INT(csd_flash_create(&f, &p, s), 0);
+    snprintf(p.flash_scheduler, sizeof p.flash_scheduler, "nope");
+    CHECK_EQ_INT(csd_flash_create(&f, &p, s, err, sizeof err), -EINVAL);
+    CHECK_CONTAINS(err, "flash_scheduler 'nope'");
+    snprintf(p.flash_scheduler, sizeof p.flash_scheduler, "fifo");
+    CHECK_EQ_INT(csd_flash_create(&f, &p, s, err, sizeof err), 0);
     CHECK_EQ_U64(csd_flash_page_xfer_ns(f), 10000);
     csd_flash_destroy(f);
     csd_sim_destroy(s);

@@ -2,7 +2,7 @@
  * computed here independently (scanning the same bytes), plus their parameter errors and the cost
  * they charge per 4 KiB page (the paper's c_i ranges at 1 cycle = 1 ns: STAT 1-4 us, KNN 12-14). */
 #include "check.h"
-#include "isp/taskrun.h"
+#include "runtime/taskrun.h"
 #include "smartssd/v1/device.pb-c.h"
 
 #include <errno.h>

@@ -6,8 +6,9 @@
  * peak within isp_buffer_bytes, and each page read once (a multi-plane read brings N_pl pages).
  * Then an open-arrival case: a long request is not starved by a stream of short ones. */
 #include "check.h"
-#include "isp/engine.h"
-#include "sched/synth.h"
+#include "engine/engine.h"
+#include "sched_names.h"
+#include "lib/synth.h"
 
 static uint64_t rng(uint64_t *s) {
     uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
@@ -18,7 +19,7 @@ static uint64_t rng(uint64_t *s) {
 static uint64_t pick(uint64_t *s, uint64_t lo, uint64_t hi) { return lo + rng(s) % (hi - lo + 1); }
 
 static void random_mixes(int mixes) {
-    const char *const *names = csd_req_sched_names();
+    const char *const *names = sched_names();
     uint64_t seed = 7;
     uint64_t forced = 0, decisions = 0, events = 0;
     for (int m = 0; m < mixes; m++) {
@@ -85,7 +86,7 @@ static void random_mixes(int mixes) {
  * 4 ms: 400 short ones, more work in all than the device can do in that time. No policy may leave
  * the long request for after the stream: it must finish before the last short request arrives. */
 static void no_starvation(void) {
-    const char *const *names = csd_req_sched_names();
+    const char *const *names = sched_names();
     for (int k = 0; names[k]; k++) {
         csd_params p;
         CHECK_EQ_INT(csd_params_preset(&p, "ys9203"), 0);

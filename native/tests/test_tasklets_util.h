@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "isp/taskrun.h"
+#include "runtime/taskrun.h"
 #include "smartssd/tasklet.h"
 #include "smartssd/v1/device.pb-c.h"
 

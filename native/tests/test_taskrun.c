@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "isp/taskrun.h"
+#include "runtime/taskrun.h"
 #include "smartssd/v1/device.pb-c.h"
 
 /* ------------------------------------------------------------------ the probe tasklet */

@@ -35,6 +35,9 @@ typedef enum csd_status {
 } csd_status;
 
 const char *csd_status_name(int status);
+/* The status a negative errno from the library stands for (I/O and access errors are IO_ERROR,
+ * anything unexpected INTERNAL): one map for the device's replies and its language bindings. */
+int csd_status_from_errno(int rc);
 const char *csd_version(void);
 
 typedef struct csd_device csd_device;

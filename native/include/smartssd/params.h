@@ -49,10 +49,13 @@ typedef struct csd_params {
     uint64_t output_buffer_bytes;       /* bytes of device DRAM for one output object's results */
     uint32_t max_objects;               /* data objects the object table holds */
 
-    /* policies */
-    char request_scheduler[CSD_NAME_MAX]; /* fcfs, cfs, horae, serico, remus (docs/SCHEDULERS.md) */
-    char chip_scheduler[CSD_NAME_MAX];    /* fcfs */
-    char ftl[CSD_NAME_MAX];               /* page (page-mapping, greedy GC) */
+    /* policies, one per layer (names: `csd identify`; docs/ARCHITECTURE.md lists the seams) */
+    char request_scheduler[CSD_NAME_MAX]; /* which tasklet request a core serves (docs/SCHEDULERS.md) */
+    char chip_scheduler[CSD_NAME_MAX];    /* order of one chip's queue */
+    char ftl[CSD_NAME_MAX];               /* mapping policy: where the map lives (fixed at format) */
+    char flash_scheduler[CSD_NAME_MAX];   /* when submitted flash operations reach the chips' queues */
+    char placement[CSD_NAME_MAX];         /* which page a host write takes, which block GC reclaims
+                                           * (fixed at format) */
 
     /* emulation */
     uint32_t paced;                     /* 1 = wall time never runs ahead of device time */

@@ -42,12 +42,3 @@ const csd_chip_sched_ops csd_chip_sched_fcfs = {
     .name = "fcfs", .init = fcfs_init, .enqueue = fcfs_enqueue, .next = fcfs_next,
     .destroy = fcfs_destroy,
 };
-
-static const csd_chip_sched_ops *const chip_policies[] = { &csd_chip_sched_fcfs, NULL };
-
-const csd_chip_sched_ops *csd_chip_sched_find(const char *name) {
-    if (!name) return NULL;
-    for (size_t i = 0; chip_policies[i]; i++)
-        if (strcmp(chip_policies[i]->name, name) == 0) return chip_policies[i];
-    return NULL;
-}

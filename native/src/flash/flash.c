@@ -1,12 +1,12 @@
-/* Flash timing model: per-chip queues (pluggable policy), channels arbitrated FCFS by the time a chip
- * started waiting (ties: lower chip index), and one serial firmware resource. Every decision is made
- * in an event, so the schedule depends only on (params, submissions, their times). */
+/* Flash timing model: a flash-command scheduler in front of per-chip queues (both pluggable),
+ * channels arbitrated FCFS by the time a chip started waiting (ties: lower chip index), and one serial
+ * firmware resource. Every decision is made in an event, so the schedule depends only on (params,
+ * submissions, their times). */
 #include "flash/flash.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
-
-#include "ftl/ftl.h"
 
 enum chip_phase { CHIP_IDLE, CHIP_ARRAY, CHIP_WAIT_CHANNEL, CHIP_XFER, CHIP_PROGRAM, CHIP_ERASE };
 
@@ -37,6 +37,8 @@ struct csd_flash {
     channel *channels;
     const csd_chip_sched_ops *policy;
     void *policy_state;
+    const csd_fcmd_ops *fcmd;
+    void *fcmd_state;
     uint64_t xfer_ns;        /* one page on a channel */
     csd_serial fw;
     /* Ops waiting for or on the firmware. The firmware is one FCFS resource, so their end times are
@@ -81,15 +83,20 @@ static void chip_release(chip *c) {
     f->st.chip_busy_ns += csd_sim_now(f->sim) - c->busy_since;
     c->phase = CHIP_IDLE;
     c->cur = NULL;
+    f->fcmd->chip_idle(f->fcmd_state, c->index, csd_sim_now(f->sim));
     chip_kick(c);
 }
 
 static void fw_push(csd_flash *f, csd_flash_op *op);
 
-static uint32_t op_chip(const csd_flash *f, const csd_flash_op *op) {
+uint32_t csd_flash_chip_of(const csd_flash *f, const csd_flash_op *op) {
     csd_addr a;
     csd_ppn_decode(&f->p, op->ppn, &a);
     return a.chip_global % f->nchips;
+}
+
+int csd_flash_chip_idle(const csd_flash *f, uint32_t chip) {
+    return chip < f->nchips && f->chips[chip].phase == CHIP_IDLE;
 }
 
 static void chip_array_done_ev(csd_sim *sim, void *arg) {
@@ -186,7 +193,7 @@ static void fw_done_ev(csd_sim *sim, void *arg) {
         f->st.bytes_read += f->p.page_bytes;
         op->done(op, now);
     } else {
-        chip *c = &f->chips[op_chip(f, op)];
+        chip *c = &f->chips[csd_flash_chip_of(f, op)];
         f->policy->enqueue(f->policy_state, c->index, op, now);
         chip_kick(c);
     }
@@ -205,22 +212,30 @@ void csd_flash_submit(csd_flash *f, csd_flash_op *op) {
     op->submit_ns = now;
     op->seq = f->next_seq++;
     op->next = NULL;
+    f->fcmd->submit(f->fcmd_state, op, now);
+}
+
+void csd_flash_dispatch(csd_flash *f, csd_flash_op *op) {
+    uint64_t now = csd_sim_now(f->sim);
+    op->next = NULL;
     if (op->kind == CSD_FLASH_PROGRAM) {
         fw_push(f, op);            /* firmware prepares the page before the chip sees it */
         return;
     }
     if (op->kind != CSD_FLASH_READ) op->kind = CSD_FLASH_ERASE;
-    chip *c = &f->chips[op_chip(f, op)];
+    chip *c = &f->chips[csd_flash_chip_of(f, op)];
     f->policy->enqueue(f->policy_state, c->index, op, now);
     chip_kick(c);
 }
 
 int csd_flash_create_with(csd_flash **out, const csd_params *p, csd_sim *sim,
-                          const csd_chip_sched_ops *policy) {
+                          const csd_chip_sched_ops *policy, const csd_fcmd_ops *fcmd, char *err, size_t errlen) {
     *out = NULL;
-    if (!policy || !sim || !p->channels || !p->chips_per_channel || !p->dies_per_chip ||
-        !p->planes_per_die || !p->pages_per_block || !p->blocks_per_plane || !p->page_bytes)
+    if (!policy || !fcmd || !sim || !p->channels || !p->chips_per_channel || !p->dies_per_chip ||
+        !p->planes_per_die || !p->pages_per_block || !p->blocks_per_plane || !p->page_bytes) {
+        snprintf(err, errlen, "flash: invalid geometry (or no policy)");
         return -EINVAL;
+    }
     csd_flash *f = calloc(1, sizeof *f);
     if (!f) return -ENOMEM;
     f->p = *p;
@@ -244,28 +259,28 @@ int csd_flash_create_with(csd_flash **out, const csd_params *p, csd_sim *sim,
     int rc = policy->init(&f->policy_state, p, f->nchips);
     if (rc != 0) {
         f->policy = NULL;
-        csd_flash_destroy(f);
-        return rc;
+        goto fail;
+    }
+    f->fcmd = fcmd;
+    rc = fcmd->init(&f->fcmd_state, p, f);
+    if (rc != 0) {
+        f->fcmd = NULL;
+        goto fail;
     }
     *out = f;
     return 0;
 nomem:
     f->policy = NULL;
+    rc = -ENOMEM;
+fail:
     csd_flash_destroy(f);
-    return -ENOMEM;
-}
-
-int csd_flash_create(csd_flash **out, const csd_params *p, csd_sim *sim) {
-    const csd_chip_sched_ops *policy = csd_chip_sched_find(p->chip_scheduler);
-    if (!policy) {
-        *out = NULL;
-        return -EINVAL;
-    }
-    return csd_flash_create_with(out, p, sim, policy);
+    snprintf(err, errlen, "flash: %s", rc == -ENOMEM ? "out of memory" : "a policy refused the parameters");
+    return rc;
 }
 
 void csd_flash_destroy(csd_flash *f) {
     if (!f) return;
+    if (f->fcmd && f->fcmd_state) f->fcmd->destroy(f->fcmd_state);
     if (f->policy && f->policy_state) f->policy->destroy(f->policy_state);
     if (f->channels)
         for (uint32_t i = 0; i < f->nchannels; i++) free(f->channels[i].wait);

@@ -12,12 +12,43 @@
  * A chip and a channel decide what to serve in an event at the current time, after every event
  * already due at that time, so a policy sees all operations that arrive at the same instant.
  * docs/TIMING-MODEL.md has the formulas and worked schedules. */
-#ifndef CSD_FLASH_H
-#define CSD_FLASH_H
+#ifndef CSD_FLASH_FLASH_H
+#define CSD_FLASH_FLASH_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "smartssd/params.h"
 #include "sim/sim.h"
+
+/* The flash layer's operations, as the layers above produce them. */
+#define CSD_PPN_NONE UINT64_MAX   /* "no physical page": unmapped or trimmed */
+
+typedef enum csd_flash_kind { CSD_FLASH_READ = 1, CSD_FLASH_PROGRAM = 2, CSD_FLASH_ERASE = 3 } csd_flash_kind;
+
+/* Who asked for an operation: flash-command and chip-queue policies may treat them differently. */
+typedef enum csd_flash_src {
+    CSD_SRC_HOST = 0,        /* a host command's data (read_object, write_object, trim) */
+    CSD_SRC_GC = 1,          /* garbage collection's copies and erases */
+    CSD_SRC_ISP = 2,         /* a tasklet request's input pages */
+    CSD_SRC_MAP = 3,         /* mapping-table pages (map-cached FTLs) */
+} csd_flash_src;
+
+typedef struct csd_flash_req {
+    uint8_t kind;     /* csd_flash_kind */
+    uint8_t gc;       /* 1 = issued by garbage collection */
+    uint64_t ppn;     /* page (READ/PROGRAM) or first page of the block (ERASE) */
+} csd_flash_req;
+
+/* A growable list of flash operations, in the order the FTL issued them. */
+typedef struct csd_flash_batch {
+    csd_flash_req *ops;
+    size_t n, cap;
+} csd_flash_batch;
+
+void csd_flash_batch_clear(csd_flash_batch *b);
+void csd_flash_batch_free(csd_flash_batch *b);
+/* Append one operation; 0 or -ENOMEM (the batch is unchanged then). */
+int csd_flash_batch_add(csd_flash_batch *b, uint8_t kind, int gc, uint64_t ppn);
 
 typedef struct csd_addr {
     uint32_t channel, chip, die, plane, block, page;
@@ -34,7 +65,8 @@ typedef struct csd_flash_op csd_flash_op;
 typedef void (*csd_flash_done_fn)(csd_flash_op *op, uint64_t t_done);
 
 struct csd_flash_op {
-    uint8_t kind;            /* csd_flash_kind (ftl/ftl.h): READ, PROGRAM, ERASE */
+    uint8_t kind;            /* csd_flash_kind: READ, PROGRAM, ERASE */
+    uint8_t src;             /* csd_flash_src */
     uint64_t ppn;
     uint64_t submit_ns;      /* set by csd_flash_submit */
     uint64_t seq;            /* set by csd_flash_submit: global submission order */
@@ -42,10 +74,14 @@ struct csd_flash_op {
     int64_t priority;        /* free for policies */
     csd_flash_done_fn done;
     void *arg;
-    csd_flash_op *next;      /* queue link, owned by the chip policy while queued */
+    csd_flash_op *next;      /* queue link, owned by whoever holds the op: the flash-command
+                              * scheduler, then the chip policy */
 };
 
-/* Chip-queue discipline (DESIGN.md section 6). FCFS serves in submission order. */
+typedef struct csd_flash csd_flash;
+
+/* Chip-queue policy: the order in which one chip serves the operations queued for it. Each is one
+ * chip_<name>.c; chip_registry.c lists them. fcfs serves in arrival order. */
 typedef struct csd_chip_sched_ops {
     const char *name;
     int (*init)(void **state, const csd_params *p, uint32_t chips);
@@ -55,7 +91,24 @@ typedef struct csd_chip_sched_ops {
 } csd_chip_sched_ops;
 
 const csd_chip_sched_ops *csd_chip_sched_find(const char *name);
-extern const csd_chip_sched_ops csd_chip_sched_fcfs;
+const csd_chip_sched_ops *csd_chip_sched_at(size_t i);   /* NULL past the last */
+
+/* Flash-command scheduler: sits between the requesters (host commands, garbage collection, tasklet
+ * reads, mapping-table traffic) and the chips' queues, and decides when each submitted operation is
+ * handed to its chip's queue (csd_flash_dispatch). Each is one fcmd_<name>.c; fcmd_registry.c lists
+ * them. fifo hands every operation on the moment it arrives. */
+typedef struct csd_fcmd_ops {
+    const char *name;
+    int (*init)(void **state, const csd_params *p, csd_flash *f);
+    /* An operation was submitted at now: keep it, or hand it on with csd_flash_dispatch(). */
+    void (*submit)(void *state, csd_flash_op *op, uint64_t now);
+    /* A chip finished its operation and has nothing in service: a chance to hand on more. */
+    void (*chip_idle)(void *state, uint32_t chip, uint64_t now);
+    void (*destroy)(void *state);
+} csd_fcmd_ops;
+
+const csd_fcmd_ops *csd_fcmd_find(const char *name);
+const csd_fcmd_ops *csd_fcmd_at(size_t i);   /* NULL past the last */
 
 typedef struct csd_flash_stats {
     uint64_t reads, programs, erases;          /* completed operations */
@@ -64,19 +117,26 @@ typedef struct csd_flash_stats {
     uint64_t fw_busy_ns;                       /* firmware (serial) */
 } csd_flash_stats;
 
-typedef struct csd_flash csd_flash;
-
-/* 0, -EINVAL (unknown chip scheduler, zero geometry or blocks_per_plane not yet derived) or -ENOMEM. */
-int csd_flash_create(csd_flash **out, const csd_params *p, csd_sim *sim);
-/* The same with an explicit chip policy (tests, experiments); p->chip_scheduler is ignored. */
+/* The flash model with the policies p names (chip_scheduler, flash_scheduler). 0, -EINVAL (unknown
+ * policy, zero geometry or blocks_per_plane not yet derived; err says which) or -ENOMEM. */
+int csd_flash_create(csd_flash **out, const csd_params *p, csd_sim *sim, char *err, size_t errlen);
+/* The same with explicit policies (tests, experiments); the names in p are ignored. */
 int csd_flash_create_with(csd_flash **out, const csd_params *p, csd_sim *sim,
-                          const csd_chip_sched_ops *policy);
+                          const csd_chip_sched_ops *policy, const csd_fcmd_ops *fcmd, char *err, size_t errlen);
 /* Frees the model; events it scheduled stay in sim, so destroy the sim with it (never step again). */
 void csd_flash_destroy(csd_flash *f);
-/* Queue op at the current sim time; op->done(op, t) runs (in an event at t) when it completes. The op
- * memory must stay valid until then. A ppn beyond the geometry wraps onto chip (index mod chips):
- * callers validate addresses; the timing model never reads out of bounds. */
+/* Submit op at the current sim time, to the flash-command scheduler; op->done(op, t) runs (in an
+ * event at t) when it completes. The op memory must stay valid until then. A ppn beyond the geometry
+ * wraps onto chip (index mod chips): callers validate addresses; the timing model never reads out of
+ * bounds. */
 void csd_flash_submit(csd_flash *f, csd_flash_op *op);
+/* For flash-command schedulers: hand op on to its chip now (a program goes through the firmware
+ * first, then queues). */
+void csd_flash_dispatch(csd_flash *f, csd_flash_op *op);
+/* The chip (global index) op addresses. */
+uint32_t csd_flash_chip_of(const csd_flash *f, const csd_flash_op *op);
+/* 1 when chip has no operation in service. */
+int csd_flash_chip_idle(const csd_flash *f, uint32_t chip);
 void csd_flash_stats_get(const csd_flash *f, csd_flash_stats *s);
 /* ns the channel needs for one page. */
 uint64_t csd_flash_page_xfer_ns(const csd_flash *f);

@@ -1,11 +1,10 @@
-/* Log-structured allocation and greedy garbage collection.
+/* Log-structured allocation and garbage collection: the mechanism under the placement policy
+ * (ftl/place.h), which chooses the unit of each host page and the GC victim.
  *
- * Host pages go round-robin over units (planes) in stripe order: channel fastest, then chip, then
- * die, then plane, so consecutive pages of an object land on consecutive channels. Each unit fills
- * its active block page by page; a full block is closed and the next free block (FIFO) opened.
- * GC works per unit: when a unit has fewer than gc_free_blocks_min free blocks, the closed block with
- * the fewest valid pages is copied into the unit's active block and erased. One block per unit is
- * kept for GC alone (host pages may not take the last free block), so GC can always make room. */
+ * Each unit (plane) fills its active block page by page; a full block is closed and the next free
+ * block (FIFO) opened. GC works per unit: when a unit has fewer than gc_free_blocks_min free blocks,
+ * the policy's victim is copied into the unit's active block and erased. One block per unit is kept
+ * for GC alone (host pages may not take the last free block), so GC can always make room. */
 #include "ftl/ftl_int.h"
 
 #include <errno.h>
@@ -28,13 +27,9 @@ static void fq_push(csd_ftl *f, uint32_t u, uint32_t gb) {
     f->free_blocks++;
 }
 
-/* Next page of unit u's active block, opening a free block when needed. Host pages need two free
- * blocks to open one (the last is GC's); GC pages may take the last. The page becomes RESERVED. */
-static int unit_take(csd_ftl *f, uint32_t u, int gc, csd_flash_batch *ops, uint64_t *ppn);
-
 static int gc_unit(csd_ftl *f, uint32_t u, csd_flash_batch *ops);
 
-static int unit_take(csd_ftl *f, uint32_t u, int gc, csd_flash_batch *ops, uint64_t *ppn) {
+int ftl_unit_take(csd_ftl *f, uint32_t u, int gc, csd_flash_batch *ops, uint64_t *ppn) {
     uint32_t a = f->active[u];
     if (a == NONE32 || f->bwp[a] == f->ppb) {
         if (a != NONE32) {
@@ -70,16 +65,7 @@ take:
 }
 
 int ftl_alloc_host(csd_ftl *f, csd_flash_batch *ops, uint64_t *ppn) {
-    int rc = -ENOSPC;
-    /* A unit that is full (nothing GC can reclaim) is skipped, so the stripe order holds while every
-     * unit has room. */
-    for (uint32_t t = 0; t < f->units; t++) {
-        uint32_t u = f->order[f->rr];
-        f->rr = (f->rr + 1) % f->units;
-        rc = unit_take(f, u, 0, ops, ppn);
-        if (rc != -ENOSPC) return rc;
-    }
-    return rc;
+    return f->place->alloc(f->place_state, f, 0, ops, ppn);
 }
 
 void ftl_release(csd_ftl *f, uint64_t ppn) {
@@ -111,6 +97,7 @@ void ftl_maybe_drop_tomb(csd_ftl *f, ftl_obj *o, uint64_t idx) {
     if (idx >= o->cap || !map_is_tomb(o->map[idx]) || o->stale[idx] || idx + 1 >= ftl_obj_pages(f, o)) return;
     ftl_unmap(f, map_ppn(o->map[idx]), PG_DEAD);
     o->map[idx] = MAP_NONE;
+    (void)f->map->update(f->map_state, f, o->id, idx, NULL);
     o->tomb_pages--;
     f->lused--;
 }
@@ -169,7 +156,7 @@ static int gc_block(csd_ftl *f, uint32_t gb, csd_flash_batch *ops) {
             if (rc) break;
             ftl_op(f, ops, CSD_FLASH_READ, 1, src);
         }
-        rc = unit_take(f, u, 1, ops, &m->dst);
+        rc = ftl_unit_take(f, u, 1, ops, &m->dst);
         if (rc) break;
         n++;
         if (data) {
@@ -199,7 +186,10 @@ static int gc_block(csd_ftl *f, uint32_t gb, csd_flash_batch *ops) {
         ftl_obj *o = csd_objtab_by_id(&f->tab, id);
         ftl_set_valid(f, m->dst, id, idx, f->pcrc[m->src]);
         ftl_unmap(f, m->src, PG_DEAD);
-        if (o) o->map[idx] = m->dst | (m->rec.kind == CSD_OOB_TOMBSTONE ? MAP_TOMB : 0);
+        if (o) {
+            o->map[idx] = m->dst | (m->rec.kind == CSD_OOB_TOMBSTONE ? MAP_TOMB : 0);
+            (void)f->map->update(f->map_state, f, id, idx, ops);
+        }
     }
     f->c.gc_pages_moved += n;
     f->c.gc_runs++;
@@ -210,16 +200,9 @@ static int gc_block(csd_ftl *f, uint32_t gb, csd_flash_batch *ops) {
 
 static int gc_unit(csd_ftl *f, uint32_t u, csd_flash_batch *ops) {
     while (f->nfree[u] < f->gc_min) {
-        uint32_t victim = NONE32, best = f->ppb;
-        for (uint32_t b = 0; b < f->bpp; b++) {
-            uint32_t gb = u * f->bpp + b;
-            /* blocks holding pages of an uncommitted write group are not moved */
-            if (f->bstate[gb] == BLK_CLOSED && f->bres[gb] == 0 && f->bvalid[gb] < best) {
-                victim = gb;
-                best = f->bvalid[gb];
-            }
-        }
+        uint32_t victim = f->place->victim(f->place_state, f, u);
         if (victim == NONE32) return 0;   /* nothing to reclaim: the unit is full */
+        uint32_t best = f->bvalid[victim];
         uint32_t a = f->active[u];
         uint64_t room = (uint64_t)f->nfree[u] * f->ppb + (a != NONE32 ? f->ppb - f->bwp[a] : 0);
         if (room < best) return 0;

@@ -10,26 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "smartssd/params.h"
+#include "flash/flash.h"
 
-#define CSD_PPN_NONE UINT64_MAX
 #define CSD_OBJ_NAME_MAX 1024
-
-typedef enum csd_flash_kind { CSD_FLASH_READ = 1, CSD_FLASH_PROGRAM = 2, CSD_FLASH_ERASE = 3 } csd_flash_kind;
-
-typedef struct csd_flash_req {
-    uint8_t kind;     /* csd_flash_kind */
-    uint8_t gc;       /* 1 = issued by garbage collection */
-    uint64_t ppn;     /* page (READ/PROGRAM) or first page of the block (ERASE) */
-} csd_flash_req;
-
-/* A growable list of flash operations, in the order the FTL issued them. */
-typedef struct csd_flash_batch {
-    csd_flash_req *ops;
-    size_t n, cap;
-} csd_flash_batch;
-
-void csd_flash_batch_clear(csd_flash_batch *b);
-void csd_flash_batch_free(csd_flash_batch *b);
 
 typedef struct csd_obj_info {
     uint64_t id;
@@ -90,8 +73,12 @@ int csd_ftl_read(csd_ftl *f, uint64_t id, uint64_t offset, void *buf, size_t len
 /* Deallocate the whole pages inside [offset, offset+len); they read as zeros afterwards. */
 int csd_ftl_trim(csd_ftl *f, uint64_t id, uint64_t offset, uint64_t len, csd_flash_batch *ops);
 
-/* Physical page of (id, page index), or CSD_PPN_NONE if unmapped/trimmed. */
+/* Physical page of (id, page index), or CSD_PPN_NONE if unmapped/trimmed: the FTL's ground truth,
+ * at no cost (checks, tools). */
 uint64_t csd_ftl_lookup(const csd_ftl *f, uint64_t id, uint64_t page_index);
+/* The same as the device does it for a read: the mapping policy appends the flash operations the
+ * translation needs (a map-page read on a cache miss) to ops (may be NULL). 0 or -errno. */
+int csd_ftl_translate(csd_ftl *f, uint64_t id, uint64_t page_index, csd_flash_batch *ops, uint64_t *ppn);
 /* Raw page read by physical page number into buf (page_bytes). 0 or -errno. */
 int csd_ftl_read_ppn(csd_ftl *f, uint64_t ppn, void *buf);
 

@@ -4,6 +4,8 @@
 #define CSD_FTL_INT_H
 
 #include "ftl/ftl.h"
+#include "ftl/map.h"
+#include "ftl/place.h"
 #include "store/store.h"
 
 /* Per physical page. */
@@ -73,8 +75,10 @@ struct csd_ftl {
     uint64_t physical, nblocks;
     uint64_t group_pages;        /* largest atomic write group */
     uint32_t gc_min;             /* GC when a unit has fewer free blocks than this */
-    uint32_t *order;             /* stripe position -> unit (channel fastest) */
-    uint32_t rr;                 /* next stripe position for a host page */
+    const csd_map_ops *map;      /* mapping policy (map.h) */
+    void *map_state;
+    const csd_place_ops *place;  /* placement policy (place.h) */
+    void *place_state;
 
     uint8_t *pstate;             /* per ppn */
     uint64_t *rev_id;
@@ -102,9 +106,14 @@ struct csd_ftl {
     csd_buf mbuf;
 };
 
-/* alloc.c: page allocation, garbage collection, erase, batch reporting */
+/* report.c: count a flash operation and append it to the caller's batch (ops may be NULL) */
 void ftl_op(csd_ftl *f, csd_flash_batch *ops, int kind, int gc, uint64_t ppn);
+/* alloc.c: page allocation, garbage collection, erase */
 int ftl_alloc_host(csd_ftl *f, csd_flash_batch *ops, uint64_t *ppn);   /* page becomes PG_RESERVED */
+/* Next page of unit u's active block, opening a free block when needed (GC first when the unit is
+ * short of free blocks). Host pages need two free blocks to open one (the last is GC's); GC pages
+ * (gc = 1) may take the last. The page becomes RESERVED. 0, -ENOSPC, or -errno. */
+int ftl_unit_take(csd_ftl *f, uint32_t u, int gc, csd_flash_batch *ops, uint64_t *ppn);
 void ftl_release(csd_ftl *f, uint64_t ppn);     /* a reserved page that will not be committed */
 void ftl_set_valid(csd_ftl *f, uint64_t ppn, uint64_t id, uint32_t idx, uint32_t crc);
 void ftl_unmap(csd_ftl *f, uint64_t ppn, int to_state);   /* a VALID page -> STALE or DEAD */

@@ -38,7 +38,8 @@ static void group_rollback(csd_ftl *f, grp_page *g, uint32_t n, uint64_t s0, int
 }
 
 /* Records, then the in-memory switch. size_after is the object size once the group is in. */
-static int group_commit(csd_ftl *f, ftl_obj *o, grp_page *g, uint32_t n, int kind, uint64_t size_after) {
+static int group_commit(csd_ftl *f, ftl_obj *o, grp_page *g, uint32_t n, int kind, uint64_t size_after,
+                        csd_flash_batch *ops) {
     uint64_t s0 = f->next_seq;
     f->next_seq += n;
     int rc = csd_store_barrier(f->st);
@@ -81,6 +82,7 @@ static int group_commit(csd_ftl *f, ftl_obj *o, grp_page *g, uint32_t n, int kin
             o->tomb_pages++;
         }
         ftl_set_valid(f, g[k].ppn, o->id, (uint32_t)idx, g[k].crc);
+        (void)f->map->update(f->map_state, f, o->id, idx, ops);
     }
     o->size = size_after;
     /* the old last page no longer carries the size: its tombstone may be droppable now */
@@ -118,7 +120,8 @@ int csd_ftl_write(csd_ftl *f, uint64_t id, uint64_t offset, const void *data, si
             } else {
                 uint64_t e = o->map[i];
                 if (map_is_data(e)) {
-                    rc = read_checked(f, e, buf, ops);
+                    rc = f->map->lookup(f->map_state, f, o->id, i, ops);
+                    if (!rc) rc = read_checked(f, e, buf, ops);
                     if (rc) break;
                 } else {
                     memset(buf, 0, pb);
@@ -137,7 +140,7 @@ int csd_ftl_write(csd_ftl *f, uint64_t id, uint64_t offset, const void *data, si
             group_rollback(f, g, n, 0, 0);
             break;
         }
-        rc = group_commit(f, o, g, n, CSD_OOB_DATA, size_after);
+        rc = group_commit(f, o, g, n, CSD_OOB_DATA, size_after, ops);
         if (!rc) f->c.host_pages_written += n;
     }
     free(g);
@@ -161,7 +164,8 @@ int csd_ftl_read(csd_ftl *f, uint64_t id, uint64_t offset, void *buf, size_t len
             continue;
         }
         int whole = lo == ps && hi == ps + pb;
-        int rc = read_checked(f, e, whole ? out : f->pagebuf, ops);
+        int rc = f->map->lookup(f->map_state, f, o->id, i, ops);
+        if (!rc) rc = read_checked(f, e, whole ? out : f->pagebuf, ops);
         if (rc) return rc;
         if (!whole) memcpy(out, f->pagebuf + (lo - ps), hi - lo);
         f->c.host_pages_read++;
@@ -197,11 +201,16 @@ int csd_ftl_trim(csd_ftl *f, uint64_t id, uint64_t offset, uint64_t len, csd_fla
             group_rollback(f, g, n, 0, 0);
             break;
         }
-        if (n) rc = group_commit(f, o, g, n, CSD_OOB_TOMBSTONE, o->size);
+        if (n) rc = group_commit(f, o, g, n, CSD_OOB_TOMBSTONE, o->size, ops);
         if (!rc) f->c.trimmed_pages += n;
     }
     free(g);
     return rc;
+}
+
+int csd_ftl_translate(csd_ftl *f, uint64_t id, uint64_t page_index, csd_flash_batch *ops, uint64_t *ppn) {
+    *ppn = csd_ftl_lookup(f, id, page_index);
+    return *ppn == CSD_PPN_NONE ? 0 : f->map->lookup(f->map_state, f, id, page_index, ops);
 }
 
 uint64_t csd_ftl_lookup(const csd_ftl *f, uint64_t id, uint64_t page_index) {

@@ -59,7 +59,9 @@ static void obj_drop(csd_ftl *f, ftl_obj *o) {
     uint64_t np = ftl_obj_pages(f, o);
     for (uint64_t i = 0; i < np && i < o->cap; i++) {
         uint64_t e = o->map[i];
-        if (e != MAP_NONE) ftl_unmap(f, map_ppn(e), PG_DEAD);
+        if (e == MAP_NONE) continue;
+        ftl_unmap(f, map_ppn(e), PG_DEAD);
+        (void)f->map->update(f->map_state, f, o->id, i, NULL);
     }
     f->lused -= o->data_pages + o->tomb_pages;
     csd_objtab_remove(&f->tab, o);

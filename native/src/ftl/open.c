@@ -7,16 +7,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/config.h"
 #include "flash/flash.h"
 
 #define ERR(...) do { if (err && errlen) snprintf(err, errlen, __VA_ARGS__); } while (0)
 
 int csd_ftl_format(const char *path, uint64_t capacity, const csd_params *p, char *err, size_t errlen) {
     char e2[256];
-    int rc = csd_params_validate(p, e2, sizeof e2);
+    int rc = csd_config_check_values(p, e2, sizeof e2);
     if (rc) {
         ERR("%s", e2);
         return rc;
+    }
+    if (!csd_map_find(p->ftl) || !csd_place_find(p->placement)) {
+        ERR("unknown %s '%s'", csd_map_find(p->ftl) ? "placement" : "ftl",
+            csd_map_find(p->ftl) ? p->placement : p->ftl);
+        return -EINVAL;
     }
     csd_layout l;
     rc = csd_layout_compute(&l, capacity, p, e2, sizeof e2);
@@ -48,7 +54,8 @@ static void ftl_free(csd_ftl *f) {
     if (!f) return;
     csd_store_close(f->st);
     csd_objtab_free(&f->tab);
-    free(f->order);
+    if (f->map) f->map->destroy(f->map_state);
+    if (f->place) f->place->destroy(f->place_state);
     free(f->pstate);
     free(f->rev_id);
     free(f->rev_idx);
@@ -81,7 +88,6 @@ static int alloc_state(csd_ftl *f) {
     f->group_pages = head > 2 ? (uint64_t)head / 2 : 1;
     f->gc_min = f->p.gc_free_blocks_min > 2 ? f->p.gc_free_blocks_min : 2;
     size_t np = (size_t)f->physical, nb = (size_t)f->nblocks, nu = f->units;
-    f->order = calloc(nu, sizeof *f->order);
     f->pstate = calloc(np, 1);
     f->rev_id = calloc(np, sizeof *f->rev_id);
     f->rev_idx = calloc(np, sizeof *f->rev_idx);
@@ -97,17 +103,10 @@ static int alloc_state(csd_ftl *f) {
     f->fq = calloc(nb, sizeof *f->fq);
     f->pagebuf = malloc(f->pb);
     f->gcbuf = malloc(f->pb);
-    if (!f->order || !f->pstate || !f->rev_id || !f->rev_idx || !f->pcrc || !f->bstate || !f->bvalid || !f->bwp ||
+    if (!f->pstate || !f->rev_id || !f->rev_idx || !f->pcrc || !f->bstate || !f->bvalid || !f->bwp ||
         !f->bres || !f->berase || !f->active || !f->nfree || !f->fq_head || !f->fq || !f->pagebuf || !f->gcbuf)
         return -ENOMEM;
     for (uint32_t u = 0; u < nu; u++) f->active[u] = NONE32;
-    /* stripe position r -> unit, channel varying fastest, then chip, die, plane */
-    const csd_params *p = &f->p;
-    uint32_t C = p->channels, K = p->chips_per_channel, D = p->dies_per_chip;
-    for (uint32_t r = 0; r < nu; r++) {
-        uint32_t ch = r % C, chip = (r / C) % K, die = (r / (C * K)) % D, plane = r / (C * K * D);
-        f->order[r] = ((ch * K + chip) * D + die) * p->planes_per_die + plane;
-    }
     return 0;
 }
 
@@ -306,6 +305,25 @@ int csd_ftl_open(csd_ftl **out, const char *path, csd_params *p, char *err, size
         ERR("out of memory");
         goto fail;
     }
+    f->map = csd_map_find(f->p.ftl);
+    f->place = csd_place_find(f->p.placement);
+    if (!f->map || !f->place) {
+        ERR("%s: unknown %s '%s'", path, f->map ? "placement" : "ftl", f->map ? f->p.placement : f->p.ftl);
+        f->map = NULL;
+        f->place = NULL;
+        rc = -EINVAL;
+        goto fail;
+    }
+    if ((rc = f->map->init(&f->map_state, f)) != 0) {
+        f->map = NULL;
+        ERR("%s: starting the mapping policy '%s': %s", path, f->p.ftl, strerror(-rc));
+        goto fail;
+    }
+    if ((rc = f->place->init(&f->place_state, f)) != 0) {
+        f->place = NULL;
+        ERR("%s: starting the placement policy '%s': %s", path, f->p.placement, strerror(-rc));
+        goto fail;
+    }
     rc = recover(f, e2, sizeof e2);
     if (rc) {
         ERR("%s: %s", path, e2);
@@ -321,7 +339,9 @@ fail:
 
 int csd_ftl_close(csd_ftl *f) {
     if (!f) return 0;
-    int rc = csd_store_sync(f->st);
+    int rc = f->map->flush(f->map_state, f, NULL);
+    int rs = csd_store_sync(f->st);
+    if (!rc) rc = rs;
     ftl_free(f);
     return rc;
 }

@@ -6,7 +6,7 @@
  * blocks (nothing to send, nothing ready). While running it does what its own loop would: send while
  * it can, else process. Buffer 2Q (stage_common.h). Flash I/O and buffer play no part in the
  * choice: the weakness the paper describes (section II-B). */
-#include "isp/engine.h"
+#include "sched/sched.h"
 #include "sched/stage_common.h"
 
 #include <stdint.h>

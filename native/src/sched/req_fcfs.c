@@ -2,7 +2,7 @@
  * Requests are kept in submission order in a growable array (submissions are rare next to picks).
  * Stage mode: the oldest admitted sub-request that can do anything runs its own loop (send while
  * the quota and its buffer allow, else process); buffer 2Q. */
-#include "isp/engine.h"
+#include "sched/sched.h"
 #include "sched/stage_common.h"
 
 #include <errno.h>

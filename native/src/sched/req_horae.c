@@ -7,7 +7,7 @@
  * The runnable sub-request with the longest CP is served, its stage P first when it has ready data
  * (the longer stage on the critical path), else its stage S. So long requests get the core and the
  * sends of short ones wait behind their processing (section II-B). Buffer 2Q. */
-#include "isp/engine.h"
+#include "sched/sched.h"
 #include "sched/stage_common.h"
 
 #include <stdint.h>

@@ -25,7 +25,7 @@
  * earlier admitted request. The engine wakes the core when a page lands, so "wait" is a real wait.
  * One addition: with nothing in flight that wait would never end (the end of a request: fewer pages
  * left to send than Q_cur, so line 3 always holds), and then the core sends as lines 6-7 would. */
-#include "isp/engine.h"
+#include "sched/sched.h"
 #include "sched/stage_common.h"
 
 #include <stdint.h>

@@ -11,7 +11,7 @@
  *   The eligible stage (S: a half is empty and quota allows; P: data ready) with the earliest
  *   deadline runs; ties: P before S, then admission order.
  * D is a constant: only the differences between deadlines matter for EDF. */
-#include "isp/engine.h"
+#include "sched/sched.h"
 #include "sched/stage_common.h"
 
 #include <stdint.h>

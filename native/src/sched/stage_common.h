@@ -2,7 +2,7 @@
 #ifndef CSD_SCHED_STAGE_COMMON_H
 #define CSD_SCHED_STAGE_COMMON_H
 
-#include "isp/engine.h"
+#include "sched/sched.h"
 
 /* The baselines' buffer per sub-request: twice the core's flash quota, so a request can keep the
  * quota in flight while it processes the previous quota's pages (double buffering). */

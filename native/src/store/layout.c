@@ -5,7 +5,10 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "flash/flash.h"
+/* Planes in the device: the units the FTL stripes over (the flash layer numbers them the same way). */
+static uint32_t units_of(const csd_params *p) {
+    return p->channels * p->chips_per_channel * p->dies_per_chip * p->planes_per_die;
+}
 
 static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 static uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
@@ -30,7 +33,7 @@ static uint64_t blocks_for_gc(uint64_t lpages, uint32_t units, uint32_t ppb) {
 
 int csd_layout_compute(csd_layout *l, uint64_t capacity, const csd_params *p, char *err, size_t errlen) {
     *l = (csd_layout){ 0 };
-    if (!p->page_bytes || !p->pages_per_block || !csd_units(p)) {
+    if (!p->page_bytes || !p->pages_per_block || !units_of(p)) {
         snprintf(err, errlen, "geometry has a zero field");
         return -EINVAL;
     }
@@ -43,7 +46,7 @@ int csd_layout_compute(csd_layout *l, uint64_t capacity, const csd_params *p, ch
         snprintf(err, errlen, "capacity %" PRIu64 " is too large (at most %u pages)", capacity, UINT32_MAX - 1);
         return -EINVAL;
     }
-    uint32_t units = csd_units(p), ppb = p->pages_per_block;
+    uint32_t units = units_of(p), ppb = p->pages_per_block;
     uint64_t stripe = (uint64_t)units * ppb;
     uint64_t min_b = p->gc_free_blocks_min + 2ull;
     uint64_t gc_b = blocks_for_gc(lpages, units, ppb);

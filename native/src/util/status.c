@@ -1,5 +1,5 @@
+/* Status names and the errno -> status map. */
 #include "smartssd/csd.h"
-#include "util/errmap.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -26,9 +26,10 @@ int csd_status_from_errno(int rc) {
     case -ENOSPC: return CSD_NO_SPACE;
     case -ERANGE: return CSD_OUT_OF_RANGE;
     case -EINVAL: return CSD_INVALID_ARGUMENT;
-    case -EIO: return CSD_IO_ERROR;
+    case -EIO: case -EBADMSG: case -EACCES: case -EPERM: case -EROFS: case -ENOTDIR: case -EISDIR:
+    case -ENXIO: case -EFBIG: return CSD_IO_ERROR;
     case -ENOMEM: return CSD_RESOURCE_EXHAUSTED;
-    case -EBUSY: return CSD_BUSY;
+    case -EBUSY: case -EAGAIN: return CSD_BUSY;
     case -ENOTSUP: return CSD_UNSUPPORTED;
     default: return CSD_INTERNAL;
     }

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "isp/taskrun_io.h"
+#include "runtime/taskrun_io.h"
 #include "smartssd/v1/device.pb-c.h"
 
 /* ------------------------------------------------------------------ output buffer */
@@ -82,13 +82,13 @@ static int outbuf_reserve(csd_outbuf *o, size_t n) {
 
 /* ------------------------------------------------------------------ io object */
 
-void csd_io_init(csd_tasklet_io *io, csd_outbuf *out, const char *tasklet_name) {
+void csd_taskio_init(csd_tasklet_io *io, csd_outbuf *out, const char *tasklet_name) {
     memset(io, 0, sizeof *io);
     io->out = out;
     io->tasklet_name = tasklet_name ? tasklet_name : "?";
 }
 
-void csd_io_release(csd_tasklet_io *io) {
+void csd_taskio_release(csd_tasklet_io *io) {
     free(io->vals);
     free(io->arena);
     free(io->pb_vals);
@@ -104,7 +104,7 @@ static void io_vset_message(csd_tasklet_io *io, const char *fmt, va_list ap) {
     vsnprintf(io->err, sizeof io->err, fmt, ap);
 }
 
-void csd_io_set_error(csd_tasklet_io *io, int status, const char *fmt, ...) {
+void csd_taskio_set_error(csd_tasklet_io *io, int status, const char *fmt, ...) {
     if (!io->status) io->status = status < 0 ? status : -EPROTO;
     va_list ap;
     va_start(ap, fmt);
@@ -218,7 +218,7 @@ int csd_io_row_end(csd_tasklet_io *io) {
         return CSD_STOP;
     }
     if (io->alloc_failed || io_pack_scratch(io, n ? n : 1)) {
-        csd_io_set_error(io, -ENOMEM, "out of memory building an output row");
+        csd_taskio_set_error(io, -ENOMEM, "out of memory building an output row");
         return -ENOMEM;
     }
     Smartssd__V1__Value *pv = io->pb_vals;
@@ -248,13 +248,13 @@ int csd_io_row_end(csd_tasklet_io *io) {
     size_t hl = varint_put(hdr, body);
     size_t unread = o->len - o->read_pos;
     if (o->limit_bytes && unread + hl + body > o->limit_bytes) {
-        csd_io_set_error(io, -ENOSPC,
+        csd_taskio_set_error(io, -ENOSPC,
                          "output buffer full (%zu bytes); read results sooner or raise output_buffer_bytes",
                          o->limit_bytes);
         return -ENOSPC;
     }
     if (outbuf_reserve(o, hl + body)) {
-        csd_io_set_error(io, -ENOMEM, "out of memory growing the output buffer");
+        csd_taskio_set_error(io, -ENOMEM, "out of memory growing the output buffer");
         return -ENOMEM;
     }
     memcpy(o->data + o->len, hdr, hl);

@@ -1,84 +1,12 @@
 /* Tasklet commands (paper Fig. 5): create_object(TASKLET, static params), create_object(OUTPUT,
  * runtime params), execute_object, read_object(output) with progress for adaptive polling. */
-#include "isp/device.h"
+#include "hil/cmd.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-vobj *vobj_find(csd_device *d, uint64_t id) {
-    for (vobj *o = d->vobjs; o; o = o->next)
-        if (o->id == id) return o;
-    return NULL;
-}
-
-static void kv_free(csd_kv *kv, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        free((char *)kv[i].key);
-        free((char *)kv[i].value);
-    }
-    free(kv);
-}
-
-void vobj_free(csd_device *d, vobj *o) {
-    for (vobj **p = &d->vobjs; *p; p = &(*p)->next) {
-        if (*p == o) {
-            *p = o->next;
-            break;
-        }
-    }
-    if (o->req) csd_engine_release(d->eng, o->req);
-    if (o->run) csd_taskrun_destroy(o->run);
-    if (o->state == RUN_RUNNING) {
-        d->running--;
-        vobj *t = vobj_find(d, o->tasklet_id);
-        if (t) t->users--;
-    }
-    csd_outbuf_free(&o->out);
-    kv_free(o->params, o->n_params);
-    kv_free(o->rparams, o->n_rparams);
-    for (size_t i = 0; i < o->n_keywords; i++) free(o->keywords[i]);
-    free(o->keywords);
-    free(o->plan);
-    free(o);
-}
-
-int device_output_backlogged(csd_device *d) {
-    for (vobj *o = d->vobjs; o; o = o->next)
-        if (o->state == RUN_RUNNING && o->out.len - o->out.read_pos >= o->out.limit_bytes / 2) return 1;
-    return 0;
-}
-
-int device_object_in_use(csd_device *d, uint64_t id) {
-    for (vobj *o = d->vobjs; o; o = o->next)
-        if (o->state == RUN_RUNNING && o->input_id == id) return 1;
-    return 0;
-}
-
-static int status_of_run(int rc) {
-    if (rc == -ENOSPC) return CSD_RESOURCE_EXHAUSTED;
-    if (rc == -EIO) return CSD_IO_ERROR;
-    return CSD_TASKLET_ERROR;
-}
-
-void device_poll_runs(csd_device *d) {
-    for (vobj *o = d->vobjs; o; o = o->next) {
-        if (o->state != RUN_RUNNING) continue;
-        csd_isp_progress p;
-        csd_engine_progress(d->eng, o->req, &p);
-        if (!p.finished) continue;
-        o->state = RUN_FINISHED;
-        d->running--;
-        vobj *t = vobj_find(d, o->tasklet_id);
-        if (t) t->users--;
-        if (p.status) {
-            o->status = status_of_run(p.status);
-            snprintf(o->message, sizeof o->message, "%s", csd_taskrun_error(o->run));
-        }
-    }
-}
 
 /* Copies protobuf params into owned key/value pairs, validating count and sizes. */
 static int copy_params(cmd_ctx *c, Smartssd__V1__Param **in, size_t n, csd_kv **out, const char *what) {
@@ -91,14 +19,14 @@ static int copy_params(cmd_ctx *c, Smartssd__V1__Param **in, size_t n, csd_kv **
     for (size_t i = 0; i < n; i++) {
         const char *k = in[i]->key ? in[i]->key : "", *v = in[i]->value ? in[i]->value : "";
         if (!*k || strlen(k) > 128 || strlen(v) > CSD_MAX_PARAM_BYTES) {
-            kv_free(kv, i);
+            vobj_kv_free(kv, i);
             return cmd_fail(c, CSD_INVALID_ARGUMENT, "%s: param %zu needs a key of 1..128 bytes and a value of at most %d",
                             what, i, CSD_MAX_PARAM_BYTES);
         }
         kv[i].key = strdup(k);
         kv[i].value = strdup(v);
         if (!kv[i].key || !kv[i].value) {
-            kv_free(kv, i + 1);
+            vobj_kv_free(kv, i + 1);
             return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
         }
     }
@@ -106,34 +34,6 @@ static int copy_params(cmd_ctx *c, Smartssd__V1__Param **in, size_t n, csd_kv **
     return 0;
 }
 
-static vobj *vobj_new(csd_device *d, int kind) {
-    vobj *o = calloc(1, sizeof *o);
-    if (!o) return NULL;
-    o->id = d->next_vid++;
-    o->kind = kind;
-    o->created_seq = ++d->vseq;
-    o->next = d->vobjs;
-    d->vobjs = o;
-    return o;
-}
-
-int cmd_reply_id(cmd_ctx *c, uint64_t id) {
-    Smartssd__V1__CreateObjectReply *rep = cmd_alloc(c, sizeof *rep);
-    if (!rep) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
-    smartssd__v1__create_object_reply__init(rep);
-    rep->object_id = id;
-    c->resp->result_case = SMARTSSD__V1__RESPONSE__RESULT_CREATE_OBJECT;
-    c->resp->create_object = rep;
-    return 0;
-}
-
-static size_t vobj_count(csd_device *d) {
-    size_t n = 0;
-    for (vobj *o = d->vobjs; o; o = o->next) n++;
-    return n;
-}
-
-#define MAX_VOLATILE_OBJECTS 4096
 
 int cmd_create_tasklet(csd_device *d, const Smartssd__V1__CreateObject *m, cmd_ctx *c) {
     const char *name = m->name ? m->name : "";
@@ -152,9 +52,9 @@ int cmd_create_tasklet(csd_device *d, const Smartssd__V1__CreateObject *m, cmd_c
         return cmd_fail(c, CSD_INVALID_ARGUMENT, "create_object: only the 'plan' tasklet takes a plan");
     if (!m->plan && !strcmp(ops->name, "plan"))
         return cmd_fail(c, CSD_INVALID_ARGUMENT, "create_object: the 'plan' tasklet needs a plan");
-    if (vobj_count(d) >= MAX_VOLATILE_OBJECTS)
+    if (vobj_count(d) >= CSD_MAX_VOLATILE_OBJECTS)
         return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "create_object: %d tasklet/output objects exist; delete some",
-                        MAX_VOLATILE_OBJECTS);
+                        CSD_MAX_VOLATILE_OBJECTS);
     csd_kv *kv;
     if (copy_params(c, m->params, m->n_params, &kv, "create_object")) return -1;
     uint8_t *plan = NULL;
@@ -163,7 +63,7 @@ int cmd_create_tasklet(csd_device *d, const Smartssd__V1__CreateObject *m, cmd_c
         plan_len = smartssd__v1__plan__get_packed_size(m->plan);
         plan = malloc(plan_len ? plan_len : 1);
         if (!plan) {
-            kv_free(kv, m->n_params);
+            vobj_kv_free(kv, m->n_params);
             return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
         }
         smartssd__v1__plan__pack(m->plan, plan);
@@ -179,14 +79,14 @@ int cmd_create_tasklet(csd_device *d, const Smartssd__V1__CreateObject *m, cmd_c
         csd_outbuf_free(&ob);
         if (rc) {
             free(plan);
-            kv_free(kv, m->n_params);
+            vobj_kv_free(kv, m->n_params);
             return cmd_fail(c, CSD_INVALID_ARGUMENT, "create_object: invalid plan: %s", err);
         }
     }
     vobj *o = vobj_new(d, SMARTSSD__V1__OBJECT_KIND__TASKLET);
     if (!o) {
         free(plan);
-        kv_free(kv, m->n_params);
+        vobj_kv_free(kv, m->n_params);
         return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
     }
     o->ops = ops;
@@ -207,16 +107,16 @@ int cmd_create_output(csd_device *d, const Smartssd__V1__CreateObject *m, cmd_ct
         if (strlen(m->keywords[i]) > CSD_MAX_PARAM_BYTES)
             return cmd_fail(c, CSD_INVALID_ARGUMENT, "create_object: keyword %zu is longer than %d bytes", i,
                             CSD_MAX_PARAM_BYTES);
-    if (vobj_count(d) >= MAX_VOLATILE_OBJECTS)
+    if (vobj_count(d) >= CSD_MAX_VOLATILE_OBJECTS)
         return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "create_object: %d tasklet/output objects exist; delete some",
-                        MAX_VOLATILE_OBJECTS);
+                        CSD_MAX_VOLATILE_OBJECTS);
     csd_kv *kv;
     if (copy_params(c, m->params, m->n_params, &kv, "create_object")) return -1;
     char **kw = m->n_keywords ? calloc(m->n_keywords, sizeof *kw) : NULL;
     vobj *o = (m->n_keywords && !kw) ? NULL : vobj_new(d, SMARTSSD__V1__OBJECT_KIND__OUTPUT);
     if (!o) {
         free(kw);
-        kv_free(kv, m->n_params);
+        vobj_kv_free(kv, m->n_params);
         return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
     }
     o->rparams = kv;
@@ -237,7 +137,8 @@ int cmd_create_output(csd_device *d, const Smartssd__V1__CreateObject *m, cmd_ct
 
 static uint64_t src_ppn(void *arg, uint64_t page_index) {
     page_src_ctx *s = arg;
-    return csd_ftl_lookup(s->dev->ftl, s->object_id, page_index);
+    uint64_t ppn;
+    return csd_ftl_translate(s->dev->ftl, s->object_id, page_index, NULL, &ppn) ? CSD_PPN_NONE : ppn;
 }
 
 static int src_read(void *arg, uint64_t ppn, uint8_t *buf) {
@@ -298,7 +199,8 @@ int cmd_execute(csd_device *d, const Smartssd__V1__ExecuteObject *m, cmd_ctx *c)
     uint64_t max_page = info.size ? (info.size - 1) / d->params.page_bytes : 0;
     uint32_t last_len = info.size ? (uint32_t)(info.size - max_page * d->params.page_bytes) : 0;
     cmd_charge(d, c, NULL, 0, 0);
-    rc = csd_engine_submit(d->eng, &o->req, o->run, &o->src, first, last, max_page, last_len);
+    o->work = csd_taskrun_work(o->run);
+    rc = csd_engine_submit(d->eng, &o->req, &o->work, &o->src, first, last, max_page, last_len);
     if (rc) {
         csd_taskrun_destroy(o->run);
         o->run = NULL;
@@ -333,7 +235,7 @@ int cmd_read_output(csd_device *d, vobj *o, const Smartssd__V1__ReadObject *m, c
     while (!d->background && o->state == RUN_RUNNING && o->out.len - o->out.read_pos < enough) {
         int stepped = 0;
         while (stepped < 64 && csd_engine_step(d->eng)) stepped++;
-        device_poll_runs(d);
+        vobj_poll_runs(d);
         if (!stepped) break;
     }
     const uint8_t *p;

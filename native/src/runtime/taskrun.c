@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "isp/taskrun.h"
-#include "isp/taskrun_io.h"
+#include "runtime/taskrun.h"
+#include "runtime/taskrun_io.h"
 
 /* A line longer than this fails the tasklet instead of eating device DRAM. */
 #define CSD_MAX_LINE_BYTES (64u << 20)
@@ -58,7 +58,7 @@ struct csd_taskrun {
  * tasklet reported a failure but returned success); the message is the first one recorded. */
 static void run_fail(csd_taskrun *t, int rc, const char *what) {
     int st = t->io.status ? t->io.status : rc < 0 ? rc : -EPROTO;
-    csd_io_set_error(&t->io, st, "tasklet '%s' %s failed: %s", t->ops->name ? t->ops->name : "?", what,
+    csd_taskio_set_error(&t->io, st, "tasklet '%s' %s failed: %s", t->ops->name ? t->ops->name : "?", what,
                      strerror(-st));
     t->status = st;
     t->done = 1;
@@ -77,7 +77,7 @@ int csd_taskrun_create(csd_taskrun **out, const csd_tasklet_ops *ops, const csd_
         return -ENOMEM;
     }
     t->ops = ops;
-    csd_io_init(&t->io, outbuf, ops->name);
+    csd_taskio_init(&t->io, outbuf, ops->name);
     csd_tasklet_args empty = {0};
     char ebuf[CSD_IO_ERR_MAX] = "";
     int rc = ops->init(&t->state, args ? args : &empty, &t->fr, ebuf, sizeof ebuf);
@@ -180,7 +180,7 @@ static int deliver(csd_taskrun *t, const uint8_t *p, size_t len, uint64_t start)
     } else if (rc == CSD_STOP) {
         t->done = 1;
     } else if (rc != 0) {
-        csd_io_set_error(&t->io, -EINVAL, "tasklet '%s' returned %d from record()", t->ops->name, rc);
+        csd_taskio_set_error(&t->io, -EINVAL, "tasklet '%s' returned %d from record()", t->ops->name, rc);
         run_fail(t, -EINVAL, "record");
         return t->status;
     }
@@ -194,7 +194,7 @@ static int carry_append(csd_taskrun *t, const uint8_t *p, size_t n) {
         while (cap < t->carry_len + n) cap *= 2;
         uint8_t *c = realloc(t->carry, cap);
         if (!c) {
-            csd_io_set_error(&t->io, -ENOMEM, "out of memory reassembling a record");
+            csd_taskio_set_error(&t->io, -ENOMEM, "out of memory reassembling a record");
             t->status = t->io.status;
             t->done = 1;
             return -ENOMEM;
@@ -225,7 +225,7 @@ static int feed_records(csd_taskrun *t, const uint8_t *data, uint64_t base, size
         uint64_t have = s + t->carry_len;    /* next byte of this record still needed */
         if (have >= pend) break;             /* starts on a later page */
         if (have < base) {                   /* cannot happen when pages come in order */
-            csd_io_set_error(&t->io, -EINVAL, "record at offset %llu lost its bytes before page at %llu",
+            csd_taskio_set_error(&t->io, -EINVAL, "record at offset %llu lost its bytes before page at %llu",
                              (unsigned long long)s, (unsigned long long)base);
             t->status = t->io.status;
             return t->status;
@@ -261,7 +261,7 @@ static int feed_lines(csd_taskrun *t, const uint8_t *data, uint64_t base, size_t
     uint64_t P = t->page_bytes, pend = base + len;
     while (!t->done && t->pos < pend) {
         if (t->pos < base) {
-            csd_io_set_error(&t->io, -EINVAL, "line scan at offset %llu lost its bytes before page at %llu",
+            csd_taskio_set_error(&t->io, -EINVAL, "line scan at offset %llu lost its bytes before page at %llu",
                              (unsigned long long)t->pos, (unsigned long long)base);
             t->status = t->io.status;
             return t->status;
@@ -306,7 +306,7 @@ static int feed_lines(csd_taskrun *t, const uint8_t *data, uint64_t base, size_t
         } else {
             if (!t->item_skip) {
                 if (t->carry_len + avail > CSD_MAX_LINE_BYTES) {
-                    csd_io_set_error(&t->io, -E2BIG, "line at offset %llu is longer than %u bytes",
+                    csd_taskio_set_error(&t->io, -E2BIG, "line at offset %llu is longer than %u bytes",
                                      (unsigned long long)t->item_start, CSD_MAX_LINE_BYTES);
                     t->status = t->io.status;
                     t->done = 1;
@@ -348,13 +348,13 @@ int csd_taskrun_feed(csd_taskrun *t, uint64_t page_index, const uint8_t *data, s
     if (t->status) {
         rc = t->status;
     } else if (!t->begun || t->finished) {
-        csd_io_set_error(&t->io, -EINVAL, "feed %s", t->finished ? "after finish" : "before begin");
+        csd_taskio_set_error(&t->io, -EINVAL, "feed %s", t->finished ? "after finish" : "before begin");
         rc = t->status = t->io.status;
     } else if (!t->done) {
         uint64_t P = t->page_bytes, base = page_index * P;
         uint64_t want = base < t->size ? (t->size - base < P ? t->size - base : P) : 0;
         if (page_index != t->next_page || len != want || (len && !data)) {
-            csd_io_set_error(&t->io, -EINVAL,
+            csd_taskio_set_error(&t->io, -EINVAL,
                              "fed page %llu with %zu bytes, expected page %llu with %llu bytes",
                              (unsigned long long)page_index, len, (unsigned long long)t->next_page,
                              (unsigned long long)(t->next_page * P < t->size
@@ -379,14 +379,14 @@ int csd_taskrun_finish(csd_taskrun *t, csd_cost *cost) {
     t->io.cycles = t->io.dram_accesses = 0;
     int rc = t->status;
     if (!rc && (!t->begun || t->finished)) {
-        csd_io_set_error(&t->io, -EINVAL, "finish %s", t->finished ? "called twice" : "before begin");
+        csd_taskio_set_error(&t->io, -EINVAL, "finish %s", t->finished ? "called twice" : "before begin");
         rc = t->status = t->io.status;
     }
     if (!rc && t->fr.kind == CSD_FRAMING_LINES) rc = lines_at_eof(t);
     if (!rc && !t->done) {
         /* the caller stopped feeding before the extent's last record/line was complete */
         uint64_t at = t->fr.kind == CSD_FRAMING_RECORDS ? t->next_rec : t->pos;
-        csd_io_set_error(&t->io, -EPROTO, "input ended at offset %llu before the extent [%llu, %llu) was complete",
+        csd_taskio_set_error(&t->io, -EPROTO, "input ended at offset %llu before the extent [%llu, %llu) was complete",
                          (unsigned long long)at, (unsigned long long)t->off, (unsigned long long)t->end);
         rc = t->status = t->io.status;
     }
@@ -412,7 +412,18 @@ const char *csd_taskrun_error(const csd_taskrun *t) {
 void csd_taskrun_destroy(csd_taskrun *t) {
     if (!t) return;
     if (t->state && t->ops->destroy) t->ops->destroy(t->state);
-    csd_io_release(&t->io);
+    csd_taskio_release(&t->io);
     free(t->carry);
     free(t);
+}
+
+static int work_feed(void *arg, uint64_t page_index, const uint8_t *data, size_t len, csd_cost *cost,
+                     int *need_more) {
+    return csd_taskrun_feed(arg, page_index, data, len, cost, need_more);
+}
+
+static int work_finish(void *arg, csd_cost *cost) { return csd_taskrun_finish(arg, cost); }
+
+csd_isp_work csd_taskrun_work(csd_taskrun *t) {
+    return (csd_isp_work){ .arg = t, .feed = work_feed, .finish = work_finish };
 }

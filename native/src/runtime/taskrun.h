@@ -6,12 +6,13 @@
  *            multiple of the record size;
  *   lines:   an extent owns the lines that start in it (Hadoop LineRecordReader); one trailing '\r'
  *            is stripped; a final line without '\n' counts; skip_header only at offset 0. */
-#ifndef CSD_ISP_TASKRUN_H
-#define CSD_ISP_TASKRUN_H
+#ifndef CSD_RUNTIME_TASKRUN_H
+#define CSD_RUNTIME_TASKRUN_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include "smartssd/tasklet.h"
+#include "engine/engine.h"
 
 /* Results of one output object, held in device DRAM until the host reads them. */
 typedef struct csd_outbuf {
@@ -29,11 +30,6 @@ void csd_outbuf_free(csd_outbuf *o);
 /* Take up to max bytes of whole rows from the unread part; returns the byte count (0 when none). */
 size_t csd_outbuf_take(csd_outbuf *o, size_t max, const uint8_t **p);
 
-/* Work done on a core, reported per page fed (and for finish). */
-typedef struct csd_cost {
-    uint64_t cycles;
-    uint64_t dram_accesses;
-} csd_cost;
 
 typedef struct csd_taskrun csd_taskrun;
 
@@ -64,6 +60,8 @@ int csd_taskrun_finish(csd_taskrun *t, csd_cost *cost);
 /* The failure message ("" when none): the tasklet's csd_io_fail text, the output-buffer-full message,
  * or a framing error. */
 const char *csd_taskrun_error(const csd_taskrun *t);
+/* The taskrun as the engine's work for one request (feed and finish go to the taskrun). */
+csd_isp_work csd_taskrun_work(csd_taskrun *t);
 void csd_taskrun_destroy(csd_taskrun *t);
 
 #endif

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 #include "smartssd/params.h"
-#include "sched/synth.h"
+#include "lib/synth.h"
 
 typedef struct csd_optimum {
     uint64_t makespan_ns;    /* of the heuristic schedule */

@@ -1,5 +1,5 @@
 /* identify and stats: what the device is and what it has done. */
-#include "isp/device.h"
+#include "hil/cmd.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -32,6 +32,8 @@ static void add_param(param_list *l, const char *key, const char *value) {
 static void visit_param(void *arg, const char *key, const char *value, const char *unit) {
     add_param(arg, key, value);
 }
+
+static void visit_policy(void *arg, const char *key, const char *names) { add_param(arg, key, names); }
 
 static void add_u64(param_list *l, const char *key, uint64_t v) {
     char buf[32];
@@ -66,6 +68,9 @@ int cmd_identify(csd_device *d, const Smartssd__V1__Identify *m, cmd_ctx *c) {
     rep->request_scheduler = (char *)p->request_scheduler;
     rep->chip_scheduler = (char *)p->chip_scheduler;
     rep->ftl = (char *)p->ftl;
+    rep->flash_scheduler = (char *)p->flash_scheduler;
+    rep->placement = (char *)p->placement;
+    rep->issue_model = (char *)csd_engine_issue_model(d->eng);
     nt = 0;
     for (const csd_tasklet_ops *const *t = csd_tasklets_builtin(); *t; t++) names[nt++] = (char *)(*t)->name;
     rep->n_tasklets = nt;
@@ -74,6 +79,12 @@ int cmd_identify(csd_device *d, const Smartssd__V1__Identify *m, cmd_ctx *c) {
     if (l.oom) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
     rep->n_params = l.n;
     rep->params = l.arr;
+    param_list pl = { c, cmd_alloc(c, 16 * sizeof(Smartssd__V1__Param *)), 0, 16, 0 };
+    if (!pl.arr) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
+    csd_policies_visit(visit_policy, &pl);
+    if (pl.oom) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
+    rep->n_policies = pl.n;
+    rep->policies = pl.arr;
     rep->protocol_version = CSD_PROTOCOL_VERSION;
     c->resp->result_case = SMARTSSD__V1__RESPONSE__RESULT_IDENTIFY;
     c->resp->identify = rep;

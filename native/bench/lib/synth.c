@@ -1,5 +1,5 @@
 /* Synthetic request mixes run through the engine (synth.h). */
-#include "sched/synth.h"
+#include "lib/synth.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "flash/flash.h"
-#include "isp/taskrun.h"
+#include "runtime/taskrun.h"
 
 /* ---- the cost tasklet: one record per page, ci_ns of core time each ------------------------- */
 
@@ -100,7 +100,8 @@ static int job_start(csd_engine *e, const csd_params *p, job *j, const csd_synth
     if (rc) return rc;
     j->src = (csd_page_source){ j, job_ppn, job_read };
     uint64_t max_page = q->pages ? q->pages - 1 : 0;
-    rc = csd_engine_submit_ex(e, &j->req, j->run, &j->src, first, last, max_page, p->page_bytes, q->ci_ns);
+    csd_isp_work w = csd_taskrun_work(j->run);
+    rc = csd_engine_submit_ex(e, &j->req, &w, &j->src, first, last, max_page, p->page_bytes, q->ci_ns);
     if (rc) snprintf(err, errlen, "submit: %s", strerror(-rc));
     return rc;
 }

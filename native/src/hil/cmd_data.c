@@ -1,5 +1,5 @@
 /* Data object commands: the object-based file system's view of the device (paper IV-B). */
-#include "isp/device.h"
+#include "hil/cmd.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -40,15 +40,7 @@ static int data_object(csd_device *d, cmd_ctx *c, uint64_t id, const char *what,
     return 0;
 }
 
-int cmd_create(csd_device *d, const Smartssd__V1__CreateObject *m, cmd_ctx *c) {
-    switch (m->kind) {
-    case SMARTSSD__V1__OBJECT_KIND__TASKLET: return cmd_create_tasklet(d, m, c);
-    case SMARTSSD__V1__OBJECT_KIND__OUTPUT: return cmd_create_output(d, m, c);
-    case SMARTSSD__V1__OBJECT_KIND__DATA: break;
-    default:
-        return cmd_fail(c, CSD_INVALID_ARGUMENT, "create_object: kind must be DATA, TASKLET or OUTPUT (got %d)",
-                        (int)m->kind);
-    }
+int cmd_create_data(csd_device *d, const Smartssd__V1__CreateObject *m, cmd_ctx *c) {
     if (valid_name(c, m->name, "create_object")) return -1;
     if (m->n_params || m->n_keywords || m->plan || m->max_outputs)
         return cmd_fail(c, CSD_INVALID_ARGUMENT, "create_object: a DATA object takes only a name");
@@ -77,7 +69,7 @@ int cmd_write(csd_device *d, const Smartssd__V1__WriteObject *m, cmd_ctx *c) {
                         " bytes); objects have no holes", m->offset, info.name, info.size);
     if (len > UINT64_MAX - m->offset)
         return cmd_fail(c, CSD_OUT_OF_RANGE, "write_object: offset + length overflows");
-    if (device_object_in_use(d, m->object_id))
+    if (vobj_reads_object(d, m->object_id))
         return cmd_fail(c, CSD_BUSY, "write_object: '%s' is being read by a running tasklet", info.name);
     csd_flash_batch ops = { 0 };
     int rc = len ? csd_ftl_write(d->ftl, m->object_id, m->offset, data, len, &ops) : 0;
@@ -97,15 +89,7 @@ int cmd_write(csd_device *d, const Smartssd__V1__WriteObject *m, cmd_ctx *c) {
     return 0;
 }
 
-int cmd_read(csd_device *d, const Smartssd__V1__ReadObject *m, cmd_ctx *c) {
-    if (m->object_id >= CSD_VOLATILE_ID_BASE) {
-        vobj *o = vobj_find(d, m->object_id);
-        if (!o) return cmd_fail(c, CSD_NOT_FOUND, "read_object: no object %" PRIu64, m->object_id);
-        if (o->kind != SMARTSSD__V1__OBJECT_KIND__OUTPUT)
-            return cmd_fail(c, CSD_UNSUPPORTED, "read_object: object %" PRIu64 " is a tasklet; read its output object",
-                            m->object_id);
-        return cmd_read_output(d, o, m, c);
-    }
+int cmd_read_data(csd_device *d, const Smartssd__V1__ReadObject *m, cmd_ctx *c) {
     csd_obj_info info;
     if (data_object(d, c, m->object_id, "read_object", &info)) return -1;
     if (m->offset > info.size)
@@ -141,15 +125,10 @@ int cmd_read(csd_device *d, const Smartssd__V1__ReadObject *m, cmd_ctx *c) {
     return 0;
 }
 
-int cmd_delete(csd_device *d, const Smartssd__V1__DeleteObject *m, cmd_ctx *c) {
-    if (m->object_id >= CSD_VOLATILE_ID_BASE) {
-        vobj *o = vobj_find(d, m->object_id);
-        if (!o) return cmd_fail(c, CSD_NOT_FOUND, "delete_object: no object %" PRIu64, m->object_id);
-        return cmd_delete_vobj(d, o, c);
-    }
+int cmd_delete_data(csd_device *d, const Smartssd__V1__DeleteObject *m, cmd_ctx *c) {
     csd_obj_info info;
     if (data_object(d, c, m->object_id, "delete_object", &info)) return -1;
-    if (device_object_in_use(d, m->object_id))
+    if (vobj_reads_object(d, m->object_id))
         return cmd_fail(c, CSD_BUSY, "delete_object: '%s' is being read by a running tasklet", info.name);
     int rc = csd_ftl_obj_delete(d->ftl, m->object_id);
     if (rc) return cmd_fail_errno(c, rc, "delete_object: %s", strerror(-rc));
@@ -161,7 +140,7 @@ int cmd_rename(csd_device *d, const Smartssd__V1__RenameObject *m, cmd_ctx *c) {
     if (data_object(d, c, m->object_id, "rename", &info)) return -1;
     if (valid_name(c, m->new_name, "rename")) return -1;
     uint64_t other;
-    if (!csd_ftl_obj_find(d->ftl, m->new_name, &other) && other != m->object_id && device_object_in_use(d, other))
+    if (!csd_ftl_obj_find(d->ftl, m->new_name, &other) && other != m->object_id && vobj_reads_object(d, other))
         return cmd_fail(c, CSD_BUSY, "rename: '%s' is being read by a running tasklet", m->new_name);
     int rc = csd_ftl_obj_rename(d->ftl, m->object_id, m->new_name, m->replace);
     if (rc == -EEXIST) return cmd_fail(c, CSD_ALREADY_EXISTS, "rename: '%s' already exists", m->new_name);
@@ -237,7 +216,7 @@ int cmd_trim(csd_device *d, const Smartssd__V1__TrimObject *m, cmd_ctx *c) {
     if (m->offset > info.size || m->length > info.size - m->offset)
         return cmd_fail(c, CSD_OUT_OF_RANGE, "trim: [%" PRIu64 ", +%" PRIu64 ") is outside '%s' (%" PRIu64 " bytes)",
                         m->offset, m->length, info.name, info.size);
-    if (device_object_in_use(d, m->object_id))
+    if (vobj_reads_object(d, m->object_id))
         return cmd_fail(c, CSD_BUSY, "trim: '%s' is being read by a running tasklet", info.name);
     csd_flash_batch ops = { 0 };
     int rc = csd_ftl_trim(d->ftl, m->object_id, m->offset, m->length, &ops);

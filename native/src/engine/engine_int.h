@@ -1,16 +1,17 @@
-/* Internals shared by engine.c (host commands, cores, legacy batch issue) and engine_stage.c (the
- * REMUS stage model: sub-requests per core, stage S/F/P). Not a public contract. */
-#ifndef CSD_ISP_ENGINE_INT_H
-#define CSD_ISP_ENGINE_INT_H
+/* Internals shared by engine.c (host commands, requests, cores) and the two issue models
+ * (issue_batch.c, issue_stage.c). Not a public contract. */
+#ifndef CSD_ENGINE_ENGINE_INT_H
+#define CSD_ENGINE_ENGINE_INT_H
 
-#include "isp/engine.h"
+#include "engine/engine.h"
+#include "engine/issue.h"
 #include "sim/sim.h"
 
 enum page_state { PG_NONE, PG_INFLIGHT, PG_READY, PG_BUSY, PG_DONE, PG_DROPPED };
 enum slot_kind { SLOT_IDLE, SLOT_PAGE, SLOT_FINISH, SLOT_FAIL, SLOT_SEND };
 enum sub_adm { SUB_NONE, SUB_WAITING, SUB_ADMITTED, SUB_DRAINING };
 
-/* One flash read of a request. Legacy mode: one page (page). Stage mode: a (multi-plane) request of
+/* One flash read of a request. Batch issue: one page (page). Stage mode: a (multi-plane) request of
  * npages pages starting at position pos of sub-request sub. */
 typedef struct page_op {
     csd_flash_op op;
@@ -42,7 +43,7 @@ typedef struct sub {
 struct csd_isp_req {
     csd_engine *e;
     csd_isp_req *prev, *next; /* engine list, in submission order */
-    csd_taskrun *run;
+    csd_isp_work work;
     csd_page_source src;
     uint64_t first, last, max_page;
     uint32_t last_len;        /* bytes of page max_page */
@@ -52,8 +53,8 @@ struct csd_isp_req {
     uint64_t *cost_ns;
     uint8_t *core_of;         /* stage mode: the page's core */
     uint64_t cap;
-    uint64_t issue_next;      /* next page (relative) to issue (legacy); pages with a known ppn (stage) */
-    uint64_t fed_next;        /* next page (relative) to feed to the taskrun */
+    uint64_t issue_next;      /* next page (relative) to issue (batch); pages with a known ppn (stage) */
+    uint64_t fed_next;        /* next page (relative) to feed to the work */
     uint64_t pick_low;        /* every page below this was picked or dropped */
     uint64_t batch_left;      /* flash reads of the current batch not arrived yet */
     uint64_t refs;            /* flash reads in flight + core slots + pending sends */
@@ -101,7 +102,7 @@ struct csd_engine {
     uint64_t next_id;
     uint64_t buf_used;
     int dispatch_pending;
-    int staged;
+    const csd_issue_model *im;
     uint32_t chips;
     uint64_t quota_sum;        /* stage mode: sum of Q over cores (flash ops a request can have out) */
     uint32_t *chip_out;        /* stage mode: reads sent to each chip and not yet landed */
@@ -113,32 +114,30 @@ struct csd_engine {
     csd_engine_stats st;
 };
 
-/* engine.c */
+/* core.c: what the public face and both issue models use */
 void csd_eng_sched(csd_engine *e, uint64_t t, csd_sim_fn fn, void *arg);
+/* Core time of work: ceil(cycles * 1000 / core_mhz) + dram_accesses * dram_access_ns. */
 uint64_t csd_eng_cost_ns(const csd_engine *e, uint64_t base_cycles, const csd_cost *c);
-void csd_eng_buf_take(csd_engine *e);
+void csd_eng_buf_take(csd_engine *e);     /* one page of the ISP buffer */
 void csd_eng_buf_give(csd_engine *e);
-uint64_t csd_eng_req_pages(const csd_isp_req *r);
+static inline uint64_t csd_eng_req_pages(const csd_isp_req *r) {
+    return r->last >= r->first ? r->last - r->first + 1 : 0;
+}
 int csd_eng_req_grow(csd_isp_req *r, uint64_t need);
+/* A released request lingers until nothing refers to it (flash reads in flight, core slots). */
 void csd_eng_req_unref(csd_engine *e, csd_isp_req *r);
+void csd_eng_req_unlink(csd_engine *e, csd_isp_req *r);
+void csd_eng_req_free(csd_isp_req *r);
+/* Out of the policy's and the issue model's hands (dead or released). */
+void csd_eng_policy_remove(csd_engine *e, csd_isp_req *r);
+/* Drop every page from `from` on that is in DRAM and not on a core (request dead, or past a stop). */
+void csd_eng_drop_ready(csd_engine *e, csd_isp_req *r, uint64_t from);
+/* Ask the idle cores to choose, in one event at the current instant. */
 void csd_eng_kick(csd_engine *e);
 void csd_eng_core_start(core *c, uint8_t kind, csd_isp_req *r, uint64_t page, uint64_t dur, int rc);
 /* Feed pages up to rel (inclusive); 0 or -errno with *fail_ns the failed page's cost. */
 int csd_eng_feed_upto(csd_engine *e, csd_isp_req *r, uint64_t rel, uint64_t *fail_ns);
 /* the request's page rel failed or the request stops: end it on core c */
 void csd_eng_fail_on(csd_engine *e, core *c, csd_isp_req *r, uint64_t fail_ns, int rc);
-
-/* engine_stage.c */
-int csd_stage_init(csd_engine *e);                       /* per-core quota and buffer share */
-void csd_stage_free(csd_engine *e);
-int csd_stage_submit(csd_engine *e, csd_isp_req *r);     /* split into sub-requests, admit */
-void csd_stage_req_free(csd_isp_req *r);
-void csd_stage_serve(csd_engine *e, core *c);            /* idle core: ask the policy */
-void csd_stage_page_done(csd_engine *e, core *c, csd_isp_req *r, uint64_t rel);
-void csd_stage_send_done(csd_engine *e, core *c);
-void csd_stage_dropped(csd_engine *e, csd_isp_req *r, uint64_t rel);  /* a READY page was dropped */
-void csd_stage_remove(csd_engine *e, csd_isp_req *r);    /* dead or released: leave the cores */
-int csd_stage_resize(csd_engine *e, csd_isp_req *r, uint64_t old_pages);  /* last grew or shrank */
-int csd_stage_check(const csd_engine *e, char *err, size_t errlen, int deep);
 
 #endif

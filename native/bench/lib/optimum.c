@@ -17,7 +17,7 @@
  * Constraints (1)-(3) hold with B = the core's whole buffer share (the optimum is not bound to
  * per-request buffers). The lower bound per core is max(core work + the idle wait for the first page,
  * busiest chip's reads + T_s + the cheapest page). */
-#include "sched/optimum.h"
+#include "lib/optimum.h"
 
 #include <errno.h>
 #include <stdlib.h>

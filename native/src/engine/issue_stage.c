@@ -1,10 +1,10 @@
-/* Stage mode of the ISP engine: the REMUS model (Huang et al., section II-C). Each request is split
+/* Stage issue of the ISP engine: the REMUS model (Huang et al., section II-C). Each request is split
  * into sub-requests per core (section III-B, eq. 4-5); an idle core runs stage S (send flash
  * requests, isp_send_ns each, at most Q pages in flight per core) or stage P (process one ready page)
  * as the policy decides; stage F is the flash model. Every sub-request holds B_i buffer pages from
  * admission until its last page there is processed. engine.h states the rules; docs/SCHEDULERS.md
  * works examples out by hand. */
-#include "isp/engine_int.h"
+#include "engine/engine_int.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -16,7 +16,7 @@
 
 /* ---- per-core setup ------------------------------------------------------------------------- */
 
-int csd_stage_init(csd_engine *e) {
+static int stage_init(csd_engine *e) {
     const csd_params *p = &e->p;
     uint32_t cores = p->cores;
     e->chips = p->channels * p->chips_per_channel;
@@ -36,13 +36,13 @@ int csd_stage_init(csd_engine *e) {
     return e->chip_out ? 0 : -ENOMEM;
 }
 
-void csd_stage_free(csd_engine *e) {
+static void stage_free(csd_engine *e) {
     if (!e->cores) return;
     for (uint32_t k = 0; k < e->p.cores; k++) free(e->cores[k].adm);
     free(e->chip_out);
 }
 
-void csd_stage_req_free(csd_isp_req *r) {
+static void stage_req_free(csd_isp_req *r) {
     if (!r->subs) return;
     for (uint32_t k = 0; k < r->e->p.cores; k++) free(r->subs[k].list);
     free(r->subs);
@@ -93,8 +93,8 @@ static int core_check(const csd_engine *e, const core *c, char *err, size_t errl
     return 0;
 }
 
-/* deep: also recount every page state against the counters */
-int csd_stage_check(const csd_engine *e, char *err, size_t errlen, int deep) {
+/* The constraints per core, then every page state recounted against the counters. */
+static int stage_check(const csd_engine *e, char *err, size_t errlen) {
     for (uint32_t k = 0; k < e->p.cores; k++)
         if (core_check(e, &e->cores[k], err, errlen)) return -1;
     if (e->buf_used > e->p.isp_buffer_bytes) {
@@ -102,7 +102,6 @@ int csd_stage_check(const csd_engine *e, char *err, size_t errlen, int deep) {
                  (unsigned long long)e->p.isp_buffer_bytes);
         return -1;
     }
-    if (!deep) return 0;
     uint64_t held = 0;
     uint64_t *alloc = calloc(e->p.cores, sizeof *alloc), *infl = calloc(e->p.cores, sizeof *infl);
     if (!alloc || !infl) {
@@ -321,7 +320,7 @@ static int add_pages(csd_engine *e, csd_isp_req *r, uint64_t from, uint64_t to) 
     return 0;
 }
 
-int csd_stage_submit(csd_engine *e, csd_isp_req *r) {
+static int stage_submit(csd_engine *e, csd_isp_req *r) {
     uint32_t cores = e->p.cores;
     r->subs = calloc(cores, sizeof *r->subs);
     if (!r->subs) return -ENOMEM;
@@ -339,7 +338,7 @@ int csd_stage_submit(csd_engine *e, csd_isp_req *r) {
     return 0;
 }
 
-void csd_stage_remove(csd_engine *e, csd_isp_req *r) {
+static void stage_remove(csd_engine *e, csd_isp_req *r) {
     if (!r->subs) return;
     for (uint32_t k = 0; k < e->p.cores; k++) {
         sub *s = &r->subs[k];
@@ -357,7 +356,7 @@ void csd_stage_remove(csd_engine *e, csd_isp_req *r) {
     }
 }
 
-int csd_stage_resize(csd_engine *e, csd_isp_req *r, uint64_t old_pages) {
+static int stage_resize(csd_engine *e, csd_isp_req *r, uint64_t old_pages) {
     uint64_t pages = csd_eng_req_pages(r);
     if (pages > old_pages) {
         /* text grew past the planned extent: the new page joins its core's sub-request */
@@ -385,7 +384,7 @@ int csd_stage_resize(csd_engine *e, csd_isp_req *r, uint64_t old_pages) {
     return 0;
 }
 
-void csd_stage_dropped(csd_engine *e, csd_isp_req *r, uint64_t rel) {
+static void stage_dropped(csd_engine *e, csd_isp_req *r, uint64_t rel) {
     sub *s = &r->subs[r->core_of[rel]];
     s->v.P++;
     sub_settle(e, s);
@@ -527,7 +526,7 @@ static void do_send(csd_engine *e, core *c, sub *s, uint64_t pages) {
             po->npages = n;
             po->page = rel0;
             po->chip = chip_of(e, r->ppn[rel0]);
-            po->op = (csd_flash_op){ .kind = CSD_FLASH_READ, .ppn = r->ppn[rel0], .owner = r,
+            po->op = (csd_flash_op){ .kind = CSD_FLASH_READ, .src = CSD_SRC_ISP, .ppn = r->ppn[rel0], .owner = r,
                                      .done = unit_arrived, .arg = po };
             for (uint32_t j = 0; j < n; j++) r->state[s->list[pos + j]] = PG_INFLIGHT;
             e->chip_out[po->chip]++;
@@ -584,7 +583,7 @@ static int do_process(csd_engine *e, core *c, sub *s) {
     return 1;
 }
 
-void csd_stage_serve(csd_engine *e, core *c) {
+static void stage_serve(csd_engine *e, core *c) {
     /* a stop while feeding can drop the chosen page; a few rounds settle it */
     for (int round = 0; round < 64; round++) {
         if (c->nadm == 0) return;
@@ -623,13 +622,13 @@ void csd_stage_serve(csd_engine *e, core *c) {
     }
 }
 
-void csd_stage_send_done(csd_engine *e, core *c) {
+static void stage_send_done(csd_engine *e, core *c) {
     (void)e;
     if (c->slot_sub) c->slot_sub->v.core_ns += c->dur;
     c->slot_sub = NULL;
 }
 
-void csd_stage_page_done(csd_engine *e, core *c, csd_isp_req *r, uint64_t rel) {
+static void stage_page_done(csd_engine *e, core *c, csd_isp_req *r, uint64_t rel) {
     sub *s = &r->subs[r->core_of[rel]];
     c->slot_sub = NULL;
     s->v.P++;
@@ -637,3 +636,19 @@ void csd_stage_page_done(csd_engine *e, core *c, csd_isp_req *r, uint64_t rel) {
     sub_settle(e, s);
     core_assert(e, &e->cores[s->core]);
 }
+
+/* ---- the model ------------------------------------------------------------------------------ */
+
+/* a core has at most Q pages (so at most Q flash requests) out */
+static uint64_t stage_pool(const csd_engine *e) { return e->quota_sum; }
+
+static void stage_start(csd_engine *e, csd_isp_req *r) { csd_eng_kick(e); }
+
+static void stage_room(csd_engine *e) {}   /* stage S issues, when a core decides to */
+
+const csd_issue_model csd_issue_stage = {
+    .name = "stage", .init = stage_init, .free = stage_free, .pool = stage_pool, .submit = stage_submit,
+    .start = stage_start, .req_free = stage_req_free, .serve = stage_serve, .room = stage_room,
+    .page_done = stage_page_done, .send_done = stage_send_done, .dropped = stage_dropped,
+    .remove = stage_remove, .resize = stage_resize, .check = stage_check,
+};

@@ -1,12 +1,12 @@
 /* The csd_tasklet_io a tasklet talks to: cost accumulators, the row under construction and the first
  * failure. Shared by taskrun.c (which owns one per taskrun) and tasklet_io.c (the csd_io_* API);
  * nothing else should look inside. */
-#ifndef CSD_ISP_TASKRUN_IO_H
-#define CSD_ISP_TASKRUN_IO_H
+#ifndef CSD_RUNTIME_TASKRUN_IO_H
+#define CSD_RUNTIME_TASKRUN_IO_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include "isp/taskrun.h"
+#include "runtime/taskrun.h"
 
 #define CSD_IO_ERR_MAX 512
 
@@ -40,11 +40,11 @@ struct csd_tasklet_io {
     char err[CSD_IO_ERR_MAX];
 };
 
-void csd_io_init(csd_tasklet_io *io, csd_outbuf *out, const char *tasklet_name);
-void csd_io_release(csd_tasklet_io *io);
+void csd_taskio_init(csd_tasklet_io *io, csd_outbuf *out, const char *tasklet_name);
+void csd_taskio_release(csd_tasklet_io *io);
 /* Record a runtime failure status (kept if none yet) and its message (kept if none yet: the first
  * one is the cause). */
-void csd_io_set_error(csd_tasklet_io *io, int status, const char *fmt, ...)
+void csd_taskio_set_error(csd_tasklet_io *io, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 #endif

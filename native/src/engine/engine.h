@@ -1,5 +1,5 @@
-/* The device's timing core: flash (chips, channels, firmware), the host link, the embedded cores
- * running tasklet requests under a request-scheduling policy, and the ISP DRAM buffer.
+/* The device's ISP timing engine: the host link, the embedded cores running tasklet requests under a
+ * request-scheduling policy (sched/), and the ISP DRAM buffer, over the flash model (flash/).
  *
  * Host commands: csd_engine_host_io() replays the flash operations the FTL did for a command,
  * arriving now: cmd_overhead_ns, then bytes_to_device over the host link, then the ops (programs
@@ -7,13 +7,15 @@
  * all; any remainder after the ops). It runs the simulation until the command completes (tasklet
  * requests in flight advance too) and returns the command's device time.
  *
- * Tasklet requests (paper IV-A): pages [first_page, last_page] of one object are read in batches of
+ * Tasklet requests run under one of two issue models (engine/issue.h), chosen at creation:
+ *
+ * Batch issue (Smart SSD paper IV-A): pages [first_page, last_page] of one object are read in batches of
  * isp_batch_pages; a batch is issued as soon as the ISP buffer (isp_buffer_bytes, page_bytes per page
  * from issue until processed) has room for the whole batch, so batches overlap. A page that
  * arrived is ready; an idle core asks the request scheduler which request to serve and takes that
  * request's lowest-index ready page. Processing cost of a page = ceil((page_cycles + tasklet cycles)
  * * 1000 / core_mhz) + dram_accesses * dram_access_ns, where the tasklet cycles and accesses come
- * from feeding the page to the taskrun (pages are fed in index order, ahead of virtual time if a
+ * from feeding the page to the request's work (pages are fed in index order, ahead of virtual time if a
  * later page is picked first). Unmapped pages need no flash op and are ready at issue. When the
  * last page is processed, finish() runs on the core that processed it, and the request finishes.
  *
@@ -35,7 +37,7 @@
  * - Release cancels: no more issue or picks; the engine keeps the request's memory until its flash
  *   reads in flight and core slots end, and calls nothing on run after release returns.
  *
- * Stage mode (REMUS paper section II-C; docs/SCHEDULERS.md): used when the policy has no legacy
+ * Stage issue (REMUS paper section II-C; docs/SCHEDULERS.md): used when the policy has no batch
  * pick(), or when isp_send_ns or isp_flash_quota is set. Each page belongs to one core: the core of
  * its chip (paper eq. 5: chip % cores). A request is split into one sub-request per core; a
  * sub-request is admitted on its core when the policy's buffer() pages fit in the core's share of
@@ -50,17 +52,17 @@
  * (isp_flash_quota, default: the core's chips x dies x planes); sent - processed <= B_i per
  * sub-request (hence returned - processed <= sum B_i); processed <= returned. csd_engine_check()
  * verifies them; debug builds verify them after every change and abort on a violation. */
-#ifndef CSD_ISP_ENGINE_H
-#define CSD_ISP_ENGINE_H
+#ifndef CSD_ENGINE_ENGINE_H
+#define CSD_ENGINE_ENGINE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "smartssd/params.h"
+#include "engine/cost.h"
 #include "flash/flash.h"
-#include "ftl/ftl.h"
-#include "isp/taskrun.h"
+#include "sched/sched.h"
 
 typedef struct csd_engine csd_engine;
-typedef struct csd_isp_req csd_isp_req;
 
 /* Where a request's input pages come from. */
 typedef struct csd_page_source {
@@ -71,92 +73,22 @@ typedef struct csd_page_source {
     int (*read)(void *arg, uint64_t ppn, uint8_t *buf);
 } csd_page_source;
 
-/* Request-scheduling policy over the cores (DESIGN.md section 6; issue 7 adds cfs, horae, serico,
- * remus). The engine keeps the requests; the policy keeps its own view through these hooks. */
-typedef struct csd_req_view {
-    uint64_t id;             /* submission order, from 1 */
-    uint64_t submit_ns;
-    uint64_t pages_total, pages_done, pages_ready;
-    uint64_t core_ns;        /* core time consumed so far */
-} csd_req_view;
-
-/* Stage mode: one request's sub-request on one core, as the policy sees it (paper Table II). */
-typedef struct csd_sreq {
-    uint64_t id;             /* the request's submission order, from 1 */
-    uint64_t submit_ns, admit_ns;
-    uint64_t S, F, P;        /* pages sent, returned, processed (or dropped) on this core */
-    uint64_t total;          /* pages this sub-request will send in all */
-    uint64_t B;              /* buffer pages allocated (0 until admitted) */
-    uint64_t ci_ns;          /* estimated processing time per page (c_i): the hint, else the mean so far */
-    uint64_t core_ns;        /* core time (stages S and P) spent on it on this core */
-    uint64_t req_pages_left; /* pages of the whole request not yet processed, all cores */
-    uint64_t unit;           /* pages of its next flash request: N_pl while whole multi-plane groups
-                              * can go (pages left, B_i and Q all >= N_pl), else 1 */
-    int64_t pol[4];          /* free for the policy (vruntime, deadlines, ...), zero at admission */
-} csd_sreq;
-
-static inline uint64_t csd_sreq_ready(const csd_sreq *s) { return s->F - s->P; }
-/* buffer pages not yet claimed by a send: the paper's "remaining buffer" (section III-C1) */
-static inline uint64_t csd_sreq_room(const csd_sreq *s) { return s->B - (s->S - s->P); }
-/* pages it could send now if the quota allowed (b_ri of Algorithm 1); 0 when that is less than one
- * whole flash request (sending part of a multi-plane group costs a T_s per leftover page later) */
-static inline uint64_t csd_sreq_sendable(const csd_sreq *s) {
-    uint64_t left = s->total - s->S, room = csd_sreq_room(s), n = left < room ? left : room;
-    return n >= s->unit ? n : 0;
-}
-
-/* One core's state when it is idle and must choose its next stage. */
-typedef struct csd_core_view {
-    uint32_t core, cores;
-    uint64_t now;
-    uint32_t planes;         /* N_pl: pages in a multi-plane request */
-    uint64_t Q;              /* flash quota, pages */
-    uint64_t inflight;       /* sum S - F over its sub-requests */
-    uint64_t buf_pages;      /* the core's share of the ISP buffer */
-    uint64_t buf_alloc;      /* pages allocated to admitted sub-requests */
-    uint64_t waiting;        /* sub-requests waiting for admission */
-    uint64_t t_send_ns, t_read_ns;
-    uint32_t chips;          /* chips this core sends to */
-    size_t n;                /* admitted sub-requests with work left, in admission order */
-    csd_sreq *const *reqs;
-} csd_core_view;
-
-enum csd_stage { CSD_STAGE_WAIT = 0, CSD_STAGE_S = 1, CSD_STAGE_P = 2 };
-typedef struct csd_stage_choice {
-    int stage;               /* enum csd_stage */
-    size_t idx;              /* index into reqs */
-    uint64_t pages;          /* S: pages to send, 0 = all it may (capped by quota, buffer, what is left) */
-} csd_stage_choice;
-
-typedef struct csd_req_sched_ops {
-    const char *name;
-    int (*init)(void **state, const csd_params *p);
-    /* A new request; 0 or -ENOMEM (the engine then fails the submission). */
-    int (*submit)(void *state, csd_isp_req *r, const csd_req_view *v, uint64_t now);
-    void (*remove)(void *state, csd_isp_req *r);
-    /* Among requests with a ready page, the one core should serve now; NULL = stay idle.
-     * view(r) gives the current numbers of any request. */
-    csd_isp_req *(*pick)(void *state, uint32_t core, uint64_t now,
-                         const csd_req_view *(*view)(const csd_isp_req *r));
-    void (*destroy)(void *state);
-    /* Stage mode (NULL: the policy has none). Buffer pages for s on core cv->core (>= 1). */
-    uint64_t (*buffer)(void *state, const csd_core_view *cv, const csd_sreq *s);
-    /* The next stage of idle core cv->core. An S with nothing sendable or a P with nothing ready
-     * counts as a wait; a wait with nothing in flight on the core while a sub-request could send is
-     * turned into an S for the first one that can (the core would never be woken otherwise). */
-    csd_stage_choice (*decide)(void *state, const csd_core_view *cv);
-} csd_req_sched_ops;
-
-const csd_req_sched_ops *csd_req_sched_find(const char *name);
-/* Names of the policies, NULL-terminated. */
-const char *const *csd_req_sched_names(void);
-extern const csd_req_sched_ops csd_req_sched_fcfs, csd_req_sched_cfs, csd_req_sched_horae,
-    csd_req_sched_serico, csd_req_sched_remus;
+/* What a core does with a request's pages: the tasklet runtime on the device (runtime/taskrun.h),
+ * a cost model in experiments. Pages come in index order; a page may be fed before its virtual time. */
+typedef struct csd_isp_work {
+    void *arg;
+    /* Process one page; *cost gets the work done, *need_more = 0 once no later page is needed.
+     * 0 or a negative errno (the request fails). */
+    int (*feed)(void *arg, uint64_t page_index, const uint8_t *data, size_t len, csd_cost *cost,
+                int *need_more);
+    /* Input exhausted; 0 or a negative errno. */
+    int (*finish)(void *arg, csd_cost *cost);
+} csd_isp_work;
 
 typedef struct csd_isp_progress {
     uint64_t pages_done, pages_total;
     int finished;            /* 1 once finish() ran or the request failed */
-    int status;              /* 0 or negative errno from the taskrun */
+    int status;              /* 0 or negative errno from the work */
     uint64_t submit_ns, finish_ns;
     uint64_t device_ns;      /* finish_ns - submit_ns, or now - submit_ns while running */
     uint64_t flash_bytes_read;
@@ -181,19 +113,21 @@ uint64_t csd_engine_now(const csd_engine *e);
 uint64_t csd_engine_host_io(csd_engine *e, const csd_flash_batch *ops, uint64_t bytes_to_device,
                             uint64_t bytes_to_host);
 
-/* Submit a request at now. The engine does not own run/src; they must outlive the request.
- * An empty range (last_page < first_page) finishes after finish() alone. last_page may grow for text
- * up to max_page (the object's last page) while the taskrun says it needs more. 0 or -errno. */
-int csd_engine_submit(csd_engine *e, csd_isp_req **out, csd_taskrun *run, const csd_page_source *src,
+/* Submit a request at now. The engine copies work and src; what they point to must outlive the
+ * request. An empty range (last_page < first_page) finishes after finish() alone. last_page may grow
+ * for text up to max_page (the object's last page) while the work says it needs more. 0 or -errno. */
+int csd_engine_submit(csd_engine *e, csd_isp_req **out, const csd_isp_work *work, const csd_page_source *src,
                       uint64_t first_page, uint64_t last_page, uint64_t max_page, uint32_t last_page_len);
 /* The same, with the profiled processing time per page (the paper's c_i, used by the stage-mode
  * policies before the request has processed pages; 0 = unknown: the base page cost). */
-int csd_engine_submit_ex(csd_engine *e, csd_isp_req **out, csd_taskrun *run, const csd_page_source *src,
+int csd_engine_submit_ex(csd_engine *e, csd_isp_req **out, const csd_isp_work *work, const csd_page_source *src,
                          uint64_t first_page, uint64_t last_page, uint64_t max_page, uint32_t last_page_len,
                          uint64_t ci_hint_ns);
 void csd_engine_progress(const csd_engine *e, const csd_isp_req *r, csd_isp_progress *p);
-/* 1 when the engine runs in stage mode. */
+/* 1 when the engine runs the stage issue model. */
 int csd_engine_staged(const csd_engine *e);
+/* "batch" or "stage". */
+const char *csd_engine_issue_model(const csd_engine *e);
 /* Stage mode: verify constraints (1)-(3), the buffer allocation and every counter against the page
  * states. 0, or -1 with err naming the first violation (always 0 outside stage mode). */
 int csd_engine_check(const csd_engine *e, char *err, size_t errlen);

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "isp/engine.h"
+#include "engine/engine.h"
 
 typedef struct csd_synth_req {
     uint64_t ci_ns;          /* processing time per page */

@@ -1,0 +1,317 @@
+/* The ISP timing engine's public face (engine/engine.h): creation (choosing the issue model), host
+ * commands replayed on the flash model and the host link, tasklet requests in and out, the clock.
+ * core.c has the machinery both issue models share; issue_batch.c and issue_stage.c the models;
+ * docs/TIMING-MODEL.md gives every formula.
+ *
+ * Everything is driven by sim events; decisions that several same-time events may influence (which
+ * request an idle core serves) run in one "dispatch" event scheduled at the current time, so a
+ * policy sees every page that became ready at that instant. */
+#include "engine/engine_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flash/flash.h"
+#include "sim/sim.h"
+
+/* A host command being replayed; lives on csd_engine_host_io's stack while it runs the sim. */
+typedef struct host_cmd {
+    csd_engine *e;
+    uint64_t remaining_to_host;
+    size_t pending;
+    uint64_t link_end;
+    int done;
+} host_cmd;
+
+/* ---- public API ----------------------------------------------------------------------------- */
+
+int csd_engine_create(csd_engine **out, const csd_params *p, char *err, size_t errlen) {
+    *out = NULL;
+    const char *bad = NULL;
+    if (p->cores == 0) bad = "cores must be at least 1";
+    else if (p->core_mhz == 0) bad = "core_mhz must be at least 1";
+    else if (p->page_bytes == 0) bad = "page_bytes must be at least 1";
+    else if (p->isp_batch_pages == 0) bad = "isp_batch_pages must be at least 1";
+    else if (p->blocks_per_plane == 0) bad = "blocks_per_plane is 0: the geometry is not derived yet";
+    if (bad) {
+        snprintf(err, errlen, "engine: %s", bad);
+        return -EINVAL;
+    }
+    const csd_req_sched_ops *rs = csd_req_sched_find(p->request_scheduler);
+    if (!rs) {
+        snprintf(err, errlen, "engine: unknown request_scheduler '%s'", p->request_scheduler);
+        return -EINVAL;
+    }
+    /* The stage model when the policy has only it, or when its parameters are set. */
+    const csd_issue_model *im = !rs->pick || p->isp_send_ns || p->isp_flash_quota ? &csd_issue_stage
+                                                                                  : &csd_issue_batch;
+    if (im == &csd_issue_stage && !rs->decide) {
+        snprintf(err, errlen, "engine: request_scheduler '%s' has no stage model (isp_send_ns / "
+                 "isp_flash_quota need one)", p->request_scheduler);
+        return -EINVAL;
+    }
+    if (im == &csd_issue_stage && p->isp_buffer_bytes / p->page_bytes < p->cores) {
+        snprintf(err, errlen, "engine: the stage model (request_scheduler '%s') needs isp_buffer_bytes of at "
+                 "least one page per core (%u pages)", p->request_scheduler, p->cores);
+        return -EINVAL;
+    }
+    csd_engine *e = calloc(1, sizeof *e);
+    if (!e) goto nomem;
+    e->p = *p;
+    e->rs = rs;
+    e->im = im;
+    e->next_id = 1;
+    e->sim = csd_sim_create();
+    e->cores = calloc(p->cores, sizeof *e->cores);
+    e->page_buf = malloc(p->page_bytes);
+    if (!e->sim || !e->cores || !e->page_buf) goto nomem;
+    for (uint32_t i = 0; i < p->cores; i++) e->cores[i] = (core){ .e = e, .index = i };
+    int rc = csd_flash_create(&e->flash, p, e->sim, err, errlen);
+    if (rc) {
+        csd_engine_destroy(e);
+        return rc;
+    }
+    if (rs->init(&e->rs_state, p) != 0) goto nomem;
+    if (im->init(e) != 0) goto nomem;
+    *out = e;
+    return 0;
+nomem:
+    csd_engine_destroy(e);
+    snprintf(err, errlen, "engine: out of memory");
+    return -ENOMEM;
+}
+
+void csd_engine_destroy(csd_engine *e) {
+    if (!e) return;
+    csd_isp_req *r = e->head;
+    while (r) {
+        csd_isp_req *n = r->next;
+        csd_eng_req_free(r);
+        r = n;
+    }
+    if (e->rs_state) e->rs->destroy(e->rs_state);
+    if (e->im) e->im->free(e);
+    csd_flash_destroy(e->flash);
+    csd_sim_destroy(e->sim);
+    free(e->host_ops);
+    free(e->page_buf);
+    free(e->cores);
+    free(e);
+}
+
+uint64_t csd_engine_now(const csd_engine *e) { return csd_sim_now(e->sim); }
+
+/* ---- host commands -------------------------------------------------------------------------- */
+
+static void host_done_ev(csd_sim *sim, void *arg) {
+    (void)sim;
+    ((host_cmd *)arg)->done = 1;
+}
+
+static void host_ops_done(host_cmd *h) {
+    csd_engine *e = h->e;
+    uint64_t now = csd_sim_now(e->sim);
+    if (h->remaining_to_host) {
+        uint64_t end = csd_serial_reserve(&e->link, now, csd_xfer_ns(h->remaining_to_host, e->p.host_link_bytes_per_s));
+        h->remaining_to_host = 0;
+        if (end > h->link_end) h->link_end = end;
+    }
+    csd_eng_sched(e, h->link_end > now ? h->link_end : now, host_done_ev, h);
+}
+
+static void host_op_done(csd_flash_op *op, uint64_t t) {
+    host_cmd *h = op->arg;
+    csd_engine *e = h->e;
+    if (op->kind == CSD_FLASH_READ && h->remaining_to_host) {
+        /* stream this page to the host as soon as it is in DRAM */
+        uint64_t chunk = h->remaining_to_host < e->p.page_bytes ? h->remaining_to_host : e->p.page_bytes;
+        h->remaining_to_host -= chunk;
+        uint64_t end = csd_serial_reserve(&e->link, t, csd_xfer_ns(chunk, e->p.host_link_bytes_per_s));
+        if (end > h->link_end) h->link_end = end;
+    }
+    if (--h->pending == 0) host_ops_done(h);
+}
+
+typedef struct host_start { host_cmd *h; const csd_flash_batch *ops; } host_start;
+
+static void host_start_ev(csd_sim *sim, void *arg) {
+    (void)sim;
+    host_start *s = arg;
+    host_cmd *h = s->h;
+    csd_engine *e = h->e;
+    if (h->pending == 0) {
+        host_ops_done(h);
+        return;
+    }
+    for (size_t i = 0; i < s->ops->n; i++) {
+        e->host_ops[i] = (csd_flash_op){ .kind = s->ops->ops[i].kind,
+                                         .src = s->ops->ops[i].gc ? CSD_SRC_GC : CSD_SRC_HOST, .ppn = s->ops->ops[i].ppn,
+                                         .owner = h, .done = host_op_done, .arg = h };
+        csd_flash_submit(e->flash, &e->host_ops[i]);
+    }
+}
+
+uint64_t csd_engine_host_io(csd_engine *e, const csd_flash_batch *ops, uint64_t bytes_to_device,
+                            uint64_t bytes_to_host) {
+    uint64_t start = csd_sim_now(e->sim);
+    size_t n = ops ? ops->n : 0;
+    if (n > e->host_ops_cap) {
+        csd_flash_op *a = realloc(e->host_ops, n * sizeof *a);
+        if (a) {
+            e->host_ops = a;
+            e->host_ops_cap = n;
+        } else {
+            n = 0;   /* cannot replay the ops: charge the link only, rather than fail the command */
+        }
+    }
+    e->st.host_commands++;
+    e->st.host_bytes_in += bytes_to_device;
+    e->st.host_bytes_out += bytes_to_host;
+    /* command overhead and the data in hold the (half-duplex) link, one after the other */
+    uint64_t t_in = csd_serial_reserve(&e->link, start,
+                                       e->p.cmd_overhead_ns + csd_xfer_ns(bytes_to_device, e->p.host_link_bytes_per_s));
+    host_cmd h = { .e = e, .remaining_to_host = bytes_to_host, .pending = n, .link_end = t_in };
+    csd_flash_batch view = { ops ? ops->ops : NULL, n, n };
+    host_start hs = { &h, &view };
+    csd_eng_sched(e, t_in, host_start_ev, &hs);
+    while (!h.done && csd_sim_step(e->sim)) {}
+    return csd_sim_now(e->sim) - start;
+}
+
+/* ---- requests: public ----------------------------------------------------------------------- */
+
+int csd_engine_submit(csd_engine *e, csd_isp_req **out, const csd_isp_work *work, const csd_page_source *src,
+                      uint64_t first_page, uint64_t last_page, uint64_t max_page, uint32_t last_page_len) {
+    return csd_engine_submit_ex(e, out, work, src, first_page, last_page, max_page, last_page_len, 0);
+}
+
+int csd_engine_submit_ex(csd_engine *e, csd_isp_req **out, const csd_isp_work *work, const csd_page_source *src,
+                         uint64_t first_page, uint64_t last_page, uint64_t max_page, uint32_t last_page_len,
+                         uint64_t ci_hint_ns) {
+    *out = NULL;
+    if (!work || !work->feed || !work->finish || !src || !src->ppn || !src->read || last_page_len > e->p.page_bytes)
+        return -EINVAL;
+    int empty = last_page < first_page;
+    if (!empty && last_page > max_page) return -ERANGE;
+    csd_isp_req *r = calloc(1, sizeof *r);
+    if (!r) return -ENOMEM;
+    r->e = e;
+    r->work = *work;
+    r->src = *src;
+    r->first = first_page;
+    r->last = last_page;
+    r->max_page = max_page;
+    r->last_len = last_page_len;
+    r->ci_hint_ns = ci_hint_ns;
+    uint64_t pages = empty ? 0 : last_page - first_page + 1;
+    uint64_t pool = e->im->pool(e);
+    r->pool = calloc(pool, sizeof *r->pool);
+    if (!r->pool || (pages && csd_eng_req_grow(r, pages) < 0)) {
+        csd_eng_req_free(r);
+        return -ENOMEM;
+    }
+    for (uint64_t i = 0; i < pool; i++) {
+        r->pool[i].free_next = r->pool_free;
+        r->pool_free = &r->pool[i];
+    }
+    uint64_t now = csd_sim_now(e->sim);
+    r->view = (csd_req_view){ .id = e->next_id, .submit_ns = now, .pages_total = pages };
+    int rc = e->im->submit(e, r);
+    if (rc < 0) {
+        csd_eng_req_free(r);
+        return rc;
+    }
+    rc = e->rs->submit(e->rs_state, r, &r->view, now);
+    if (rc < 0) {
+        e->im->remove(e, r);
+        csd_eng_req_free(r);
+        return rc;
+    }
+    e->next_id++;
+    r->in_policy = 1;
+    r->prev = e->tail;
+    if (e->tail) e->tail->next = r; else e->head = r;
+    e->tail = r;
+    e->st.isp_requests++;
+    if (empty) {
+        r->empty_pending = 1;
+        csd_eng_kick(e);
+    } else {
+        e->im->start(e, r);
+    }
+    *out = r;
+    return 0;
+}
+
+void csd_engine_progress(const csd_engine *e, const csd_isp_req *r, csd_isp_progress *p) {
+    memset(p, 0, sizeof *p);
+    if (!r) return;
+    p->pages_done = r->view.pages_done;
+    p->pages_total = csd_eng_req_pages(r);
+    p->finished = r->finished;
+    p->status = r->status;
+    p->submit_ns = r->view.submit_ns;
+    p->finish_ns = r->finish_ns;
+    p->device_ns = (r->finished ? r->finish_ns : csd_sim_now(e->sim)) - r->view.submit_ns;
+    p->flash_bytes_read = r->flash_bytes;
+    p->core_ns = r->view.core_ns;
+}
+
+void csd_engine_release(csd_engine *e, csd_isp_req *r) {
+    if (!r) return;
+    if (!r->finished) {
+        /* cancelled: stop issuing and picking; pages in flight or on a core finish on their own */
+        r->dead = 1;
+        csd_eng_drop_ready(e, r, 0);
+        csd_eng_policy_remove(e, r);
+    }
+    r->released = 1;
+    r->empty_pending = 0;
+    if (r->refs == 0) {
+        csd_eng_req_unlink(e, r);
+        csd_eng_req_free(r);
+    }
+    e->im->room(e);   /* dropped pages may have made room in the buffer */
+}
+
+int csd_engine_step(csd_engine *e) { return csd_sim_step(e->sim); }
+
+void csd_engine_run_until(csd_engine *e, uint64_t t) {
+    uint64_t next;
+    while (csd_sim_peek(e->sim, &next) && next <= t) csd_sim_step(e->sim);
+    csd_sim_advance(e->sim, t);
+}
+
+void csd_engine_run_until_finished(csd_engine *e, csd_isp_req *r) {
+    while (!r->finished && csd_sim_step(e->sim)) {}
+}
+
+void csd_engine_stats_get(const csd_engine *e, csd_engine_stats *s, csd_flash_stats *fs) {
+    if (s) {
+        *s = e->st;
+        s->host_link_busy_ns = e->link.busy_ns;
+        s->isp_buffer_used_bytes = e->buf_used;
+        s->cores = e->p.cores;
+    }
+    if (fs) csd_flash_stats_get(e->flash, fs);
+}
+
+uint64_t csd_engine_core_busy_ns(const csd_engine *e, uint32_t core) {
+    return core < e->p.cores ? e->cores[core].busy_ns : 0;
+}
+
+int csd_engine_staged(const csd_engine *e) { return e->im == &csd_issue_stage; }
+
+const char *csd_engine_issue_model(const csd_engine *e) { return e->im->name; }
+
+int csd_engine_check(const csd_engine *e, char *err, size_t errlen) {
+    if (errlen) err[0] = 0;
+    return e->im->check(e, err, errlen);
+}
+
+void csd_engine_set_trace(csd_engine *e, csd_engine_trace_fn fn, void *arg) {
+    e->trace = fn;
+    e->trace_arg = arg;
+}

@@ -1,0 +1,137 @@
+/* Batch issue (engine/engine.h, "Batch issue"; Smart SSD paper IV-A): a request reads its pages in
+ * batches of isp_batch_pages into one ISP buffer shared by all requests, and an idle core serves the
+ * request the policy's pick() names, taking its lowest-index ready page. */
+#include "engine/engine_int.h"
+
+#include <stdlib.h>
+
+static void page_arrived(csd_flash_op *op, uint64_t t);
+
+static uint64_t buffer_pages(const csd_engine *e) {
+    uint64_t n = e->p.isp_buffer_bytes / e->p.page_bytes;
+    return n ? n : 1;
+}
+
+/* Issue r's next batch of isp_batch_pages (paper V-A: internal reads fetch 128 pages at a time) as
+ * soon as the ISP buffer has room for the whole batch, so a request's batches overlap and one
+ * request alone reaches the device's internal read bandwidth. A buffer smaller than a batch makes
+ * the batch that small; an empty buffer always takes at least one page, so nothing can deadlock. */
+static void issue_for(csd_engine *e, csd_isp_req *r) {
+    if (r->dead || r->issue_next >= csd_eng_req_pages(r)) return;
+    uint64_t batch = e->p.isp_batch_pages < buffer_pages(e) ? e->p.isp_batch_pages : buffer_pages(e);
+    uint64_t want = csd_eng_req_pages(r) - r->issue_next;
+    if (want > batch) want = batch;
+    uint64_t room = e->buf_used < e->p.isp_buffer_bytes
+                        ? (e->p.isp_buffer_bytes - e->buf_used) / e->p.page_bytes : 0;
+    if (want > room) {
+        if (e->buf_used) return;          /* wait for a whole batch's room */
+        want = room ? room : 1;
+    }
+    int any_ready = 0;
+    for (uint64_t k = 0; k < want; k++) {
+        uint64_t i = r->issue_next++;
+        uint64_t ppn = r->src.ppn(r->src.arg, r->first + i);
+        r->ppn[i] = ppn;
+        csd_eng_buf_take(e);
+        if (ppn == CSD_PPN_NONE) {
+            r->state[i] = PG_READY;       /* unmapped pages read as zeros: no flash op */
+            r->view.pages_ready++;
+            any_ready = 1;
+            continue;
+        }
+        page_op *po = r->pool_free;
+        r->pool_free = po->free_next;
+        po->r = r;
+        po->page = i;
+        po->op = (csd_flash_op){ .kind = CSD_FLASH_READ, .src = CSD_SRC_ISP, .ppn = ppn, .owner = r,
+                                 .done = page_arrived, .arg = po };
+        r->state[i] = PG_INFLIGHT;
+        r->batch_left++;
+        r->refs++;
+        csd_flash_submit(e->flash, &po->op);
+    }
+    if (any_ready) csd_eng_kick(e);
+}
+
+/* Requests issue in submission order whenever room appears. */
+static void batch_room(csd_engine *e) {
+    for (csd_isp_req *r = e->head; r; r = r->next) issue_for(e, r);
+}
+
+static void page_arrived(csd_flash_op *op, uint64_t t) {
+    (void)t;
+    page_op *po = op->arg;
+    csd_isp_req *r = po->r;
+    csd_engine *e = r->e;
+    po->free_next = r->pool_free;
+    r->pool_free = po;
+    r->batch_left--;
+    r->flash_bytes += e->p.page_bytes;
+    if (r->dead || po->page >= csd_eng_req_pages(r)) {
+        r->state[po->page] = PG_DROPPED;   /* nobody needs it any more */
+        csd_eng_buf_give(e);
+    } else {
+        r->state[po->page] = PG_READY;
+        r->view.pages_ready++;
+        csd_eng_kick(e);
+    }
+    csd_eng_req_unref(e, r);
+    batch_room(e);
+}
+
+static int lowest_ready(csd_isp_req *r, uint64_t *rel) {
+    while (r->pick_low < r->issue_next && r->state[r->pick_low] >= PG_BUSY) r->pick_low++;
+    for (uint64_t i = r->pick_low; i < r->issue_next && i < csd_eng_req_pages(r); i++) {
+        if (r->state[i] == PG_READY) {
+            *rel = i;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static const csd_req_view *view_of(const csd_isp_req *r) { return &r->view; }
+
+static void batch_serve(csd_engine *e, core *c) {
+    for (;;) {
+        csd_isp_req *r = e->rs->pick(e->rs_state, c->index, csd_sim_now(e->sim), view_of);
+        if (!r) return;
+        uint64_t rel;
+        if (r->dead || !lowest_ready(r, &rel)) {
+            /* a policy must only return requests with a ready page; refuse to spin on a bad one */
+            return;
+        }
+        uint64_t fail_ns = 0;
+        uint64_t total_before = csd_eng_req_pages(r);
+        int rc = csd_eng_feed_upto(e, r, rel, &fail_ns);
+        if (csd_eng_req_pages(r) != total_before) batch_room(e);   /* grew (next page) or stopped (room) */
+        if (rc < 0) {
+            csd_eng_fail_on(e, c, r, fail_ns, rc);
+            return;
+        }
+        if (rel >= csd_eng_req_pages(r)) continue;   /* the page was dropped by a stop: pick again */
+        r->state[rel] = PG_BUSY;
+        r->view.pages_ready--;
+        csd_eng_core_start(c, SLOT_PAGE, r, rel, r->cost_ns[rel], 0);
+        return;
+    }
+}
+
+static int batch_init(csd_engine *e) { return 0; }
+static void batch_free(csd_engine *e) {}
+static uint64_t batch_pool(const csd_engine *e) { return buffer_pages(e); }
+static int batch_submit(csd_engine *e, csd_isp_req *r) { return 0; }
+static void batch_req_free(csd_isp_req *r) {}
+static void batch_page_done(csd_engine *e, core *c, csd_isp_req *r, uint64_t rel) {}
+static void batch_send_done(csd_engine *e, core *c) {}
+static void batch_dropped(csd_engine *e, csd_isp_req *r, uint64_t rel) {}
+static void batch_remove(csd_engine *e, csd_isp_req *r) {}
+static int batch_resize(csd_engine *e, csd_isp_req *r, uint64_t old) { return 0; }
+static int batch_check(const csd_engine *e, char *err, size_t errlen) { return 0; }
+
+const csd_issue_model csd_issue_batch = {
+    .name = "batch", .init = batch_init, .free = batch_free, .pool = batch_pool, .submit = batch_submit,
+    .start = issue_for, .req_free = batch_req_free, .serve = batch_serve, .room = batch_room,
+    .page_done = batch_page_done, .send_done = batch_send_done, .dropped = batch_dropped,
+    .remove = batch_remove, .resize = batch_resize, .check = batch_check,
+};

@@ -1,0 +1,168 @@
+/* Device lifecycle: format, check, open (the image, the engine, the device thread), close. The device
+ * thread advances tasklet requests between commands. */
+#include "hil/device.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+
+int csd_format(const char *image, uint64_t capacity, const csd_params *p, char *err, size_t errlen) {
+    csd_params def;
+    if (!p) {
+        csd_params_preset(&def, NULL);
+        p = &def;
+    }
+    if (!image || !*image) {
+        snprintf(err, errlen, "no image path");
+        return -EINVAL;
+    }
+    int rc = csd_params_validate(p, err, errlen);
+    if (rc) return rc;
+    return csd_ftl_format(image, capacity, p, err, errlen);
+}
+
+int csd_check(const char *image, void (*report)(void *arg, const char *line), void *arg) {
+    return csd_ftl_check(image, report, arg);
+}
+
+const csd_params *csd_device_params(const csd_device *dev) { return &dev->params; }
+
+static uint64_t wall_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Advances tasklet requests while any runs. In paced mode it sleeps whenever device time runs ahead
+ * of wall time since the device became busy, so end-to-end timings see at least device time. */
+static void *worker_main(void *arg) {
+    csd_device *d = arg;
+    pthread_mutex_lock(&d->mu);
+    uint64_t wall0 = 0, dev0 = 0;
+    int busy = 0;
+    while (!d->stop) {
+        if (!d->running || vobj_backlogged(d)) {
+            /* Idle, or an output holds half its buffer unread: like a real device with a full
+             * result buffer, stop until the host reads (a read signals work_cv). */
+            busy = 0;
+            pthread_cond_wait(&d->work_cv, &d->mu);
+            continue;
+        }
+        if (!busy) {
+            busy = 1;
+            wall0 = wall_ns();
+            dev0 = csd_engine_now(d->eng);
+        }
+        int stepped = 0;
+        for (int i = 0; i < 256 && csd_engine_step(d->eng); i++) stepped++;
+        vobj_poll_runs(d);
+        pthread_cond_broadcast(&d->progress_cv);
+        if (!stepped && d->running) {
+            /* Nothing left to simulate yet a run is open: cannot happen unless a request is lost;
+             * wait instead of spinning. */
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_nsec += 10 * 1000000;
+            if (ts.tv_nsec >= 1000000000) { ts.tv_sec++; ts.tv_nsec -= 1000000000; }
+            pthread_cond_timedwait(&d->work_cv, &d->mu, &ts);
+            continue;
+        }
+        if (d->params.paced) {
+            uint64_t dev_el = csd_engine_now(d->eng) - dev0, wall_el = wall_ns() - wall0;
+            if (dev_el > wall_el) {
+                uint64_t ns = dev_el - wall_el;
+                struct timespec ts = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };
+                pthread_mutex_unlock(&d->mu);
+                nanosleep(&ts, NULL);
+                pthread_mutex_lock(&d->mu);
+                continue;
+            }
+        }
+        /* Let waiting commands in between slices. */
+        pthread_mutex_unlock(&d->mu);
+        sched_yield();
+        pthread_mutex_lock(&d->mu);
+    }
+    pthread_mutex_unlock(&d->mu);
+    return NULL;
+}
+
+int csd_device_open(csd_device **out, const char *image, const csd_open_opts *opts, char *err, size_t errlen) {
+    *out = NULL;
+    csd_device *d = calloc(1, sizeof *d);
+    if (!d) return -ENOMEM;
+    csd_params stored;
+    int rc = csd_ftl_open(&d->ftl, image, &stored, err, errlen);
+    if (rc) {
+        free(d);
+        return rc;
+    }
+    d->params = stored;
+    if (opts && opts->override) {
+        /* Geometry is fixed by the image; the rest may change per session. */
+        csd_params o = *opts->override;
+        o.channels = stored.channels;
+        o.chips_per_channel = stored.chips_per_channel;
+        o.dies_per_chip = stored.dies_per_chip;
+        o.planes_per_die = stored.planes_per_die;
+        o.pages_per_block = stored.pages_per_block;
+        o.page_bytes = stored.page_bytes;
+        o.blocks_per_plane = stored.blocks_per_plane;
+        o.overprovision_pct = stored.overprovision_pct;
+        o.max_objects = stored.max_objects;
+        memcpy(o.ftl, stored.ftl, sizeof o.ftl);               /* the map's home is on the image */
+        memcpy(o.placement, stored.placement, sizeof o.placement);
+        rc = csd_params_validate(&o, err, errlen);
+        if (rc) goto fail;
+        d->params = o;
+        csd_ftl_set_sync_writes(d->ftl, o.sync_writes);
+    }
+    d->background = opts ? opts->background : 1;
+    rc = csd_engine_create(&d->eng, &d->params, err, errlen);
+    if (rc) goto fail;
+    d->next_vid = CSD_VOLATILE_ID_BASE;
+    pthread_mutex_init(&d->mu, NULL);
+    pthread_cond_init(&d->work_cv, NULL);
+    pthread_cond_init(&d->progress_cv, NULL);
+    if (d->background) {
+        if (pthread_create(&d->worker, NULL, worker_main, d)) {
+            snprintf(err, errlen, "cannot start the device thread");
+            rc = -EAGAIN;
+            goto fail_sync;
+        }
+        d->worker_started = 1;
+    }
+    *out = d;
+    return 0;
+fail_sync:
+    pthread_cond_destroy(&d->progress_cv);
+    pthread_cond_destroy(&d->work_cv);
+    pthread_mutex_destroy(&d->mu);
+fail:
+    if (d->eng) csd_engine_destroy(d->eng);
+    csd_ftl_close(d->ftl);
+    free(d);
+    return rc;
+}
+
+int csd_device_close(csd_device *d) {
+    if (!d) return -EINVAL;
+    pthread_mutex_lock(&d->mu);
+    d->stop = 1;
+    pthread_cond_broadcast(&d->work_cv);
+    pthread_cond_broadcast(&d->progress_cv);
+    pthread_mutex_unlock(&d->mu);
+    if (d->worker_started) pthread_join(d->worker, NULL);
+    while (d->vobjs) vobj_free(d, d->vobjs);
+    csd_engine_destroy(d->eng);
+    int rc = csd_ftl_close(d->ftl);
+    pthread_cond_destroy(&d->progress_cv);
+    pthread_cond_destroy(&d->work_cv);
+    pthread_mutex_destroy(&d->mu);
+    free(d);
+    return rc;
+}
+

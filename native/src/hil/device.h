@@ -1,0 +1,41 @@
+/* The device: everything one emulated Smart SSD has hangs off this struct, so several devices live in
+ * one process. The host interface layer (hil/) owns it: it takes commands, validates them and drives
+ * the layers below (runtime, engine, FTL). */
+#ifndef CSD_HIL_DEVICE_H
+#define CSD_HIL_DEVICE_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "smartssd/csd.h"
+#include "engine/engine.h"
+#include "ftl/ftl.h"
+#include "hil/vobj.h"
+
+typedef struct csd_cmd_counters {
+    uint64_t by_kind[32];            /* indexed by Request command field number - 10 */
+    uint64_t errors, bad_packets;
+} csd_cmd_counters;
+
+struct csd_device {
+    pthread_mutex_t mu;
+    pthread_cond_t work_cv;          /* the worker has something to run */
+    pthread_cond_t progress_cv;      /* a request advanced or finished */
+    pthread_t worker;
+    int worker_started, stop, background;
+    csd_params params;
+    csd_ftl *ftl;
+    csd_engine *eng;
+    vobj *vobjs;
+    uint64_t next_vid, vseq;
+    int running;                     /* outputs in RUN_RUNNING */
+    csd_cmd_counters counters;
+};
+
+/* Every policy name in p against its layer's registry; err names the key and the known names.
+ * 0 or -EINVAL. */
+int csd_policies_check(const csd_params *p, char *err, size_t errlen);
+/* Visit each pluggable layer's key and its known policy names, comma-separated. */
+void csd_policies_visit(void (*fn)(void *arg, const char *key, const char *names), void *arg);
+
+#endif

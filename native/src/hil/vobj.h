@@ -1,0 +1,73 @@
+/* Volatile objects: tasklet and output objects, in device DRAM only (Smart SSD paper IV-C). */
+#ifndef CSD_HIL_VOBJ_H
+#define CSD_HIL_VOBJ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "smartssd/tasklet.h"
+#include "engine/engine.h"
+#include "runtime/taskrun.h"
+
+/* Their ids start here so they never collide with data object ids (persistent, counting up from 1). */
+#define CSD_VOLATILE_ID_BASE (1ull << 40)
+#define CSD_MAX_VOLATILE_OBJECTS 4096
+
+typedef struct csd_device csd_device;
+
+typedef enum { RUN_IDLE = 0, RUN_RUNNING = 1, RUN_FINISHED = 2 } run_state;
+
+/* A run's input: pages of one data object, through the FTL. */
+typedef struct page_src_ctx {
+    csd_device *dev;
+    uint64_t object_id;
+} page_src_ctx;
+
+typedef struct vobj {
+    uint64_t id;
+    int kind;                        /* SMARTSSD__V1__OBJECT_KIND__TASKLET or __OUTPUT */
+    uint64_t created_seq;
+    /* TASKLET */
+    const csd_tasklet_ops *ops;
+    csd_kv *params;
+    size_t n_params;
+    uint8_t *plan;
+    size_t plan_len;
+    int users;                       /* running outputs using this tasklet */
+    /* OUTPUT */
+    csd_kv *rparams;
+    size_t n_rparams;
+    char **keywords;
+    size_t n_keywords;
+    uint64_t max_outputs;
+    csd_outbuf out;
+    csd_taskrun *run;
+    csd_isp_req *req;
+    run_state state;
+    uint64_t tasklet_id, input_id;
+    uint64_t bytes_to_host;
+    int status;                      /* csd_status once finished */
+    char message[512];
+    page_src_ctx src_ctx;
+    csd_page_source src;
+    csd_isp_work work;
+    csd_tasklet_args args;
+    csd_tasklet_diag diag;
+    struct vobj *next;
+} vobj;
+
+vobj *vobj_find(csd_device *d, uint64_t id);
+/* A new object of kind (ids and creation order assigned), linked into the table; NULL without memory. */
+vobj *vobj_new(csd_device *d, int kind);
+/* Unlink and free o, cancelling its run. */
+void vobj_free(csd_device *d, vobj *o);
+size_t vobj_count(csd_device *d);
+void vobj_kv_free(csd_kv *kv, size_t n);
+/* Bring finished requests' state into their outputs. */
+void vobj_poll_runs(csd_device *d);
+/* 1 if a running output has half or more of its result buffer unread (the device thread then waits). */
+int vobj_backlogged(csd_device *d);
+/* 1 if a running output reads data object id. */
+int vobj_reads_object(csd_device *d, uint64_t id);
+
+#endif
