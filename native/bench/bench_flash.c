@@ -14,7 +14,7 @@
 
 #include "flash/flash.h"
 #include "engine/engine.h"
-#include "runtime/taskrun.h"
+#include "runtime/exec.h"
 
 typedef struct result { const char *name; uint64_t bytes, ns; } result;
 
@@ -84,7 +84,7 @@ static int run_isp(const csd_params *p, uint64_t pages, int nreq, result *r) {
         return -EINVAL;
     }
     csd_outbuf out[2];
-    csd_taskrun *run[2] = { NULL, NULL };
+    csd_exec *run[2] = { NULL, NULL };
     csd_isp_req *req[2] = { NULL, NULL };
     csd_isp_work work[2];
     csd_tasklet_args args = { .page_bytes = p->page_bytes };
@@ -94,9 +94,9 @@ static int run_isp(const csd_params *p, uint64_t pages, int nreq, result *r) {
     for (int i = 0; i < nreq; i++) {
         uint64_t first, last, off = (uint64_t)i * slice, len = i == nreq - 1 ? size - off : slice;
         csd_outbuf_init(&out[i], 1 << 20, 0);
-        if (csd_taskrun_create(&run[i], &noop_ops, &args, &out[i], err, sizeof err) != 0 ||
-            csd_taskrun_begin(run[i], size, off, len, p->page_bytes, &first, &last, err, sizeof err) != 0 ||
-            (work[i] = csd_taskrun_work(run[i]),
+        if (csd_exec_create(&run[i], &noop_ops, &args, &out[i], err, sizeof err) != 0 ||
+            csd_exec_begin(run[i], size, off, len, p->page_bytes, &first, &last, err, sizeof err) != 0 ||
+            (work[i] = csd_exec_work(run[i]),
              csd_engine_submit(e, &req[i], &work[i], &src, first, last, pages - 1, p->page_bytes)) != 0) {
             fprintf(stderr, "bench_flash: cannot start request %d: %s\n", i, err);
             return -EINVAL;
@@ -113,7 +113,7 @@ static int run_isp(const csd_params *p, uint64_t pages, int nreq, result *r) {
     *r = (result){ nreq == 1 ? "isp_request" : "isp_2requests", size, end };
     for (int i = 0; i < nreq; i++) {
         csd_engine_release(e, req[i]);
-        csd_taskrun_destroy(run[i]);
+        csd_exec_destroy(run[i]);
         csd_outbuf_free(&out[i]);
     }
     csd_engine_destroy(e);

@@ -1,5 +1,5 @@
 /* libFuzzer target for the plan tasklet: input = [2-byte big-endian plan length | packed Plan | data].
- * The data is run through a taskrun in two extents over small pages (so records and lines straddle
+ * The data is run through an execution in two extents over small pages (so records and lines straddle
  * pages), and every output row must decode as a smartssd.v1.Row. Whatever the bytes, nothing may
  * crash, leak or read out of bounds. Seeds: tests/test_plan.c with CSD_WRITE_FUZZ_SEEDS=DIR. */
 #include <stdint.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/taskrun.h"
+#include "runtime/exec.h"
 #include "smartssd/tasklet.h"
 #include "smartssd/v1/device.pb-c.h"
 
@@ -36,31 +36,31 @@ static void run_extent(const csd_tasklet_ops *ops, const csd_tasklet_args *args,
     char err[512];
     csd_outbuf ob;
     csd_outbuf_init(&ob, 1 << 20, 1000);
-    csd_taskrun *t;
-    if (csd_taskrun_create(&t, ops, args, &ob, err, sizeof err)) {
+    csd_exec *t;
+    if (csd_exec_create(&t, ops, args, &ob, err, sizeof err)) {
         if (!err[0]) abort();   /* every refusal carries a message */
         csd_outbuf_free(&ob);
         return;
     }
     uint64_t fp, lp;
-    if (csd_taskrun_begin(t, size, off, len, P, &fp, &lp, err, sizeof err) == 0) {
+    if (csd_exec_begin(t, size, off, len, P, &fp, &lp, err, sizeof err) == 0) {
         int more = lp >= fp, rc = 0;
         uint64_t max_page = size ? (size - 1) / P : 0;
         for (uint64_t pg = fp; lp >= fp && (more || pg <= lp) && pg <= max_page && !rc; pg++) {
             size_t n = (size_t)(size - pg * P < P ? size - pg * P : P);
             csd_cost c;
-            rc = csd_taskrun_feed(t, pg, obj + pg * P, n, &c, &more);
+            rc = csd_exec_feed(t, pg, obj + pg * P, n, &c, &more);
             const uint8_t *p;
             size_t got = csd_outbuf_take(&ob, SIZE_MAX, &p);
             check_rows(p, got);
         }
-        if (!rc) rc = csd_taskrun_finish(t, NULL);
-        if (rc && !csd_taskrun_error(t)[0]) abort();
+        if (!rc) rc = csd_exec_finish(t, NULL);
+        if (rc && !csd_exec_error(t)[0]) abort();
         const uint8_t *p;
         size_t got = csd_outbuf_take(&ob, SIZE_MAX, &p);
         check_rows(p, got);
     }
-    csd_taskrun_destroy(t);
+    csd_exec_destroy(t);
     csd_outbuf_free(&ob);
 }
 

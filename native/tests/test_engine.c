@@ -10,7 +10,7 @@
 #include "check.h"
 #include "flash/flash.h"
 #include "engine/engine.h"
-#include "runtime/taskrun.h"
+#include "runtime/exec.h"
 
 #include <errno.h>
 
@@ -146,7 +146,7 @@ static void obj_free(object *o) {
 
 typedef struct job {
     csd_outbuf out;
-    csd_taskrun *run;
+    csd_exec *run;
     csd_page_source src;
     csd_isp_req *req;
     csd_kv kv[2];
@@ -166,19 +166,19 @@ static void job_start(csd_engine *e, job *j, const csd_tasklet_ops *ops, object 
         a.n_static = 1;
     }
     char err[256] = "";
-    CHECK_EQ_INT(csd_taskrun_create(&j->run, ops, &a, &j->out, err, sizeof err), 0);
+    CHECK_EQ_INT(csd_exec_create(&j->run, ops, &a, &j->out, err, sizeof err), 0);
     uint64_t first, last;
-    CHECK_EQ_INT(csd_taskrun_begin(j->run, o->size, off, len, P, &first, &last, err, sizeof err), 0);
+    CHECK_EQ_INT(csd_exec_begin(j->run, o->size, off, len, P, &first, &last, err, sizeof err), 0);
     j->src = (csd_page_source){ o, obj_ppn, obj_read };
     uint64_t max_page = o->size ? (o->size - 1) / P : 0;
     uint32_t last_len = o->size ? (uint32_t)(o->size - max_page * P) : 0;
-    csd_isp_work w = csd_taskrun_work(j->run);
+    csd_isp_work w = csd_exec_work(j->run);
     CHECK_EQ_INT(csd_engine_submit(e, &j->req, &w, &j->src, first, last, max_page, last_len), 0);
 }
 
 static void job_end(csd_engine *e, job *j) {
     csd_engine_release(e, j->req);
-    csd_taskrun_destroy(j->run);
+    csd_exec_destroy(j->run);
     csd_outbuf_free(&j->out);
 }
 
@@ -239,11 +239,11 @@ static void test_create_errors(void) {
     obj_init(&o, &p, 4 * PAGE, 0, 1);
     csd_outbuf out;
     csd_outbuf_init(&out, 1 << 16, 0);
-    csd_taskrun *run;
-    CHECK_EQ_INT(csd_taskrun_create(&run, &cost_ops, NULL, &out, err, sizeof err), 0);
+    csd_exec *run;
+    CHECK_EQ_INT(csd_exec_create(&run, &cost_ops, NULL, &out, err, sizeof err), 0);
     csd_page_source src = { &o, obj_ppn, obj_read };
     csd_isp_req *r = (csd_isp_req *)&o;
-    csd_isp_work w = csd_taskrun_work(run);
+    csd_isp_work w = csd_exec_work(run);
     CHECK_EQ_INT(csd_engine_submit(e, &r, &w, &src, 0, 4, 3, PAGE), -ERANGE);   /* past max_page */
     CHECK(r == NULL);
     CHECK_EQ_INT(csd_engine_submit(e, &r, NULL, &src, 0, 1, 3, PAGE), -EINVAL);
@@ -252,7 +252,7 @@ static void test_create_errors(void) {
     csd_engine_stats st;
     csd_engine_stats_get(e, &st, NULL);
     CHECK_EQ_U64(st.isp_requests, 0);
-    csd_taskrun_destroy(run);
+    csd_exec_destroy(run);
     csd_outbuf_free(&out);
     obj_free(&o);
     csd_engine_destroy(e);
@@ -511,7 +511,7 @@ static void test_failure_and_stop(void) {
     CHECK_EQ_INT(pr.status, -EIO);
     CHECK_EQ_U64(pr.finish_ns, 30040);
     CHECK_EQ_U64(pr.pages_done, 1);
-    CHECK_CONTAINS(csd_taskrun_error(j.run), "bad record at 8192");
+    CHECK_CONTAINS(csd_exec_error(j.run), "bad record at 8192");
     CHECK_EQ_U64(j.out.rows, 0);                    /* no finish() */
     drain(e);                                       /* reads still in flight land and are dropped */
     csd_engine_stats st;
@@ -566,7 +566,7 @@ static void test_empty_and_release(void) {
     CHECK_EQ_U64(j.out.rows, 1);
     job_end(e, &j);
 
-    /* cancel mid-run, destroy the taskrun at once, and keep the engine running */
+    /* cancel mid-run, destroy the execution at once, and keep the engine running */
     uint64_t t0 = csd_engine_now(e);
     job_start(e, &j, &cost_ops, &o, 0, 8 * PAGE, NULL, NULL);
     while (csd_engine_now(e) < t0 + 30000 && csd_engine_step(e)) {}

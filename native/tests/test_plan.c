@@ -765,9 +765,9 @@ static void expect_init_error(const plan_b *b, const char *msg) {
     a.plan_len = len;
     csd_outbuf ob;
     csd_outbuf_init(&ob, 0, 0);
-    csd_taskrun *t = NULL;
+    csd_exec *t = NULL;
     char err[512] = "";
-    int rc = csd_taskrun_create(&t, csd_tasklet_find("plan"), &a, &ob, err, sizeof err);
+    int rc = csd_exec_create(&t, csd_tasklet_find("plan"), &a, &ob, err, sizeof err);
     if (rc != -EINVAL) fprintf(stderr, "expected init to fail with \"%s\"\n", msg);
     CHECK_EQ_INT(rc, -EINVAL);
     CHECK_CONTAINS(err, msg);
@@ -942,13 +942,13 @@ static void test_validation(void) {
         a.plan_len = sizeof junk;
         csd_outbuf ob;
         csd_outbuf_init(&ob, 0, 0);
-        csd_taskrun *t;
+        csd_exec *t;
         char err[512];
-        CHECK_EQ_INT(csd_taskrun_create(&t, csd_tasklet_find("plan"), &a, &ob, err, sizeof err), -EINVAL);
+        CHECK_EQ_INT(csd_exec_create(&t, csd_tasklet_find("plan"), &a, &ob, err, sizeof err), -EINVAL);
         CHECK_CONTAINS(err, "do not decode as a smartssd.v1.Plan");
         a.plan = NULL;
         a.plan_len = 0;
-        CHECK_EQ_INT(csd_taskrun_create(&t, csd_tasklet_find("plan"), &a, &ob, err, sizeof err), -EINVAL);
+        CHECK_EQ_INT(csd_exec_create(&t, csd_tasklet_find("plan"), &a, &ob, err, sizeof err), -EINVAL);
         CHECK_CONTAINS(err, "missing input format");
         csd_outbuf_free(&ob);
     }

@@ -2,7 +2,7 @@
  * computed here independently (scanning the same bytes), plus their parameter errors and the cost
  * they charge per 4 KiB page (the paper's c_i ranges at 1 cycle = 1 ns: STAT 1-4 us, KNN 12-14). */
 #include "check.h"
-#include "runtime/taskrun.h"
+#include "runtime/exec.h"
 #include "smartssd/v1/device.pb-c.h"
 
 #include <errno.h>
@@ -17,7 +17,7 @@ static uint64_t rng(uint64_t *s) {
 
 typedef struct run {
     csd_outbuf out;
-    csd_taskrun *t;
+    csd_exec *t;
     uint64_t cycles;
 } run;
 
@@ -33,29 +33,29 @@ static int start(run *r, const char *name, const char *const *kv, char *err, siz
     csd_tasklet_args a = { .static_params = ps, .n_static = n, .page_bytes = 4096 };
     csd_outbuf_init(&r->out, 1 << 20, 0);
     r->cycles = 0;
-    return csd_taskrun_create(&r->t, csd_tasklet_find(name), &a, &r->out, err, errlen);
+    return csd_exec_create(&r->t, csd_tasklet_find(name), &a, &r->out, err, errlen);
 }
 
 /* feed the bytes page by page; returns the max cycles charged for one full page */
 static uint64_t feed_all(run *r, const uint8_t *data, uint64_t size) {
     char err[256] = "";
     uint64_t first, last, worst = 0;
-    CHECK_EQ_INT(csd_taskrun_begin(r->t, size, 0, size, 4096, &first, &last, err, sizeof err), 0);
+    CHECK_EQ_INT(csd_exec_begin(r->t, size, 0, size, 4096, &first, &last, err, sizeof err), 0);
     for (uint64_t p = first; p <= last; p++) {
         csd_cost c = { 0, 0 };
         int more = 0;
         uint64_t n = size - p * 4096 < 4096 ? size - p * 4096 : 4096;
-        CHECK_EQ_INT(csd_taskrun_feed(r->t, p, data + p * 4096, n, &c, &more), 0);
+        CHECK_EQ_INT(csd_exec_feed(r->t, p, data + p * 4096, n, &c, &more), 0);
         if (c.cycles > worst) worst = c.cycles;
         CHECK_EQ_U64(c.dram_accesses, 0);
     }
     csd_cost c = { 0, 0 };
-    CHECK_EQ_INT(csd_taskrun_finish(r->t, &c), 0);
+    CHECK_EQ_INT(csd_exec_finish(r->t, &c), 0);
     return worst;
 }
 
 static void end(run *r) {
-    csd_taskrun_destroy(r->t);
+    csd_exec_destroy(r->t);
     csd_outbuf_free(&r->out);
 }
 

@@ -11,7 +11,7 @@
 #include "flash/flash.h"
 #include "engine/engine.h"
 #include "sched_names.h"
-#include "runtime/taskrun.h"
+#include "runtime/exec.h"
 #include "sched/assign.h"
 #include "lib/optimum.h"
 #include "lib/synth.h"
@@ -427,7 +427,7 @@ typedef struct job {
     csd_params *p;
     uint64_t lba;
     csd_outbuf out;
-    csd_taskrun *run;
+    csd_exec *run;
     csd_page_source src;
     csd_isp_req *req;
     csd_kv kv;
@@ -448,17 +448,17 @@ static void job_start(csd_engine *e, job *j, csd_params *p, uint64_t lba, uint64
     j->kv = (csd_kv){ key, val };
     csd_tasklet_args a = { .static_params = &j->kv, .n_static = key ? 1 : 0, .page_bytes = p->page_bytes };
     char err[256] = "";
-    CHECK_EQ_INT(csd_taskrun_create(&j->run, &ctl_ops, &a, &j->out, err, sizeof err), 0);
+    CHECK_EQ_INT(csd_exec_create(&j->run, &ctl_ops, &a, &j->out, err, sizeof err), 0);
     uint64_t size = pages * p->page_bytes, first, last;
-    CHECK_EQ_INT(csd_taskrun_begin(j->run, size, 0, size, p->page_bytes, &first, &last, err, sizeof err), 0);
+    CHECK_EQ_INT(csd_exec_begin(j->run, size, 0, size, p->page_bytes, &first, &last, err, sizeof err), 0);
     j->src = (csd_page_source){ j, job_ppn, job_read };
-    csd_isp_work w = csd_taskrun_work(j->run);
+    csd_isp_work w = csd_exec_work(j->run);
     CHECK_EQ_INT(csd_engine_submit_ex(e, &j->req, &w, &j->src, first, last, pages - 1, p->page_bytes, 3000), 0);
 }
 
 static void job_end(csd_engine *e, job *j) {
     csd_engine_release(e, j->req);
-    csd_taskrun_destroy(j->run);
+    csd_exec_destroy(j->run);
     csd_outbuf_free(&j->out);
 }
 

@@ -266,18 +266,18 @@ static void check_weblog(const char *path, uint32_t E, uint64_t *seed, int many_
         {
             csd_outbuf ob;
             csd_outbuf_init(&ob, 0, 0);
-            csd_taskrun *t;
+            csd_exec *t;
             char err[256];
             a1.page_bytes = P;
-            CHECK_EQ_INT(csd_taskrun_create(&t, csd_tasklet_find("weblog-q1"), &a1, &ob, err, sizeof err), 0);
+            CHECK_EQ_INT(csd_exec_create(&t, csd_tasklet_find("weblog-q1"), &a1, &ob, err, sizeof err), 0);
             uint64_t fp, lp;
-            CHECK_EQ_INT(csd_taskrun_begin(t, size, eo, el, P, &fp, &lp, err, sizeof err), 0);
+            CHECK_EQ_INT(csd_exec_begin(t, size, eo, el, P, &fp, &lp, err, sizeof err), 0);
             for (uint64_t pg = fp; pg <= lp; pg++) {
                 int more;
                 size_t n = (size_t)(size - pg * P < P ? size - pg * P : P);
-                CHECK_EQ_INT(csd_taskrun_feed(t, pg, obj + pg * P, n, NULL, &more), 0);
+                CHECK_EQ_INT(csd_exec_feed(t, pg, obj + pg * P, n, NULL, &more), 0);
             }
-            CHECK_EQ_INT(csd_taskrun_finish(t, NULL), 0);
+            CHECK_EQ_INT(csd_exec_finish(t, NULL), 0);
             const uint8_t *p;
             size_t n = csd_outbuf_take(&ob, SIZE_MAX, &p);
             tk_text txt = {0};
@@ -285,7 +285,7 @@ static void check_weblog(const char *path, uint32_t E, uint64_t *seed, int many_
             tk_format_rows(&txt, p, n, TK_BYTES_RAW);
             tk_check_text(txt.s, want_q1_ext, "weblog-q1 one extent");
             free(txt.s);
-            csd_taskrun_destroy(t);
+            csd_exec_destroy(t);
             csd_outbuf_free(&ob);
         }
 
@@ -346,7 +346,7 @@ static void test_weblog(void) {
 static void test_weblog_errors(void) {
     uint8_t obj[1000] = {0};
     char err[512];
-    csd_taskrun *t;
+    csd_exec *t;
     csd_outbuf ob;
     csd_outbuf_init(&ob, 0, 0);
     struct { const char *tasklet; csd_kv kv[3]; size_t n; const char *msg; } cases[] = {
@@ -370,17 +370,17 @@ static void test_weblog_errors(void) {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         csd_tasklet_args a = args_of(cases[i].kv, cases[i].n);
         err[0] = 0;
-        CHECK_EQ_INT(csd_taskrun_create(&t, csd_tasklet_find(cases[i].tasklet), &a, &ob, err, sizeof err), -EINVAL);
+        CHECK_EQ_INT(csd_exec_create(&t, csd_tasklet_find(cases[i].tasklet), &a, &ob, err, sizeof err), -EINVAL);
         CHECK_CONTAINS(err, cases[i].msg);
     }
     /* a wrong entry_bytes shows as an object size that is not a multiple of it */
     csd_kv kv[] = {{"entry_bytes", "32"}};
     csd_tasklet_args a = args_of(kv, 1);
-    CHECK_EQ_INT(csd_taskrun_create(&t, csd_tasklet_find("weblog-q2"), &a, &ob, err, sizeof err), 0);
+    CHECK_EQ_INT(csd_exec_create(&t, csd_tasklet_find("weblog-q2"), &a, &ob, err, sizeof err), 0);
     uint64_t fp, lp;
-    CHECK_EQ_INT(csd_taskrun_begin(t, 1000, 0, 1000, 4096, &fp, &lp, err, sizeof err), -EINVAL);
+    CHECK_EQ_INT(csd_exec_begin(t, 1000, 0, 1000, 4096, &fp, &lp, err, sizeof err), -EINVAL);
     CHECK_STR(err, "object size 1000 is not a multiple of entry_bytes 32");
-    csd_taskrun_destroy(t);
+    csd_exec_destroy(t);
     (void)obj;
     CHECK(csd_tasklet_find("no-such") == NULL);
     CHECK(csd_tasklet_find(NULL) == NULL);

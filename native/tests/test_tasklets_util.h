@@ -1,5 +1,5 @@
 /* Test helpers for tasklet tests: drive a tasklet over an in-memory object the way the engine does
- * (pages in order, extents one taskrun each) and render its output rows as tab-separated text. */
+ * (pages in order, extents one execution each) and render its output rows as tab-separated text. */
 #ifndef CSD_TEST_TASKLETS_UTIL_H
 #define CSD_TEST_TASKLETS_UTIL_H
 
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "runtime/taskrun.h"
+#include "runtime/exec.h"
 #include "smartssd/tasklet.h"
 #include "smartssd/v1/device.pb-c.h"
 
@@ -107,37 +107,37 @@ static inline tk_result tk_run(const csd_tasklet_ops *ops, const csd_tasklet_arg
         uint64_t e = x < ncuts ? cuts[x] : size;
         csd_outbuf ob;
         csd_outbuf_init(&ob, limit_bytes, max_rows);
-        csd_taskrun *t = NULL;
-        r.rc = csd_taskrun_create(&t, ops, &args, &ob, r.err, sizeof r.err);
+        csd_exec *t = NULL;
+        r.rc = csd_exec_create(&t, ops, &args, &ob, r.err, sizeof r.err);
         uint64_t fp = 0, lp = 0;
-        if (!r.rc) r.rc = csd_taskrun_begin(t, size, prev, e - prev, P, &fp, &lp, r.err, sizeof r.err);
+        if (!r.rc) r.rc = csd_exec_begin(t, size, prev, e - prev, P, &fp, &lp, r.err, sizeof r.err);
         if (!r.rc && lp >= fp) {
             int more = 1;
             uint64_t max_page = (size - 1) / P;
             for (uint64_t pg = fp; (more || pg <= lp) && pg <= max_page; pg++) {
                 size_t n = (size_t)(size - pg * P < P ? size - pg * P : P);
                 csd_cost c = {0, 0};
-                r.rc = csd_taskrun_feed(t, pg, obj + pg * P, n, &c, &more);
+                r.rc = csd_exec_feed(t, pg, obj + pg * P, n, &c, &more);
                 r.dram += c.dram_accesses;
                 r.cycles += c.cycles;
                 if (r.rc) {
-                    snprintf(r.err, sizeof r.err, "%s", csd_taskrun_error(t));
+                    snprintf(r.err, sizeof r.err, "%s", csd_exec_error(t));
                     break;
                 }
             }
         }
         if (!r.rc) {
             csd_cost c = {0, 0};
-            r.rc = csd_taskrun_finish(t, &c);
+            r.rc = csd_exec_finish(t, &c);
             r.finish_dram += c.dram_accesses;
             r.finish_cycles += c.cycles;
-            if (r.rc) snprintf(r.err, sizeof r.err, "%s", csd_taskrun_error(t));
+            if (r.rc) snprintf(r.err, sizeof r.err, "%s", csd_exec_error(t));
         }
         const uint8_t *p;
         size_t n = csd_outbuf_take(&ob, SIZE_MAX, &p);
         r.rows += tk_format_rows(&r.text, p, n, bytes_mode);
         r.truncated |= ob.truncated;
-        csd_taskrun_destroy(t);
+        csd_exec_destroy(t);
         csd_outbuf_free(&ob);
         prev = e;
     }

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "flash/flash.h"
-#include "runtime/taskrun.h"
+#include "runtime/exec.h"
 
 /* ---- the cost tasklet: one record per page, ci_ns of core time each ------------------------- */
 
@@ -68,7 +68,7 @@ typedef struct job {
     const csd_params *p;
     uint64_t lba;
     csd_outbuf out;
-    csd_taskrun *run;
+    csd_exec *run;
     csd_page_source src;
     csd_isp_req *req;
     csd_kv kv;
@@ -93,14 +93,14 @@ static int job_start(csd_engine *e, const csd_params *p, job *j, const csd_synth
     snprintf(j->val, sizeof j->val, "%llu", (unsigned long long)cycles);
     j->kv = (csd_kv){ "cycles", j->val };
     csd_tasklet_args a = { .static_params = &j->kv, .n_static = 1, .page_bytes = p->page_bytes };
-    int rc = csd_taskrun_create(&j->run, &cost_ops, &a, &j->out, err, errlen);
+    int rc = csd_exec_create(&j->run, &cost_ops, &a, &j->out, err, errlen);
     if (rc) return rc;
     uint64_t size = q->pages * p->page_bytes, first, last;
-    rc = csd_taskrun_begin(j->run, size, 0, size, p->page_bytes, &first, &last, err, errlen);
+    rc = csd_exec_begin(j->run, size, 0, size, p->page_bytes, &first, &last, err, errlen);
     if (rc) return rc;
     j->src = (csd_page_source){ j, job_ppn, job_read };
     uint64_t max_page = q->pages ? q->pages - 1 : 0;
-    csd_isp_work w = csd_taskrun_work(j->run);
+    csd_isp_work w = csd_exec_work(j->run);
     rc = csd_engine_submit_ex(e, &j->req, &w, &j->src, first, last, max_page, p->page_bytes, q->ci_ns);
     if (rc) snprintf(err, errlen, "submit: %s", strerror(-rc));
     return rc;
@@ -177,7 +177,7 @@ done:
     if (jobs) {
         for (size_t i = 0; i < n; i++) {
             if (jobs[i].req) csd_engine_release(e, jobs[i].req);
-            if (jobs[i].run) csd_taskrun_destroy(jobs[i].run);
+            if (jobs[i].run) csd_exec_destroy(jobs[i].run);
             csd_outbuf_free(&jobs[i].out);
         }
     }

@@ -73,7 +73,7 @@ typedef struct csd_page_source {
     int (*read)(void *arg, uint64_t ppn, uint8_t *buf);
 } csd_page_source;
 
-/* What a core does with a request's pages: the tasklet runtime on the device (runtime/taskrun.h),
+/* What a core does with a request's pages: the tasklet runtime on the device (runtime/exec.h),
  * a cost model in experiments. Pages come in index order; a page may be fed before its virtual time. */
 typedef struct csd_isp_work {
     void *arg;

@@ -72,10 +72,10 @@ int cmd_create_tasklet(csd_device *d, const Smartssd__V1__CreateObject *m, cmd_c
                                .page_bytes = d->params.page_bytes, .diag = &c->diag };
         csd_outbuf ob;
         csd_outbuf_init(&ob, 4096, 0);
-        csd_taskrun *trial = NULL;
+        csd_exec *trial = NULL;
         char err[512] = "";
-        int rc = csd_taskrun_create(&trial, ops, &a, &ob, err, sizeof err);
-        if (trial) csd_taskrun_destroy(trial);
+        int rc = csd_exec_create(&trial, ops, &a, &ob, err, sizeof err);
+        if (trial) csd_exec_destroy(trial);
         csd_outbuf_free(&ob);
         if (rc) {
             free(plan);
@@ -181,16 +181,16 @@ int cmd_execute(csd_device *d, const Smartssd__V1__ExecuteObject *m, cmd_ctx *c)
         .plan = t->plan, .plan_len = t->plan_len, .page_bytes = d->params.page_bytes, .diag = &o->diag,
     };
     char err[512] = "";
-    int rc = csd_taskrun_create(&o->run, t->ops, &o->args, &o->out, err, sizeof err);
+    int rc = csd_exec_create(&o->run, t->ops, &o->args, &o->out, err, sizeof err);
     if (rc) {
         o->run = NULL;
         c->diag = o->diag;
         return cmd_fail(c, CSD_INVALID_ARGUMENT, "execute_object: tasklet '%s': %s", t->ops->name, err);
     }
     uint64_t first, last;
-    rc = csd_taskrun_begin(o->run, info.size, off, len, d->params.page_bytes, &first, &last, err, sizeof err);
+    rc = csd_exec_begin(o->run, info.size, off, len, d->params.page_bytes, &first, &last, err, sizeof err);
     if (rc) {
-        csd_taskrun_destroy(o->run);
+        csd_exec_destroy(o->run);
         o->run = NULL;
         return cmd_fail(c, CSD_INVALID_ARGUMENT, "execute_object: tasklet '%s' on '%s': %s", t->ops->name, info.name, err);
     }
@@ -199,10 +199,10 @@ int cmd_execute(csd_device *d, const Smartssd__V1__ExecuteObject *m, cmd_ctx *c)
     uint64_t max_page = info.size ? (info.size - 1) / d->params.page_bytes : 0;
     uint32_t last_len = info.size ? (uint32_t)(info.size - max_page * d->params.page_bytes) : 0;
     cmd_charge(d, c, NULL, 0, 0);
-    o->work = csd_taskrun_work(o->run);
+    o->work = csd_exec_work(o->run);
     rc = csd_engine_submit(d->eng, &o->req, &o->work, &o->src, first, last, max_page, last_len);
     if (rc) {
-        csd_taskrun_destroy(o->run);
+        csd_exec_destroy(o->run);
         o->run = NULL;
         return cmd_fail_errno(c, rc, "execute_object: cannot start: %s", strerror(-rc));
     }

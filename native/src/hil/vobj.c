@@ -30,7 +30,7 @@ void vobj_free(csd_device *d, vobj *o) {
         }
     }
     if (o->req) csd_engine_release(d->eng, o->req);
-    if (o->run) csd_taskrun_destroy(o->run);
+    if (o->run) csd_exec_destroy(o->run);
     if (o->state == RUN_RUNNING) {
         d->running--;
         vobj *t = vobj_find(d, o->tasklet_id);
@@ -92,7 +92,7 @@ void vobj_poll_runs(csd_device *d) {
         if (t) t->users--;
         if (p.status) {
             o->status = status_of_run(p.status);
-            snprintf(o->message, sizeof o->message, "%s", csd_taskrun_error(o->run));
+            snprintf(o->message, sizeof o->message, "%s", csd_exec_error(o->run));
         }
     }
 }

@@ -7,7 +7,7 @@
 
 #include "smartssd/tasklet.h"
 #include "engine/engine.h"
-#include "runtime/taskrun.h"
+#include "runtime/exec.h"
 
 /* Their ids start here so they never collide with data object ids (persistent, counting up from 1). */
 #define CSD_VOLATILE_ID_BASE (1ull << 40)
@@ -41,7 +41,7 @@ typedef struct vobj {
     size_t n_keywords;
     uint64_t max_outputs;
     csd_outbuf out;
-    csd_taskrun *run;
+    csd_exec *run;
     csd_isp_req *req;
     run_state state;
     uint64_t tasklet_id, input_id;

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/taskrun_io.h"
+#include "runtime/exec_io.h"
+#include "util/varint.h"
 #include "smartssd/v1/device.pb-c.h"
 
 /* ------------------------------------------------------------------ output buffer */
@@ -23,34 +24,11 @@ void csd_outbuf_free(csd_outbuf *o) {
     o->len = o->cap = o->read_pos = 0;
 }
 
-/* Decode a varint at p (at most n bytes). Returns its byte count, 0 when truncated or too long. */
-static size_t varint_get(const uint8_t *p, size_t n, uint64_t *v) {
-    uint64_t r = 0;
-    for (size_t i = 0; i < n && i < 10; i++) {
-        r |= (uint64_t)(p[i] & 0x7f) << (7 * i);
-        if (!(p[i] & 0x80)) {
-            *v = r;
-            return i + 1;
-        }
-    }
-    return 0;
-}
-
-static size_t varint_put(uint8_t *p, uint64_t v) {
-    size_t n = 0;
-    while (v >= 0x80) {
-        p[n++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    p[n++] = (uint8_t)v;
-    return n;
-}
-
 size_t csd_outbuf_take(csd_outbuf *o, size_t max, const uint8_t **p) {
     size_t pos = o->read_pos, taken = 0;
     while (pos < o->len) {
         uint64_t rl;
-        size_t vl = varint_get(o->data + pos, o->len - pos, &rl);
+        size_t vl = csd_varint_get(o->data + pos, o->len - pos, &rl);
         if (!vl || rl > o->len - pos - vl) break;   /* cannot happen: rows are appended whole */
         size_t whole = vl + (size_t)rl;
         if (taken + whole > max) break;
@@ -245,7 +223,7 @@ int csd_io_row_end(csd_tasklet_io *io) {
     row.values = pp;
     size_t body = smartssd__v1__row__get_packed_size(&row);
     uint8_t hdr[10];
-    size_t hl = varint_put(hdr, body);
+    size_t hl = csd_varint_put(hdr, body);
     size_t unread = o->len - o->read_pos;
     if (o->limit_bytes && unread + hl + body > o->limit_bytes) {
         csd_taskio_set_error(io, -ENOSPC,

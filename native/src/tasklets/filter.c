@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "tasklets/tasklets_int.h"
+#include "util/fixed.h"
 
 enum { OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE };
 enum { MODE_RECORDS, MODE_LBAS };
@@ -75,18 +76,9 @@ static int filter_init(void **state, const csd_tasklet_args *args, csd_framing *
     return 0;
 }
 
-static uint64_t load_raw(const uint8_t *p, uint32_t w, int big_endian) {
-    uint64_t v = 0;
-    if (big_endian)
-        for (uint32_t i = 0; i < w; i++) v = v << 8 | p[i];
-    else
-        for (uint32_t i = w; i-- > 0;) v = v << 8 | p[i];
-    return v;
-}
-
 /* -1, 0, 1 as field <, ==, > value */
 static int compare(const filter *f, const uint8_t *rec) {
-    uint64_t raw = load_raw(rec + f->off, f->width, f->big_endian);
+    uint64_t raw = csd_load_uint(rec + f->off, f->width, f->big_endian);
     if (f->is_signed) {
         int64_t v;
         if (f->width < 8) {

@@ -9,6 +9,7 @@
 #include "smartssd/v1/device.pb-c.h"
 #include "tasklets/plan_int.h"
 #include "tasklets/tasklets_int.h"
+#include "util/fixed.h"
 
 int csd_plan_begin_record(plan *pl, const uint8_t *rec, size_t len) {
     pl->rec = rec;
@@ -35,15 +36,6 @@ int csd_plan_begin_record(plan *pl, const uint8_t *rec, size_t len) {
 
 /* ------------------------------------------------------------------ fixed records */
 
-static uint64_t load_raw(const uint8_t *p, uint32_t w, int big_endian) {
-    uint64_t v = 0;
-    if (big_endian)
-        for (uint32_t i = 0; i < w; i++) v = v << 8 | p[i];
-    else
-        for (uint32_t i = w; i-- > 0;) v = v << 8 | p[i];
-    return v;
-}
-
 static int64_t sign_extend(uint64_t v, unsigned bits) {
     if (bits >= 64) return (int64_t)v;
     uint64_t sign = 1ull << (bits - 1);
@@ -61,7 +53,7 @@ static void read_fixed(const pcol *c, const uint8_t *rec, pv *out) {
         out->s.n = n;
         return;
     }
-    uint64_t raw = load_raw(p, c->width, c->big_endian);
+    uint64_t raw = csd_load_uint(p, c->width, c->big_endian);
     if (c->has_null_raw && raw == c->null_raw) {
         out->t = PT_NULL;
         return;

@@ -5,37 +5,26 @@
 #include <protobuf-c/protobuf-c.h>
 
 #include "util/pb_depth.h"
-
-static size_t get_varint(const uint8_t *p, size_t n, uint64_t *v) {
-    uint64_t r = 0;
-    for (size_t i = 0; i < n && i < 10; i++) {
-        r |= (uint64_t)(p[i] & 0x7f) << (7 * i);
-        if (!(p[i] & 0x80)) {
-            *v = r;
-            return i + 1;
-        }
-    }
-    return 0;
-}
+#include "util/varint.h"
 
 static int walk(const uint8_t *p, size_t n, const ProtobufCMessageDescriptor *d, int depth, int max) {
     if (depth > max) return 0;
     size_t pos = 0;
     while (pos < n) {
         uint64_t key, len;
-        size_t k = get_varint(p + pos, n - pos, &key);
+        size_t k = csd_varint_get(p + pos, n - pos, &key);
         if (!k) return 1;
         pos += k;
         switch (key & 7) {
         case 0:
-            k = get_varint(p + pos, n - pos, &len);
+            k = csd_varint_get(p + pos, n - pos, &len);
             if (!k) return 1;
             pos += k;
             break;
         case 1: pos += 8; break;
         case 5: pos += 4; break;
         case 2: {
-            k = get_varint(p + pos, n - pos, &len);
+            k = csd_varint_get(p + pos, n - pos, &len);
             if (!k || len > n - pos - k) return 1;
             pos += k;
             const ProtobufCFieldDescriptor *f =

@@ -1,4 +1,4 @@
-/* Framing rules of the taskrun, checked with a probe tasklet that logs every record/line it gets
+/* Framing rules of an execution, checked with a probe tasklet that logs every record/line it gets
  * against an independent reference (the object split on '\n', or cut every R bytes, in one piece). */
 #include <errno.h>
 #include <stdint.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "runtime/taskrun.h"
+#include "runtime/exec.h"
 #include "smartssd/v1/device.pb-c.h"
 
 /* ------------------------------------------------------------------ the probe tasklet */
@@ -173,11 +173,11 @@ static run_result run_extent(probe_cfg *cfg, csd_outbuf *ob, const uint8_t *obj,
     csd_tasklet_args args = {0};
     args.plan = (const uint8_t *)(uintptr_t)cfg;
     args.page_bytes = P;
-    csd_taskrun *t;
-    CHECK_EQ_INT(csd_taskrun_create(&t, &probe_ops, &args, ob, r.err, sizeof r.err), 0);
-    r.rc_begin = csd_taskrun_begin(t, size, off, len, P, &r.first_page, &r.last_page, r.err, sizeof r.err);
+    csd_exec *t;
+    CHECK_EQ_INT(csd_exec_create(&t, &probe_ops, &args, ob, r.err, sizeof r.err), 0);
+    r.rc_begin = csd_exec_begin(t, size, off, len, P, &r.first_page, &r.last_page, r.err, sizeof r.err);
     if (r.rc_begin) {
-        csd_taskrun_destroy(t);
+        csd_exec_destroy(t);
         return r;
     }
     uint64_t max_page = size ? (size - 1) / P : 0;
@@ -187,27 +187,27 @@ static run_result run_extent(probe_cfg *cfg, csd_outbuf *ob, const uint8_t *obj,
         uint64_t base = pg * P;
         size_t n = (size_t)(size - base < P ? size - base : P);
         csd_cost c = {0, 0};
-        int rc = csd_taskrun_feed(t, pg, obj + base, n, &c, &need_more);
+        int rc = csd_exec_feed(t, pg, obj + base, n, &c, &need_more);
         r.pages_fed++;
         if (!need_more && !r.pages_needed) r.pages_needed = r.pages_fed;
         r.cost_cycles += c.cycles;
         r.cost_dram += c.dram_accesses;
         if (rc) {
             r.rc_feed = rc;
-            snprintf(r.err, sizeof r.err, "%s", csd_taskrun_error(t));
-            csd_taskrun_destroy(t);
+            snprintf(r.err, sizeof r.err, "%s", csd_exec_error(t));
+            csd_exec_destroy(t);
             return r;
         }
         /* records never need pages past last_page */
         if (cfg->fr.kind == CSD_FRAMING_RECORDS && pg == r.last_page) CHECK(!need_more);
     }
     csd_cost fc = {0, 0};
-    r.rc_finish = csd_taskrun_finish(t, &fc);
+    r.rc_finish = csd_exec_finish(t, &fc);
     r.finish_cycles = fc.cycles;
     r.finish_dram = fc.dram_accesses;
-    if (r.rc_finish) snprintf(r.err, sizeof r.err, "%s", csd_taskrun_error(t));
-    else CHECK_STR(csd_taskrun_error(t), "");
-    csd_taskrun_destroy(t);
+    if (r.rc_finish) snprintf(r.err, sizeof r.err, "%s", csd_exec_error(t));
+    else CHECK_STR(csd_exec_error(t), "");
+    csd_exec_destroy(t);
     return r;
 }
 
@@ -735,22 +735,22 @@ static void test_output_full(void) {
     csd_outbuf_init(&ob, 60, 0);
     csd_tasklet_args args = {0};
     args.plan = (const uint8_t *)(uintptr_t)&cfg;
-    csd_taskrun *t;
+    csd_exec *t;
     char err[256];
-    CHECK_EQ_INT(csd_taskrun_create(&t, &probe_ops, &args, &ob, err, sizeof err), 0);
+    CHECK_EQ_INT(csd_exec_create(&t, &probe_ops, &args, &ob, err, sizeof err), 0);
     uint64_t fp, lp;
-    CHECK_EQ_INT(csd_taskrun_begin(t, 100, 0, 100, 16, &fp, &lp, err, sizeof err), 0);
+    CHECK_EQ_INT(csd_exec_begin(t, 100, 0, 100, 16, &fp, &lp, err, sizeof err), 0);
     size_t total = 0;
     for (uint64_t pg = fp; pg <= lp; pg++) {
         int more;
         size_t n = pg * 16 + 16 <= 100 ? 16 : 100 - pg * 16;
-        CHECK_EQ_INT(csd_taskrun_feed(t, pg, obj + pg * 16, n, NULL, &more), 0);
+        CHECK_EQ_INT(csd_exec_feed(t, pg, obj + pg * 16, n, NULL, &more), 0);
         const uint8_t *p;
         total += csd_outbuf_take(&ob, SIZE_MAX, &p);
     }
-    CHECK_EQ_INT(csd_taskrun_finish(t, NULL), 0);
+    CHECK_EQ_INT(csd_exec_finish(t, NULL), 0);
     CHECK_EQ_U64(total, 7 * 19 + 3 * 20);
-    csd_taskrun_destroy(t);
+    csd_exec_destroy(t);
     csd_outbuf_free(&ob);
     items_free(&got);
     free(cfg.hook_pages);
@@ -776,35 +776,35 @@ static void test_failures(void) {
     cfg_init(&cfg, &got, CSD_FRAMING_RECORDS, 10, 16);
     csd_tasklet_args args = {0};
     args.plan = (const uint8_t *)(uintptr_t)&cfg;
-    csd_taskrun *t;
+    csd_exec *t;
     char err[256];
     uint64_t fp, lp;
     int more;
-    CHECK_EQ_INT(csd_taskrun_create(&t, &probe_ops, &args, &ob, err, sizeof err), 0);
-    CHECK_EQ_INT(csd_taskrun_begin(t, 100, 0, 100, 16, &fp, &lp, err, sizeof err), 0);
-    CHECK_EQ_INT(csd_taskrun_feed(t, 1, obj + 16, 16, NULL, &more), -EINVAL);
-    CHECK_CONTAINS(csd_taskrun_error(t), "expected page 0");
-    CHECK_EQ_INT(csd_taskrun_feed(t, 0, obj, 16, NULL, &more), -EINVAL);   /* failure is sticky */
-    CHECK_EQ_INT(csd_taskrun_finish(t, NULL), -EINVAL);
-    csd_taskrun_destroy(t);
+    CHECK_EQ_INT(csd_exec_create(&t, &probe_ops, &args, &ob, err, sizeof err), 0);
+    CHECK_EQ_INT(csd_exec_begin(t, 100, 0, 100, 16, &fp, &lp, err, sizeof err), 0);
+    CHECK_EQ_INT(csd_exec_feed(t, 1, obj + 16, 16, NULL, &more), -EINVAL);
+    CHECK_CONTAINS(csd_exec_error(t), "expected page 0");
+    CHECK_EQ_INT(csd_exec_feed(t, 0, obj, 16, NULL, &more), -EINVAL);   /* failure is sticky */
+    CHECK_EQ_INT(csd_exec_finish(t, NULL), -EINVAL);
+    csd_exec_destroy(t);
 
-    CHECK_EQ_INT(csd_taskrun_create(&t, &probe_ops, &args, &ob, err, sizeof err), 0);
-    CHECK_EQ_INT(csd_taskrun_begin(t, 100, 0, 100, 16, &fp, &lp, err, sizeof err), 0);
-    CHECK_EQ_INT(csd_taskrun_feed(t, 0, obj, 15, NULL, &more), -EINVAL);
-    CHECK_CONTAINS(csd_taskrun_error(t), "with 15 bytes");
-    csd_taskrun_destroy(t);
+    CHECK_EQ_INT(csd_exec_create(&t, &probe_ops, &args, &ob, err, sizeof err), 0);
+    CHECK_EQ_INT(csd_exec_begin(t, 100, 0, 100, 16, &fp, &lp, err, sizeof err), 0);
+    CHECK_EQ_INT(csd_exec_feed(t, 0, obj, 15, NULL, &more), -EINVAL);
+    CHECK_CONTAINS(csd_exec_error(t), "with 15 bytes");
+    csd_exec_destroy(t);
 
-    CHECK_EQ_INT(csd_taskrun_create(&t, &probe_ops, &args, &ob, err, sizeof err), 0);
-    CHECK_EQ_INT(csd_taskrun_begin(t, 100, 0, 100, 16, &fp, &lp, err, sizeof err), 0);
-    CHECK_EQ_INT(csd_taskrun_feed(t, 0, obj, 16, NULL, &more), 0);
+    CHECK_EQ_INT(csd_exec_create(&t, &probe_ops, &args, &ob, err, sizeof err), 0);
+    CHECK_EQ_INT(csd_exec_begin(t, 100, 0, 100, 16, &fp, &lp, err, sizeof err), 0);
+    CHECK_EQ_INT(csd_exec_feed(t, 0, obj, 16, NULL, &more), 0);
     CHECK(more);
-    CHECK_EQ_INT(csd_taskrun_finish(t, NULL), -EPROTO);
-    CHECK_CONTAINS(csd_taskrun_error(t), "input ended at offset 10");
-    csd_taskrun_destroy(t);
+    CHECK_EQ_INT(csd_exec_finish(t, NULL), -EPROTO);
+    CHECK_CONTAINS(csd_exec_error(t), "input ended at offset 10");
+    csd_exec_destroy(t);
 
     /* init failure carries the tasklet's message */
     args.plan = NULL;
-    CHECK_EQ_INT(csd_taskrun_create(&t, &probe_ops, &args, &ob, err, sizeof err), -EINVAL);
+    CHECK_EQ_INT(csd_exec_create(&t, &probe_ops, &args, &ob, err, sizeof err), -EINVAL);
     CHECK_STR(err, "probe needs a config");
     CHECK(t == NULL);
     free(cfg.hook_pages);
@@ -839,5 +839,5 @@ int main(void) {
     test_rows_and_truncation();
     test_output_full();
     test_failures();
-    TEST_OK("test_taskrun");
+    TEST_OK("test_exec");
 }

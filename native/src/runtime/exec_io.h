@@ -1,12 +1,12 @@
 /* The csd_tasklet_io a tasklet talks to: cost accumulators, the row under construction and the first
- * failure. Shared by taskrun.c (which owns one per taskrun) and tasklet_io.c (the csd_io_* API);
+ * failure. Shared by exec.c (which owns one per execution) and tasklet_io.c (the csd_io_* API);
  * nothing else should look inside. */
-#ifndef CSD_RUNTIME_TASKRUN_IO_H
-#define CSD_RUNTIME_TASKRUN_IO_H
+#ifndef CSD_RUNTIME_EXEC_IO_H
+#define CSD_RUNTIME_EXEC_IO_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include "runtime/taskrun.h"
+#include "runtime/exec.h"
 
 #define CSD_IO_ERR_MAX 512
 

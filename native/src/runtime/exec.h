@@ -1,4 +1,5 @@
-/* Functional half of the tasklet runtime: framing (records / lines across page boundaries, extent
+/* An execution: one tasklet instance run over one extent of an object (one execute_object), the
+ * functional half of the tasklet runtime: framing (records / lines across page boundaries, extent
  * ownership), the csd_tasklet_io services, and output rows encoded as length-delimited
  * smartssd.v1.Row messages. It knows nothing of virtual time: the engine feeds it pages in order
  * and turns the returned cost into core time. docs/TASKLETS.md states the rules in full:
@@ -6,8 +7,8 @@
  *            multiple of the record size;
  *   lines:   an extent owns the lines that start in it (Hadoop LineRecordReader); one trailing '\r'
  *            is stripped; a final line without '\n' counts; skip_header only at offset 0. */
-#ifndef CSD_RUNTIME_TASKRUN_H
-#define CSD_RUNTIME_TASKRUN_H
+#ifndef CSD_RUNTIME_EXEC_H
+#define CSD_RUNTIME_EXEC_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -31,37 +32,37 @@ void csd_outbuf_free(csd_outbuf *o);
 size_t csd_outbuf_take(csd_outbuf *o, size_t max, const uint8_t **p);
 
 
-typedef struct csd_taskrun csd_taskrun;
+typedef struct csd_exec csd_exec;
 
 /* Instantiate ops with args, writing rows to out. Returns 0 or a negative errno with err set. */
-int csd_taskrun_create(csd_taskrun **out, const csd_tasklet_ops *ops, const csd_tasklet_args *args,
+int csd_exec_create(csd_exec **out, const csd_tasklet_ops *ops, const csd_tasklet_args *args,
                        csd_outbuf *outbuf, char *err, size_t errlen);
 
 /* Plan an extent [offset, offset+length) of an object of object_size bytes, page size page_bytes.
  * Sets the first page to feed and the last page the extent surely needs (inclusive); text extents may
  * need more pages after that (see feed's need_more). An empty extent gives *last_page < *first_page.
  * Returns 0, or -EINVAL / -ERANGE with err set (e.g. size not a multiple of the record size). */
-int csd_taskrun_begin(csd_taskrun *t, uint64_t object_size, uint64_t offset, uint64_t length,
+int csd_exec_begin(csd_exec *t, uint64_t object_size, uint64_t offset, uint64_t length,
                       uint32_t page_bytes, uint64_t *first_page, uint64_t *last_page,
                       char *err, size_t errlen);
 
 /* Feed the next page (pages come in order, starting at first_page; len < page_bytes only for the
  * object's last page). cost receives the tasklet's work for this page. *need_more is set to 0 once
  * the extent's last record/line is complete (or the tasklet stopped). Returns 0 or a negative errno
- * (tasklet failure; csd_taskrun_error() says why). */
-int csd_taskrun_feed(csd_taskrun *t, uint64_t page_index, const uint8_t *data, size_t len,
+ * (tasklet failure; csd_exec_error() says why). */
+int csd_exec_feed(csd_exec *t, uint64_t page_index, const uint8_t *data, size_t len,
                      csd_cost *cost, int *need_more);
 
 /* No more input: flush a partial text line at end of object, call finish(). (feed already delivers
  * the object's final unterminated line when it is given the object's last page; finish fails with
  * -EPROTO if the caller stopped feeding while need_more was still 1.) */
-int csd_taskrun_finish(csd_taskrun *t, csd_cost *cost);
+int csd_exec_finish(csd_exec *t, csd_cost *cost);
 
 /* The failure message ("" when none): the tasklet's csd_io_fail text, the output-buffer-full message,
  * or a framing error. */
-const char *csd_taskrun_error(const csd_taskrun *t);
-/* The taskrun as the engine's work for one request (feed and finish go to the taskrun). */
-csd_isp_work csd_taskrun_work(csd_taskrun *t);
-void csd_taskrun_destroy(csd_taskrun *t);
+const char *csd_exec_error(const csd_exec *t);
+/* The execution as the engine's work for one request (feed and finish go to it). */
+csd_isp_work csd_exec_work(csd_exec *t);
+void csd_exec_destroy(csd_exec *t);
 
 #endif

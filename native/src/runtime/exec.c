@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/taskrun.h"
-#include "runtime/taskrun_io.h"
+#include "runtime/exec.h"
+#include "runtime/exec_io.h"
 
 /* A line longer than this fails the tasklet instead of eating device DRAM. */
 #define CSD_MAX_LINE_BYTES (64u << 20)
@@ -22,7 +22,7 @@ enum line_phase {
     LP_IN_LINE,   /* inside the line that started at item_start */
 };
 
-struct csd_taskrun {
+struct csd_exec {
     const csd_tasklet_ops *ops;
     void *state;
     csd_framing fr;
@@ -56,7 +56,7 @@ struct csd_taskrun {
 /* The tasklet failed (rc < 0), or called csd_io_fail / hit a runtime limit while returning >= 0.
  * The status is the runtime's own when it set one, else the tasklet's errno (-EPROTO when the
  * tasklet reported a failure but returned success); the message is the first one recorded. */
-static void run_fail(csd_taskrun *t, int rc, const char *what) {
+static void run_fail(csd_exec *t, int rc, const char *what) {
     int st = t->io.status ? t->io.status : rc < 0 ? rc : -EPROTO;
     csd_taskio_set_error(&t->io, st, "tasklet '%s' %s failed: %s", t->ops->name ? t->ops->name : "?", what,
                      strerror(-st));
@@ -64,14 +64,14 @@ static void run_fail(csd_taskrun *t, int rc, const char *what) {
     t->done = 1;
 }
 
-int csd_taskrun_create(csd_taskrun **out, const csd_tasklet_ops *ops, const csd_tasklet_args *args,
+int csd_exec_create(csd_exec **out, const csd_tasklet_ops *ops, const csd_tasklet_args *args,
                        csd_outbuf *outbuf, char *err, size_t errlen) {
     *out = NULL;
     if (!ops || !ops->init || !ops->record || !outbuf) {
         snprintf(err, errlen, "invalid tasklet (missing init/record or output buffer)");
         return -EINVAL;
     }
-    csd_taskrun *t = calloc(1, sizeof *t);
+    csd_exec *t = calloc(1, sizeof *t);
     if (!t) {
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
@@ -84,24 +84,24 @@ int csd_taskrun_create(csd_taskrun **out, const csd_tasklet_ops *ops, const csd_
     if (rc < 0) {
         snprintf(err, errlen, "%s", ebuf[0] ? ebuf : strerror(-rc));
         t->state = NULL;
-        csd_taskrun_destroy(t);
+        csd_exec_destroy(t);
         return rc;
     }
     if ((t->fr.kind != CSD_FRAMING_RECORDS && t->fr.kind != CSD_FRAMING_LINES) ||
         (t->fr.kind == CSD_FRAMING_RECORDS && t->fr.record_bytes == 0)) {
         snprintf(err, errlen, "tasklet '%s' chose an invalid framing", ops->name ? ops->name : "?");
-        csd_taskrun_destroy(t);
+        csd_exec_destroy(t);
         return -EINVAL;
     }
     *out = t;
     return 0;
 }
 
-int csd_taskrun_begin(csd_taskrun *t, uint64_t object_size, uint64_t offset, uint64_t length,
+int csd_exec_begin(csd_exec *t, uint64_t object_size, uint64_t offset, uint64_t length,
                       uint32_t page_bytes, uint64_t *first_page, uint64_t *last_page,
                       char *err, size_t errlen) {
     if (t->begun) {
-        snprintf(err, errlen, "taskrun already begun");
+        snprintf(err, errlen, "execution already begun");
         return -EINVAL;
     }
     if (page_bytes == 0) {
@@ -154,7 +154,7 @@ int csd_taskrun_begin(csd_taskrun *t, uint64_t object_size, uint64_t offset, uin
 }
 
 /* The page hook for the page where an item starts; returns 0, CSD_SKIP_PAGE, CSD_STOP or < 0. */
-static int enter_page(csd_taskrun *t, uint64_t item_start) {
+static int enter_page(csd_exec *t, uint64_t item_start) {
     uint64_t pg = item_start / t->page_bytes;
     if (t->hooked_any && t->hooked_page == pg) return 0;
     t->hooked_any = 1;
@@ -165,7 +165,7 @@ static int enter_page(csd_taskrun *t, uint64_t item_start) {
 
 /* Hand one item to the tasklet, with the page hook and the outcome bookkeeping. Returns < 0 on
  * failure (t->status set). */
-static int deliver(csd_taskrun *t, const uint8_t *p, size_t len, uint64_t start) {
+static int deliver(csd_exec *t, const uint8_t *p, size_t len, uint64_t start) {
     if (t->skip_active && start / t->page_bytes == t->skip_page) return 0;
     int rc = enter_page(t, start);
     if (rc == 0) rc = t->ops->record(t->state, &t->io, p, len, start);
@@ -188,7 +188,7 @@ static int deliver(csd_taskrun *t, const uint8_t *p, size_t len, uint64_t start)
     return 0;
 }
 
-static int carry_append(csd_taskrun *t, const uint8_t *p, size_t n) {
+static int carry_append(csd_exec *t, const uint8_t *p, size_t n) {
     if (t->carry_len + n > t->carry_cap) {
         size_t cap = t->carry_cap ? t->carry_cap : 256;
         while (cap < t->carry_len + n) cap *= 2;
@@ -208,7 +208,7 @@ static int carry_append(csd_taskrun *t, const uint8_t *p, size_t n) {
 }
 
 /* Records in page bytes [base, base+len). */
-static int feed_records(csd_taskrun *t, const uint8_t *data, uint64_t base, size_t len) {
+static int feed_records(csd_exec *t, const uint8_t *data, uint64_t base, size_t len) {
     uint64_t R = t->fr.record_bytes, P = t->page_bytes, pend = base + len;
     while (!t->done) {
         uint64_t s = t->next_rec;
@@ -248,7 +248,7 @@ static int feed_records(csd_taskrun *t, const uint8_t *data, uint64_t base, size
     return 0;
 }
 
-static int deliver_line(csd_taskrun *t, const uint8_t *p, size_t n) {
+static int deliver_line(csd_exec *t, const uint8_t *p, size_t n) {
     static const uint8_t no_bytes[1];
     if (t->item_skip) return 0;
     if (!p) p = no_bytes;   /* an empty line still gets a valid pointer */
@@ -257,7 +257,7 @@ static int deliver_line(csd_taskrun *t, const uint8_t *p, size_t n) {
 }
 
 /* Lines in page bytes [base, base+len). */
-static int feed_lines(csd_taskrun *t, const uint8_t *data, uint64_t base, size_t len) {
+static int feed_lines(csd_exec *t, const uint8_t *data, uint64_t base, size_t len) {
     uint64_t P = t->page_bytes, pend = base + len;
     while (!t->done && t->pos < pend) {
         if (t->pos < base) {
@@ -321,7 +321,7 @@ static int feed_lines(csd_taskrun *t, const uint8_t *data, uint64_t base, size_t
 }
 
 /* Input reached the end of the object: a final line without '\n' still counts. */
-static int lines_at_eof(csd_taskrun *t) {
+static int lines_at_eof(csd_exec *t) {
     if (t->done || t->pos < t->size) return 0;
     int rc = 0;
     if (t->phase == LP_IN_LINE) {
@@ -333,7 +333,7 @@ static int lines_at_eof(csd_taskrun *t) {
     return rc < 0 ? rc : 0;
 }
 
-static void take_cost(csd_taskrun *t, csd_cost *cost) {
+static void take_cost(csd_exec *t, csd_cost *cost) {
     if (cost) {
         cost->cycles = t->io.cycles;
         cost->dram_accesses = t->io.dram_accesses;
@@ -341,7 +341,7 @@ static void take_cost(csd_taskrun *t, csd_cost *cost) {
     t->io.cycles = t->io.dram_accesses = 0;
 }
 
-int csd_taskrun_feed(csd_taskrun *t, uint64_t page_index, const uint8_t *data, size_t len,
+int csd_exec_feed(csd_exec *t, uint64_t page_index, const uint8_t *data, size_t len,
                      csd_cost *cost, int *need_more) {
     t->io.cycles = t->io.dram_accesses = 0;
     int rc = 0;
@@ -375,7 +375,7 @@ int csd_taskrun_feed(csd_taskrun *t, uint64_t page_index, const uint8_t *data, s
     return rc < 0 ? rc : t->status;
 }
 
-int csd_taskrun_finish(csd_taskrun *t, csd_cost *cost) {
+int csd_exec_finish(csd_exec *t, csd_cost *cost) {
     t->io.cycles = t->io.dram_accesses = 0;
     int rc = t->status;
     if (!rc && (!t->begun || t->finished)) {
@@ -405,11 +405,11 @@ int csd_taskrun_finish(csd_taskrun *t, csd_cost *cost) {
     return rc;
 }
 
-const char *csd_taskrun_error(const csd_taskrun *t) {
+const char *csd_exec_error(const csd_exec *t) {
     return t && t->status ? t->io.err : "";
 }
 
-void csd_taskrun_destroy(csd_taskrun *t) {
+void csd_exec_destroy(csd_exec *t) {
     if (!t) return;
     if (t->state && t->ops->destroy) t->ops->destroy(t->state);
     csd_taskio_release(&t->io);
@@ -419,11 +419,11 @@ void csd_taskrun_destroy(csd_taskrun *t) {
 
 static int work_feed(void *arg, uint64_t page_index, const uint8_t *data, size_t len, csd_cost *cost,
                      int *need_more) {
-    return csd_taskrun_feed(arg, page_index, data, len, cost, need_more);
+    return csd_exec_feed(arg, page_index, data, len, cost, need_more);
 }
 
-static int work_finish(void *arg, csd_cost *cost) { return csd_taskrun_finish(arg, cost); }
+static int work_finish(void *arg, csd_cost *cost) { return csd_exec_finish(arg, cost); }
 
-csd_isp_work csd_taskrun_work(csd_taskrun *t) {
+csd_isp_work csd_exec_work(csd_exec *t) {
     return (csd_isp_work){ .arg = t, .feed = work_feed, .finish = work_finish };
 }
