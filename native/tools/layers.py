@@ -111,7 +111,11 @@ def cycles(nodes, edges):
 
 def analyse(objdir):
     files = sources()
-    inc, calls = include_edges(files), call_edges(files, objdir)
+    return judge(files, include_edges(files), call_edges(files, objdir))
+
+
+def judge(files, inc, calls):
+    """Problems (one line each) and the folder graph {(from, to): {"includes", "calls"}}."""
     problems = []
     unknown = sorted({folder(f) for f in files} - set(LAYERS))
     if unknown:
