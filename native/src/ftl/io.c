@@ -40,7 +40,7 @@ static void group_rollback(csd_ftl *f, grp_page *g, uint32_t n, uint64_t s0, int
 /* Records, then the in-memory switch. size_after is the object size once the group is in. */
 static int group_commit(csd_ftl *f, ftl_obj *o, grp_page *g, uint32_t n, int kind, uint64_t size_after,
                         csd_flash_batch *ops) {
-    uint64_t s0 = f->next_seq;
+    uint64_t s0 = f->next_seq, now = ftl_now_ms();
     f->next_seq += n;
     int rc = csd_store_barrier(f->st);
     if (rc) {
@@ -49,7 +49,8 @@ static int group_commit(csd_ftl *f, ftl_obj *o, grp_page *g, uint32_t n, int kin
     }
     for (uint32_t k = 0; k < n; k++) {
         csd_oob r = { .kind = (uint8_t)kind, .copies = 0, .valid_bytes = g[k].valid, .obj = o->id,
-                      .page = g[k].idx, .seq = s0 + k, .op_first = s0, .op_pages = n, .data_crc = g[k].crc };
+                      .page = g[k].idx, .seq = s0 + k, .op_first = s0, .op_pages = n, .data_crc = g[k].crc,
+                      .time_ms = now };
         rc = csd_store_write_oob(f->st, g[k].ppn, &r);
         if (rc) {
             group_rollback(f, g, n, s0, 1);
@@ -85,6 +86,7 @@ static int group_commit(csd_ftl *f, ftl_obj *o, grp_page *g, uint32_t n, int kin
         (void)f->map->update(f->map_state, f, o->id, idx, ops);
     }
     o->size = size_after;
+    o->mtime_ms = now;
     /* the old last page no longer carries the size: its tombstone may be droppable now */
     if (old_pages && ftl_obj_pages(f, o) > old_pages) ftl_maybe_drop_tomb(f, o, old_pages - 1);
     return 0;

@@ -93,7 +93,7 @@ int cmd_identify(csd_device *d, const Smartssd__V1__Identify *m, cmd_ctx *c) {
 
 static const char *const CMD_NAMES[] = {
     "create_object", "execute_object", "read_object", "write_object", "delete_object", "list", "stat", "trim",
-    "identify", "stats", "rename",
+    "identify", "stats", "rename", "set_times",
 };
 
 int cmd_stats(csd_device *d, const Smartssd__V1__Stats *m, cmd_ctx *c) {

@@ -53,6 +53,7 @@ static int dispatch(csd_device *d, const Smartssd__V1__Request *r, cmd_ctx *c) {
     case SMARTSSD__V1__REQUEST__COMMAND_IDENTIFY: return cmd_identify(d, r->identify, c);
     case SMARTSSD__V1__REQUEST__COMMAND_STATS: return cmd_stats(d, r->stats, c);
     case SMARTSSD__V1__REQUEST__COMMAND_RENAME: return cmd_rename(d, r->rename, c);
+    case SMARTSSD__V1__REQUEST__COMMAND_SET_TIMES: return cmd_set_times(d, r->set_times, c);
     default:
         return cmd_fail(c, CSD_UNSUPPORTED, "unknown or missing command in request (protocol version %d)",
                         CSD_PROTOCOL_VERSION);

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -301,7 +302,11 @@ static int run_ls(cli *c, int argc, char **argv) {
                 json_object_object_add(o, "pages", json_object_new_int64((int64_t)in->pages));
                 json_object_array_add(arr, o);
             } else {
-                printf("%12" PRIu64 "  %6" PRIu64 "  %s\n", in->size, in->object_id, in->name);
+                char when[32] = "-";
+                time_t secs = (time_t)(in->mtime_ms / 1000);
+                struct tm tm;
+                if (in->mtime_ms && localtime_r(&secs, &tm)) strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
+                printf("%12" PRIu64 "  %6" PRIu64 "  %16s  %s\n", in->size, in->object_id, when, in->name);
             }
             snprintf(after, sizeof after, "%s", in->name);
         }
