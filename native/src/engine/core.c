@@ -144,7 +144,10 @@ int csd_eng_feed_upto(csd_engine *e, csd_isp_req *r, uint64_t rel, uint64_t *fai
         if (r->ppn[i] == CSD_PPN_NONE) {
             memset(e->page_buf, 0, e->p.page_bytes);
         } else {
-            int rc = r->src.read(r->src.arg, r->ppn[i], e->page_buf);
+            int rc = 0;
+            const uint8_t *in_place = r->src.view ? r->src.view(r->src.arg, r->ppn[i], &rc) : NULL;
+            if (in_place) data = in_place;
+            else if (!rc) rc = r->src.read(r->src.arg, r->ppn[i], e->page_buf);
             if (rc < 0) {
                 *fail_ns = csd_eng_cost_ns(e, e->p.page_cycles, &(csd_cost){ 0, 0 });
                 return rc;

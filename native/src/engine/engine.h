@@ -71,6 +71,9 @@ typedef struct csd_page_source {
     uint64_t (*ppn)(void *arg, uint64_t page_index);
     /* real bytes of ppn into buf (page_bytes); 0 or -errno */
     int (*read)(void *arg, uint64_t ppn, uint8_t *buf);
+    /* Optional, tried first: the page's bytes in place (no copy), or NULL with *rc = 0 when it cannot
+     * (then read() runs) or a negative errno (the read failed). */
+    const uint8_t *(*view)(void *arg, uint64_t ppn, int *rc);
 } csd_page_source;
 
 /* What a core does with a request's pages: the tasklet runtime on the device (runtime/exec.h),

@@ -222,15 +222,28 @@ uint64_t csd_ftl_lookup(const csd_ftl *f, uint64_t id, uint64_t page_index) {
     return map_is_data(e) ? e : CSD_PPN_NONE;
 }
 
+/* A live data page's bytes must match the CRC its record carries (tombstones and garbage have
+ * nothing to check against). */
+static int verify_ppn(const csd_ftl *f, uint64_t ppn, const uint8_t *page) {
+    if (f->pstate[ppn] != PG_VALID) return 0;
+    const ftl_obj *o = csd_objtab_by_id(&f->tab, f->rev_id[ppn]);
+    uint32_t idx = f->rev_idx[ppn];
+    return o && idx < o->cap && o->map[idx] == ppn && csd_crc32(0, page, f->pb) != f->pcrc[ppn] ? -EIO : 0;
+}
+
 int csd_ftl_read_ppn(csd_ftl *f, uint64_t ppn, void *buf) {
     if (ppn >= f->physical || !buf) return -EINVAL;
     int rc = csd_store_read_data(f->st, ppn, 0, buf, f->pb);
-    if (rc) return rc;
-    /* verify when it is a live data page (tombstones and garbage have nothing to check against) */
-    if (f->pstate[ppn] == PG_VALID) {
-        const ftl_obj *o = csd_objtab_by_id(&f->tab, f->rev_id[ppn]);
-        uint32_t idx = f->rev_idx[ppn];
-        if (o && idx < o->cap && o->map[idx] == ppn && csd_crc32(0, buf, f->pb) != f->pcrc[ppn]) return -EIO;
+    return rc ? rc : verify_ppn(f, ppn, buf);
+}
+
+const uint8_t *csd_ftl_view_ppn(csd_ftl *f, uint64_t ppn, int *rc) {
+    *rc = 0;
+    if (ppn >= f->physical) {
+        *rc = -EINVAL;
+        return NULL;
     }
-    return 0;
+    const uint8_t *page = csd_store_data_view(f->st, ppn);
+    if (page && (*rc = verify_ppn(f, ppn, page)) != 0) return NULL;
+    return page;
 }
