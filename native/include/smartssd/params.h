@@ -11,6 +11,7 @@ extern "C" {
 #endif
 
 #define CSD_NAME_MAX 32
+#define CSD_PATH_MAX 256
 
 typedef struct csd_params {
     char preset[CSD_NAME_MAX];          /* name of the preset these values started from */
@@ -56,6 +57,13 @@ typedef struct csd_params {
     char flash_scheduler[CSD_NAME_MAX];   /* when submitted flash operations reach the chips' queues */
     char placement[CSD_NAME_MAX];         /* which page a host write takes, which block GC reclaims
                                            * (fixed at format) */
+
+    /* observing (docs/TRACING.md) */
+    char trace_file[CSD_PATH_MAX];      /* timeline of this session, written at close ("" = off); {image}
+                                         * and {pid} in it become the image's file name and the pid */
+    uint64_t trace_events;              /* events the timeline keeps (the newest; a ring) */
+    uint64_t trace_from_ns;             /* ns of device time: record only events overlapping */
+    uint64_t trace_to_ns;               /* [from, to); to = 0: no end */
 
     /* emulation */
     uint32_t paced;                     /* 1 = wall time never runs ahead of device time */

@@ -18,7 +18,8 @@ static int parse(cli *c, const subcmd *s, int argc, char **argv, const struct op
                  int (*on_opt)(cli *, int, const char *, void *), void *arg, char **pos, int minpos, int maxpos,
                  int *npos) {
     struct option opts[32] = { CLI_COMMON_LONGOPTS };
-    size_t n = 4;
+    size_t n = 0;
+    while (opts[n].name) n++;
     for (size_t i = 0; i < nextra && n < 31; i++) opts[n++] = extra[i];
     opts[n] = (struct option){ 0 };
     optind = 1;
