@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "smartssd/v1/device.pb-c.h"
 #include "tasklets/plan_int.h"
@@ -130,6 +133,21 @@ raw:;
     return end;
 }
 
+/* The next delimiter at or after pos (n when none). Fields are a few bytes long, so one 16-byte
+ * compare usually finds it: cheaper than a memchr call per field. */
+static inline size_t next_delim(const uint8_t *s, size_t pos, size_t n, uint8_t d) {
+#ifdef __SSE2__
+    const __m128i dv = _mm_set1_epi8((char)d);
+    while (pos + 16 <= n) {
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(s + pos)), dv));
+        if (m) return pos + (size_t)__builtin_ctz(m);
+        pos += 16;
+    }
+#endif
+    while (pos < n && s[pos] != d) pos++;
+    return pos;
+}
+
 /* Split the current line up to field `want` (fields past the line's end stay unsplit: NULL). */
 static void split_to(plan *pl, uint32_t want) {
     const uint8_t *s = pl->rec;
@@ -141,8 +159,7 @@ static void split_to(plan *pl, uint32_t want) {
         if (pl->quoting) {
             end = split_quoted(pl, k, pos);
         } else {
-            const uint8_t *d = pos < n ? memchr(s + pos, pl->delim, n - pos) : NULL;
-            end = d ? (size_t)(d - s) : n;
+            end = pos < n ? next_delim(s, pos, n, pl->delim) : n;
             pl->fstart[k] = (uint32_t)pos;
             pl->fend[k] = (uint32_t)end;
         }
@@ -160,10 +177,16 @@ static int parse_int(const uint8_t *p, size_t n, int64_t *out) {
     if (i < n && (p[i] == '-' || p[i] == '+')) neg = p[i++] == '-';
     if (i == n) return -1;
     uint64_t v = 0, lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
-    for (; i < n; i++) {
-        if (p[i] < '0' || p[i] > '9') return -1;
+    /* 18 digits cannot overflow: check the limit only past them */
+    size_t fast = n - i > 18 ? i + 18 : n;
+    for (; i < fast; i++) {
         unsigned dgt = (unsigned)(p[i] - '0');
-        if (v > (lim - dgt) / 10) return -1;
+        if (dgt > 9) return -1;
+        v = v * 10 + dgt;
+    }
+    for (; i < n; i++) {
+        unsigned dgt = (unsigned)(p[i] - '0');
+        if (dgt > 9 || v > (lim - dgt) / 10) return -1;
         v = v * 10 + dgt;
     }
     *out = neg ? (int64_t)(0 - v) : (int64_t)v;
@@ -253,11 +276,18 @@ int csd_plan_equal_group(const pv *a, const pv *b) {
     return csd_plan_cmp(a, b) == 0;
 }
 
+/* One 64-bit word into the hash: multiply-xorshift (the finalizer of splitmix64). */
+static inline uint64_t mix64(uint64_t h, uint64_t w) {
+    h ^= w + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+    return h ^ (h >> 31);
+}
+
 uint64_t csd_plan_hash(const pv *v, size_t n) {
     uint64_t h = 1469598103934665603ull;
-#define MIX(byte) (h = (h ^ (uint8_t)(byte)) * 1099511628211ull)
     for (size_t k = 0; k < n; k++) {
-        MIX(v[k].t);
+        h = mix64(h, (uint64_t)v[k].t);
         uint64_t bits = 0;
         switch (v[k].t) {
         case PT_INT: bits = (uint64_t)v[k].i; break;
@@ -269,15 +299,24 @@ uint64_t csd_plan_hash(const pv *v, size_t n) {
             memcpy(&bits, &d, sizeof bits);
             break;
         }
-        case PT_STRING:
-            for (size_t i = 0; i < v[k].s.n; i++) MIX(v[k].s.p[i]);
-            bits = v[k].s.n;
+        case PT_STRING: {
+            const uint8_t *s = v[k].s.p;
+            size_t len = v[k].s.n, i = 0;
+            for (; i + 8 <= len; i += 8) {
+                uint64_t w;
+                memcpy(&w, s + i, 8);
+                h = mix64(h, w);
+            }
+            uint64_t tail = 0;
+            memcpy(&tail, s + i, len - i);
+            h = mix64(h, tail);
+            bits = len;
             break;
+        }
         default: break;
         }
-        for (int i = 0; i < 8; i++) MIX(bits >> (8 * i));
+        h = mix64(h, bits);
     }
-#undef MIX
     return h;
 }
 

@@ -134,6 +134,7 @@ typedef struct plan {
     int fail_rc;             /* the errno of the first failure: -EDOM, -ENOSPC (state cap), -ENOMEM */
     uint64_t emitted;        /* rows emitted directly (no aggregates, no order) */
     pgroup *groups;
+    uint32_t last_group;     /* 1 + the group the previous record updated (0: none): keys repeat */
     size_t n_groups, cap_groups;
     uint32_t *htab;          /* open addressing: group index + 1, 0 = empty */
     size_t hcap;

@@ -294,22 +294,29 @@ static pgroup *new_group(plan *pl, const pv *key, uint64_t h) {
     return g;
 }
 
+static int same_key(const plan *pl, const pgroup *g, const pv *key) {
+    uint32_t k = 0;
+    while (k < pl->n_group && csd_plan_equal_group(&g->key[k], &key[k])) k++;
+    return k == pl->n_group;
+}
+
 static pgroup *find_group(plan *pl, const pv *key) {
-    uint64_t h = csd_plan_hash(key, pl->n_group);
+    /* the device's cost is a hash lookup either way; the emulator first tries the previous group */
     csd_io_charge(pl->io, CSD_TK_CYCLES_PER_HASH, 1);
+    if (pl->last_group && same_key(pl, &pl->groups[pl->last_group - 1], key)) return &pl->groups[pl->last_group - 1];
+    uint64_t h = csd_plan_hash(key, pl->n_group);
     if (pl->n_groups + 1 > pl->hcap / 2 && htab_grow(pl)) return NULL;
     size_t i = h & (pl->hcap - 1);
     while (pl->htab[i]) {
         pgroup *g = &pl->groups[pl->htab[i] - 1];
-        if (g->hash == h) {
-            uint32_t k = 0;
-            while (k < pl->n_group && csd_plan_equal_group(&g->key[k], &key[k])) k++;
-            if (k == pl->n_group) return g;
+        if (g->hash == h && same_key(pl, g, key)) {
+            pl->last_group = pl->htab[i];
+            return g;
         }
         i = (i + 1) & (pl->hcap - 1);
     }
     pgroup *g = new_group(pl, key, h);
-    if (g) pl->htab[i] = (uint32_t)pl->n_groups;
+    if (g) pl->htab[i] = pl->last_group = (uint32_t)pl->n_groups;
     return g;
 }
 
