@@ -68,18 +68,16 @@ final class SmartSsdOptions implements Serializable {
                     + " padded records are longer)");
         }
         this.entryBytes = (int) eb;
-        String d = in.get(DELIMITER, in.get("sep", ","));
-        if (d.equals("\\t")) {
-            d = "\t";
-        }
+        String rawDelimiter = in.raw(DELIMITER, in.raw("sep", ","));
+        String d = unescape(DELIMITER, rawDelimiter);
         if (d.getBytes(java.nio.charset.StandardCharsets.UTF_8).length != 1 || d.equals("\n") || d.equals("\r")) {
-            throw new IllegalArgumentException("option " + DELIMITER + " = '" + d
-                    + "' must be one single-byte character other than CR/LF");
+            throw new IllegalArgumentException("option " + DELIMITER + " = '" + rawDelimiter
+                    + "' must be one single-byte character other than CR/LF (the device splits lines on one byte)");
         }
         this.delimiter = d;
         // Spark's CSV defaults; an empty value turns quoting (or escaping) off, as in Spark
-        this.quote = quoteChar(QUOTE, in.get(QUOTE, "\""), d);
-        this.escape = quoteChar(ESCAPE, in.get(ESCAPE, "\\"), d);
+        this.quote = quoteChar(QUOTE, unescape(QUOTE, in.raw(QUOTE, "\"")), d);
+        this.escape = quoteChar(ESCAPE, unescape(ESCAPE, in.raw(ESCAPE, "\\")), d);
         this.header = bool(HEADER, in.get(HEADER, "false"));
         this.splitSize = bytes(SPLIT_SIZE, in.get(SPLIT_SIZE, String.valueOf(DEFAULT_SPLIT_SIZE)));
         if (splitSize <= 0) {
@@ -106,14 +104,38 @@ final class SmartSsdOptions implements Serializable {
         return v;
     }
 
+    /**
+     * A character option as Spark's CSV reader reads it: the value itself, not trimmed (a space or a
+     * tab is a fine delimiter), with Spark's escapes {@code \t \r \b \f \" \' \u0000}.
+     */
+    static String unescape(String key, String v) {
+        if (v.length() == 2 && v.charAt(0) == '\\') {
+            switch (v.charAt(1)) {
+                case 't': return "\t";
+                case 'r': return "\r";
+                case 'b': return "\b";
+                case 'f': return "\f";
+                case '"': return "\"";
+                case '\'': return "'";
+                case '\\': return "\\";
+                default:
+                    throw new IllegalArgumentException("option " + key + " = '" + v + "': unsupported escape");
+            }
+        }
+        return v.equals("\\u0000") ? "\u0000" : v;
+    }
+
     /** Options from the read options (case-insensitive keys) over the session conf entries. */
     static SmartSsdOptions parse(Map<String, String> readOptions, Map<String, String> sessionConf) {
-        return new SmartSsdOptions((key, dflt) -> {
-            String v = readOptions.get(key);
-            if (v == null) {
-                v = sessionConf.get(SESSION_PREFIX + key);
+        return new SmartSsdOptions(new Lookup() {
+            @Override
+            public String raw(String key, String dflt) {
+                String v = readOptions.get(key);
+                if (v == null) {
+                    v = sessionConf.get(SESSION_PREFIX + key);
+                }
+                return v == null ? dflt : v;
             }
-            return v == null ? dflt : v.trim();
         });
     }
 
@@ -121,9 +143,14 @@ final class SmartSsdOptions implements Serializable {
         return format.equals(FORMAT_WC98);
     }
 
-    @FunctionalInterface
     private interface Lookup {
-        String get(String key, String dflt);
+        /** The value as given: characters (delimiter, quote, escape) keep their spaces. */
+        String raw(String key, String dflt);
+
+        /** Names, numbers and flags: surrounding spaces do not count. */
+        default String get(String key, String dflt) {
+            return raw(key, dflt).trim();
+        }
     }
 
     static boolean bool(String key, String v) {
