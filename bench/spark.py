@@ -1,6 +1,6 @@
 """bench spark: the same selective queries through Spark's `smartssd` format (filters, aggregates and
 top-N pushed into the device as a `plan` tasklet), through Spark's own CSV reader on a local copy and
-through Parquet on a local copy, in one run, on one web-log CSV dataset (issue 6).
+through Parquet on a local copy, in one run, on one web-log CSV dataset.
 
     bin/smartssd bench spark [SIZE]        # SIZE of the CSV dataset, default 1G (e.g. 200M)
 
@@ -31,27 +31,24 @@ def size_bytes(s):
     return int(float(s[:-1] if s[-1:] in "KMG" else s) * mult)
 
 
-def classpath(b):
-    """Builds the connector (offline, no tests) and returns its classpath with Spark."""
-    mvn = ["mvn", "-q", "-o", "-Dcsd.asan.skip", "-Dcsd.fuzz.skip"]
-    b.run(*mvn, "-pl", "spark-connector", "-am", "-DskipTests", "install", capture=False)
-    cp_file = os.path.join(b.out, "classpath.txt")
-    b.run(*mvn, "-pl", "spark-connector", "dependency:build-classpath", "-DincludeScope=test",
-          f"-Dmdep.outputFile={cp_file}")
-    with open(cp_file) as f:
-        deps = f.read().strip()
-    return os.path.join(ROOT, "spark-connector", "target", "classes") + os.pathsep + deps
+def classpath():
+    """The examples module's classpath (the bench driver, the connector, Spark): bin/smartssd builds the
+    module with the reactor (no offline mode, nothing installed) and passes it on."""
+    cp = os.environ.get("SMARTSSD_EXAMPLES_CP")
+    if not cp:
+        sys.exit("bench spark: run it as `bin/smartssd bench spark` (it builds the examples module first)")
+    return cp
 
 
 def main(b):
     size = b.args[0] if b.args else "1G"
     nbytes = size_bytes(size)
     os.chdir(ROOT)
-    cp = classpath(b)
+    cp = classpath()
     raw = os.path.join(b.out, "raw.csv")
     data = os.path.join(b.out, "data")
     cmd = [os.environ.get("SMARTSSD_JAVA", "java"), "-Xmx3g", *JVM_FLAGS,
-           "-Dlog4j2.level=warn", "-cp", cp, "io.smartssd.spark.bench.SparkBench", data, str(nbytes), raw]
+           "-Dlog4j2.level=warn", "-cp", cp, "io.smartssd.examples.bench.SparkBench", data, str(nbytes), raw]
     if subprocess.run(cmd).returncode:
         sys.exit("the Spark bench failed")
     with open(raw) as f:

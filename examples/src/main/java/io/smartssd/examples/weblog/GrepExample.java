@@ -5,7 +5,6 @@ import io.smartssd.device.SmartSsd;
 import io.smartssd.hadoop.fs.SmartSsdFileSystem;
 import io.smartssd.hadoop.mapreduce.DeviceJob;
 import io.smartssd.hadoop.mapreduce.DeviceMapper;
-import io.smartssd.hadoop.mapreduce.format.ColumnsFormat;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -75,11 +74,8 @@ public final class GrepExample {
         conf.set(PATTERN, pattern);
         Job job;
         if (device) {
-            DeviceJob dj = DeviceJob.getInstance(conf, "grep device");
-            dj.setDeviceMapper(DeviceMapper.tasklet("grep").keyword(pattern));
-            dj.setDeviceMapperFormat(ColumnsFormat.class);                 // (count) -> "", count
-            dj.addInputPath(input);
-            job = dj;
+            // one (count) row per split, summed
+            job = DeviceJob.counting(conf, "grep device", DeviceMapper.tasklet("grep").keyword(pattern), output, input);
         } else {
             job = Job.getInstance(conf, "grep host");
             job.setJarByClass(GrepExample.class);

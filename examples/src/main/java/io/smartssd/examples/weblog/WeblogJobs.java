@@ -5,7 +5,6 @@ import io.smartssd.device.SmartSsd;
 import io.smartssd.hadoop.fs.SmartSsdFileSystem;
 import io.smartssd.hadoop.mapreduce.DeviceJob;
 import io.smartssd.hadoop.mapreduce.DeviceMapper;
-import io.smartssd.hadoop.mapreduce.format.ColumnsFormat;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -26,7 +25,6 @@ import org.apache.hadoop.mapreduce.Job;
 import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.lib.input.FileInputFormat;
 import org.apache.hadoop.mapreduce.lib.output.FileOutputFormat;
-import org.apache.hadoop.mapreduce.lib.reduce.LongSumReducer;
 
 /**
  * Builds and runs the three versions of the two queries as Hadoop jobs, and reads their answers;
@@ -69,24 +67,20 @@ public final class WeblogJobs {
         String name = q.shortName() + " " + v.label() + " " + input.getName();
         Job job;
         if (v == Version.DEVICE) {
-            DeviceJob dj = DeviceJob.getInstance(conf, name);
             DeviceMapper m = DeviceMapper.tasklet(q.tasklet()).param("entry_bytes", Integer.toString(entryBytes));
             if (q == WeblogQuery.Q1) {
-                dj.setDeviceMapper(m);
-                dj.setDeviceMapperFormat(ColumnsFormat.class);       // (region, count) -> Text, LongWritable
-                dj.setCombinerClass(LongSumReducer.class);
-                dj.setReducerClass(LongSumReducer.class);
-                dj.setOutputKeyClass(Text.class);
-                dj.setOutputValueClass(LongWritable.class);
+                // (region, count) rows summed per region
+                job = DeviceJob.counting(conf, name, m, output, input);
             } else {
+                DeviceJob dj = DeviceJob.getInstance(conf, name);
                 dj.setDeviceMapper(m.param("top_n", Integer.toString(topN)));
                 dj.setDeviceMapperFormat(DeviceQ2Format.class);
                 dj.setReducerClass(HostOptimized.MergingReducer.class);
                 dj.setOutputKeyClass(NullWritable.class);
                 dj.setOutputValueClass(Text.class);
+                dj.addInputPath(input);
+                job = dj;
             }
-            dj.addInputPath(input);
-            job = dj;
         } else {
             // The record reader checks this too, but LocalJobRunner reports a task's failure only in its log.
             long size = input.getFileSystem(conf).getFileStatus(input).getLen();

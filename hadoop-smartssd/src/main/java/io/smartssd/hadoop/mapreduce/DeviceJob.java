@@ -2,11 +2,16 @@ package io.smartssd.hadoop.mapreduce;
 
 import java.io.IOException;
 import org.apache.hadoop.conf.Configuration;
+import io.smartssd.hadoop.mapreduce.format.ColumnsFormat;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.io.LongWritable;
+import org.apache.hadoop.io.Text;
 import org.apache.hadoop.mapreduce.Job;
 import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.Mapper;
 import org.apache.hadoop.mapreduce.lib.input.FileInputFormat;
+import org.apache.hadoop.mapreduce.lib.output.FileOutputFormat;
+import org.apache.hadoop.mapreduce.lib.reduce.LongSumReducer;
 import org.apache.hadoop.util.ReflectionUtils;
 
 /**
@@ -16,6 +21,13 @@ import org.apache.hadoop.util.ReflectionUtils;
  * Each map task runs the tasklet over its split where the data lies and only the tasklet's output
  * crosses to the host; combiner, shuffle, sort, reducer and output format are Hadoop's as usual.
  *
+ * The common shape, a tasklet that emits (key, count) rows summed per key on the host, is one call:
+ * <pre>{@code
+ * DeviceJob job = DeviceJob.counting(conf, "accesses per region",
+ *         DeviceMapper.tasklet("weblog-q1").param("entry_bytes", "20"), out, new Path("smartssd://dev0/wc98.bin"));
+ * job.waitForCompletion(true);
+ * }</pre>
+ * and in full:
  * <pre>{@code
  * DeviceJob job = DeviceJob.getInstance(conf, "accesses per region");
  * job.addInputPath(new Path("smartssd://dev0/logs/wc98.bin"));
@@ -63,6 +75,27 @@ public class DeviceJob extends Job {
 
     public static DeviceJob getInstance(Configuration conf) throws IOException {
         return new DeviceJob(conf, "DeviceJob");
+    }
+
+    /**
+     * A counting job: the tasklet's rows are (key, count) ({@link ColumnsFormat}: the last column is
+     * the count, the others the key), combined and summed per key on the host ({@link LongSumReducer})
+     * and written as Text / LongWritable to {@code output}.
+     */
+    public static DeviceJob counting(Configuration conf, String name, DeviceMapper mapper, Path output,
+                                     Path... inputs) throws IOException {
+        DeviceJob job = getInstance(conf, name);
+        for (Path in : inputs) {
+            job.addInputPath(in);
+        }
+        job.setDeviceMapper(mapper);
+        job.setDeviceMapperFormat(ColumnsFormat.class);
+        job.setCombinerClass(LongSumReducer.class);
+        job.setReducerClass(LongSumReducer.class);
+        job.setOutputKeyClass(Text.class);
+        job.setOutputValueClass(LongWritable.class);
+        FileOutputFormat.setOutputPath(job, output);
+        return job;
     }
 
     /** The tasklet each map task runs in the device. */

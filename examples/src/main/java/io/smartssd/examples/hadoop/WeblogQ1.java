@@ -1,24 +1,19 @@
-package io.smartssd.hadoop.examples;
+package io.smartssd.examples.hadoop;
 
 import io.smartssd.hadoop.mapreduce.DeviceCounter;
 import io.smartssd.hadoop.mapreduce.DeviceJob;
 import io.smartssd.hadoop.mapreduce.DeviceMapper;
-import io.smartssd.hadoop.mapreduce.format.ColumnsFormat;
 import org.apache.hadoop.conf.Configured;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.io.LongWritable;
-import org.apache.hadoop.io.Text;
 import org.apache.hadoop.mapreduce.Counters;
-import org.apache.hadoop.mapreduce.lib.output.FileOutputFormat;
-import org.apache.hadoop.mapreduce.lib.reduce.LongSumReducer;
 import org.apache.hadoop.util.Tool;
 import org.apache.hadoop.util.ToolRunner;
 
 /**
  * The paper's first web-log query as a DeviceJob: accesses per region of WorldCup98 records, counted
  * inside the device, summed on the host.
- * {@code hadoop jar hadoop-smartssd.jar io.smartssd.hadoop.examples.WeblogQ1
- * -D fs.smartssd.device.dev0.image=/data/dev.img smartssd://dev0/wc98.bin out [entry_bytes]}
+ * {@code bin/smartssd hadoop weblog-q1 -D fs.smartssd.device.dev0.image=/data/dev.img
+ * smartssd://dev0/wc98.bin out [entry_bytes]}
  */
 public class WeblogQ1 extends Configured implements Tool {
     @Override
@@ -28,15 +23,9 @@ public class WeblogQ1 extends Configured implements Tool {
             ToolRunner.printGenericCommandUsage(System.err);
             return 2;
         }
-        DeviceJob job = DeviceJob.getInstance(getConf(), "weblog-q1 " + args[0]);
-        job.addInputPath(new Path(args[0]));
-        job.setDeviceMapper(DeviceMapper.tasklet("weblog-q1").param("entry_bytes", args.length > 2 ? args[2] : "20"));
-        job.setDeviceMapperFormat(ColumnsFormat.class);
-        job.setCombinerClass(LongSumReducer.class);
-        job.setReducerClass(LongSumReducer.class);
-        job.setOutputKeyClass(Text.class);
-        job.setOutputValueClass(LongWritable.class);
-        FileOutputFormat.setOutputPath(job, new Path(args[1]));
+        DeviceJob job = DeviceJob.counting(getConf(), "weblog-q1 " + args[0],
+                DeviceMapper.tasklet("weblog-q1").param("entry_bytes", args.length > 2 ? args[2] : "20"),
+                new Path(args[1]), new Path(args[0]));
         boolean ok = job.waitForCompletion(true);
         printDeviceCounters(job.getCounters());
         return ok ? 0 : 1;

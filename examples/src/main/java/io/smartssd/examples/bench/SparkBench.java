@@ -1,4 +1,4 @@
-package io.smartssd.spark.bench;
+package io.smartssd.examples.bench;
 
 import io.smartssd.device.SmartSsd;
 import java.io.BufferedWriter;
