@@ -126,25 +126,25 @@ public final class GrepExample {
         }
     }
 
-    static int run(WeblogCli cli, Args a) throws Exception {
-        String pattern = a.get("pattern", "/images/");
+    static int run(WeblogCli cli, WeblogCli.DeviceOptions a, String input, String pattern, long size, long seed,
+                   boolean json) throws Exception {
         if (pattern.isEmpty()) {
             throw new IllegalArgumentException("--pattern must not be empty");
         }
-        String input = a.get("input", null);
         Configuration conf;
         Path in;
         if (input == null) {
             // No input: a CLF log generated on the image (kept, so a second run reuses it).
-            java.nio.file.Path image = java.nio.file.Path.of(a.require("image")).toAbsolutePath();
-            long size = Args.bytes(a.get("size", "64M"));
-            long seed = Long.parseLong(a.get("seed", "1998"));
+            if (a.image == null) {
+                throw new IllegalArgumentException("--image IMG is required without --input");
+            }
+            java.nio.file.Path image = java.nio.file.Path.of(a.image).toAbsolutePath();
             long records = Math.max(1, size / 70);
             if (!Files.exists(image)) {
                 Files.createDirectories(image.getParent());
                 SmartSsd.format(image, Math.max(256L << 20, size * 2 + (128L << 20)), "smartssd-paper");
             }
-            conf = WeblogJobs.localConf(a.getInt("maps", 2));
+            conf = WeblogJobs.localConf(a.maps);
             conf.set("fs.smartssd.device.grep.image", image.toString());
             in = new Path("smartssd://grep/clf/access-" + records + "r-seed" + seed + ".log");
             FileSystem fs = in.getFileSystem(conf);
@@ -167,7 +167,7 @@ public final class GrepExample {
         runOne(conf, false, in, pattern);
         GrepRun dev = runOne(conf, true, in, pattern);
         GrepRun host = runOne(conf, false, in, pattern);
-        if (a.flag("json")) {
+        if (json) {
             cli.out().printf(Locale.ROOT, "{\"pattern\":\"%s\",\"input\":\"%s\",\"input_bytes\":%d,\"runs\":[%s,%s],"
                     + "\"counts_equal\":%b}%n", pattern.replace("\\", "\\\\").replace("\"", "\\\""), in, bytes,
                     json(dev), json(host), dev.count() == host.count());

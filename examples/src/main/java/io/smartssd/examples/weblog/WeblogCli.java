@@ -9,97 +9,131 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
+import java.util.concurrent.Callable;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import picocli.AutoComplete;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
- * The examples' command line ({@code bin/smartssd weblog|grep|demo}, {@code bin/smartssd bench weblog}):
- * <pre>
- *   gen    --output PATH|smartssd://ID/NAME (--records N | --size S) [--entry-bytes 20] [--seed 1998]
- *          [--mix realistic|uniform] [--format binary|clf] [--image IMG]
- *   weblog --input PATH --entry-bytes N --query q1|q2 --version host-normal|host-optimized|device|spark-device
- *          [--top-n 3] [--json] [--image IMG] [--maps 2] [--conf KEY=VALUE]
- *   sweep  --image IMG --results FILE [--size 256M] [--entry-bytes 32,64,128,256] [--query q1,q2]
- *          [--version host-normal,host-optimized,device] [--seed 1998] [--maps 2]
- *   grep   --image IMG [--input smartssd://ID/NAME] [--pattern /images/] [--size 64M] [--json]
- * </pre>
- * {@code --image IMG} names the embedded device image of every {@code smartssd://ID/...} URI given.
+ * The Java side of {@code bin/smartssd} (picocli): {@code weblog} (one query, one version),
+ * {@code weblog gen} (WorldCup98-format data), {@code grep} (CLF lines as a DeviceJob and a host job),
+ * the demo's and the bench's {@code sweep}, and {@code completion} (a bash completion script for
+ * {@code bin/smartssd}). Every command and subcommand has {@code --help}; a usage error exits 2 with
+ * the usage, a failure exits 1 with its message. The launcher's own commands (demo, test, csd, ...)
+ * are listed so completion knows them; bin/smartssd runs those itself.
  */
-public final class WeblogCli {
+@Command(name = "smartssd", mixinStandardHelpOptions = true, versionProvider = WeblogCli.VersionInfo.class,
+        description = "Run the data-heavy first stage of Hadoop and Spark jobs inside an emulated Smart SSD.",
+        subcommands = {WeblogCli.Weblog.class, WeblogCli.Grep.class, WeblogCli.Sweep.class,
+            WeblogCli.Launcher.Demo.class, WeblogCli.Launcher.Test.class, WeblogCli.Launcher.Build.class,
+            WeblogCli.Launcher.Csd.class, WeblogCli.Launcher.Hadoop.class, WeblogCli.Launcher.Bench.class,
+            WeblogCli.Launcher.Plot.class, WeblogCli.Launcher.Deps.class})
+public final class WeblogCli implements Callable<Integer> {
     private static final String DEMO_DEVICE = "demo";
 
     private final PrintStream out;
     private final PrintStream err;
     private final boolean tty = System.console() != null;
+    @Spec
+    CommandSpec spec;
 
     WeblogCli(PrintStream out, PrintStream err) {
         this.out = out;
         this.err = err;
     }
 
-    public static void main(String[] argv) {
-        int rc;
-        try {
-            rc = new WeblogCli(System.out, System.err).run(argv);
-        } catch (IllegalArgumentException e) {
-            System.err.println("smartssd weblog: " + e.getMessage());
-            rc = 2;
-        } catch (Exception e) {
-            System.err.println("smartssd weblog: " + e.getMessage());
+    @Override
+    public Integer call() {
+        spec.commandLine().usage(out);
+        return 0;
+    }
+
+    /** The command line, wired to out/err: usage errors exit 2, failures 1 with their message. */
+    static CommandLine commandLine(PrintStream out, PrintStream err) {
+        WeblogCli cli = new WeblogCli(out, err);
+        CommandLine cl = new CommandLine(cli, new Factory(cli));
+        cl.addSubcommand("completion", new AutoComplete.GenerateCompletion());
+        cl.setOut(new java.io.PrintWriter(out, true));
+        cl.setErr(new java.io.PrintWriter(err, true));
+        cl.setExecutionExceptionHandler((ex, line, parsed) -> {
+            line.getErr().println(line.getCommandName() + ": " + ex.getMessage());
             if (System.getenv("SMARTSSD_DEBUG") != null) {
-                e.printStackTrace();
+                ex.printStackTrace(line.getErr());
             }
-            rc = 1;
-        }
+            // a value the parser could not judge (a size, an entry size) is still a usage error
+            return ex instanceof IllegalArgumentException ? CommandLine.ExitCode.USAGE : CommandLine.ExitCode.SOFTWARE;
+        });
+        return cl;
+    }
+
+    public static void main(String[] argv) {
+        int rc = commandLine(System.out, System.err).execute(argv);
         try {
             FileSystem.closeAll();   // releases (and flushes) embedded devices
         } catch (IOException e) {
-            System.err.println("smartssd weblog: closing: " + e.getMessage());
+            System.err.println("smartssd: closing: " + e.getMessage());
             rc = rc == 0 ? 1 : rc;
         }
         System.exit(rc);
     }
 
-    int run(String[] argv) throws Exception {
-        if (argv.length == 0) {
-            throw new IllegalArgumentException("usage: gen|weblog|sweep|grep [options] (see WeblogCli's javadoc or"
-                    + " docs/WEBLOG.md)");
+    /** Subcommands reach the CLI's streams and helpers through their enclosing instance. */
+    private record Factory(WeblogCli cli) implements CommandLine.IFactory {
+        @Override
+        public <K> K create(Class<K> cls) throws Exception {
+            for (java.lang.reflect.Constructor<?> c : cls.getDeclaredConstructors()) {
+                if (c.getParameterCount() == 1 && c.getParameterTypes()[0] == WeblogCli.class) {
+                    c.setAccessible(true);
+                    return cls.cast(c.newInstance(cli));
+                }
+            }
+            return CommandLine.defaultFactory().create(cls);
         }
-        switch (argv[0]) {
-            case "gen":
-                return gen(new Args(argv, 1, Set.of(), Set.of("output", "records", "size", "entry-bytes", "seed", "mix",
-                        "format", "image", "conf")));
-            case "weblog":
-                return weblog(new Args(argv, 1, Set.of("json"), Set.of("input", "entry-bytes", "query", "version",
-                        "top-n", "image", "maps", "conf")));
-            case "sweep":
-                return sweep(new Args(argv, 1, Set.of(), Set.of("image", "results", "size", "entry-bytes", "query",
-                        "version", "seed", "maps", "top-n")));
-            case "grep":
-                return GrepExample.run(this, new Args(argv, 1, Set.of("json"), Set.of("image", "input", "pattern",
-                        "size", "seed", "maps")));
-            default:
-                throw new IllegalArgumentException("unknown command '" + argv[0] + "': gen, weblog, sweep or grep");
+    }
+
+    static final class VersionInfo implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = WeblogCli.class.getPackage().getImplementationVersion();
+            return new String[] {"smartssd " + (v != null ? v : "(development build)")};
         }
+    }
+
+    /** Options every command that touches a device shares. */
+    static final class DeviceOptions {
+        @Option(names = "--image", paramLabel = "IMG",
+                description = "the embedded device image of every smartssd://ID/... path given")
+        String image;
+        @Option(names = "--maps", paramLabel = "N", defaultValue = "2", description = "parallel map tasks (default: ${DEFAULT-VALUE})")
+        int maps;
+        @Option(names = "--conf", paramLabel = "KEY=VALUE", description = "a Hadoop configuration entry (repeatable)")
+        List<String> conf = new ArrayList<>();
     }
 
     // ------------------------------------------------------------------ configuration
 
     /** LocalJobRunner conf; {@code --image} becomes the image of every smartssd:// device named. */
-    static Configuration conf(Args a, String... uris) {
-        Configuration conf = WeblogJobs.localConf(a.getInt("maps", 2));
-        for (String kv : a.all("conf")) {
+    static Configuration conf(DeviceOptions a, String... uris) {
+        Configuration conf = WeblogJobs.localConf(a.maps);
+        for (String kv : a.conf) {
             int eq = kv.indexOf('=');
             if (eq <= 0) {
                 throw new IllegalArgumentException("--conf " + kv + ": expected KEY=VALUE");
             }
             conf.set(kv.substring(0, eq), kv.substring(eq + 1));
         }
-        String image = a.get("image", null);
+        String image = a.image;
         for (String u : uris) {
             if (u == null || !u.startsWith("smartssd://")) {
                 continue;
@@ -129,57 +163,185 @@ public final class WeblogCli {
 
     // ------------------------------------------------------------------ gen
 
-    private int gen(Args a) throws IOException {
-        String output = a.require("output");
-        int entry = a.getInt("entry-bytes", 20);
-        String format = a.get("format", "binary");
-        long records = records(a, format.equals("clf") ? 70 : entry);
-        Wc98Generator g = new Wc98Generator(Long.parseLong(a.get("seed", "1998")), mix(a.get("mix", "realistic")));
-        Configuration conf = conf(a, output);
-        Path p = path(output);
-        long t0 = System.nanoTime();
-        long bytes;
-        try (OutputStream os = p.getFileSystem(conf).create(p, true)) {
-            Progress pr = new Progress("generate " + p.getName(), records * (format.equals("clf") ? 70 : entry));
-            bytes = switch (format) {
-                case "binary" -> g.writeBinary(os, records, entry, pr::bytes);
-                case "clf" -> g.writeClf(os, records, pr::bytes);
-                default -> throw new IllegalArgumentException("--format " + format + ": binary or clf");
-            };
-            pr.done();
+    @Command(name = "gen", mixinStandardHelpOptions = true,
+            description = "Write WorldCup98-format records (binary, padded to --entry-bytes) or Common Log Format text.")
+    static final class Gen implements Callable<Integer> {
+        private final WeblogCli cli;
+        @Option(names = "--output", required = true, paramLabel = "PATH|smartssd://ID/NAME", description = "where to write")
+        String output;
+        @Option(names = "--records", paramLabel = "N", description = "how many requests (or give --size)")
+        Long records;
+        @Option(names = "--size", paramLabel = "S", description = "about this many bytes, e.g. 512M, 1G")
+        String size;
+        @Option(names = "--entry-bytes", paramLabel = "B", defaultValue = "20", description = "binary record size (default: ${DEFAULT-VALUE})")
+        int entryBytes;
+        @Option(names = "--seed", defaultValue = "1998", description = "generator seed (default: ${DEFAULT-VALUE})")
+        long seed;
+        @Option(names = "--mix", defaultValue = "realistic", paramLabel = "realistic|uniform",
+                description = "request mix (default: ${DEFAULT-VALUE})")
+        String mix;
+        @Option(names = "--format", defaultValue = "binary", paramLabel = "binary|clf", description = "default: ${DEFAULT-VALUE}")
+        String format;
+        @Mixin
+        DeviceOptions device;
+
+        Gen(WeblogCli cli) {
+            this.cli = cli;
         }
-        err.printf(Locale.ROOT, "wrote %,d records (%,d bytes) to %s in %.1f s%n", records, bytes, p,
-                (System.nanoTime() - t0) / 1e9);
-        return 0;
+
+        @Override
+        public Integer call() throws IOException {
+            if (!format.equals("binary") && !format.equals("clf")) {
+                throw new IllegalArgumentException("--format " + format + ": binary or clf");
+            }
+            int perRecord = format.equals("clf") ? 70 : entryBytes;
+            long n;
+            if (records != null) {
+                n = records;
+            } else if (size != null) {
+                n = Math.max(1, Sizes.bytes(size) / perRecord);
+            } else {
+                throw new IllegalArgumentException("give --records N or --size S");
+            }
+            Wc98Generator g = new Wc98Generator(seed, mix(mix));
+            Configuration conf = conf(device, output);
+            Path p = path(output);
+            long t0 = System.nanoTime();
+            long bytes;
+            try (OutputStream os = p.getFileSystem(conf).create(p, true)) {
+                Progress pr = cli.new Progress("generate " + p.getName(), n * perRecord);
+                bytes = format.equals("clf") ? g.writeClf(os, n, pr::bytes) : g.writeBinary(os, n, entryBytes, pr::bytes);
+                pr.done();
+            }
+            cli.err.printf(Locale.ROOT, "wrote %,d records (%,d bytes) to %s in %.1f s%n", n, bytes, p,
+                    (System.nanoTime() - t0) / 1e9);
+            return 0;
+        }
     }
 
     static Wc98Generator.Mix mix(String s) {
-        return Wc98Generator.Mix.valueOf(s.toUpperCase(Locale.ROOT));
-    }
-
-    private static long records(Args a, int bytesPerRecord) {
-        if (a.get("records", null) != null) {
-            return Long.parseLong(a.get("records", null));
+        try {
+            return Wc98Generator.Mix.valueOf(s.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--mix " + s + ": realistic or uniform");
         }
-        if (a.get("size", null) != null) {
-            return Math.max(1, Args.bytes(a.get("size", null)) / bytesPerRecord);
-        }
-        throw new IllegalArgumentException("give --records N or --size S");
     }
 
     // ------------------------------------------------------------------ weblog
 
-    private int weblog(Args a) throws Exception {
-        String input = a.require("input");
-        int entry = Integer.parseInt(a.require("entry-bytes"));
-        WeblogQuery q = WeblogQuery.parse(a.require("query"));
-        Version v = Version.parse(a.require("version"));
+    @Command(name = "weblog", subcommands = Gen.class,
+            description = {"One web-log query (the Smart SSD paper's Q1 or Q2) in one version over WorldCup98 records.",
+                "A local --input runs the device versions on an embedded device it is loaded onto first."})
+    static final class Weblog implements Callable<Integer> {
+        private final WeblogCli cli;
+        // required, but checked in call(): picocli would demand them of `weblog gen` too
+        @Option(names = "--input", paramLabel = "PATH|smartssd://ID/PATH", description = "the records (required)")
+        String input;
+        @Option(names = "--entry-bytes", paramLabel = "B", description = "bytes per record, 20 or padded (required)")
+        Integer entryBytes;
+        @Option(names = "--query", paramLabel = "q1|q2", description = "q1: requests per region; q2: top types per region (required)")
+        String query;
+        @Option(names = "--version", paramLabel = "V",
+                description = "host-normal, host-optimized, device or spark-device (required)")
+        String version;
+        @Spec
+        CommandSpec spec;
+        @Option(names = "--top-n", defaultValue = "3", paramLabel = "N", description = "q2's types per region (default: ${DEFAULT-VALUE})")
+        int topN;
+        @Option(names = "--json", description = "print one JSON object")
+        boolean json;
+        @Mixin
+        DeviceOptions device;
+        // not mixinStandardHelpOptions: its --version would take this command's --version
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "this help")
+        boolean help;
+
+        Weblog(WeblogCli cli) {
+            this.cli = cli;
+        }
+
+        @Override
+        public Integer call() throws Exception {
+            List<String> missing = new ArrayList<>();
+            if (input == null) missing.add("--input");
+            if (entryBytes == null) missing.add("--entry-bytes");
+            if (query == null) missing.add("--query");
+            if (version == null) missing.add("--version");
+            if (!missing.isEmpty()) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "Missing required options: "
+                        + String.join(", ", missing));
+            }
+            WeblogQuery q = WeblogQuery.parse(query);
+            Version v = Version.parse(version);
+            String in = input;
+            java.nio.file.Path scratch = null;
+            if ((v == Version.DEVICE || v == Version.SPARK_DEVICE) && !in.startsWith("smartssd://")) {
+                // A device version of a local file: put it on an embedded device first, as the demo does
+                // (the image given with --image, kept for the next run, or a scratch one deleted after).
+                java.nio.file.Path local = java.nio.file.Path.of(in).toAbsolutePath();
+                if (!Files.isRegularFile(local)) {
+                    throw new IllegalArgumentException("--input " + in + ": no such file");
+                }
+                java.nio.file.Path image;
+                if (device.image != null) {
+                    image = java.nio.file.Path.of(device.image).toAbsolutePath();
+                } else {
+                    scratch = Files.createTempDirectory("smartssd-weblog-");
+                    image = scratch.resolve("dev.img");
+                }
+                in = cli.loadOntoDevice(local, image);
+                device.image = image.toString();
+            }
+            try {
+                return cli.weblogOn(device, in, entryBytes, q, v, topN, json);
+            } finally {
+                if (scratch != null) {
+                    FileSystem.closeAll();   // the device handle holds the image's lock
+                    try (var files = Files.walk(scratch)) {
+                        files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * Copies a local file to smartssd://local/NAME on the image (formatted when it does not exist yet,
+     * large enough for the file); an object of the same name and size already there is reused.
+     */
+    private String loadOntoDevice(java.nio.file.Path local, java.nio.file.Path image) throws IOException {
+        long size = Files.size(local);
+        if (!Files.exists(image)) {
+            long capacity = Math.max(64L << 20, size * 5 / 4 + (32L << 20));
+            err.printf(Locale.ROOT, "formatting %s: %,d MiB device, preset smartssd-paper%n", image, capacity >> 20);
+            SmartSsd.format(image, capacity, "smartssd-paper");
+        }
+        Configuration conf = WeblogJobs.localConf(1);
+        conf.set("fs.smartssd.device.local.image", image.toString());
+        Path dst = new Path("smartssd://local/" + local.getFileName());
+        FileSystem fs = dst.getFileSystem(conf);
+        if (fs.exists(dst) && fs.getFileStatus(dst).getLen() == size) {
+            return dst.toString();
+        }
+        Progress pr = new Progress("load " + local.getFileName(), size);
+        try (InputStream in = Files.newInputStream(local); OutputStream os = fs.create(dst, true)) {
+            byte[] buf = new byte[1 << 20];
+            for (int n; (n = in.read(buf)) > 0; ) {
+                os.write(buf, 0, n);
+                pr.bytes(n);
+            }
+        }
+        pr.done();
+        return dst.toString();
+    }
+
+    private int weblogOn(DeviceOptions a, String input, int entry, WeblogQuery q, Version v, int topN, boolean json)
+            throws Exception {
         Configuration conf = conf(a, input);
         Progress pr = new Progress(q.shortName() + " " + v.label(), 0);
-        RunResult r = WeblogJobs.run(conf, v, q, path(input), entry, a.getInt("top-n", WeblogAnswer.DEFAULT_TOP_N),
-                pr::fraction);
+        RunResult r = WeblogJobs.run(conf, v, q, path(input), entry, topN, pr::fraction);
         pr.done();
-        if (a.flag("json")) {
+        if (json) {
             out.println(r.toJson());
         } else {
             out.print(r.answer().text());
@@ -198,19 +360,53 @@ public final class WeblogCli {
      * each, padded, as in the paper), every query in every version, each answer checked against the
      * plain decoder; one JSON line per run in --results.
      */
-    private int sweep(Args a) throws Exception {
-        java.nio.file.Path image = java.nio.file.Path.of(a.require("image")).toAbsolutePath();
-        java.nio.file.Path results = java.nio.file.Path.of(a.require("results"));
-        List<Integer> entries = a.list("entry-bytes", "32,64,128,256").stream().map(Integer::parseInt).toList();
+    @Command(name = "sweep", hidden = true,
+            description = "Every query in every version at each entry size, answers checked (the demo's and bench's engine).")
+    static final class Sweep implements Callable<Integer> {
+        private final WeblogCli cli;
+        @Option(names = "--image", required = true, paramLabel = "IMG")
+        String image;
+        @Option(names = "--results", required = true, paramLabel = "FILE", description = "one JSON line per run")
+        String results;
+        @Option(names = "--size", defaultValue = "256M", paramLabel = "S")
+        String size;
+        @Option(names = "--entry-bytes", defaultValue = "32,64,128,256", split = ",", paramLabel = "B")
+        List<Integer> entries;
+        @Option(names = "--query", defaultValue = "q1,q2", split = ",")
+        List<String> queries;
+        @Option(names = "--version", defaultValue = "host-normal,host-optimized,device", split = ",")
+        List<String> versions;
+        @Option(names = "--seed", defaultValue = "1998")
+        long seed;
+        @Option(names = "--maps", defaultValue = "2")
+        int maps;
+        @Option(names = "--top-n", defaultValue = "3")
+        int topN;
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "this help")
+        boolean help;
+
+        Sweep(WeblogCli cli) {
+            this.cli = cli;
+        }
+
+        @Override
+        public Integer call() throws Exception {
+            return cli.sweep(this);
+        }
+    }
+
+    private int sweep(Sweep a) throws Exception {
+        java.nio.file.Path image = java.nio.file.Path.of(a.image).toAbsolutePath();
+        java.nio.file.Path results = java.nio.file.Path.of(a.results);
+        List<Integer> entries = a.entries;
         entries.forEach(Wc98::checkEntryBytes);
-        List<WeblogQuery> queries = a.list("query", "q1,q2").stream().map(WeblogQuery::parse).toList();
-        List<Version> versions = a.list("version", "host-normal,host-optimized,device").stream()
-                .map(Version::parse).toList();
-        long size = Args.bytes(a.get("size", "256M"));
+        List<WeblogQuery> queries = a.queries.stream().map(WeblogQuery::parse).toList();
+        List<Version> versions = a.versions.stream().map(Version::parse).toList();
+        long size = Sizes.bytes(a.size);
         int maxEntry = entries.stream().max(Integer::compare).orElseThrow();
         long records = Math.max(1, size / maxEntry);
-        long seed = Long.parseLong(a.get("seed", "1998"));
-        int topN = a.getInt("top-n", WeblogAnswer.DEFAULT_TOP_N);
+        long seed = a.seed;
+        int topN = a.topN;
         long need = entries.stream().mapToLong(e -> e * records).sum();
         long capacity = Math.max(256L << 20, need * 5 / 4 + (128L << 20));
         if (Files.exists(image)) {
@@ -229,7 +425,7 @@ public final class WeblogCli {
             Files.createDirectories(image.toAbsolutePath().getParent());
             SmartSsd.format(image, capacity, "smartssd-paper");
         }
-        Configuration conf = WeblogJobs.localConf(a.getInt("maps", 2));
+        Configuration conf = WeblogJobs.localConf(a.maps);
         conf.set("fs.smartssd.device." + DEMO_DEVICE + ".image", image.toString());
         Files.deleteIfExists(results);
         warmUp(conf, versions, queries, topN);
@@ -335,6 +531,87 @@ public final class WeblogCli {
                 pr.bytes(n);
             }
             return r;
+        }
+    }
+
+    // ------------------------------------------------------------------ grep
+
+    @Command(name = "grep", mixinStandardHelpOptions = true,
+            description = {"Count Common Log Format lines holding a pattern, as a DeviceJob (the grep tasklet) and as a",
+                "host MapReduce job, and compare them. Without --input, a log is generated on the image."})
+    static final class Grep implements Callable<Integer> {
+        private final WeblogCli cli;
+        @Option(names = "--input", paramLabel = "smartssd://ID/PATH", description = "a CLF log on a device")
+        String input;
+        @Option(names = "--pattern", defaultValue = "/images/", description = "a literal (default: ${DEFAULT-VALUE})")
+        String pattern;
+        @Option(names = "--size", defaultValue = "64M", paramLabel = "S", description = "generated log size (default: ${DEFAULT-VALUE})")
+        String size;
+        @Option(names = "--seed", defaultValue = "1998")
+        long seed;
+        @Option(names = "--json", description = "print one JSON object")
+        boolean json;
+        @Mixin
+        DeviceOptions device;
+
+        Grep(WeblogCli cli) {
+            this.cli = cli;
+        }
+
+        @Override
+        public Integer call() throws Exception {
+            return GrepExample.run(cli, device, input, pattern, Sizes.bytes(size), seed, json);
+        }
+    }
+
+    /** bin/smartssd's own commands, here so that completion offers them. */
+    static final class Launcher {
+        private Launcher() {
+        }
+
+        abstract static class Placeholder implements Callable<Integer> {
+            @Spec
+            CommandSpec spec;
+            @Parameters(hidden = true)
+            List<String> args;
+
+            @Override
+            public Integer call() {
+                spec.commandLine().getErr().println(spec.name() + ": run it as `bin/smartssd " + spec.name() + "`");
+                return CommandLine.ExitCode.USAGE;
+            }
+        }
+
+        @Command(name = "demo", description = "the main job: web-log analysis on an embedded device, every version")
+        static final class Demo extends Placeholder {
+        }
+
+        @Command(name = "test", description = "build everything and run every test")
+        static final class Test extends Placeholder {
+        }
+
+        @Command(name = "build", description = "build everything without running tests")
+        static final class Build extends Placeholder {
+        }
+
+        @Command(name = "csd", description = "the device CLI (format, put, get, ls, rm, mv, run, stats, identify, check, serve, top)")
+        static final class Csd extends Placeholder {
+        }
+
+        @Command(name = "hadoop", description = "Hadoop tools on the smartssd:// FileSystem: fs, weblog-q1, grep")
+        static final class Hadoop extends Placeholder {
+        }
+
+        @Command(name = "bench", description = "a benchmark: writes out/bench/NAME/")
+        static final class Bench extends Placeholder {
+        }
+
+        @Command(name = "plot", description = "plot trace FILE: a Gantt chart of a device timeline")
+        static final class Plot extends Placeholder {
+        }
+
+        @Command(name = "deps", description = "install the system packages the build needs (Debian)")
+        static final class Deps extends Placeholder {
         }
     }
 

@@ -48,8 +48,8 @@ class WeblogAnswerTest {
         assertEquals("unknown version 'gpu': host-normal, host-optimized, device or spark-device",
                 assertThrows(IllegalArgumentException.class, () -> Version.parse("gpu")).getMessage());
         assertThrows(IllegalArgumentException.class, () -> Wc98.checkEntryBytes(19));
-        assertEquals(3L << 29, Args.bytes("1.5G"));
-        assertEquals(64L << 20, Args.bytes("64MiB"));
-        assertThrows(IllegalArgumentException.class, () -> Args.bytes("lots"));
+        assertEquals(3L << 29, Sizes.bytes("1.5G"));
+        assertEquals(64L << 20, Sizes.bytes("64MiB"));
+        assertThrows(IllegalArgumentException.class, () -> Sizes.bytes("lots"));
     }
 }

@@ -1,0 +1,112 @@
+package io.smartssd.examples.weblog;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Java command lines behind bin/smartssd, as a user meets them: --help on every command, usage
+ * errors with exit code 2, a completion script, and the README's web-log example on a local file
+ * (loaded onto an embedded device for the device versions) answering as the decoder does.
+ */
+class WeblogCliTest {
+    record Run(int rc, String out, String err) {
+    }
+
+    static Run run(String... argv) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
+        int rc = WeblogCli.commandLine(new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8)).execute(argv);
+        return new Run(rc, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void helpOnEveryCommand() {
+        List<List<String>> commands = List.of(List.of(), List.of("weblog"), List.of("weblog", "gen"), List.of("grep"),
+                List.of("sweep"), List.of("completion"));
+        for (List<String> cmd : commands) {
+            List<String> withHelp = new java.util.ArrayList<>(cmd);
+            withHelp.add("--help");
+            String[] argv = withHelp.toArray(new String[0]);
+            Run r = run(argv);
+            assertEquals(0, r.rc(), String.join(" ", argv) + ": " + r.err());
+            assertTrue(r.out().startsWith("Usage: smartssd"), String.join(" ", argv) + " printed " + r.out());
+        }
+        assertTrue(run("--version").out().startsWith("smartssd "));
+    }
+
+    @Test
+    void usageErrorsExitTwo() {
+        Run r = run("weblog", "gen", "--output", "x", "--bogus");
+        assertEquals(2, r.rc());
+        assertTrue(r.err().contains("--bogus"), r.err());
+        r = run("weblog", "--input", "x.bin");
+        assertEquals(2, r.rc());
+        assertTrue(r.err().contains("Missing required options: --entry-bytes, --query, --version"), r.err());
+        r = run("weblog", "gen", "--output", "x", "--size", "lots");
+        assertEquals(2, r.rc());
+        assertTrue(r.err().contains("'lots' is not a size"), r.err());
+        r = run("weblog", "gen", "--output", "x", "--format", "xml", "--records", "1");
+        assertEquals(2, r.rc());
+        assertTrue(r.err().contains("binary or clf"), r.err());
+        r = run("weblog", "--input", "/no/such/file.bin", "--entry-bytes", "20", "--query", "q1", "--version",
+                "device");
+        assertEquals(2, r.rc());
+        assertTrue(r.err().contains("no such file"), r.err());
+        r = run("frobnicate");
+        assertEquals(2, r.rc());
+        r = run("demo");   // the launcher's own commands are listed, not run here
+        assertEquals(2, r.rc());
+        assertTrue(r.err().contains("bin/smartssd demo"), r.err());
+    }
+
+    @Test
+    void completionScript() {
+        Run r = run("completion");
+        assertEquals(0, r.rc());
+        assertTrue(r.out().contains("complete -F"), "a bash completion script");
+        for (String word : List.of("weblog", "grep", "demo", "csd", "bench", "--entry-bytes", "--version")) {
+            assertTrue(r.out().contains(word), "completes " + word);
+        }
+    }
+
+    /** The README's example: generate records to a local file, then run q1 in the device version on it. */
+    @Test
+    void readmeExampleOnALocalFile() throws Exception {
+        Path dir = TestData.tmpDir("cli");
+        Path data = dir.resolve("wc98.bin");
+        Run g = run("weblog", "gen", "--output", data.toString(), "--records", "20000", "--entry-bytes", "128");
+        assertEquals(0, g.rc(), g.err());
+        String expected;
+        try (var in = Files.newInputStream(data)) {
+            expected = WeblogAnswer.of(WeblogQuery.Q1, Wc98Reference.count(in, 128), WeblogAnswer.DEFAULT_TOP_N).text();
+        }
+        for (String version : List.of("device", "host-optimized")) {
+            Run r = run("weblog", "--input", data.toString(), "--entry-bytes", "128", "--query", "q1", "--version",
+                    version);
+            assertEquals(0, r.rc(), version + ": " + r.err());
+            assertEquals(expected, r.out(), version);
+        }
+        Run j = run("weblog", "--input", data.toString(), "--entry-bytes", "128", "--query", "q1", "--version",
+                "device", "--json");
+        assertEquals(0, j.rc(), j.err());
+        assertTrue(j.out().contains("\"version\":\"device\""), j.out());
+        // the scratch image is gone; with --image it is kept and reused
+        Path image = dir.resolve("kept.img");
+        Run k = run("weblog", "--input", data.toString(), "--entry-bytes", "128", "--query", "q1", "--version",
+                "device", "--image", image.toString());
+        assertEquals(0, k.rc(), k.err());
+        assertEquals(expected, k.out());
+        assertTrue(Files.exists(image));
+        assertFalse(k.err().contains("formatting") && run("weblog", "--input", data.toString(), "--entry-bytes",
+                "128", "--query", "q1", "--version", "device", "--image", image.toString()).err().contains("formatting"));
+    }
+}
