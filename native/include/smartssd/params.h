@@ -57,6 +57,11 @@ typedef struct csd_params {
     char placement[CSD_NAME_MAX];         /* which page a host write takes, which block GC reclaims
                                            * (fixed at format) */
 
+    /* request schedulers: how the baselines are adapted to several cores (docs/SCHEDULERS.md) */
+    char baseline_adaptation[CSD_NAME_MAX]; /* "shared-engine" (default) or "paper", +modifiers */
+    uint32_t remus_qthres_cap;          /* bool: 1 = REMUS's Q_thres never exceeds Q (default); 0 =
+                                         * Algorithm 1 as written (uncapped) */
+
     /* emulation */
     uint32_t paced;                     /* 1 = wall time never runs ahead of device time */
     uint32_t sync_writes;               /* 1 = fdatasync before acknowledging a write (power-loss safety) */

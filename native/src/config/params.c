@@ -53,6 +53,9 @@ static const field FIELDS[] = {
     FLD(ftl, F_NAME, "policy"),
     FLD(flash_scheduler, F_NAME, "policy"),
     FLD(placement, F_NAME, "policy"),
+    /* request schedulers: the baselines' multi-core adaptation */
+    FLD(baseline_adaptation, F_NAME, "name"),
+    FLD(remus_qthres_cap, F_U32, "bool"),
     FLD(paced, F_U32, "bool"),
     FLD(sync_writes, F_U32, "bool"),
 };
@@ -97,6 +100,8 @@ static void preset_paper(csd_params *p) {
     name_set(p->ftl, "page");
     name_set(p->flash_scheduler, "fifo");
     name_set(p->placement, "stripe");
+    name_set(p->baseline_adaptation, "shared-engine");
+    p->remus_qthres_cap = 1;
 }
 
 /* Small and round numbers, so tests can derive times by hand. */
@@ -324,6 +329,7 @@ int csd_config_check_values(const csd_params *p, char *err, size_t errlen) {
     REQUIRE(p->output_buffer_bytes >= 4096, "output_buffer_bytes must be at least 4096");
     REQUIRE(p->max_objects >= 1 && p->max_objects <= (1u << 24), "max_objects must be 1..16777216");
     REQUIRE(p->paced <= 1 && p->sync_writes <= 1, "paced and sync_writes are 0 or 1");
+    REQUIRE(p->remus_qthres_cap <= 1, "remus_qthres_cap is 0 or 1");
 #undef REQUIRE
     return 0;
 }
