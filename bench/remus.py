@@ -99,6 +99,9 @@ def main(b):
         (("fig4", "4", "halves"), ["fig4", "1", "4", "halves", KS]),
         (("fig4", "2", "halves"), ["fig4", "1", "2", "halves", KS]),
         (("fig4", "8", "cb"), ["fig4", "1", "8", "cb", KS_CB]),
+        # the other reading of Q (Table II: "the maximum parallelism that the flash controller can
+        # provide", per core): every chip's planes, 32, for each baseline core; REMUS keeps its 16
+        (("fig4", "8", "halves/Q32"), ["fig4", "1", "8", "halves", KS, "32"]),
         (("fig5", "8", "-"), ["fig5", g5]),
         (("table1", "8", "-"), ["table1"]),
         (("ablation4", "8", "halves"), ["ablation", KS]),
@@ -182,6 +185,13 @@ def report(b, rows):
                     room_v=row["room mean"], adapt=a)
     print("\nFig. 4 by channel count (throughput ratios, mean and max over K; room = serial / lower bound):")
     benchlib.print_table(sweep, list(sweep[0].keys()))
+    byq, _ = groups_of(rows, "fig4", "8", "halves/Q32")
+    if byq:
+        rm = per_x(byq, room)
+        for over in ("cfs", "horae", "serico"):
+            r = per_x(byq, ratio(("remus", "paper"), (over, "paper")))
+            add(f"Fig. 4, baselines' Q = 32 (every chip's planes; REMUS 16): REMUS / {over.upper()} (mean over K)",
+                statistics.mean(r.values()), PAPER[("fig4", over)], room_v=statistics.mean(rm.values()), adapt="paper")
     bycb, xuscb = groups_of(rows, "fig4", "8", "cb")
     if bycb:
         rm = per_x(bycb, room)
@@ -288,6 +298,7 @@ def fig4_tables(b, benchlib, by, xus, ks, what, png):
                 v = per_x(by, ratio((p, "-"), ("cfs", a)))[k]
                 row[p] = v
                 series[p].append(v)
+            row["serial"] = per_x(by, ratio(("serial", "-"), ("cfs", a)))[k]
             row["REMUS/bound"] = per_x(by, ratio(("remus", a), ("bound", "-")))[k]
             row["room"] = room_k[k]
             row["CFS MB/s"] = statistics.mean(pol[("cfs", a)] for (xx, _), pol in by.items() if xx == k)
@@ -339,11 +350,13 @@ def fig5_tables(b, benchlib, by, mixes, room5):
 
 
 def ablation(b, benchlib, rows, add):
-    """The waterfall: CFS under paper, then one engine advantage at a time, then REMUS's own parts."""
-    steps, single = [], []
+    """The waterfall: CFS under paper, then one engine advantage at a time, then REMUS's own parts; and
+    the other ablation runs (bench_remus.c, STEPS)."""
+    labels = []
     for r in rows:
-        if r["experiment"] == "ablation4" and r["policy"] not in steps + single:
-            (single if r["policy"].startswith("shared-engine -") else steps).append(r["policy"])
+        if r["experiment"] == "ablation4" and r["policy"] not in labels:
+            labels.append(r["policy"])
+    steps, others = labels[:7], labels[7:]   # the first 7: CFS under paper ... REMUS (NCUMULATIVE)
     out = {}
     for exp in ("ablation4", "ablation5"):
         by = {}
@@ -353,10 +366,10 @@ def ablation(b, benchlib, rows, add):
         # mean over the axis of throughput / CFS under paper, and of REMUS / step
         out[exp] = {s: (statistics.mean(v[s] / v[steps[0]] for v in by.values()),
                         statistics.mean(v[steps[-1]] / v[s] for v in by.values()))
-                    for s in steps + single}
+                    for s in labels}
     table = []
     prev4 = prev5 = None
-    for s in steps + single:
+    for s in labels:
         t4, r4 = out["ablation4"][s]
         t5, r5 = out["ablation5"][s]
         row = {"step": s, "Fig. 4: / CFS paper": t4, "Fig. 4 step gain": t4 / prev4 if prev4 and s in steps else "",
@@ -371,8 +384,9 @@ def ablation(b, benchlib, rows, add):
         else:
             add(f"ablation, Fig. 4: REMUS / ({s})", r4, None)
             add(f"ablation, Fig. 5: REMUS / ({s})", r5, None)
-    print("\nAblation (CFS; Fig. 4: 8 channels, group 0, mean over K; Fig. 5: group 0, mean over mixes). Cumulative "
-          "steps from CFS under paper to REMUS, then each engine advantage taken alone from shared-engine CFS:")
+    print("\nAblation (Fig. 4: 8 channels, group 0, mean over K; Fig. 5: group 0, mean over mixes). Cumulative steps "
+          "from CFS under paper to REMUS; each engine advantage taken alone from shared-engine CFS and given alone "
+          "to CFS under paper; HORAE's and SERICO's paper / our readings on either engine:")
     benchlib.print_table(table, list(table[0].keys()))
     plt = benchlib._pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(13, 4.8), sharey=True)

@@ -2,17 +2,20 @@
  * stage mode, under both adaptations of the baselines (baseline_adaptation: shared-engine, paper).
  * Prints CSV rows (see `header`) on stdout; bench/remus.py drives it, makes the tables and plots,
  * and docs/SCHEDULERS.md explains the setups.
- *   bench_remus fig4 GROUPS CHANNELS READING K,K,..   Fig. 4: 50 simulated requests per group; K =
+ *   bench_remus fig4 GROUPS CHANNELS READING K,K,.. [Q]   Fig. 4: 50 simulated requests per group; K =
  *                                 mean c_i / c_b (the balance point, eq. 10-11) sets X; READING:
  *                                 halves (6:4 = lower : upper half of [0.2, X], equal sizes) or cb
  *                                 (6:4 = c_i < c_b : c_i > c_b, unequal sizes); every policy under
  *                                 both adaptations, the offline optimum, its lower bound and the
- *                                 serial schedule (room to schedule)
+ *                                 serial schedule (room to schedule); Q sets the baselines'
+ *                                 isp_flash_quota (REMUS keeps its own; printed as READING/Q<n>)
  *   bench_remus fig5 GROUPS       Fig. 5: SQL / STAT / KNN mixes on the ys9203 preset
  *   bench_remus table1            Table I: host-only vs dedicated vs co-located devices, SQL + KNN
  *   bench_remus ablation K,K,..   CFS under paper, the engine's advantages switched on one at a time,
  *                                 then eq. 12 and Algorithm 1 (REMUS); also each advantage taken away
- *                                 from shared-engine alone; on Fig. 4 (8 channels, group 0) and Fig. 5
+ *                                 from shared-engine alone and given to paper alone, and HORAE's and
+ *                                 SERICO's two readings on either engine; on Fig. 4 (8 channels, group
+ *                                 0) and Fig. 5
  *   bench_remus buffer K BYTES,.. the buffer made to bind: Fig. 4 at one K with smaller ISP buffers
  *   bench_remus overhead          wall time of one scheduling decision with 10 pending requests */
 #include <inttypes.h>
@@ -93,8 +96,9 @@ static int run_row(FILE *out, const row *r, const csd_params *p, const csd_synth
 }
 
 /* REMUS once (the same under every adaptation: a row per adaptation), then every baseline under both
- * adaptations. */
-static int run_policies(FILE *out, row r, const csd_params *base, const csd_synth_req *reqs, size_t n) {
+ * adaptations; base_quota, when not 0, is the baselines' isp_flash_quota (REMUS keeps its own). */
+static int run_policies(FILE *out, row r, const csd_params *base, const csd_synth_req *reqs, size_t n,
+                        uint32_t base_quota) {
     csd_params p = *base;
     set_policy(&p, "remus", "shared-engine");
     csd_synth_result res;
@@ -116,6 +120,7 @@ static int run_policies(FILE *out, row r, const csd_params *base, const csd_synt
         for (size_t k = 0; k < NBASE; k++) {
             p = *base;
             set_policy(&p, BASELINES[k], ADAPTATIONS[a]);
+            if (base_quota) p.isp_flash_quota = base_quota;
             r.policy = BASELINES[k];
             r.adapt = ADAPTATIONS[a];
             if (run_row(out, &r, &p, reqs, n, NULL)) return 1;
@@ -214,8 +219,12 @@ static int parse_list(const char *s, double *v, int max) {
     return n;
 }
 
-static int fig4(FILE *out, int groups, uint32_t channels, const char *reading, const double *ks, int nk) {
+static int fig4(FILE *out, int groups, uint32_t channels, const char *reading, const double *ks, int nk,
+                uint32_t quota) {
     csd_params p = fig4_params(channels);
+    char label[32];
+    if (quota) snprintf(label, sizeof label, "%s/Q%u", reading, quota);
+    else snprintf(label, sizeof label, "%s", reading);
     double cb = balance_us(&p);
     for (int ki = 0; ki < nk; ki++) {
         double x_us = x_for(reading, ks[ki], cb);
@@ -228,9 +237,9 @@ static int fig4(FILE *out, int groups, uint32_t channels, const char *reading, c
         for (int g = 0; g < groups; g++) {
             csd_synth_req reqs[50];
             fig4_mix(reqs, 50, reading, x_us, cb, (uint64_t)g + 1, p.page_bytes);
-            row r = { .exp = "fig4", .x = x, .group = g, .channels = channels, .reading = reading, .k = ks[ki],
+            row r = { .exp = "fig4", .x = x, .group = g, .channels = channels, .reading = label, .k = ks[ki],
                       .x_us = x_us };
-            if (run_policies(out, r, &p, reqs, 50) || run_references(out, r, &p, reqs, 50)) return 1;
+            if (run_policies(out, r, &p, reqs, 50, quota) || run_references(out, r, &p, reqs, 50)) return 1;
         }
     }
     return 0;
@@ -287,7 +296,7 @@ static int fig5(FILE *out, int groups) {
             csd_synth_req reqs[16];
             size_t n = fig5_mix(reqs, &MIXES[mi], (uint64_t)g + 1, 4096);
             row r = { .exp = "fig5", .x = MIXES[mi].name, .group = g, .channels = p.channels, .reading = "-" };
-            if (run_policies(out, r, &p, reqs, n) || run_references(out, r, &p, reqs, n)) return 1;
+            if (run_policies(out, r, &p, reqs, n, 0) || run_references(out, r, &p, reqs, n)) return 1;
         }
     }
     return 0;
@@ -309,7 +318,21 @@ static const struct step { const char *label, *policy, *adapt; } STEPS[] = {
     { "shared-engine - multi-plane", "cfs", "paper+split+order+loop" },
     { "shared-engine - order", "cfs", "paper+split+mp+loop" },
     { "shared-engine - loop", "cfs", "paper+split+mp+order" },
+    /* each advantage alone given to CFS under paper (+ split alone is the first step above) */
+    { "paper + multi-plane alone", "cfs", "paper+mp" },
+    { "paper + order alone", "cfs", "paper+order" },
+    { "paper + loop alone", "cfs", "paper+loop" },
+    /* HORAE and SERICO: the paper's reading of the policy vs ours, on either engine */
+    { "horae paper", "horae", "paper" },
+    { "horae paper +pol (our policy)", "horae", "paper+pol" },
+    { "horae paper policy on shared engine", "horae", "paper+split+mp+order+loop" },
+    { "horae shared-engine", "horae", "shared-engine" },
+    { "serico paper", "serico", "paper" },
+    { "serico paper +pol (our policy)", "serico", "paper+pol" },
+    { "serico paper policy on shared engine", "serico", "paper+split+mp+order+loop" },
+    { "serico shared-engine", "serico", "shared-engine" },
 };
+#define NCUMULATIVE 7   /* the first steps: CFS under paper to REMUS */
 #define NSTEP (sizeof STEPS / sizeof STEPS[0])
 
 static int ablation(FILE *out, const double *ks, int nk) {
@@ -356,7 +379,7 @@ static int buffer(FILE *out, double k, const double *sizes, int ns) {
         char x[32];
         snprintf(x, sizeof x, "%g", sizes[i]);
         row r = { .exp = "buffer", .x = x, .channels = 8, .reading = "halves", .k = k, .x_us = x_us };
-        if (run_policies(out, r, &p, reqs, 50)) return 1;
+        if (run_policies(out, r, &p, reqs, 50, 0)) return 1;
     }
     return 0;
 }
@@ -519,10 +542,11 @@ int main(int argc, char **argv) {
                      "decisions,forced,wall_s,ns_per_decision,flash_reads\n");
         return 0;
     }
-    if (!strcmp(mode, "fig4") && argc == 6) {
+    if (!strcmp(mode, "fig4") && (argc == 6 || argc == 7)) {
         int n = parse_list(argv[5], v, 64);
         if (n <= 0 || (strcmp(argv[4], "halves") && strcmp(argv[4], "cb"))) goto usage;
-        return fig4(out, atoi(argv[2]) > 0 ? atoi(argv[2]) : 1, (uint32_t)atoi(argv[3]), argv[4], v, n);
+        return fig4(out, atoi(argv[2]) > 0 ? atoi(argv[2]) : 1, (uint32_t)atoi(argv[3]), argv[4], v, n,
+                    argc == 7 ? (uint32_t)atoi(argv[6]) : 0);
     }
     if (!strcmp(mode, "fig5")) return fig5(out, argc > 2 && atoi(argv[2]) > 0 ? atoi(argv[2]) : 1);
     if (!strcmp(mode, "table1")) return table1(out);
@@ -538,7 +562,7 @@ int main(int argc, char **argv) {
         return buffer(out, atof(argv[2]), v, n);
     }
 usage:
-    fprintf(stderr, "usage: bench_remus header | fig4 GROUPS CHANNELS halves|cb K,K,.. | fig5 [GROUPS] | table1 | "
+    fprintf(stderr, "usage: bench_remus header | fig4 GROUPS CHANNELS halves|cb K,K,.. [Q] | fig5 [GROUPS] | table1 | "
                     "ablation K,K,.. | buffer K BYTES,BYTES,.. | overhead\n");
     return 2;
 }

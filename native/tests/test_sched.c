@@ -399,15 +399,17 @@ static void test_paper_multiplane(void) {
                 "S1x3@0-2000 P1@11000-12000 P1@12000-13000 P1@21000-22000 S1x1@22000-23000 P1@33000-34000 "
                 "f1@34000-34000",
                 &fin, 6);
-    /* Q = all chips x planes = 4, start at LBA 1: LBA 1 (plane 1) alone, the pair (2,3), LBA 4 cut from
-     * its pair (read 11000-21000 on chip 0); then LBA 5 alone, (6,7), LBA 8 (read 33000-43000): 6 reads,
-     * where whole groups need 5. */
+    /* the default Q = 2 (the core's eq. 5 share: 1 chip x 2 planes, though it sends to both chips),
+     * start at LBA 1: every batch of 2 is a plane-1 page and the next pair's plane-0 page, so all 8
+     * reads are single (whole groups need 5: LBA 1, (2,3), (4,5), (6,7), 8): LBA 1 and 2 read
+     * 1000-11000 and 2000-12000, LBA 3 and 4 14000-24000 and 15000-25000, and so on. */
     const csd_synth_req off = { 1000, 8, 1, 0 };
-    fin = 44000;
+    fin = 52000;
     run_adapted("cfs", "paper", 2, 0, &off, 1,
-                "S1x4@0-3000 P1@11000-12000 P1@12000-13000 P1@13000-14000 P1@21000-22000 S1x4@22000-25000 "
-                "P1@33000-34000 P1@34000-35000 P1@35000-36000 P1@43000-44000 f1@44000-44000",
-                "", &fin, 6);
+                "S1x2@0-2000 P1@11000-12000 P1@12000-13000 S1x2@13000-15000 P1@24000-25000 P1@25000-26000 "
+                "S1x2@26000-28000 P1@37000-38000 P1@38000-39000 S1x2@39000-41000 P1@50000-51000 P1@51000-52000 "
+                "f1@52000-52000",
+                "", &fin, 8);
 }
 
 static void on_param(void *arg, const char *key, const char *value, const char *unit) {
@@ -419,18 +421,24 @@ static void on_policy(void *arg, const char *key, const char *names) {
 }
 
 /* The adaptation's parts: with every engine advantage switched on, FCFS and CFS under paper are
- * shared-engine exactly (the pair schedules above); REMUS is the same under every adaptation; names
+ * shared-engine exactly (the pair schedules above), and so are HORAE and SERICO once their own
+ * shared-engine versions are asked for too (+pol); REMUS is the same under every adaptation; names
  * are checked and reported. */
 static void test_adaptation_parts(void) {
-    static const char *const full[] = { "fcfs", "cfs", "remus" };
-    for (size_t k = 0; k < 3; k++) {
+    static const struct { const char *policy, *adapt; } same[] = {
+        { "fcfs", "paper+split+mp+order+loop" }, { "cfs", "paper+split+mp+order+loop" },
+        { "fcfs", "paper+split+mp+order+loop+pol" }, { "cfs", "paper+split+mp+order+loop+pol" },
+        { "horae", "paper+split+mp+order+loop+pol" }, { "serico", "paper+loop+order+mp+split+pol" },
+        { "remus", "paper" },
+    };
+    for (size_t k = 0; k < sizeof same / sizeof same[0]; k++) {
         csd_synth_req reqs[2] = { { 12000, 4, 0, 0 }, { 1000, 4, 64, 0 } };
         trace a, b;
-        const char *adapts[2] = { "shared-engine", k == 2 ? "paper" : "paper+split+mp+order+loop" };
+        const char *adapts[2] = { "shared-engine", same[k].adapt };
         trace *tr[2] = { &a, &b };
         uint64_t fin[2][2];
         for (int i = 0; i < 2; i++) {
-            csd_params p = model(full[k], 1, 2, 64);
+            csd_params p = model(same[k].policy, 1, 2, 64);
             snprintf(p.baseline_adaptation, sizeof p.baseline_adaptation, "%s", adapts[i]);
             memset(tr[i], 0, sizeof *tr[i]);
             csd_synth_result res;
@@ -473,6 +481,14 @@ static void test_adaptation_parts(void) {
     CHECK_CONTAINS(err, "'+split' is always on under shared-engine");
     CHECK_EQ_INT(csd_adapt_parse("paper+mp+mp", &bits, err, sizeof err), -EINVAL);
     CHECK_CONTAINS(err, "'+mp' is given twice");
+    CHECK_EQ_INT(csd_adapt_parse("paper+pol", &bits, err, sizeof err), 0);
+    CHECK_EQ_U64(bits, 0);
+    CHECK_EQ_INT(csd_adapt_parse("paper+split+mp+order+loop+pol", &bits, err, sizeof err), 0);
+    CHECK_EQ_U64(bits, CSD_ADAPT_ENGINE);
+    CHECK_EQ_INT(csd_adapt_parse("paper+pol+pol", &bits, err, sizeof err), -EINVAL);
+    CHECK_CONTAINS(err, "'+pol' is given twice");
+    CHECK_EQ_INT(csd_adapt_parse("shared-engine+pol", &bits, err, sizeof err), -EINVAL);
+    CHECK_CONTAINS(err, "'+pol' is always on under shared-engine");
     /* through the params: the default, validation, and the engine */
     CHECK_EQ_INT(csd_params_preset(&p, "tiny"), 0);
     CHECK_STR(p.baseline_adaptation, "shared-engine");

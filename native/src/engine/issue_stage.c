@@ -7,8 +7,8 @@
  *
  * baseline_adaptation (sched/adapt.h) can take the REMUS-like machinery away from the baselines, one
  * piece at a time: without CSD_ADAPT_SPLIT a request runs whole on the least loaded core, which sends
- * to every chip (Q = all chips x dies x planes); without CSD_ADAPT_WHOLE_MP a send cuts multi-plane
- * groups where its page count ends; without CSD_ADAPT_CHIP_ORDER it sends in LBA order. */
+ * to every chip (with the same quota Q as under the split); without CSD_ADAPT_WHOLE_MP a send cuts
+ * multi-plane groups where its page count ends; without CSD_ADAPT_CHIP_ORDER it sends in LBA order. */
 #include "engine/engine_int.h"
 
 #include <errno.h>
@@ -29,9 +29,12 @@ static int stage_init(csd_engine *e) {
     e->quota_sum = 0;
     for (uint32_t k = 0; k < cores; k++) {
         core *c = &e->cores[k];
-        /* eq. 5 gives core k the chips with chip % cores == k; without the split it reaches them all */
-        c->chips = !(e->adapt & CSD_ADAPT_SPLIT) ? e->chips : e->chips / cores + (k < e->chips % cores ? 1 : 0);
-        uint32_t chips = c->chips ? c->chips : 1;
+        /* eq. 5 gives core k the chips with chip % cores == k; without the split it reaches them all,
+         * but its quota stays its share of the flash's parallelism (every core the same budget under
+         * every adaptation; isp_flash_quota sets another) */
+        uint32_t share = e->chips / cores + (k < e->chips % cores ? 1 : 0);
+        c->chips = !(e->adapt & CSD_ADAPT_SPLIT) ? e->chips : share;
+        uint32_t chips = share ? share : 1;
         c->Q = p->isp_flash_quota ? p->isp_flash_quota : (uint64_t)chips * p->dies_per_chip * p->planes_per_die;
         /* section III-A: the buffer is divided into equal parts, one per core */
         c->buf_pages = buf_pages / cores;   /* >= 1: csd_engine_create checks */

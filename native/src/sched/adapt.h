@@ -13,8 +13,9 @@
  *                  to the others' buffer (section II-B)
  *
  * Modifiers switch one engine advantage on for the ablation: "+split", "+mp" (whole multi-plane
- * groups), "+order" (chip-aware send order), "+loop" (decoupled loop, paper only), and "+eq12" (the
- * baselines' buffers by REMUS eq. 12; either base). E.g. "paper+split+mp". */
+ * groups), "+order" (chip-aware send order), "+loop" (decoupled loop), "+pol" (HORAE's and SERICO's
+ * shared-engine versions), all four under paper only, and "+eq12" (the baselines' buffers by REMUS
+ * eq. 12; either base). E.g. "paper+split+mp"; "paper+split+mp+order+loop+pol" is shared-engine. */
 #ifndef CSD_SCHED_ADAPT_H
 #define CSD_SCHED_ADAPT_H
 
@@ -37,6 +38,6 @@ enum {
 int csd_adapt_parse(const char *s, uint32_t *bits, char *err, size_t errlen);
 
 /* The bases and modifiers, for identify and error messages. */
-#define CSD_ADAPT_KNOWN "shared-engine, paper (modifiers: +split, +mp, +order, +loop, +eq12)"
+#define CSD_ADAPT_KNOWN "shared-engine, paper (modifiers: +split, +mp, +order, +loop, +pol, +eq12)"
 
 #endif
