@@ -8,7 +8,7 @@
  * B_i - (S_i - P_i) (section III-C1: B_i - (K - P_i)); b_ri = what R_i can send now
  * (min(remaining buffer, pages left), in whole flash requests: csd_sreq_sendable); "available
  * buffer in CSD" = the sum over requests of min(remaining buffer, pages left), raw pages (counting
- * whole flash requests only there made line 3 fire early: 6% lost at X = 8 in Fig. 4).
+ * whole flash requests only there makes line 3 fire while whole requests could still go).
  *
  * Algorithm 1, as written:
  *   2: if Q_cur >= Q_thres
