@@ -149,6 +149,20 @@ static inline Smartssd__V1__Response *dev_read(csd_device *d, uint64_t id, uint6
 }
 
 /* A cheap command that must succeed: proves the device still serves after a bad one. */
+/* set_times; a negative time is left out of the request (kept as it is) */
+static inline Smartssd__V1__Response *dev_set_times(csd_device *d, uint64_t id, int64_t mtime, int64_t atime) {
+    Smartssd__V1__Request req = SMARTSSD__V1__REQUEST__INIT;
+    Smartssd__V1__SetTimes st = SMARTSSD__V1__SET_TIMES__INIT;
+    st.object_id = id;
+    st.set_mtime = mtime >= 0;
+    st.mtime_ms = (uint64_t)mtime;
+    st.set_atime = atime >= 0;
+    st.atime_ms = (uint64_t)atime;
+    req.command_case = SMARTSSD__V1__REQUEST__COMMAND_SET_TIMES;
+    req.set_times = &st;
+    return dev_call(d, &req, NULL);
+}
+
 static inline void dev_still_serving(csd_device *d) {
     Smartssd__V1__Request req = SMARTSSD__V1__REQUEST__INIT;
     Smartssd__V1__Identify id = SMARTSSD__V1__IDENTIFY__INIT;

@@ -111,6 +111,38 @@ static void deep_nesting(csd_device *d) {
     dev_still_serving(d);
 }
 
+static void times(csd_device *d, uint64_t id) {
+    EXPECT_STATUS(dev_set_times(d, 424242, 1, 1), CSD_NOT_FOUND, "no object 424242");
+    EXPECT_STATUS(dev_set_times(d, 0, 1, 1), CSD_INVALID_ARGUMENT, "object_id is required");
+    uint64_t out = dev_create_output(d, 0);
+    EXPECT_STATUS(dev_set_times(d, out, 1, 1), CSD_UNSUPPORTED, "not a data object");
+    Smartssd__V1__Request sreq = SMARTSSD__V1__REQUEST__INIT;
+    Smartssd__V1__SetTimes st = SMARTSSD__V1__SET_TIMES__INIT;
+    st.object_id = id;
+    st.set_mtime = 1;
+    st.mtime_ms = UINT64_MAX;   /* the FTL's "keep" marker: not a time */
+    sreq.command_case = SMARTSSD__V1__REQUEST__COMMAND_SET_TIMES;
+    sreq.set_times = &st;
+    EXPECT_STATUS(dev_call(d, &sreq, NULL), CSD_INVALID_ARGUMENT, "is not a time");
+    EXPECT_STATUS(dev_set_times(d, id, -1, -1), CSD_INVALID_ARGUMENT, "no time to set");
+    /* a good one afterwards, only the access time: the mtime stays */
+    Smartssd__V1__Request req = SMARTSSD__V1__REQUEST__INIT;
+    Smartssd__V1__StatObject so = SMARTSSD__V1__STAT_OBJECT__INIT;
+    so.object_id = id;
+    req.command_case = SMARTSSD__V1__REQUEST__COMMAND_STAT;
+    req.stat = &so;
+    Smartssd__V1__Response *r = dev_call(d, &req, NULL);
+    uint64_t mtime = r->stat->info->mtime_ms;
+    CHECK(mtime > 0);
+    smartssd__v1__response__free_unpacked(r, NULL);
+    EXPECT_STATUS(dev_set_times(d, id, -1, 5000), CSD_OK, "");
+    r = dev_call(d, &req, NULL);
+    CHECK_EQ_U64(r->stat->info->mtime_ms, mtime);
+    CHECK_EQ_U64(r->stat->info->atime_ms, 5000);
+    smartssd__v1__response__free_unpacked(r, NULL);
+    check_data_intact(d, id);
+}
+
 static void objects(csd_device *d, uint64_t id) {
     /* unknown object ids */
     EXPECT_STATUS(dev_read(d, 424242, 0, 10), CSD_NOT_FOUND, "no object 424242");
@@ -331,6 +363,7 @@ int main(void) {
         packets(d, id);
         deep_nesting(d);
         objects(d, id);
+        times(d, id);
         if (!bg) {
             tasklets(d, id);
             plans(d);

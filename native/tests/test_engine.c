@@ -11,6 +11,7 @@
 #include "flash/flash.h"
 #include "engine/engine.h"
 #include "runtime/exec.h"
+#include "trace/trace.h"
 
 #include <errno.h>
 
@@ -169,7 +170,7 @@ static void job_start(csd_engine *e, job *j, const csd_tasklet_ops *ops, object 
     CHECK_EQ_INT(csd_exec_create(&j->run, ops, &a, &j->out, err, sizeof err), 0);
     uint64_t first, last;
     CHECK_EQ_INT(csd_exec_begin(j->run, o->size, off, len, P, &first, &last, err, sizeof err), 0);
-    j->src = (csd_page_source){ o, obj_ppn, obj_read };
+    j->src = (csd_page_source){ o, obj_ppn, obj_read, NULL };
     uint64_t max_page = o->size ? (o->size - 1) / P : 0;
     uint32_t last_len = o->size ? (uint32_t)(o->size - max_page * P) : 0;
     csd_isp_work w = csd_exec_work(j->run);
@@ -241,7 +242,7 @@ static void test_create_errors(void) {
     csd_outbuf_init(&out, 1 << 16, 0);
     csd_exec *run;
     CHECK_EQ_INT(csd_exec_create(&run, &cost_ops, NULL, &out, err, sizeof err), 0);
-    csd_page_source src = { &o, obj_ppn, obj_read };
+    csd_page_source src = { &o, obj_ppn, obj_read, NULL };
     csd_isp_req *r = (csd_isp_req *)&o;
     csd_isp_work w = csd_exec_work(run);
     CHECK_EQ_INT(csd_engine_submit(e, &r, &w, &src, 0, 4, 3, PAGE), -ERANGE);   /* past max_page */
@@ -754,6 +755,109 @@ static void test_progress(void) {
     obj_free(&o);
 }
 
+/* The timeline of test_tasklet_cores' 1-core run (TIMING-MODEL 4.1, derived there by hand): every
+ * span on every track, and the buffer counter's last value. Page k is on chip k mod 4; chips 0-1 on
+ * channel 0, 2-3 on channel 1; read 10000, transfer 10000, firmware 1000 (serial). */
+static void test_timeline(void) {
+    csd_params p = tiny(1);
+    csd_engine *e = engine(&p);
+    csd_trace *t;
+    CHECK_EQ_INT(csd_trace_create(&t, 1000, 0, 0), 0);
+    csd_engine_set_timeline(e, t);
+    object o;
+    obj_init(&o, &p, 8 * PAGE, 0, 1);
+    job j;
+    job_start(e, &j, &cost_ops, &o, 0, 8 * PAGE, NULL, NULL);
+    csd_engine_run_until_finished(e, j.req);
+    CHECK_EQ_U64(prog(e, &j).finish_ns, 86020);
+    static const struct { csd_track track; uint32_t index; const char *name; uint64_t start, end; } want[] = {
+        /* array reads: two per chip, the second once the first has left the chip */
+        { CSD_TRACK_CHIP, 0, "read", 0, 10000 }, { CSD_TRACK_CHIP, 1, "read", 0, 10000 },
+        { CSD_TRACK_CHIP, 2, "read", 0, 10000 }, { CSD_TRACK_CHIP, 3, "read", 0, 10000 },
+        { CSD_TRACK_CHIP, 0, "read", 20000, 30000 }, { CSD_TRACK_CHIP, 2, "read", 20000, 30000 },
+        { CSD_TRACK_CHIP, 1, "read", 30000, 40000 }, { CSD_TRACK_CHIP, 3, "read", 30000, 40000 },
+        /* transfers: the lower chip of a channel first when both wait since the same instant */
+        { CSD_TRACK_CHIP, 0, "xfer", 10000, 20000 }, { CSD_TRACK_CHIP, 1, "xfer", 20000, 30000 },
+        { CSD_TRACK_CHIP, 0, "xfer", 30000, 40000 }, { CSD_TRACK_CHIP, 1, "xfer", 40000, 50000 },
+        { CSD_TRACK_CHIP, 2, "xfer", 10000, 20000 }, { CSD_TRACK_CHIP, 3, "xfer", 20000, 30000 },
+        { CSD_TRACK_CHIP, 2, "xfer", 30000, 40000 }, { CSD_TRACK_CHIP, 3, "xfer", 40000, 50000 },
+        { CSD_TRACK_CHANNEL, 0, "xfer", 10000, 20000 }, { CSD_TRACK_CHANNEL, 0, "xfer", 20000, 30000 },
+        { CSD_TRACK_CHANNEL, 0, "xfer", 30000, 40000 }, { CSD_TRACK_CHANNEL, 0, "xfer", 40000, 50000 },
+        { CSD_TRACK_CHANNEL, 1, "xfer", 10000, 20000 }, { CSD_TRACK_CHANNEL, 1, "xfer", 20000, 30000 },
+        { CSD_TRACK_CHANNEL, 1, "xfer", 30000, 40000 }, { CSD_TRACK_CHANNEL, 1, "xfer", 40000, 50000 },
+        /* firmware, serial: arrivals p0 21000, p2 22000, p1 31000, p3 32000, p4 41000, ... */
+        { CSD_TRACK_FIRMWARE, 0, "fw", 20000, 21000 }, { CSD_TRACK_FIRMWARE, 0, "fw", 21000, 22000 },
+        { CSD_TRACK_FIRMWARE, 0, "fw", 30000, 31000 }, { CSD_TRACK_FIRMWARE, 0, "fw", 31000, 32000 },
+        { CSD_TRACK_FIRMWARE, 0, "fw", 40000, 41000 }, { CSD_TRACK_FIRMWARE, 0, "fw", 41000, 42000 },
+        { CSD_TRACK_FIRMWARE, 0, "fw", 50000, 51000 }, { CSD_TRACK_FIRMWARE, 0, "fw", 51000, 52000 },
+        /* the core: p0, p2, p1, p3 as they land, then p4..p7 back to back, then finish() */
+        { CSD_TRACK_CORE, 0, "P", 21000, 29040 }, { CSD_TRACK_CORE, 0, "P", 29040, 37080 },
+        { CSD_TRACK_CORE, 0, "P", 37080, 45120 }, { CSD_TRACK_CORE, 0, "P", 45120, 53160 },
+        { CSD_TRACK_CORE, 0, "P", 53160, 61200 }, { CSD_TRACK_CORE, 0, "P", 61200, 69240 },
+        { CSD_TRACK_CORE, 0, "P", 69240, 77280 }, { CSD_TRACK_CORE, 0, "P", 77280, 85320 },
+        { CSD_TRACK_CORE, 0, "finish", 85320, 86020 },
+    };
+    size_t nwant = sizeof want / sizeof want[0], found = 0;
+    int64_t last_buffer = -1;
+    for (uint64_t k = 0; k < csd_trace_events(t); k++) {
+        csd_trace_event ev;
+        csd_trace_get(t, k, &ev);
+        if (ev.track == CSD_TRACK_COUNTER) {
+            if (!strcmp(ev.name, "isp buffer bytes")) last_buffer = ev.value;
+            continue;
+        }
+        CHECK_EQ_U64(ev.req, 1);
+        size_t i = 0;
+        while (i < nwant && !(want[i].track == ev.track && want[i].index == ev.index && !strcmp(want[i].name, ev.name)
+                              && want[i].start == ev.start_ns && want[i].end == ev.end_ns))
+            i++;
+        if (i == nwant) fprintf(stderr, "unexpected span: track %d index %u %s %llu..%llu\n", ev.track, ev.index,
+                                ev.name, (unsigned long long)ev.start_ns, (unsigned long long)ev.end_ns);
+        CHECK(i < nwant);
+        found++;
+    }
+    CHECK_EQ_U64(found, nwant);          /* every span once, nothing else */
+    CHECK_EQ_INT(last_buffer, 0);
+    CHECK_EQ_U64(csd_trace_dropped(t), 0);
+    /* a ring of 10 keeps the 10 newest; a window keeps what overlaps it */
+    job_end(e, &j);
+    csd_engine_destroy(e);
+    csd_trace_destroy(t);
+    e = engine(&p);
+    CHECK_EQ_INT(csd_trace_create(&t, 10, 0, 0), 0);
+    csd_engine_set_timeline(e, t);
+    job_start(e, &j, &cost_ops, &o, 0, 8 * PAGE, NULL, NULL);
+    csd_engine_run_until_finished(e, j.req);
+    CHECK_EQ_U64(csd_trace_events(t), 10);
+    csd_trace_event last;
+    csd_trace_get(t, 9, &last);
+    CHECK(!strcmp(last.name, "finish") && last.end_ns == 86020);
+    CHECK(csd_trace_dropped(t) > 0);
+    job_end(e, &j);
+    csd_engine_destroy(e);
+    csd_trace_destroy(t);
+    e = engine(&p);
+    CHECK_EQ_INT(csd_trace_create(&t, 1000, 60000, 70000), 0);
+    csd_engine_set_timeline(e, t);
+    job_start(e, &j, &cost_ops, &o, 0, 8 * PAGE, NULL, NULL);
+    csd_engine_run_until_finished(e, j.req);
+    uint64_t spans = 0;
+    for (uint64_t k = 0; k < csd_trace_events(t); k++) {
+        csd_trace_event ev;
+        csd_trace_get(t, k, &ev);
+        if (ev.track == CSD_TRACK_COUNTER) continue;
+        CHECK(ev.end_ns >= 60000 && ev.start_ns < 70000);
+        spans++;
+    }
+    CHECK_EQ_U64(spans, 3);              /* the core's slots 53160..61200, 61200..69240, 69240..77280 */
+    job_end(e, &j);
+    csd_engine_destroy(e);
+    csd_trace_destroy(t);
+    obj_free(&o);
+    CHECK_EQ_INT(csd_trace_create(&t, 0, 0, 0), -EINVAL);
+    CHECK_EQ_INT(csd_trace_create(&t, 1, 5, 5), -EINVAL);
+}
+
 int main(void) {
     test_create_errors();
     test_host_io();
@@ -768,5 +872,6 @@ int main(void) {
     test_determinism();
     test_progress();
     test_issue_models();
+    test_timeline();
     TEST_OK("test_engine");
 }

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <time.h>
 
 static const char *DIR_;
 
@@ -689,6 +690,116 @@ static void test_large_write(void) {
     unlink(a);
 }
 
+static uint64_t wall_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static csd_obj_info stat_of(csd_ftl *f, uint64_t id) {
+    csd_obj_info i;
+    CHECK_EQ_INT(csd_ftl_obj_stat(f, id, &i), 0);
+    return i;
+}
+
+/* Version-1 metadata slot (before object times), encoded here from docs/IMAGE-FORMAT.md's table, not
+ * by the store's encoder: one object (id 1, created_seq 1, name), next id 2. */
+static void write_v1_slot(const char *path, const csd_layout *l, int slot, uint64_t seq, uint64_t next_seq,
+                          const char *name) {
+    uint8_t buf[4096] = { 0 };
+    size_t n = 32, nl = strlen(name);
+    csd_put64(buf + n, 2); n += 8;             /* next id */
+    csd_put64(buf + n, next_seq); n += 8;
+    csd_put32(buf + n, 0); n += 4;             /* no rolled-back ranges */
+    csd_put32(buf + n, 1); n += 4;             /* one object */
+    csd_put64(buf + n, 1); n += 8;
+    csd_put64(buf + n, 1); n += 8;
+    csd_put16(buf + n, (uint16_t)nl); n += 2;
+    memcpy(buf + n, name, nl); n += nl;
+    memcpy(buf, "CSDMETA1", 8);
+    csd_put64(buf + 8, seq);
+    csd_put64(buf + 16, n - 32);
+    csd_put32(buf + 24, csd_crc32(0, buf + 32, n - 32));
+    csd_put32(buf + 28, csd_crc32(0, buf, 28));
+    int fd = open(path, O_WRONLY);
+    CHECK(fd >= 0);
+    CHECK(pwrite(fd, buf, n, (off_t)l->meta_off[slot]) == (ssize_t)n);
+    close(fd);
+}
+
+/* Object times: creation and each write set them from the wall clock, set_times sets them exactly,
+ * and they survive a reopen whether they were last saved in the object table (set_times) or only in
+ * the newest page's record (a write). Images from before object times open with times unknown. */
+static void test_times(void) {
+    csd_params p = preset("tiny");
+    const char *a = path_of("times.img");
+    format_ok(a, 1 << 20, &p);
+    csd_ftl *f = open_ok(a, NULL);
+    uint64_t t0 = wall_ms(), id;
+    CHECK_EQ_INT(csd_ftl_obj_create(f, "t", &id), 0);
+    csd_obj_info i = stat_of(f, id);
+    CHECK(i.ctime_ms >= t0 && i.ctime_ms <= wall_ms());
+    CHECK_EQ_U64(i.mtime_ms, i.ctime_ms);
+    CHECK_EQ_U64(i.atime_ms, i.mtime_ms);        /* no access time set: reads as mtime */
+    struct timespec pause = { 0, 5 * 1000000 };
+    nanosleep(&pause, NULL);
+    uint8_t page[4096];
+    memset(page, 7, sizeof page);
+    uint64_t t1 = wall_ms();
+    CHECK_EQ_INT(csd_ftl_write(f, id, 0, page, sizeof page, NULL), 0);
+    uint64_t written = stat_of(f, id).mtime_ms;
+    CHECK(written >= t1 && written > i.ctime_ms);
+    CHECK_EQ_U64(stat_of(f, id).ctime_ms, i.ctime_ms);
+    /* set_times: exact values, one at a time */
+    CHECK_EQ_INT(csd_ftl_obj_set_times(f, id, 1234567890123ull, CSD_TIME_KEEP), 0);
+    CHECK_EQ_U64(stat_of(f, id).mtime_ms, 1234567890123ull);
+    CHECK_EQ_U64(stat_of(f, id).atime_ms, 1234567890123ull);
+    CHECK_EQ_INT(csd_ftl_obj_set_times(f, id, CSD_TIME_KEEP, 42), 0);
+    CHECK_EQ_U64(stat_of(f, id).mtime_ms, 1234567890123ull);
+    CHECK_EQ_U64(stat_of(f, id).atime_ms, 42);
+    CHECK_EQ_INT(csd_ftl_obj_set_times(f, 999, 1, 1), -ENOENT);
+    CHECK_EQ_INT(csd_ftl_close(f), 0);
+    f = open_ok(a, NULL);                         /* from the object table */
+    CHECK_EQ_U64(stat_of(f, id).mtime_ms, 1234567890123ull);
+    CHECK_EQ_U64(stat_of(f, id).atime_ms, 42);
+    CHECK_EQ_U64(stat_of(f, id).ctime_ms, i.ctime_ms);
+    uint64_t t2 = wall_ms();
+    CHECK_EQ_INT(csd_ftl_write(f, id, 4096, page, 100, NULL), 0);   /* no table write for this */
+    uint64_t w2 = stat_of(f, id).mtime_ms;
+    CHECK(w2 >= t2);
+    CHECK_EQ_INT(csd_ftl_close(f), 0);
+    f = open_ok(a, NULL);                         /* from the newest record */
+    CHECK_EQ_U64(stat_of(f, id).mtime_ms, w2);
+    CHECK_EQ_U64(stat_of(f, id).atime_ms, 42);
+    CHECK_EQ_INT(csd_ftl_close(f), 0);
+
+    /* an image whose object table is version 1 */
+    const char *b = path_of("times-v1.img");
+    format_ok(b, 1 << 20, &p);
+    f = open_ok(b, NULL);
+    CHECK_EQ_INT(csd_ftl_obj_create(f, "old", &id), 0);
+    CHECK_EQ_INT(csd_ftl_write(f, id, 0, page, sizeof page, NULL), 0);
+    CHECK_EQ_INT(csd_ftl_close(f), 0);
+    csd_layout l;
+    CHECK_EQ_INT(csd_layout_compute(&l, 1 << 20, &p, NULL, 0), 0);
+    write_v1_slot(b, &l, 0, 100, 1000000, "old");   /* newer than every record: times from it alone */
+    write_v1_slot(b, &l, 1, 99, 1000000, "old");
+    f = open_ok(b, NULL);
+    CHECK_EQ_INT(csd_ftl_obj_find(f, "old", &id), 0);
+    i = stat_of(f, id);
+    CHECK_EQ_U64(i.size, 4096);
+    CHECK_EQ_U64(i.ctime_ms, 0);
+    CHECK_EQ_U64(i.mtime_ms, 0);
+    uint8_t back[4096];
+    CHECK_EQ_INT(csd_ftl_read(f, id, 0, back, sizeof back, NULL), 0);
+    CHECK(!memcmp(back, page, sizeof back));
+    CHECK_EQ_INT(csd_ftl_close(f), 0);
+    check_clean(a);
+    check_clean(b);
+    unlink(a);
+    unlink(b);
+}
+
 int main(void) {
     DIR_ = csd_test_dir("test_ftl");
     test_crc32();
@@ -701,6 +812,7 @@ int main(void) {
     test_trim();
     test_gc_full();
     test_large_write();
+    test_times();
     rmdir(DIR_);
     TEST_OK("test_ftl");
 }

@@ -21,7 +21,7 @@ SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
 
 # Top of the device to the bottom: a folder may depend only on folders after it.
 LAYERS = ["transport", "hil", "tasklets", "runtime", "engine", "sched", "ftl", "flash", "store", "sim",
-          "config", "util"]
+          "trace", "config", "util"]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

@@ -11,6 +11,7 @@ extern "C" {
 #endif
 
 #define CSD_NAME_MAX 32
+#define CSD_PATH_MAX 256
 
 typedef struct csd_params {
     char preset[CSD_NAME_MAX];          /* name of the preset these values started from */
@@ -61,6 +62,12 @@ typedef struct csd_params {
     char baseline_adaptation[CSD_NAME_MAX]; /* "shared-engine" (default) or "paper", +modifiers */
     uint32_t remus_qthres_cap;          /* bool: 1 = REMUS's Q_thres never exceeds Q (default); 0 =
                                          * Algorithm 1 as written (uncapped) */
+    /* observing (docs/TRACING.md) */
+    char trace_file[CSD_PATH_MAX];      /* timeline of this session, written at close ("" = off); {image}
+                                         * and {pid} in it become the image's file name and the pid */
+    uint64_t trace_events;              /* events the timeline keeps (the newest; a ring) */
+    uint64_t trace_from_ns;             /* ns of device time: record only events overlapping */
+    uint64_t trace_to_ns;               /* [from, to); to = 0: no end */
 
     /* emulation */
     uint32_t paced;                     /* 1 = wall time never runs ahead of device time */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { F_U32, F_U64, F_BYTES, F_NAME } field_type;
+typedef enum { F_U32, F_U64, F_BYTES, F_NAME, F_PATH } field_type;
 
 typedef struct field {
     const char *key;
@@ -56,6 +56,10 @@ static const field FIELDS[] = {
     /* request schedulers: the baselines' multi-core adaptation */
     FLD(baseline_adaptation, F_NAME, "name"),
     FLD(remus_qthres_cap, F_U32, "bool"),
+    FLD(trace_file, F_PATH, "path"),
+    FLD(trace_events, F_U64, "events"),
+    FLD(trace_from_ns, F_U64, "ns"),
+    FLD(trace_to_ns, F_U64, "ns"),
     FLD(paced, F_U32, "bool"),
     FLD(sync_writes, F_U32, "bool"),
 };
@@ -95,6 +99,7 @@ static void preset_paper(csd_params *p) {
     p->isp_buffer_bytes = 2u << 20;
     p->output_buffer_bytes = 64u << 20;
     p->max_objects = 65536;
+    p->trace_events = 1000000;
     name_set(p->request_scheduler, "fcfs");
     name_set(p->chip_scheduler, "fcfs");
     name_set(p->ftl, "page");
@@ -233,6 +238,14 @@ int csd_params_set(csd_params *p, const char *key, const char *value, char *err,
         }
         name_set(base, value);
         return 0;
+    case F_PATH:
+        /* "" turns it off; a path may not hold a line break (the superblock stores params as lines) */
+        if (strlen(value) >= CSD_PATH_MAX || strpbrk(value, "\r\n")) {
+            snprintf(err, errlen, "parameter '%s': a path of at most %d bytes on one line", key, CSD_PATH_MAX - 1);
+            return -EINVAL;
+        }
+        snprintf(base, CSD_PATH_MAX, "%s", value);
+        return 0;
     case F_U32:
         if (parse_u64(value, 0, &v) || v > UINT32_MAX) {
             snprintf(err, errlen, "parameter '%s': '%s' is not an integer in 0..%u", key, value, UINT32_MAX);
@@ -330,6 +343,8 @@ int csd_config_check_values(const csd_params *p, char *err, size_t errlen) {
     REQUIRE(p->max_objects >= 1 && p->max_objects <= (1u << 24), "max_objects must be 1..16777216");
     REQUIRE(p->paced <= 1 && p->sync_writes <= 1, "paced and sync_writes are 0 or 1");
     REQUIRE(p->remus_qthres_cap <= 1, "remus_qthres_cap is 0 or 1");
+    REQUIRE(p->trace_events >= 1 && p->trace_events <= (1ull << 32), "trace_events must be 1..4294967296");
+    REQUIRE(p->trace_to_ns == 0 || p->trace_to_ns > p->trace_from_ns, "trace_to_ns must be 0 or above trace_from_ns");
 #undef REQUIRE
     return 0;
 }
@@ -340,7 +355,8 @@ void csd_params_visit(const csd_params *p, csd_params_visit_fn fn, void *arg) {
         const field *f = &FIELDS[i];
         const char *base = (const char *)p + f->off;
         switch (f->type) {
-        case F_NAME: fn(arg, f->key, base, f->unit); continue;
+        case F_NAME:
+        case F_PATH: fn(arg, f->key, base, f->unit); continue;
         case F_U32: snprintf(buf, sizeof buf, "%" PRIu32, *(const uint32_t *)base); break;
         case F_U64:
         case F_BYTES: snprintf(buf, sizeof buf, "%" PRIu64, *(const uint64_t *)base); break;

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/trace.h"
+
 void csd_eng_sched(csd_engine *e, uint64_t t, csd_sim_fn fn, void *arg) {
     /* The heap only grows past its high-water mark; losing an event would corrupt virtual time. */
     if (csd_sim_at(e->sim, t, fn, arg) != 0) abort();
@@ -23,12 +25,21 @@ uint64_t csd_eng_cost_ns(const csd_engine *e, uint64_t base_cycles, const csd_co
 
 /* ---- buffer --------------------------------------------------------------------------------- */
 
+static void buf_traced(csd_engine *e) {
+    if (e->timeline)
+        csd_trace_counter(e->timeline, "isp buffer bytes", UINT32_MAX, csd_sim_now(e->sim), (int64_t)e->buf_used);
+}
+
 void csd_eng_buf_take(csd_engine *e) {
     e->buf_used += e->p.page_bytes;
     if (e->buf_used > e->st.isp_buffer_peak_bytes) e->st.isp_buffer_peak_bytes = e->buf_used;
+    buf_traced(e);
 }
 
-void csd_eng_buf_give(csd_engine *e) { e->buf_used -= e->p.page_bytes; }
+void csd_eng_buf_give(csd_engine *e) {
+    e->buf_used -= e->p.page_bytes;
+    buf_traced(e);
+}
 
 /* ---- requests ------------------------------------------------------------------------------- */
 
@@ -118,10 +129,16 @@ void csd_eng_core_start(core *c, uint8_t kind, csd_isp_req *r, uint64_t page, ui
     c->dur = dur;
     c->rc = rc;
     r->refs++;
+    uint64_t pages = kind == SLOT_SEND ? page : kind == SLOT_PAGE ? 1 : 0;
     if (e->trace) {
         static const char stage[] = { [SLOT_PAGE] = 'P', [SLOT_FINISH] = 'f', [SLOT_FAIL] = 'x', [SLOT_SEND] = 'S' };
-        e->trace(e->trace_arg, c->index, stage[kind], r->view.id, c->start, c->start + dur,
-                 kind == SLOT_SEND ? page : kind == SLOT_PAGE ? 1 : 0);
+        e->trace(e->trace_arg, c->index, stage[kind], r->view.id, c->start, c->start + dur, pages);
+    }
+    if (e->timeline) {
+        /* the stage names of REMUS II-C (S, P) and the end of a request */
+        static const char *const name[] = { [SLOT_PAGE] = "P", [SLOT_FINISH] = "finish", [SLOT_FAIL] = "fail",
+                                            [SLOT_SEND] = "S" };
+        csd_trace_span(e->timeline, CSD_TRACK_CORE, c->index, name[kind], r->view.id, c->start, c->start + dur, pages);
     }
     csd_eng_sched(e, c->start + dur, core_done_ev, c);
 }
@@ -144,7 +161,10 @@ int csd_eng_feed_upto(csd_engine *e, csd_isp_req *r, uint64_t rel, uint64_t *fai
         if (r->ppn[i] == CSD_PPN_NONE) {
             memset(e->page_buf, 0, e->p.page_bytes);
         } else {
-            int rc = r->src.read(r->src.arg, r->ppn[i], e->page_buf);
+            int rc = 0;
+            const uint8_t *in_place = r->src.view ? r->src.view(r->src.arg, r->ppn[i], &rc) : NULL;
+            if (in_place) data = in_place;
+            else if (!rc) rc = r->src.read(r->src.arg, r->ppn[i], e->page_buf);
             if (rc < 0) {
                 *fail_ns = csd_eng_cost_ns(e, e->p.page_cycles, &(csd_cost){ 0, 0 });
                 return rc;

@@ -289,6 +289,8 @@ void csd_engine_release(csd_engine *e, csd_isp_req *r) {
 
 int csd_engine_step(csd_engine *e) { return csd_sim_step(e->sim); }
 
+int csd_engine_peek(const csd_engine *e, uint64_t *t) { return csd_sim_peek(e->sim, t); }
+
 void csd_engine_run_until(csd_engine *e, uint64_t t) {
     uint64_t next;
     while (csd_sim_peek(e->sim, &next) && next <= t) csd_sim_step(e->sim);
@@ -309,6 +311,8 @@ void csd_engine_stats_get(const csd_engine *e, csd_engine_stats *s, csd_flash_st
     if (fs) csd_flash_stats_get(e->flash, fs);
 }
 
+uint32_t csd_engine_chip_queued(const csd_engine *e, uint32_t chip) { return csd_flash_chip_queued(e->flash, chip); }
+
 uint64_t csd_engine_core_busy_ns(const csd_engine *e, uint32_t core) {
     return core < e->p.cores ? e->cores[core].busy_ns : 0;
 }
@@ -325,4 +329,19 @@ int csd_engine_check(const csd_engine *e, char *err, size_t errlen) {
 void csd_engine_set_trace(csd_engine *e, csd_engine_trace_fn fn, void *arg) {
     e->trace = fn;
     e->trace_arg = arg;
+}
+
+void csd_engine_set_timeline(csd_engine *e, csd_trace *t) {
+    e->timeline = t;
+    csd_flash_set_trace(e->flash, t);
+}
+
+void csd_engine_visit_requests(const csd_engine *e, void (*fn)(void *arg, uint64_t id, const csd_isp_progress *p),
+                               void *arg) {
+    for (const csd_isp_req *r = e->head; r; r = r->next) {
+        if (r->released) continue;
+        csd_isp_progress p;
+        csd_engine_progress(e, r, &p);
+        fn(arg, r->view.id, &p);
+    }
 }

@@ -71,6 +71,9 @@ typedef struct csd_page_source {
     uint64_t (*ppn)(void *arg, uint64_t page_index);
     /* real bytes of ppn into buf (page_bytes); 0 or -errno */
     int (*read)(void *arg, uint64_t ppn, uint8_t *buf);
+    /* Optional, tried first: the page's bytes in place (no copy), or NULL with *rc = 0 when it cannot
+     * (then read() runs) or a negative errno (the read failed). */
+    const uint8_t *(*view)(void *arg, uint64_t ppn, int *rc);
 } csd_page_source;
 
 /* What a core does with a request's pages: the tasklet runtime on the device (runtime/exec.h),
@@ -136,11 +139,21 @@ int csd_engine_check(const csd_engine *e, char *err, size_t errlen);
 typedef void (*csd_engine_trace_fn)(void *arg, uint32_t core, char stage, uint64_t req_id, uint64_t start,
                                     uint64_t end, uint64_t pages);
 void csd_engine_set_trace(csd_engine *e, csd_engine_trace_fn fn, void *arg);
+/* Record a timeline into t (trace/trace.h): core slots, the ISP buffer's occupancy, and the flash
+ * model's spans. NULL stops. */
+typedef struct csd_trace csd_trace;
+void csd_engine_set_timeline(csd_engine *e, csd_trace *t);
+/* Requests in the engine now (running or not yet released), for live views: fn gets each one's
+ * progress and id. */
+void csd_engine_visit_requests(const csd_engine *e, void (*fn)(void *arg, uint64_t id, const csd_isp_progress *p),
+                               void *arg);
 /* Forget a request (cancelling it if it is still running). */
 void csd_engine_release(csd_engine *e, csd_isp_req *r);
 
 /* Run one event; 1 if one ran, 0 if idle. */
 int csd_engine_step(csd_engine *e);
+/* Time of the next pending event into *t: 1, or 0 when none is pending. */
+int csd_engine_peek(const csd_engine *e, uint64_t *t);
 /* Run every event due at or before t, then move the clock to t (idle time). Never goes backwards. */
 void csd_engine_run_until(csd_engine *e, uint64_t t);
 /* Run until r finishes (or nothing is pending). */
@@ -150,5 +163,7 @@ void csd_engine_run_until_finished(csd_engine *e, csd_isp_req *r);
 void csd_engine_stats_get(const csd_engine *e, csd_engine_stats *s, csd_flash_stats *fs);
 /* Busy ns of one core (page slots and finish() slots); 0 for a core that does not exist. */
 uint64_t csd_engine_core_busy_ns(const csd_engine *e, uint32_t core);
+/* Flash operations queued at a chip now. */
+uint32_t csd_engine_chip_queued(const csd_engine *e, uint32_t chip);
 
 #endif

@@ -113,6 +113,7 @@ struct csd_engine {
     size_t host_ops_cap;
     csd_engine_trace_fn trace;
     void *trace_arg;
+    csd_trace *timeline;
     csd_engine_stats st;
 };
 

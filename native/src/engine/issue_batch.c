@@ -43,7 +43,7 @@ static void issue_for(csd_engine *e, csd_isp_req *r) {
         r->pool_free = po->free_next;
         po->r = r;
         po->page = i;
-        po->op = (csd_flash_op){ .kind = CSD_FLASH_READ, .src = CSD_SRC_ISP, .ppn = ppn, .owner = r,
+        po->op = (csd_flash_op){ .kind = CSD_FLASH_READ, .src = CSD_SRC_ISP, .ppn = ppn, .owner = r, .req_id = r->view.id,
                                  .done = page_arrived, .arg = po };
         r->state[i] = PG_INFLIGHT;
         r->batch_left++;

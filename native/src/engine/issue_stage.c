@@ -570,6 +570,7 @@ static void do_send(csd_engine *e, core *c, sub *s, uint64_t pages) {
             po->page = rel0;
             po->chip = chip_of(e, r->ppn[rel0]);
             po->op = (csd_flash_op){ .kind = CSD_FLASH_READ, .src = CSD_SRC_ISP, .ppn = r->ppn[rel0], .owner = r,
+                                     .req_id = r->view.id,
                                      .done = unit_arrived, .arg = po };
             for (uint32_t j = 0; j < n; j++) r->state[s->list[pos + j]] = PG_INFLIGHT;
             e->chip_out[po->chip]++;

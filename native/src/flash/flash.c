@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "trace/trace.h"
+
 enum chip_phase { CHIP_IDLE, CHIP_ARRAY, CHIP_WAIT_CHANNEL, CHIP_XFER, CHIP_PROGRAM, CHIP_ERASE };
 
 typedef struct chip {
@@ -18,6 +20,7 @@ typedef struct chip {
     csd_flash_op *cur;       /* op holding the chip */
     uint64_t wait_since;     /* when it began waiting for its channel */
     uint64_t busy_since;
+    uint32_t queued;         /* operations in its queue */
 } chip;
 
 typedef struct channel {
@@ -46,7 +49,19 @@ struct csd_flash {
     csd_flash_op *fw_head, *fw_tail;
     uint64_t next_seq;
     csd_flash_stats st;
+    csd_trace *trace;        /* NULL: no timeline */
 };
+
+static const char *const PHASE_READ = "read", *const PHASE_XFER = "xfer", *const PHASE_PROGRAM = "program",
+                         *const PHASE_ERASE = "erase", *const PHASE_FW = "fw";
+
+static void queue_change(csd_flash *f, chip *c, int delta) {
+    c->queued = (uint32_t)((int64_t)c->queued + delta);
+    if (f->trace) csd_trace_counter(f->trace, "chip queue", c->index, csd_sim_now(f->sim), c->queued);
+}
+
+/* Put op in its chip's queue (the policy orders it) and wake the chip. */
+static void chip_enqueue(csd_flash *f, chip *c, csd_flash_op *op, uint64_t now);
 
 static void chip_kick_ev(csd_sim *sim, void *arg);
 static void chan_arb_ev(csd_sim *sim, void *arg);
@@ -127,11 +142,13 @@ static void chip_kick_ev(csd_sim *sim, void *arg) {
     uint64_t now = csd_sim_now(sim);
     csd_flash_op *op = f->policy->next(f->policy_state, c->index, now);
     if (!op) return;
+    queue_change(f, c, -1);
     c->cur = op;
     c->busy_since = now;
     switch (op->kind) {
     case CSD_FLASH_READ:
         c->phase = CHIP_ARRAY;
+        if (f->trace) csd_trace_span(f->trace, CSD_TRACK_CHIP, c->index, PHASE_READ, op->req_id, now, now + f->p.t_read_ns, op->ppn);
         sched(f, now + f->p.t_read_ns, chip_array_done_ev, c);
         break;
     case CSD_FLASH_PROGRAM:
@@ -139,6 +156,7 @@ static void chip_kick_ev(csd_sim *sim, void *arg) {
         break;
     default:
         c->phase = CHIP_ERASE;
+        if (f->trace) csd_trace_span(f->trace, CSD_TRACK_CHIP, c->index, PHASE_ERASE, op->req_id, now, now + f->p.t_erase_ns, op->ppn);
         sched(f, now + f->p.t_erase_ns, chip_op_done_ev, c);
         break;
     }
@@ -156,7 +174,9 @@ static void chan_xfer_done_ev(csd_sim *sim, void *arg) {
         fw_push(f, op);
     } else {
         c->phase = CHIP_PROGRAM;
-        sched(f, csd_sim_now(sim) + f->p.t_prog_ns, chip_op_done_ev, c);
+        uint64_t now = csd_sim_now(sim);
+        if (f->trace) csd_trace_span(f->trace, CSD_TRACK_CHIP, c->index, PHASE_PROGRAM, op->req_id, now, now + f->p.t_prog_ns, op->ppn);
+        sched(f, now + f->p.t_prog_ns, chip_op_done_ev, c);
     }
     chan_request(ch);
 }
@@ -177,7 +197,14 @@ static void chan_arb_ev(csd_sim *sim, void *arg) {
     ch->busy = 1;
     ch->xfer_chip = ci;
     f->chips[ci].phase = CHIP_XFER;
-    sched(f, csd_sim_now(sim) + f->xfer_ns, chan_xfer_done_ev, ch);
+    uint64_t now = csd_sim_now(sim);
+    if (f->trace) {
+        const csd_flash_op *op = f->chips[ci].cur;
+        csd_trace_span(f->trace, CSD_TRACK_CHIP, ci, PHASE_XFER, op->req_id, now, now + f->xfer_ns, op->ppn);
+        csd_trace_span(f->trace, CSD_TRACK_CHANNEL, ci / f->p.chips_per_channel, PHASE_XFER, op->req_id, now,
+                       now + f->xfer_ns, ci);
+    }
+    sched(f, now + f->xfer_ns, chan_xfer_done_ev, ch);
 }
 
 /* Head of the firmware list is done: a read completes, a program goes on to its chip's queue. */
@@ -193,14 +220,19 @@ static void fw_done_ev(csd_sim *sim, void *arg) {
         f->st.bytes_read += f->p.page_bytes;
         op->done(op, now);
     } else {
-        chip *c = &f->chips[csd_flash_chip_of(f, op)];
-        f->policy->enqueue(f->policy_state, c->index, op, now);
-        chip_kick(c);
+        chip_enqueue(f, &f->chips[csd_flash_chip_of(f, op)], op, now);
     }
+}
+
+static void chip_enqueue(csd_flash *f, chip *c, csd_flash_op *op, uint64_t now) {
+    f->policy->enqueue(f->policy_state, c->index, op, now);
+    queue_change(f, c, +1);
+    chip_kick(c);
 }
 
 static void fw_push(csd_flash *f, csd_flash_op *op) {
     uint64_t end = csd_serial_reserve(&f->fw, csd_sim_now(f->sim), f->p.fw_page_ns);
+    if (f->trace) csd_trace_span(f->trace, CSD_TRACK_FIRMWARE, 0, PHASE_FW, op->req_id, end - f->p.fw_page_ns, end, op->ppn);
     op->next = NULL;
     if (f->fw_tail) f->fw_tail->next = op; else f->fw_head = op;
     f->fw_tail = op;
@@ -223,9 +255,7 @@ void csd_flash_dispatch(csd_flash *f, csd_flash_op *op) {
         return;
     }
     if (op->kind != CSD_FLASH_READ) op->kind = CSD_FLASH_ERASE;
-    chip *c = &f->chips[csd_flash_chip_of(f, op)];
-    f->policy->enqueue(f->policy_state, c->index, op, now);
-    chip_kick(c);
+    chip_enqueue(f, &f->chips[csd_flash_chip_of(f, op)], op, now);
 }
 
 int csd_flash_create_with(csd_flash **out, const csd_params *p, csd_sim *sim,
@@ -295,3 +325,7 @@ void csd_flash_stats_get(const csd_flash *f, csd_flash_stats *s) {
 }
 
 uint64_t csd_flash_page_xfer_ns(const csd_flash *f) { return f->xfer_ns; }
+
+void csd_flash_set_trace(csd_flash *f, csd_trace *t) { f->trace = t; }
+
+uint32_t csd_flash_chip_queued(const csd_flash *f, uint32_t chip) { return chip < f->nchips ? f->chips[chip].queued : 0; }

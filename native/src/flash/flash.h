@@ -71,6 +71,7 @@ struct csd_flash_op {
     uint64_t submit_ns;      /* set by csd_flash_submit */
     uint64_t seq;            /* set by csd_flash_submit: global submission order */
     void *owner;             /* the request (or host command) that issued it; for policies */
+    uint64_t req_id;         /* that request's number (timelines; 0 = none) */
     int64_t priority;        /* free for policies */
     csd_flash_done_fn done;
     void *arg;
@@ -138,6 +139,11 @@ uint32_t csd_flash_chip_of(const csd_flash *f, const csd_flash_op *op);
 /* 1 when chip has no operation in service. */
 int csd_flash_chip_idle(const csd_flash *f, uint32_t chip);
 void csd_flash_stats_get(const csd_flash *f, csd_flash_stats *s);
+/* Record chip, channel and firmware spans and chip queue depths into t (NULL: stop). */
+typedef struct csd_trace csd_trace;
+void csd_flash_set_trace(csd_flash *f, csd_trace *t);
+/* Operations queued at chip (dispatched, not yet started). */
+uint32_t csd_flash_chip_queued(const csd_flash *f, uint32_t chip);
 /* ns the channel needs for one page. */
 uint64_t csd_flash_page_xfer_ns(const csd_flash *f);
 

@@ -20,6 +20,9 @@ typedef struct csd_obj_info {
     uint64_t size;          /* bytes */
     uint64_t pages;         /* mapped pages (written and not trimmed) */
     uint64_t created_seq;
+    uint64_t ctime_ms;      /* creation, ms since the epoch (0: the image predates object times) */
+    uint64_t mtime_ms;      /* last write, trim or set_times */
+    uint64_t atime_ms;      /* last set_times access time, else mtime */
 } csd_obj_info;
 
 typedef struct csd_ftl_counters {
@@ -59,6 +62,10 @@ int csd_ftl_obj_delete(csd_ftl *f, uint64_t id);                      /* -ENOENT
 int csd_ftl_obj_rename(csd_ftl *f, uint64_t id, const char *new_name, int replace); /* -ENOENT, -EEXIST */
 int csd_ftl_obj_stat(const csd_ftl *f, uint64_t id, csd_obj_info *info); /* -ENOENT */
 int csd_ftl_obj_find(const csd_ftl *f, const char *name, uint64_t *id); /* -ENOENT */
+/* Set an object's modification and access times (ms since the epoch; CSD_TIME_KEEP leaves one as it
+ * is), durably. -ENOENT, or -errno from the metadata write (nothing changed then). */
+#define CSD_TIME_KEEP UINT64_MAX
+int csd_ftl_obj_set_times(csd_ftl *f, uint64_t id, uint64_t mtime_ms, uint64_t atime_ms);
 /* Objects whose name starts with prefix and sorts after start_after (byte order), at most limit
  * (0 = all). Returns the count written to *out (caller frees) or -errno; *more = 1 if cut. */
 int csd_ftl_obj_list(const csd_ftl *f, const char *prefix, const char *start_after, size_t limit,
@@ -81,6 +88,10 @@ uint64_t csd_ftl_lookup(const csd_ftl *f, uint64_t id, uint64_t page_index);
 int csd_ftl_translate(csd_ftl *f, uint64_t id, uint64_t page_index, csd_flash_batch *ops, uint64_t *ppn);
 /* Raw page read by physical page number into buf (page_bytes). 0 or -errno. */
 int csd_ftl_read_ppn(csd_ftl *f, uint64_t ppn, void *buf);
+/* The same page in place, without a copy: NULL with *rc = 0 when the image is not mapped (use
+ * csd_ftl_read_ppn), NULL with a negative *rc when the page fails its check. Valid until the next
+ * write, trim or GC. */
+const uint8_t *csd_ftl_view_ppn(csd_ftl *f, uint64_t ppn, int *rc);
 
 void csd_ftl_counters_get(const csd_ftl *f, csd_ftl_counters *c);
 

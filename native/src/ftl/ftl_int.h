@@ -30,6 +30,8 @@ static inline uint64_t map_ppn(uint64_t e) { return e & ~MAP_TOMB; }
 
 typedef struct ftl_obj {
     uint64_t id, created_seq, size;
+    uint64_t ctime_ms, mtime_ms, atime_ms;   /* wall times, ms since the epoch; 0 = unknown / unset */
+    uint64_t newest_seq, newest_ms;          /* recovery: the object's newest record and its time */
     char *name;                /* NUL-terminated copy */
     uint32_t name_len;
     uint64_t name_hash;
@@ -121,6 +123,9 @@ void ftl_maybe_drop_tomb(csd_ftl *f, ftl_obj *o, uint64_t idx);
 static inline uint32_t ftl_block_of(const csd_ftl *f, uint64_t ppn) { return (uint32_t)(ppn / f->ppb); }
 static inline uint32_t ftl_unit_of_block(const csd_ftl *f, uint32_t gb) { return gb / f->bpp; }
 static inline uint64_t ftl_obj_pages(const csd_ftl *f, const ftl_obj *o) { return (o->size + f->pb - 1) / f->pb; }
+
+/* Wall-clock time for object times, ms since the epoch (virtual time is the engine's, not this). */
+uint64_t ftl_now_ms(void);
 
 /* meta.c in ftl: persist the object table (skip: a slot left out, e.g. being deleted; ren/name: a
  * slot saved under a new name). 0 or -errno. */

@@ -40,7 +40,7 @@ static void group_rollback(csd_ftl *f, grp_page *g, uint32_t n, uint64_t s0, int
 /* Records, then the in-memory switch. size_after is the object size once the group is in. */
 static int group_commit(csd_ftl *f, ftl_obj *o, grp_page *g, uint32_t n, int kind, uint64_t size_after,
                         csd_flash_batch *ops) {
-    uint64_t s0 = f->next_seq;
+    uint64_t s0 = f->next_seq, now = ftl_now_ms();
     f->next_seq += n;
     int rc = csd_store_barrier(f->st);
     if (rc) {
@@ -49,7 +49,8 @@ static int group_commit(csd_ftl *f, ftl_obj *o, grp_page *g, uint32_t n, int kin
     }
     for (uint32_t k = 0; k < n; k++) {
         csd_oob r = { .kind = (uint8_t)kind, .copies = 0, .valid_bytes = g[k].valid, .obj = o->id,
-                      .page = g[k].idx, .seq = s0 + k, .op_first = s0, .op_pages = n, .data_crc = g[k].crc };
+                      .page = g[k].idx, .seq = s0 + k, .op_first = s0, .op_pages = n, .data_crc = g[k].crc,
+                      .time_ms = now };
         rc = csd_store_write_oob(f->st, g[k].ppn, &r);
         if (rc) {
             group_rollback(f, g, n, s0, 1);
@@ -85,6 +86,7 @@ static int group_commit(csd_ftl *f, ftl_obj *o, grp_page *g, uint32_t n, int kin
         (void)f->map->update(f->map_state, f, o->id, idx, ops);
     }
     o->size = size_after;
+    o->mtime_ms = now;
     /* the old last page no longer carries the size: its tombstone may be droppable now */
     if (old_pages && ftl_obj_pages(f, o) > old_pages) ftl_maybe_drop_tomb(f, o, old_pages - 1);
     return 0;
@@ -220,15 +222,28 @@ uint64_t csd_ftl_lookup(const csd_ftl *f, uint64_t id, uint64_t page_index) {
     return map_is_data(e) ? e : CSD_PPN_NONE;
 }
 
+/* A live data page's bytes must match the CRC its record carries (tombstones and garbage have
+ * nothing to check against). */
+static int verify_ppn(const csd_ftl *f, uint64_t ppn, const uint8_t *page) {
+    if (f->pstate[ppn] != PG_VALID) return 0;
+    const ftl_obj *o = csd_objtab_by_id(&f->tab, f->rev_id[ppn]);
+    uint32_t idx = f->rev_idx[ppn];
+    return o && idx < o->cap && o->map[idx] == ppn && csd_crc32(0, page, f->pb) != f->pcrc[ppn] ? -EIO : 0;
+}
+
 int csd_ftl_read_ppn(csd_ftl *f, uint64_t ppn, void *buf) {
     if (ppn >= f->physical || !buf) return -EINVAL;
     int rc = csd_store_read_data(f->st, ppn, 0, buf, f->pb);
-    if (rc) return rc;
-    /* verify when it is a live data page (tombstones and garbage have nothing to check against) */
-    if (f->pstate[ppn] == PG_VALID) {
-        const ftl_obj *o = csd_objtab_by_id(&f->tab, f->rev_id[ppn]);
-        uint32_t idx = f->rev_idx[ppn];
-        if (o && idx < o->cap && o->map[idx] == ppn && csd_crc32(0, buf, f->pb) != f->pcrc[ppn]) return -EIO;
+    return rc ? rc : verify_ppn(f, ppn, buf);
+}
+
+const uint8_t *csd_ftl_view_ppn(csd_ftl *f, uint64_t ppn, int *rc) {
+    *rc = 0;
+    if (ppn >= f->physical) {
+        *rc = -EINVAL;
+        return NULL;
     }
-    return 0;
+    const uint8_t *page = csd_store_data_view(f->st, ppn);
+    if (page && (*rc = verify_ppn(f, ppn, page)) != 0) return NULL;
+    return page;
 }

@@ -6,6 +6,13 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+uint64_t ftl_now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
 
 int ftl_meta_save(csd_ftl *f, const ftl_obj *skip, const ftl_obj *ren, const char *name, size_t len) {
     const csd_objtab *t = &f->tab;
@@ -14,8 +21,10 @@ int ftl_meta_save(csd_ftl *f, const ftl_obj *skip, const ftl_obj *ren, const cha
     for (uint32_t s = 0; s < t->nslots; s++) {
         const ftl_obj *o = &t->slots[s];
         if (!o->used || o == skip) continue;
-        if (o == ren) csd_meta_add(&f->mbuf, o->id, o->created_seq, name, (uint16_t)len);
-        else csd_meta_add(&f->mbuf, o->id, o->created_seq, o->name, (uint16_t)o->name_len);
+        csd_meta_obj e = { .id = o->id, .created_seq = o->created_seq, .ctime_ms = o->ctime_ms,
+                           .mtime_ms = o->mtime_ms, .atime_ms = o->atime_ms,
+                           .name_len = (uint16_t)(o == ren ? len : o->name_len), .name = o == ren ? name : o->name };
+        csd_meta_add(&f->mbuf, &e);
     }
     /* the other slot: the current one keeps the last good table until this one is complete */
     int slot = 1 - f->meta_slot;
@@ -43,6 +52,8 @@ int csd_ftl_obj_create(csd_ftl *f, const char *name, uint64_t *id) {
     uint32_t slot;
     if (csd_objtab_add(&f->tab, nid, name, len, f->next_seq, &slot)) return -ENOMEM;
     f->tab.next_id++;
+    ftl_obj *o = &f->tab.slots[slot];
+    o->ctime_ms = o->mtime_ms = ftl_now_ms();
     int rc = ftl_meta_save(f, NULL, NULL, NULL, 0);
     if (rc) {
         /* next_id stays advanced: the failed slot write may still have reached the disk */
@@ -107,6 +118,24 @@ static void info_fill(const csd_ftl *f, const ftl_obj *o, csd_obj_info *info) {
     info->size = o->size;
     info->pages = o->data_pages;
     info->created_seq = o->created_seq;
+    info->ctime_ms = o->ctime_ms;
+    info->mtime_ms = o->mtime_ms;
+    info->atime_ms = o->atime_ms ? o->atime_ms : o->mtime_ms;
+}
+
+int csd_ftl_obj_set_times(csd_ftl *f, uint64_t id, uint64_t mtime_ms, uint64_t atime_ms) {
+    ftl_obj *o = csd_objtab_by_id(&f->tab, id);
+    if (!o) return -ENOENT;
+    if (f->broken) return -EIO;
+    uint64_t m = o->mtime_ms, a = o->atime_ms;
+    if (mtime_ms != CSD_TIME_KEEP) o->mtime_ms = mtime_ms;
+    if (atime_ms != CSD_TIME_KEEP) o->atime_ms = atime_ms;
+    int rc = ftl_meta_save(f, NULL, NULL, NULL, 0);
+    if (rc) {
+        o->mtime_ms = m;
+        o->atime_ms = a;
+    }
+    return rc;
 }
 
 int csd_ftl_obj_stat(const csd_ftl *f, uint64_t id, csd_obj_info *info) {

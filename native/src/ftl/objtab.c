@@ -221,10 +221,14 @@ int csd_objtab_load(csd_objtab *t, const csd_meta *m, uint32_t max_objects, char
             snprintf(err, errlen, "object table: name '%.*s' appears twice", (int)e->name_len, e->name);
             return -EBADMSG;
         }
-        if (csd_objtab_add(t, e->id, e->name, e->name_len, e->created_seq, NULL)) {
+        uint32_t slot;
+        if (csd_objtab_add(t, e->id, e->name, e->name_len, e->created_seq, &slot)) {
             snprintf(err, errlen, "out of memory");
             return -ENOMEM;
         }
+        t->slots[slot].ctime_ms = e->ctime_ms;
+        t->slots[slot].mtime_ms = e->mtime_ms;
+        t->slots[slot].atime_ms = e->atime_ms;
     }
     return 0;
 }

@@ -128,6 +128,11 @@ static void rec_record(void *arg, uint64_t ppn, const csd_oob *r, int sst, int o
     f->pstate[ppn] = PG_DEAD;   /* occupied; winners become VALID, older data versions STALE */
     if (sst != SCAN_ACCEPT) return;
     if (r->seq > c->bmaxseq[gb]) c->bmaxseq[gb] = r->seq;
+    ftl_obj *o = csd_objtab_by_id(&f->tab, r->obj);
+    if (o && r->seq >= o->newest_seq) {
+        o->newest_seq = r->seq;
+        o->newest_ms = r->time_ms;
+    }
     if (csd_build_add(&c->b, ppn, r)) c->rc = -ENOMEM;
 }
 
@@ -241,6 +246,12 @@ static int recover(csd_ftl *f, char *err, size_t errlen) {
     if (rc) {
         ERR("recovery scan failed: %s", strerror(-rc));
         return rc;
+    }
+    /* The table's times are as of its last save, when the sequence counter stood at f->next_seq;
+     * an object written since carries its write time in its newest record. */
+    for (uint32_t s = 0; s < f->tab.nslots; s++) {
+        ftl_obj *o = &f->tab.slots[s];
+        if (o->used && o->newest_ms && o->newest_seq >= f->next_seq) o->mtime_ms = o->newest_ms;
     }
     if (in.max_seq + 1 > f->next_seq) f->next_seq = in.max_seq + 1;
     int ch = update_voids(f, &in);

@@ -46,6 +46,7 @@ int cmd_rename(csd_device *d, const Smartssd__V1__RenameObject *m, cmd_ctx *c);
 int cmd_list(csd_device *d, const Smartssd__V1__ListObjects *m, cmd_ctx *c);
 int cmd_stat(csd_device *d, const Smartssd__V1__StatObject *m, cmd_ctx *c);
 int cmd_trim(csd_device *d, const Smartssd__V1__TrimObject *m, cmd_ctx *c);
+int cmd_set_times(csd_device *d, const Smartssd__V1__SetTimes *m, cmd_ctx *c);
 /* Tasklets (cmd_tasklet.c): the paper's Fig. 5 sequence. */
 int cmd_create_tasklet(csd_device *d, const Smartssd__V1__CreateObject *m, cmd_ctx *c);
 int cmd_create_output(csd_device *d, const Smartssd__V1__CreateObject *m, cmd_ctx *c);

@@ -24,6 +24,9 @@ static Smartssd__V1__ObjectInfo *info_msg(cmd_ctx *c, const csd_obj_info *in) {
     m->size = in->size;
     m->pages = in->pages;
     m->created_seq = in->created_seq;
+    m->mtime_ms = in->mtime_ms;
+    m->atime_ms = in->atime_ms;
+    m->ctime_ms = in->ctime_ms;
     return m->name ? m : NULL;
 }
 
@@ -223,5 +226,18 @@ int cmd_trim(csd_device *d, const Smartssd__V1__TrimObject *m, cmd_ctx *c) {
     cmd_charge(d, c, &ops, 0, 0);
     csd_flash_batch_free(&ops);
     if (rc) return cmd_fail_errno(c, rc, "trim: %s", strerror(-rc));
+    return 0;
+}
+
+int cmd_set_times(csd_device *d, const Smartssd__V1__SetTimes *m, cmd_ctx *c) {
+    csd_obj_info info;
+    if (data_object(d, c, m->object_id, "set_times", &info)) return -1;
+    /* CSD_TIME_KEEP is the "keep" marker, so it cannot be a time */
+    if ((m->set_mtime && m->mtime_ms == CSD_TIME_KEEP) || (m->set_atime && m->atime_ms == CSD_TIME_KEEP))
+        return cmd_fail(c, CSD_INVALID_ARGUMENT, "set_times: %" PRIu64 " is not a time", CSD_TIME_KEEP);
+    if (!m->set_mtime && !m->set_atime) return cmd_fail(c, CSD_INVALID_ARGUMENT, "set_times: no time to set");
+    int rc = csd_ftl_obj_set_times(d->ftl, m->object_id, m->set_mtime ? m->mtime_ms : CSD_TIME_KEEP,
+                                   m->set_atime ? m->atime_ms : CSD_TIME_KEEP);
+    if (rc) return cmd_fail_errno(c, rc, "set_times: %s", strerror(-rc));
     return 0;
 }

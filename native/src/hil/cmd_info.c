@@ -93,12 +93,34 @@ int cmd_identify(csd_device *d, const Smartssd__V1__Identify *m, cmd_ctx *c) {
 
 static const char *const CMD_NAMES[] = {
     "create_object", "execute_object", "read_object", "write_object", "delete_object", "list", "stat", "trim",
-    "identify", "stats", "rename",
+    "identify", "stats", "rename", "set_times",
 };
+
+/* What a live view needs beside the totals: each run's progress, by output object. */
+static void add_runs(csd_device *d, param_list *l) {
+    for (vobj *o = d->vobjs; o; o = o->next) {
+        if (o->state != RUN_RUNNING || !o->req) continue;
+        csd_isp_progress p;
+        csd_engine_progress(d->eng, o->req, &p);
+        vobj *t = vobj_find(d, o->tasklet_id);
+        char key[64];
+        snprintf(key, sizeof key, "run.%" PRIu64 ".tasklet", o->id);
+        add_param(l, key, t && t->ops ? t->ops->name : "?");
+        snprintf(key, sizeof key, "run.%" PRIu64 ".pages_done", o->id);
+        add_u64(l, key, p.pages_done);
+        snprintf(key, sizeof key, "run.%" PRIu64 ".pages_total", o->id);
+        add_u64(l, key, p.pages_total);
+        snprintf(key, sizeof key, "run.%" PRIu64 ".device_ns", o->id);
+        add_u64(l, key, p.device_ns);
+    }
+}
 
 int cmd_stats(csd_device *d, const Smartssd__V1__Stats *m, cmd_ctx *c) {
     Smartssd__V1__StatsReply *rep = cmd_alloc(c, sizeof *rep);
-    param_list l = { c, cmd_alloc(c, 96 * sizeof(Smartssd__V1__Param *)), 0, 96, 0 };
+    const csd_params *pp = &d->params;
+    uint32_t chips = pp->channels * pp->chips_per_channel;
+    size_t cap = 128 + pp->cores + chips + 4 * (size_t)d->running;
+    param_list l = { c, cmd_alloc(c, cap * sizeof(Smartssd__V1__Param *)), 0, cap, 0 };
     if (!rep || !l.arr) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
     smartssd__v1__stats_reply__init(rep);
     csd_ftl_counters fc;
@@ -134,6 +156,23 @@ int cmd_stats(csd_device *d, const Smartssd__V1__Stats *m, cmd_ctx *c) {
     }
     add_u64(&l, "commands.errors", d->counters.errors);
     add_u64(&l, "commands.bad_packets", d->counters.bad_packets);
+    for (uint32_t k = 0; k < pp->cores; k++) {
+        char key[48];
+        snprintf(key, sizeof key, "core.%u.busy_ns", k);
+        add_u64(&l, key, csd_engine_core_busy_ns(d->eng, k));
+    }
+    for (uint32_t k = 0; k < chips; k++) {
+        char key[48];
+        snprintf(key, sizeof key, "chip.%u.queued", k);
+        add_u64(&l, key, csd_engine_chip_queued(d->eng, k));
+    }
+    add_u64(&l, "isp.running", (uint64_t)d->running);
+    add_u64(&l, "isp.buffer_used_bytes", es.isp_buffer_used_bytes);
+    add_runs(d, &l);
+    add_u64(&l, "paced.slices", d->paced_slices);
+    add_u64(&l, "paced.behind", d->paced_behind);
+    add_u64(&l, "paced.behind_max_ns", d->paced_behind_max_ns);
+    add_u64(&l, "paced.sleep_ns", d->paced_sleep_ns);
     if (l.oom) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
     rep->n_counters = l.n;
     rep->counters = l.arr;

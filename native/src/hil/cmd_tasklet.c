@@ -146,6 +146,11 @@ static int src_read(void *arg, uint64_t ppn, uint8_t *buf) {
     return csd_ftl_read_ppn(s->dev->ftl, ppn, buf);
 }
 
+static const uint8_t *src_view(void *arg, uint64_t ppn, int *rc) {
+    page_src_ctx *s = arg;
+    return csd_ftl_view_ppn(s->dev->ftl, ppn, rc);
+}
+
 int cmd_execute(csd_device *d, const Smartssd__V1__ExecuteObject *m, cmd_ctx *c) {
     vobj *t = vobj_find(d, m->tasklet_id);
     if (!t || t->kind != SMARTSSD__V1__OBJECT_KIND__TASKLET)
@@ -195,7 +200,7 @@ int cmd_execute(csd_device *d, const Smartssd__V1__ExecuteObject *m, cmd_ctx *c)
         return cmd_fail(c, CSD_INVALID_ARGUMENT, "execute_object: tasklet '%s' on '%s': %s", t->ops->name, info.name, err);
     }
     o->src_ctx = (page_src_ctx){ d, x->object_id };
-    o->src = (csd_page_source){ &o->src_ctx, src_ppn, src_read };
+    o->src = (csd_page_source){ &o->src_ctx, src_ppn, src_read, src_view };
     uint64_t max_page = info.size ? (info.size - 1) / d->params.page_bytes : 0;
     uint32_t last_len = info.size ? (uint32_t)(info.size - max_page * d->params.page_bytes) : 0;
     cmd_charge(d, c, NULL, 0, 0);

@@ -1,6 +1,8 @@
 /* Device lifecycle: format, check, open (the image, the engine, the device thread), close. The device
  * thread advances tasklet requests between commands. */
 #include "hil/device.h"
+#include "hil/pace.h"
+#include "hil/timeline.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -21,7 +23,9 @@ int csd_format(const char *image, uint64_t capacity, const csd_params *p, char *
     }
     int rc = csd_params_validate(p, err, errlen);
     if (rc) return rc;
-    return csd_ftl_format(image, capacity, p, err, errlen);
+    csd_params stored = *p;
+    stored.trace_file[0] = 0;   /* a session's choice, not the image's */
+    return csd_ftl_format(image, capacity, &stored, err, errlen);
 }
 
 int csd_check(const char *image, void (*report)(void *arg, const char *line), void *arg) {
@@ -30,14 +34,8 @@ int csd_check(const char *image, void (*report)(void *arg, const char *line), vo
 
 const csd_params *csd_device_params(const csd_device *dev) { return &dev->params; }
 
-static uint64_t wall_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
-/* Advances tasklet requests while any runs. In paced mode it sleeps whenever device time runs ahead
- * of wall time since the device became busy, so end-to-end timings see at least device time. */
+/* Advances tasklet requests while any runs; in paced mode at the pace of wall time. */
 static void *worker_main(void *arg) {
     csd_device *d = arg;
     pthread_mutex_lock(&d->mu);
@@ -53,11 +51,17 @@ static void *worker_main(void *arg) {
         }
         if (!busy) {
             busy = 1;
-            wall0 = wall_ns();
+            wall0 = pace_wall_ns();
             dev0 = csd_engine_now(d->eng);
         }
         int stepped = 0;
-        for (int i = 0; i < 256 && csd_engine_step(d->eng); i++) stepped++;
+        if (d->params.paced) {
+            int r = pace_slice(d, wall0, dev0);
+            if (r > 0) continue;
+            stepped = r == 0;
+        } else {
+            for (int i = 0; i < 256 && csd_engine_step(d->eng); i++) stepped++;
+        }
         vobj_poll_runs(d);
         pthread_cond_broadcast(&d->progress_cv);
         if (!stepped && d->running) {
@@ -69,17 +73,6 @@ static void *worker_main(void *arg) {
             if (ts.tv_nsec >= 1000000000) { ts.tv_sec++; ts.tv_nsec -= 1000000000; }
             pthread_cond_timedwait(&d->work_cv, &d->mu, &ts);
             continue;
-        }
-        if (d->params.paced) {
-            uint64_t dev_el = csd_engine_now(d->eng) - dev0, wall_el = wall_ns() - wall0;
-            if (dev_el > wall_el) {
-                uint64_t ns = dev_el - wall_el;
-                struct timespec ts = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };
-                pthread_mutex_unlock(&d->mu);
-                nanosleep(&ts, NULL);
-                pthread_mutex_lock(&d->mu);
-                continue;
-            }
         }
         /* Let waiting commands in between slices. */
         pthread_mutex_unlock(&d->mu);
@@ -123,6 +116,9 @@ int csd_device_open(csd_device **out, const char *image, const csd_open_opts *op
     d->background = opts ? opts->background : 1;
     rc = csd_engine_create(&d->eng, &d->params, err, errlen);
     if (rc) goto fail;
+    snprintf(d->name, sizeof d->name, "%s", image);
+    rc = timeline_open(d, image, err, errlen);
+    if (rc) goto fail;
     d->next_vid = CSD_VOLATILE_ID_BASE;
     pthread_mutex_init(&d->mu, NULL);
     pthread_cond_init(&d->work_cv, NULL);
@@ -142,6 +138,7 @@ fail_sync:
     pthread_cond_destroy(&d->work_cv);
     pthread_mutex_destroy(&d->mu);
 fail:
+    if (d->trace) timeline_close(d, d->name);
     if (d->eng) csd_engine_destroy(d->eng);
     csd_ftl_close(d->ftl);
     free(d);
@@ -157,8 +154,10 @@ int csd_device_close(csd_device *d) {
     pthread_mutex_unlock(&d->mu);
     if (d->worker_started) pthread_join(d->worker, NULL);
     while (d->vobjs) vobj_free(d, d->vobjs);
+    int trc = timeline_close(d, d->name);
     csd_engine_destroy(d->eng);
     int rc = csd_ftl_close(d->ftl);
+    if (!rc) rc = trc;
     pthread_cond_destroy(&d->progress_cv);
     pthread_cond_destroy(&d->work_cv);
     pthread_mutex_destroy(&d->mu);

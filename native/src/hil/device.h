@@ -30,6 +30,12 @@ struct csd_device {
     uint64_t next_vid, vseq;
     int running;                     /* outputs in RUN_RUNNING */
     csd_cmd_counters counters;
+    struct csd_trace *trace;         /* the session's timeline, NULL when off */
+    char trace_path[CSD_PATH_MAX];
+    char name[CSD_PATH_MAX];         /* the image path: names the device in its timeline */
+    /* paced mode: wall time follows device time */
+    uint64_t paced_slices, paced_behind, paced_behind_max_ns, paced_sleep_ns;
+    uint64_t pace_wall0, pace_dev0;  /* the commands' current stretch */
 };
 
 /* Every policy name in p against its layer's registry; err names the key and the known names.

@@ -6,6 +6,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "hil/pace.h"
+#include "hil/timeline.h"
 #include "util/pb_depth.h"
 
 /* Deep enough for any plan the interpreter accepts (it limits expressions to 64 levels). */
@@ -53,6 +55,7 @@ static int dispatch(csd_device *d, const Smartssd__V1__Request *r, cmd_ctx *c) {
     case SMARTSSD__V1__REQUEST__COMMAND_IDENTIFY: return cmd_identify(d, r->identify, c);
     case SMARTSSD__V1__REQUEST__COMMAND_STATS: return cmd_stats(d, r->stats, c);
     case SMARTSSD__V1__REQUEST__COMMAND_RENAME: return cmd_rename(d, r->rename, c);
+    case SMARTSSD__V1__REQUEST__COMMAND_SET_TIMES: return cmd_set_times(d, r->set_times, c);
     default:
         return cmd_fail(c, CSD_UNSUPPORTED, "unknown or missing command in request (protocol version %d)",
                         CSD_PROTOCOL_VERSION);
@@ -79,7 +82,9 @@ int csd_device_command(csd_device *d, const uint8_t *req, size_t req_len, const 
     Smartssd__V1__Request *r = NULL;
 
     pthread_mutex_lock(&d->mu);
-    uint64_t tag = 0;
+    uint64_t tag = 0, t0 = csd_engine_now(d->eng);
+    const char *what = "bad packet";
+    pace_command_begin(d);
     if (req_len > CSD_MAX_PACKET) {
         d->counters.bad_packets++;
         cmd_fail(&c, CSD_BAD_PACKET, "request of %zu bytes exceeds the %u-byte packet limit", req_len,
@@ -94,9 +99,13 @@ int csd_device_command(csd_device *d, const uint8_t *req, size_t req_len, const 
         tag = r->tag;
         unsigned k = (unsigned)r->command_case - 10u;
         if (k < 32) d->counters.by_kind[k]++;
+        const ProtobufCFieldDescriptor *fd =
+            protobuf_c_message_descriptor_get_field(&smartssd__v1__request__descriptor, (unsigned)r->command_case);
+        what = fd ? fd->name : "unknown command";
         dispatch(d, r, &c);
     }
     if (!c.charged) cmd_charge(d, &c, NULL, 0, 0);
+    timeline_command(d, what, t0, csd_engine_now(d->eng));
     if (c.status) d->counters.errors++;
     resp.tag = tag;
     resp.status = (Smartssd__V1__Status)c.status;
@@ -107,7 +116,9 @@ int csd_device_command(csd_device *d, const uint8_t *req, size_t req_len, const 
     if (c.status) resp.result_case = SMARTSSD__V1__RESPONSE__RESULT__NOT_SET;
     int rc = pack_response(&resp, out, out_len);
     if (d->running) pthread_cond_signal(&d->work_cv);
+    uint64_t wait = pace_command_end(d);
     pthread_mutex_unlock(&d->mu);
+    if (wait) pace_sleep(wait);
 
     if (r) smartssd__v1__request__free_unpacked(r, NULL);
     for (size_t i = 0; i < c.n_allocs; i++) free(c.allocs[i]);

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const uint8_t META_MAGIC[8] = { 'C', 'S', 'D', 'M', 'E', 'T', 'A', '1' };
+/* Version 2 adds each object's times; version-1 slots (older images) are still read. */
+static const uint8_t META_MAGIC[8] = { 'C', 'S', 'D', 'M', 'E', 'T', 'A', '2' };
+static const uint8_t META_MAGIC_V1[8] = { 'C', 'S', 'D', 'M', 'E', 'T', 'A', '1' };
 
 void csd_buf_put(csd_buf *b, const void *data, size_t len) {
     if (b->oom) return;
@@ -64,11 +66,14 @@ void csd_meta_begin(csd_buf *b, uint64_t next_id, uint64_t next_seq, const csd_v
     csd_buf_u32(b, n_obj);
 }
 
-void csd_meta_add(csd_buf *b, uint64_t id, uint64_t created_seq, const char *name, uint16_t name_len) {
-    csd_buf_u64(b, id);
-    csd_buf_u64(b, created_seq);
-    csd_buf_u16(b, name_len);
-    csd_buf_put(b, name, name_len);
+void csd_meta_add(csd_buf *b, const csd_meta_obj *o) {
+    csd_buf_u64(b, o->id);
+    csd_buf_u64(b, o->created_seq);
+    csd_buf_u64(b, o->ctime_ms);
+    csd_buf_u64(b, o->mtime_ms);
+    csd_buf_u64(b, o->atime_ms);
+    csd_buf_u16(b, o->name_len);
+    csd_buf_put(b, o->name, o->name_len);
 }
 
 int csd_meta_write(csd_store *s, int slot, uint64_t seq, csd_buf *b) {
@@ -132,7 +137,8 @@ int csd_meta_read(csd_store *s, int slot, csd_meta *m, char *why, size_t whylen)
         WHY("empty (never written)");
         return -EBADMSG;
     }
-    if (memcmp(h, META_MAGIC, 8) || csd_crc32(0, h, 28) != csd_get32(h + 28)) {
+    int v1 = !memcmp(h, META_MAGIC_V1, 8);
+    if ((!v1 && memcmp(h, META_MAGIC, 8)) || csd_crc32(0, h, 28) != csd_get32(h + 28)) {
         WHY("header is torn or corrupt");
         return -EBADMSG;
     }
@@ -171,8 +177,9 @@ int csd_meta_read(csd_store *s, int slot, csd_meta *m, char *why, size_t whylen)
         m->voids[i].to = take64(&r);
     }
     m->n_obj = take32(&r);
-    /* Each entry takes at least 19 bytes: a count larger than the payload can hold is corrupt. */
-    if (r.bad || m->n_obj > (len - r.at) / (CSD_META_ENTRY_FIXED + 1)) {
+    /* Each entry takes at least 19 (version 2: 43) bytes: a count larger than the payload can hold is
+     * corrupt. */
+    if (r.bad || m->n_obj > (len - r.at) / (CSD_META_ENTRY_FIXED + (v1 ? 0 : CSD_META_ENTRY_TIMES) + 1)) {
         WHY("object count does not fit the payload");
         rc = -EBADMSG;
         goto fail;
@@ -187,6 +194,11 @@ int csd_meta_read(csd_store *s, int slot, csd_meta *m, char *why, size_t whylen)
         csd_meta_obj *o = &m->objs[i];
         o->id = take64(&r);
         o->created_seq = take64(&r);
+        if (!v1) {
+            o->ctime_ms = take64(&r);
+            o->mtime_ms = take64(&r);
+            o->atime_ms = take64(&r);
+        }
         o->name_len = take16(&r);
         o->name = (const char *)take(&r, o->name_len);
         if (r.bad) break;

@@ -11,6 +11,9 @@ void csd_oob_encode(uint8_t out[CSD_OOB_BYTES], const csd_oob *r) {
     memset(out, 0, CSD_OOB_BYTES);
     csd_put32(out + 0, OOB_MAGIC);
     out[4] = r->kind;
+    /* the write time fills bytes version 1 left zero: ms within the second, then seconds */
+    csd_put16(out + 6, (uint16_t)(r->time_ms % 1000));
+    csd_put32(out + 56, (uint32_t)(r->time_ms / 1000));
     csd_put32(out + 8, r->copies);
     csd_put32(out + 12, r->valid_bytes);
     csd_put64(out + 16, r->obj);
@@ -37,10 +40,11 @@ int csd_oob_decode(const uint8_t in[CSD_OOB_BYTES], uint32_t page_bytes, csd_oob
     r->op_first = csd_get64(in + 40);
     r->op_pages = csd_get32(in + 48);
     r->data_crc = csd_get32(in + 52);
+    r->time_ms = (uint64_t)csd_get32(in + 56) * 1000 + csd_get16(in + 6);
     /* A record with a good CRC but impossible fields was written by a buggy or foreign writer. */
     if ((r->kind != CSD_OOB_DATA && r->kind != CSD_OOB_TOMBSTONE) || r->valid_bytes == 0 ||
         r->valid_bytes > page_bytes || r->obj == 0 || r->seq == 0 || r->op_pages == 0 ||
-        r->seq < r->op_first || r->seq - r->op_first >= r->op_pages)
+        r->seq < r->op_first || r->seq - r->op_first >= r->op_pages || csd_get16(in + 6) > 999)
         return CSD_OOB_BAD_FIELD;
     return CSD_OOB_OK;
 }

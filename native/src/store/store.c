@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -155,6 +156,13 @@ int csd_store_open(csd_store **out, const char *path, int writable, csd_params *
     s->writable = writable;
     s->punch = 1;
     s->sync_writes = p->sync_writes != 0;
+    /* Reads of whole data pages come from a shared read-only mapping, so tasklets read the page
+     * cache in place instead of a copy; writes still go through pwrite, which the mapping sees. */
+    void *m = mmap(NULL, s->l.physical_pages * s->l.page_bytes, PROT_READ, MAP_SHARED, s->fd, (off_t)s->l.data_off);
+    if (m != MAP_FAILED) {
+        madvise(m, s->l.physical_pages * s->l.page_bytes, MADV_SEQUENTIAL);
+        s->data_map = m;
+    }
     free(sb);
     *out = s;
     return 0;
@@ -168,6 +176,7 @@ fail:
 
 void csd_store_close(csd_store *s) {
     if (!s) return;
+    if (s->data_map) munmap((void *)s->data_map, s->l.physical_pages * s->l.page_bytes);
     close(s->fd);
     free(s);
 }
@@ -179,6 +188,19 @@ static int ppn_ok(const csd_store *s, uint64_t ppn, uint64_t n) {
 int csd_store_read_data(csd_store *s, uint64_t ppn, uint32_t off, void *buf, size_t len) {
     if (!ppn_ok(s, ppn, 1) || off > s->l.page_bytes || len > s->l.page_bytes - off) return -EINVAL;
     return pread_full(s->fd, buf, len, s->l.data_off + ppn * s->l.page_bytes + off);
+}
+
+/* Pages viewed between drops of the mapping's page tables: the page cache keeps the data, only this
+ * process's mapped (resident) share of it stays bounded, at about this many pages. */
+#define VIEWS_PER_DROP 16384u
+
+const uint8_t *csd_store_data_view(csd_store *s, uint64_t ppn) {
+    if (!s->data_map || ppn >= s->l.physical_pages) return NULL;
+    if (++s->views >= VIEWS_PER_DROP) {
+        madvise((void *)s->data_map, s->l.physical_pages * s->l.page_bytes, MADV_DONTNEED);
+        s->views = 0;
+    }
+    return s->data_map + ppn * s->l.page_bytes;
 }
 
 int csd_store_write_data(csd_store *s, uint64_t ppn, const void *page) {

@@ -16,7 +16,9 @@
 #define CSD_OOB_BYTES 64u            /* one OOB record */
 #define CSD_META_HDR_BYTES 32u       /* metadata slot header */
 #define CSD_META_VOID_MAX 256u       /* rolled-back sequence ranges a slot can hold */
-#define CSD_META_ENTRY_FIXED 18u     /* id u64, created_seq u64, name_len u16 (+ name) */
+#define CSD_META_ENTRY_FIXED 18u     /* version 1: id u64, created_seq u64, name_len u16 (+ name); the
+                                      * slot size is still computed from it (IMAGE-FORMAT.md) */
+#define CSD_META_ENTRY_TIMES 24u     /* version 2 adds ctime, mtime, atime (ms) after created_seq */
 
 /* CRC-32 (IEEE 802.3, the zlib one). Start with crc = 0; chain by passing the previous result. */
 uint32_t csd_crc32(uint32_t crc, const void *data, size_t len);
@@ -58,6 +60,7 @@ typedef struct csd_oob {
     uint64_t obj;            /* object id */
     uint64_t page;           /* page index inside the object */
     uint64_t seq;            /* write sequence number of this version */
+    uint64_t time_ms;        /* wall time of the write, ms since the epoch (0 = not recorded) */
     uint64_t op_first;       /* first sequence number of the atomic write group it belongs to */
     uint32_t op_pages;       /* pages in that group (its seqs are op_first .. op_first+op_pages-1) */
     uint32_t data_crc;       /* CRC-32 of the page's page_bytes (0 for a tombstone) */
@@ -76,6 +79,8 @@ typedef struct csd_store {
     int sync_writes;         /* fdatasync in csd_store_barrier */
     int punch;               /* 1 while fallocate(PUNCH_HOLE) works on this file system */
     csd_layout l;
+    const uint8_t *data_map; /* the data area mapped read-only (NULL when mmap is not possible) */
+    uint64_t views;          /* pages viewed since the mapping's page tables were last dropped */
 } csd_store;
 
 /* Create (or truncate) path as a sparse image and write the superblock. 0 or -errno with err. */
@@ -88,6 +93,9 @@ void csd_store_close(csd_store *s);
 /* Bytes [off, off+len) of physical page ppn. */
 int csd_store_read_data(csd_store *s, uint64_t ppn, uint32_t off, void *buf, size_t len);
 int csd_store_write_data(csd_store *s, uint64_t ppn, const void *page);
+/* Physical page ppn in place, read-only, when the data area is mapped (NULL otherwise: use
+ * csd_store_read_data). It reads what the last write or erase left, like a read; no copy. */
+const uint8_t *csd_store_data_view(csd_store *s, uint64_t ppn);
 /* n consecutive raw OOB records starting at ppn into buf (n * CSD_OOB_BYTES). */
 int csd_store_read_oob(csd_store *s, uint64_t ppn, uint64_t n, void *buf);
 int csd_store_write_oob(csd_store *s, uint64_t ppn, const csd_oob *r);
@@ -106,6 +114,7 @@ typedef struct csd_void_range { uint64_t from, to; } csd_void_range;   /* seqs [
 
 typedef struct csd_meta_obj {
     uint64_t id, created_seq;
+    uint64_t ctime_ms, mtime_ms, atime_ms;   /* 0 in version-1 slots */
     uint16_t name_len;
     const char *name;        /* points into the decoded payload; not NUL-terminated */
 } csd_meta_obj;
@@ -132,7 +141,7 @@ void csd_buf_free(csd_buf *b);
 /* Start a slot image in b (header placeholder + next_id, next_seq, voids, object count). */
 void csd_meta_begin(csd_buf *b, uint64_t next_id, uint64_t next_seq, const csd_void_range *voids,
                     uint32_t n_void, uint32_t n_obj);
-void csd_meta_add(csd_buf *b, uint64_t id, uint64_t created_seq, const char *name, uint16_t name_len);
+void csd_meta_add(csd_buf *b, const csd_meta_obj *o);
 /* Seal the header (seq, length, CRCs) and write it to slot 0 (A) or 1 (B). 0, -ENOMEM, -ENOSPC
  * (larger than the slot), or -errno. */
 int csd_meta_write(csd_store *s, int slot, uint64_t seq, csd_buf *b);

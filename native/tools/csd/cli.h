@@ -18,6 +18,8 @@ typedef struct cli {
     const char *config;       /* --config FILE: session overrides */
     const char *sets[64];     /* --set KEY=VALUE, in order */
     int nsets;
+    char trace_set[300];      /* --trace FILE, as trace_file=FILE */
+    int remote_fd;            /* > 0: commands go to a csdd daemon over this socket instead of dev */
 } cli;
 
 typedef struct subcmd {
@@ -42,6 +44,8 @@ int cli_open(cli *c, const char *image);
 /* Open with the device thread running (for serving). */
 int cli_open_background(cli *c, const char *image);
 void cli_close(cli *c);
+/* Talk to the csdd daemon at socket_path instead (commands without payloads). 0 or EXIT_DEVICE. */
+int cli_connect(cli *c, const char *socket_path);
 
 /* Send a request; on device failure print the status and message (or a JSON error) and return NULL. */
 Smartssd__V1__Response *cli_call(cli *c, Smartssd__V1__Request *req, const csd_payload *payload);
@@ -52,7 +56,8 @@ void cli_json_print(json_object *o);
 
 #define CLI_COMMON_LONGOPTS \
     { "json", no_argument, 0, 'j' }, { "help", no_argument, 0, 'h' }, \
-    { "set", required_argument, 0, 'S' }, { "config", required_argument, 0, 'C' }
+    { "set", required_argument, 0, 'S' }, { "config", required_argument, 0, 'C' }, \
+    { "trace", required_argument, 0, 'T' }
 #define CLI_COMMON_SHORTOPTS "h"
 
 /* getopt_long over the common options plus extra; on_opt handles the extra ones (0 = taken, -1 =
@@ -64,6 +69,6 @@ int cli_parse(cli *c, const subcmd *s, int argc, char **argv, const struct optio
 uint64_t cli_find_object(cli *c, const char *name, uint64_t *size);  /* 0 on failure (printed) */
 
 extern const subcmd CMD_FORMAT, CMD_PUT, CMD_GET, CMD_LS, CMD_RM, CMD_RUN, CMD_STATS, CMD_IDENTIFY,
-    CMD_CHECK, CMD_MV, CMD_SERVE;
+    CMD_CHECK, CMD_MV, CMD_SERVE, CMD_TOP;
 
 #endif

@@ -2,8 +2,11 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "transport/server.h"
 
 void cli_print_help(const subcmd *s, FILE *out) {
     fprintf(out, "usage: csd %s %s\n\n%s\n", s->name, s->args, s->summary);
@@ -12,6 +15,8 @@ void cli_print_help(const subcmd *s, FILE *out) {
                  "  --json               print one JSON object instead of text\n"
                  "  --set KEY=VALUE      override a device parameter for this session (repeatable)\n"
                  "  --config FILE        read parameter overrides from FILE (key = value lines)\n"
+                 "  --trace FILE         write the session's timeline to FILE (Chrome trace-event JSON;\n"
+                 "                       open it in ui.perfetto.dev; docs/TRACING.md)\n"
                  "  -h, --help           this help\n");
 }
 
@@ -60,6 +65,22 @@ int cli_common_opt(cli *c, const subcmd *s, int opt, const char *arg, int *rc) {
     case 'C':
         c->config = arg;
         return 1;
+    case 'T': {
+        /* the session's timeline: shorthand for --set trace_file=FILE */
+        csd_params scratch;
+        csd_params_preset(&scratch, NULL);
+        if (csd_params_set(&scratch, "trace_file", arg, err, sizeof err) || !*arg) {
+            *rc = cli_usage_error(c, s, "--trace: %s", *arg ? err : "needs a file name");
+            return -1;
+        }
+        if (c->nsets == (int)(sizeof c->sets / sizeof c->sets[0])) {
+            *rc = cli_usage_error(c, s, "too many --set options");
+            return -1;
+        }
+        snprintf(c->trace_set, sizeof c->trace_set, "trace_file=%s", arg);
+        c->sets[c->nsets++] = c->trace_set;
+        return 1;
+    }
     case '?':
         *rc = cli_usage_error(c, s, "bad option");
         return -1;
@@ -103,6 +124,14 @@ static int apply_overrides(cli *c, csd_params *p, char *err, size_t errlen) {
 
 static int open_mode(cli *c, const char *image, int background) {
     char err[512];
+    struct stat st;
+    if (stat(image, &st) == 0 && S_ISSOCK(st.st_mode)) {
+        /* a csdd daemon's socket: its session is the daemon's */
+        if (c->config || c->nsets)
+            return cli_error(c, "INVALID_ARGUMENT", "--set, --config and --trace apply to an image; %s is a daemon's "
+                             "socket (give them to 'csd serve')", image);
+        return cli_connect(c, image);
+    }
     csd_open_opts opts = { .override = NULL, .background = background };
     int rc = csd_device_open(&c->dev, image, &opts, err, sizeof err);
     if (rc) return cli_error(c, "IO_ERROR", "cannot open %s: %s", image, err);
@@ -127,6 +156,16 @@ int cli_open_background(cli *c, const char *image) { return open_mode(c, image, 
 void cli_close(cli *c) {
     if (c->dev) csd_device_close(c->dev);
     c->dev = NULL;
+    if (c->remote_fd > 0) close(c->remote_fd);
+    c->remote_fd = 0;
+}
+
+int cli_connect(cli *c, const char *socket_path) {
+    char err[512];
+    int fd = csd_client_connect(socket_path, err, sizeof err);
+    if (fd < 0) return cli_error(c, "UNAVAILABLE", "%s", err);
+    c->remote_fd = fd;
+    return 0;
 }
 
 Smartssd__V1__Response *cli_call(cli *c, Smartssd__V1__Request *req, const csd_payload *payload) {
@@ -139,7 +178,13 @@ Smartssd__V1__Response *cli_call(cli *c, Smartssd__V1__Request *req, const csd_p
     smartssd__v1__request__pack(req, buf);
     uint8_t *out;
     size_t out_len;
-    int rc = csd_device_command(c->dev, buf, n, payload, &out, &out_len);
+    if (c->remote_fd > 0 && payload) {
+        free(buf);
+        cli_error(c, "UNSUPPORTED", "this command moves bulk data and needs the image, not a daemon's socket");
+        return NULL;
+    }
+    int rc = c->remote_fd > 0 ? csd_client_call(c->remote_fd, buf, n, &out, &out_len)
+                              : csd_device_command(c->dev, buf, n, payload, &out, &out_len);
     free(buf);
     if (rc) {
         cli_error(c, "INTERNAL", "command failed: %s", strerror(-rc));

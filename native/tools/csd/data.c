@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,7 +18,8 @@ static int parse(cli *c, const subcmd *s, int argc, char **argv, const struct op
                  int (*on_opt)(cli *, int, const char *, void *), void *arg, char **pos, int minpos, int maxpos,
                  int *npos) {
     struct option opts[32] = { CLI_COMMON_LONGOPTS };
-    size_t n = 4;
+    size_t n = 0;
+    while (opts[n].name) n++;
     for (size_t i = 0; i < nextra && n < 31; i++) opts[n++] = extra[i];
     opts[n] = (struct option){ 0 };
     optind = 1;
@@ -301,7 +303,11 @@ static int run_ls(cli *c, int argc, char **argv) {
                 json_object_object_add(o, "pages", json_object_new_int64((int64_t)in->pages));
                 json_object_array_add(arr, o);
             } else {
-                printf("%12" PRIu64 "  %6" PRIu64 "  %s\n", in->size, in->object_id, in->name);
+                char when[32] = "-";
+                time_t secs = (time_t)(in->mtime_ms / 1000);
+                struct tm tm;
+                if (in->mtime_ms && localtime_r(&secs, &tm)) strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
+                printf("%12" PRIu64 "  %6" PRIu64 "  %16s  %s\n", in->size, in->object_id, when, in->name);
             }
             snprintf(after, sizeof after, "%s", in->name);
         }
