@@ -1,5 +1,9 @@
 """bench flash: internal read bandwidth of the emulated device vs its host link (paper V-B-1:
-2.5x by spec, 1.8x measured with firmware overhead), from the C bench harness bench_flash."""
+2.5x by spec, 1.8x measured with firmware overhead), from the C bench harness bench_flash.
+
+Both ratios are calibrations, not reproductions: channel_bytes_per_s is set to give the spec's 2.5x
+and fw_page_ns to give the measured 1.8x (docs/DEVICE-CONFIG.md); this bench checks the model delivers
+them through its real read paths."""
 import csv
 import os
 
@@ -18,7 +22,9 @@ def main(b):
            "bandwidth (MB/s)", {"device time": ([r["scenario"] for r in rows], [r["MB_per_s"] for r in rows])},
            kind="bar")
     by = {r["scenario"]: r["ratio_to_host_link"] for r in rows}
-    b.headline("internal read bandwidth / host link, one tasklet request", by["isp_request"], "x", paper=1.8)
-    b.headline("internal read bandwidth / host link, flash stream", by["flash_stream"], "x", paper=1.8)
+    b.headline("internal read bandwidth / host link, one tasklet request (calibrated: fw_page_ns is set to give "
+               "the paper's 1.8x)", by["isp_request"], "x", paper=1.8)
+    b.headline("internal read bandwidth / host link, flash stream (calibrated, as above)", by["flash_stream"], "x",
+               paper=1.8)
     b.headline("host read bandwidth / host link", by["host_read"], "x")
     b.finish(rows, ["scenario", "mib", "device_ns", "MB_per_s", "ratio_to_host_link"])

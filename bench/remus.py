@@ -1,14 +1,21 @@
 """bench remus: the REMUS paper's results (Huang et al., "REMUS: Efficient Multi-Request Scheduling in
-Computational Storage Devices") on the engine's stage mode, from the C harness bench_remus:
+Computational Storage Devices") on the engine's stage mode, from the C harness bench_remus, with the
+baselines under both adaptations (baseline_adaptation: shared-engine, the default, and paper):
 
-  Fig. 4   simulated groups of 50 requests, c_i in [0.2, X] us: throughput of every policy and the
-           offline optimum, normalized to CFS (paper: REMUS 1.65x CFS, 1.32x HORAE, 1.59x SERICO)
-  Fig. 5   SQL / STAT / KNN mixes on the ys9203 preset (paper: 1.42x CFS, 1.33x HORAE, 1.41x SERICO)
-  Table I  host-only vs dedicated vs co-located devices, SQL 3 GB + KNN 1 GB (paper: 1, 0.81, 1.57)
-  overhead wall time of one decision with 10 pending requests (paper: 0.6% of the execution time)
-  real     plan (SQL), stats and knn tasklets over real bytes, through the device's commands
+  Fig. 4    simulated groups of 50 requests; the X axis set around the balance point c_b (eq. 10-11) as
+            K = mean c_i / c_b; every policy, the offline optimum, its lower bound and the serial
+            schedule ("room" = serial / bound: what any scheduler can gain); 8 channels (main), 2 and 4
+            (sweep), and the other reading of 6:4 (c_i < c_b : c_i > c_b, unequal sizes)
+            (paper: REMUS 1.65x CFS, 1.32x HORAE, 1.59x SERICO)
+  Fig. 5    SQL / STAT / KNN mixes on the ys9203 preset (paper: 1.42x CFS, 1.33x HORAE, 1.41x SERICO)
+  Table I   host-only vs dedicated vs co-located devices, SQL 3 GB + KNN 1 GB (paper: 1, 0.81, 1.57)
+  ablation  CFS under paper, the engine's advantages switched on one at a time, then REMUS's own parts
+            (eq. 12 buffers, Algorithm 1); each advantage also taken alone from shared-engine
+  buffer    the buffer rules made to bind: Fig. 4 at the balance point with smaller ISP buffers
+  overhead  wall time of one decision with 10 pending requests (paper: 0.6% of the execution time)
+  real      plan (SQL), stats and knn tasklets over real bytes, through the device's commands
 
-usage: bin/smartssd bench remus [reuse] [FIG4_GROUPS [FIG5_GROUPS]]   (defaults 3 and 1; minutes)
+usage: bin/smartssd bench remus [reuse] [FIG4_GROUPS [FIG5_GROUPS]]   (defaults 3 and 1; ~15 minutes)
   reuse: keep the experiments already in out/bench/remus/results.csv and run only the missing ones
 docs/SCHEDULERS.md explains the setups and every difference from the paper.
 """
@@ -18,42 +25,60 @@ import os
 import statistics
 import tempfile
 
-POLICIES = ["fcfs", "cfs", "horae", "serico", "remus"]
+BASELINES = ["fcfs", "cfs", "horae", "serico"]
+POLICIES = BASELINES + ["remus"]
+ADAPTS = ["shared-engine", "paper"]
 PAPER = {
     ("fig4", "cfs"): 1.65, ("fig4", "horae"): 1.32, ("fig4", "serico"): 1.59,
     ("fig5", "cfs"): 1.42, ("fig5", "horae"): 1.33, ("fig5", "serico"): 1.41,
 }
+KS = "0.25,0.5,0.75,1,1.25,1.5,2,3"          # mean c_i / c_b on the Fig. 4 axis
+KS_CB = "0.75,1,1.25,1.5,2,3"                # the other reading needs c_i > c_b for the longer ones
+BUFFERS = "83886080,2097152,1048576,524288,262144"   # 80 MB (the paper's), then smaller until they bind
 
 
 def rows_of(text):
     return list(csv.DictReader(io.StringIO(text)))
 
 
-def ratios(rows, exp, over, of="remus"):
-    """Per x (averaged over groups): `of` throughput / `over` throughput."""
-    by = {}
-    for r in rows:
-        if r["experiment"] == exp:
-            by.setdefault((r["x"], r["group"]), {})[r["policy"]] = float(r["MB_per_s"])
-    per_x = {}
-    for (x, _), pol in by.items():
-        if of in pol and over in pol:
-            per_x.setdefault(x, []).append(pol[of] / pol[over])
-    return {x: statistics.mean(v) for x, v in per_x.items()}
+def key_of(r):
+    return (r["experiment"], r["channels"], r["reading"])
 
 
-def normalized(rows, exp, xs):
-    """{policy: [mean throughput / CFS throughput at each x]}"""
-    by = {}
+def groups_of(rows, exp, channels=None, reading=None):
+    """{(x, group): {(policy, adaptation): MB/s}} plus {(x, group): X_us}"""
+    by, xus = {}, {}
     for r in rows:
-        if r["experiment"] == exp:
-            by.setdefault((r["x"], r["group"]), {})[r["policy"]] = float(r["MB_per_s"])
+        if r["experiment"] != exp or (channels and r["channels"] != channels) or (reading and r["reading"] != reading):
+            continue
+        by.setdefault((r["x"], r["group"]), {})[(r["policy"], r["adaptation"])] = float(r["MB_per_s"])
+        xus[(r["x"], r["group"])] = float(r["X_us"])
+    return by, xus
+
+
+def per_x(by, f):
+    """{x: mean over groups of f(group's dict)} for the groups where f is defined"""
     out = {}
-    for x in xs:
-        groups = [pol for (xx, _), pol in by.items() if xx == x]
-        for p in set().union(*[g.keys() for g in groups]):
-            out.setdefault(p, []).append(statistics.mean(g[p] / g["cfs"] for g in groups if p in g))
-    return out
+    for (x, _), pol in by.items():
+        v = f(pol)
+        if v is not None:
+            out.setdefault(x, []).append(v)
+    return {x: statistics.mean(v) for x, v in out.items()}
+
+
+def ratio(of, over):
+    return lambda pol: pol[of] / pol[over] if of in pol and over in pol else None
+
+
+def room(pol):
+    return pol[("bound", "-")] / pol[("serial", "-")] if ("serial", "-") in pol else None
+
+
+def ordered(xs):
+    try:
+        return sorted(xs, key=float)
+    except ValueError:
+        return list(xs)
 
 
 def main(b):
@@ -68,77 +93,336 @@ def main(b):
         with open(os.path.join(b.out, "results.csv")) as f:
             old = f.read()
         text = old
-        have = {r["experiment"] for r in rows_of(old)}
-    for mode, groups in (("fig4", g4), ("fig5", g5), ("table1", "1"), ("overhead", "1")):
-        if mode not in have:
-            print(f"running {mode} ...", flush=True)
-            text += b.run(tool, mode, groups)
-    if "real" not in have:
+        have = {key_of(r) for r in rows_of(old)}
+    plan = [
+        (("fig4", "8", "halves"), ["fig4", g4, "8", "halves", KS]),
+        (("fig4", "4", "halves"), ["fig4", "1", "4", "halves", KS]),
+        (("fig4", "2", "halves"), ["fig4", "1", "2", "halves", KS]),
+        (("fig4", "8", "cb"), ["fig4", "1", "8", "cb", KS_CB]),
+        # the other reading of Q (Table II: "the maximum parallelism that the flash controller can
+        # provide", per core): every chip's planes, 32, for each baseline core; REMUS keeps its 16
+        (("fig4", "8", "halves/Q32"), ["fig4", "1", "8", "halves", KS, "32"]),
+        (("fig5", "8", "-"), ["fig5", g5]),
+        (("table1", "8", "-"), ["table1"]),
+        (("ablation4", "8", "halves"), ["ablation", KS]),
+        (("buffer", "8", "halves"), ["buffer", "1", BUFFERS]),
+        (("overhead", "8", "-"), ["overhead"]),
+    ]
+    for key, cmd in plan:
+        if key not in have:
+            print(f"running {' '.join(cmd)} ...", flush=True)
+            text += b.run(tool, *cmd)
+    if ("real", "8", "-") not in have:
         print("running real tasklets ...", flush=True)
         with tempfile.TemporaryDirectory() as tmp:
             text += b.run(b.tool("bench_remus_real"), tmp, "48")
     rows = rows_of(text)
     b.write_csv(rows)
+    report(b, rows)
 
+
+# ---- the report --------------------------------------------------------------------------------
+
+def report(b, rows):
+    import benchlib
     table = []
 
-    def add(name, ours, paper, unit="x"):
-        b.headline(name, round(ours, 3), unit, paper=paper)
-        row = {"figure": name, "ours": ours, "paper": paper if paper is not None else "", "unit": unit}
-        if paper:
+    def add(name, ours, paper=None, unit="x", room_v=None, adapt=""):
+        b.headline(name, round(ours, 4), unit, paper=paper)
+        row = {"figure": name, "adaptation": adapt, "ours": ours, "paper": paper if paper is not None else "",
+               "unit": unit, "room": room_v if room_v is not None else ""}
+        if isinstance(paper, float):
             row["ours/paper"] = ours / paper
             row["within 10%"] = "yes" if abs(ours / paper - 1) <= 0.10 else "no"
         table.append(row)
 
-    # Fig. 4
-    xs4 = sorted({r["x"] for r in rows if r["experiment"] == "fig4"}, key=float)
-    norm4 = normalized(rows, "fig4", xs4)
-    b.plot("fig4.png", "Fig. 4: normalized throughput, T_f = 65 us (stage model)",
-           "X: c_i uniform in [0.2, X] (us)", "throughput / CFS throughput (ratio)",
-           {p: ([float(x) for x in xs4], norm4[p]) for p in POLICIES + ["optimum"] if p in norm4})
-    for over in ("cfs", "horae", "serico"):
-        r = ratios(rows, "fig4", over)
-        add(f"Fig. 4 REMUS / {over.upper()} (mean over X)", statistics.mean(r.values()), PAPER[("fig4", over)])
-    opt = ratios(rows, "fig4", "optimum")
-    add("Fig. 4 REMUS / offline optimum (worst X)", min(opt.values()), None)
-    add("Fig. 4 offline optimum / lower bound (worst X)", min(ratios(rows, "fig4", "bound", "optimum").values()), None)
+    # Fig. 4, main: 8 channels, the paper's reading of 6:4
+    by4, xus4 = groups_of(rows, "fig4", "8", "halves")
+    ks = ordered({x for x, _ in by4})
+    room4 = per_x(by4, room)
+    for a in ADAPTS:
+        for over in ("cfs", "horae", "serico"):
+            r = per_x(by4, ratio(("remus", a), (over, a)))
+            add(f"Fig. 4 REMUS / {over.upper()} (mean over K)", statistics.mean(r.values()), PAPER[("fig4", over)],
+                room_v=statistics.mean(room4.values()), adapt=a)
+    opt = per_x(by4, ratio(("remus", "shared-engine"), ("optimum", "-")))
+    bnd = per_x(by4, ratio(("remus", "shared-engine"), ("bound", "-")))
+    ob = per_x(by4, ratio(("optimum", "-"), ("bound", "-")))
+    worst = min(opt, key=opt.get)
+    add(f"Fig. 4 REMUS / offline optimum (worst K: {worst})", opt[worst], None, room_v=room4[worst])
+    worst = min(bnd, key=bnd.get)
+    add(f"Fig. 4 REMUS / lower bound (worst K: {worst})", bnd[worst], None, room_v=room4[worst])
+    add("Fig. 4 REMUS / lower bound (mean over K)", statistics.mean(bnd.values()), None,
+        room_v=statistics.mean(room4.values()))
+    worst = min(ob, key=ob.get)
+    add(f"Fig. 4 offline optimum / lower bound (worst K: {worst})", ob[worst], None, room_v=room4[worst])
+    add("Fig. 4 room: serial schedule / lower bound (mean over K)", statistics.mean(room4.values()), None)
+    add("Fig. 4 room (max over K)", max(room4.values()), None)
+    beaten = [(x, p, a) for (x, _), pol in by4.items() for (p, a), v in pol.items()
+              if p in POLICIES and v > pol[("bound", "-")] * 1.0005]
+    if beaten:
+        print(f"note: these runs beat the (eq. 5) lower bound: {beaten}")
+
+    fig4_tables(b, benchlib, by4, xus4, ks, "8 channels, 6:4 = lower : upper half of [0.2, X], equal sizes",
+                "fig4.png")
+    # channel sweep and the other reading
+    sweep = []
+    for ch in ("2", "4", "8"):
+        by, _ = groups_of(rows, "fig4", ch, "halves")
+        if not by:
+            continue
+        rm = per_x(by, room)
+        for a in ADAPTS:
+            row = {"channels": ch, "adaptation": a, "room mean": statistics.mean(rm.values()),
+                   "room max": max(rm.values())}
+            for over in ("cfs", "horae", "serico"):
+                r = per_x(by, ratio(("remus", a), (over, a)))
+                row[f"REMUS/{over.upper()} mean"] = statistics.mean(r.values())
+                row[f"REMUS/{over.upper()} max"] = max(r.values())
+            sweep.append(row)
+            if ch != "8":
+                add(f"Fig. 4, {ch} channels: REMUS / CFS (mean over K)", row["REMUS/CFS mean"], PAPER[("fig4", "cfs")],
+                    room_v=row["room mean"], adapt=a)
+    print("\nFig. 4 by channel count (throughput ratios, mean and max over K; room = serial / lower bound):")
+    benchlib.print_table(sweep, list(sweep[0].keys()))
+    byq, _ = groups_of(rows, "fig4", "8", "halves/Q32")
+    if byq:
+        rm = per_x(byq, room)
+        for over in ("cfs", "horae", "serico"):
+            r = per_x(byq, ratio(("remus", "paper"), (over, "paper")))
+            add(f"Fig. 4, baselines' Q = 32 (every chip's planes; REMUS 16): REMUS / {over.upper()} (mean over K)",
+                statistics.mean(r.values()), PAPER[("fig4", over)], room_v=statistics.mean(rm.values()), adapt="paper")
+    bycb, xuscb = groups_of(rows, "fig4", "8", "cb")
+    if bycb:
+        rm = per_x(bycb, room)
+        for a in ADAPTS:
+            for over in ("cfs", "horae", "serico"):
+                r = per_x(bycb, ratio(("remus", a), (over, a)))
+                add(f"Fig. 4 other reading (c_i < c_b : c_i > c_b, unequal sizes): REMUS / {over.upper()} (mean over K)",
+                    statistics.mean(r.values()), PAPER[("fig4", over)], room_v=statistics.mean(rm.values()), adapt=a)
+        fig4_tables(b, benchlib, bycb, xuscb, ordered({x for x, _ in bycb}),
+                    "8 channels, 6:4 = c_i < c_b : c_i > c_b, sizes 0.25-1.75x the mean", "fig4-cb.png")
 
     # Fig. 5
+    by5, _ = groups_of(rows, "fig5")
     mixes = []
     for r in rows:
         if r["experiment"] == "fig5" and r["x"] not in mixes:
             mixes.append(r["x"])
-    norm5 = normalized(rows, "fig5", mixes)
-    b.plot("fig5.png", "Fig. 5: normalized throughput, ys9203 preset", "request mix (SQL / STAT / KNN)",
-           "throughput / CFS throughput (ratio)", {p: (mixes, norm5[p]) for p in POLICIES}, kind="bar")
-    for over in ("cfs", "horae", "serico"):
-        r = ratios(rows, "fig5", over)
-        add(f"Fig. 5 REMUS / {over.upper()} (mean over mixes)", statistics.mean(r.values()), PAPER[("fig5", over)])
+    room5 = per_x(by5, room)
+    for a in ADAPTS:
+        for over in ("cfs", "horae", "serico"):
+            r = per_x(by5, ratio(("remus", a), (over, a)))
+            add(f"Fig. 5 REMUS / {over.upper()} (mean over mixes)", statistics.mean(r.values()), PAPER[("fig5", over)],
+                room_v=statistics.mean(room5.values()), adapt=a)
+    add("Fig. 5 room: serial schedule / lower bound (mean over mixes)", statistics.mean(room5.values()), None)
+    fig5_tables(b, benchlib, by5, mixes, room5)
 
     # Table I
-    t1 = {(r["x"], r["policy"]): float(r["MB_per_s"]) for r in rows if r["experiment"] == "table1"}
-    host = t1[("host-only", "host")]
-    b.plot("table1.png", "Table I: SQL 3 GB + KNN 1 GB on two devices", "setup (device policy)",
+    t1 = {(r["x"], r["policy"], r["adaptation"]): float(r["MB_per_s"]) for r in rows if r["experiment"] == "table1"}
+    t1ms = {(r["x"], r["policy"], r["adaptation"]): int(r["makespan_ns"]) / 1e6 for r in rows
+            if r["experiment"] == "table1"}
+    host = t1[("host-only", "host", "-")]
+    t1rows = []
+    for p, a in [("remus", "shared-engine"), ("remus-uncapped", "shared-engine")] + \
+            [(p, a) for a in ADAPTS for p in BASELINES]:
+        ded, col = t1[("dedicated", p, a)], t1[("co-located", p, a)]
+        t1rows.append({"device policy": p, "adaptation": a if p in BASELINES else "(both)",
+                       "dedicated / host-only": ded / host, "co-located / host-only": col / host,
+                       "co-located / dedicated": col / ded,
+                       "KNN device (ms)": t1ms[("knn-device", p, a)]})
+    bound_col = t1[("co-located", "bound", "-")]
+    print("\nTable I (SQL 3 GB + KNN 1 GB on two ys9203 devices; host-only: assumed PCIe 3.0 x2 link, host 10x a "
+          f"device core; co-located lower bound {t1ms[('co-located', 'bound', '-')]:.0f} ms):")
+    benchlib.print_table(t1rows, list(t1rows[0].keys()))
+    for a, p in (("shared-engine", "remus"), ("paper", "cfs"), ("shared-engine", "cfs")):
+        label = "REMUS" if p == "remus" else f"CFS, {a}"
+        add(f"Table I CSD-dedicate / host-only ({label})", t1[("dedicated", p, a)] / host, 0.81,
+            adapt=a if p != "remus" else "")
+        add(f"Table I CSD-colocate / host-only ({label})", t1[("co-located", p, a)] / host, 1.57,
+            adapt=a if p != "remus" else "")
+        add(f"Table I CSD-colocate / CSD-dedicate ({label})", t1[("co-located", p, a)] / t1[("dedicated", p, a)],
+            round(1.57 / 0.81, 3), adapt=a if p != "remus" else "")
+    add("Table I co-located: REMUS / lower bound", t1[("co-located", "remus", "shared-engine")] / bound_col, None)
+    add("Table I dedicated KNN device: REMUS, Q_thres capped (ms)", t1ms[("knn-device", "remus", "shared-engine")],
+        None, "ms")
+    add("Table I dedicated KNN device: REMUS, Q_thres uncapped as Algorithm 1 is written (ms)",
+        t1ms[("knn-device", "remus-uncapped", "shared-engine")], None, "ms")
+    b.plot("table1.png", "Table I: SQL 3 GB + KNN 1 GB on two devices", "setup (device policy, adaptation)",
            "throughput / host-only throughput (ratio)",
-           {p: (["dedicated", "co-located"], [t1[("dedicated", p)] / host, t1[("co-located", p)] / host])
-            for p in POLICIES}, kind="bar")
-    add("Table I CSD-dedicate / host-only (REMUS)", t1[("dedicated", "remus")] / host, 0.81)
-    add("Table I CSD-colocate / host-only (REMUS)", t1[("co-located", "remus")] / host, 1.57)
-    add("Table I CSD-colocate / CSD-dedicate (REMUS)", t1[("co-located", "remus")] / t1[("dedicated", "remus")],
-        1.57 / 0.81)
+           {f"{r['device policy']} {r['adaptation']}": (["dedicated", "co-located"],
+                                                       [r["dedicated / host-only"], r["co-located / host-only"]])
+            for r in t1rows if r["device policy"] in ("remus", "cfs")}, kind="bar")
+
+    ablation(b, benchlib, rows, add)
+    buffer_table(b, benchlib, rows)
 
     # overhead
     ov = {r["policy"]: float(r["ns_per_decision"]) for r in rows if r["experiment"] == "overhead"}
     dev = [float(r["ns_per_decision"]) for r in rows
-           if r["experiment"] == "fig5" and r["policy"] == "remus" and float(r["ns_per_decision"]) > 0]
+           if r["experiment"] == "fig5" and r["policy"] == "remus" and r["adaptation"] == "shared-engine"
+           and float(r["ns_per_decision"]) > 0]
     add("REMUS decision, 10 pending requests: host wall time", ov["remus"], None, "ns")
     add("REMUS decision wall time / device core time per decision (Fig. 5)",
         100 * ov["remus"] / statistics.mean(dev), 0.6, "%")
 
     # real tasklets (plan / stats / knn over real bytes, through the device's commands)
-    real = {r["policy"]: float(r["MB_per_s"]) for r in rows if r["experiment"] == "real"}
+    real = {(r["policy"], r["adaptation"]): float(r["MB_per_s"]) for r in rows if r["experiment"] == "real"}
     b.plot("real.png", "Real tasklets (plan SQL + stats + knn, 48 MiB), ys9203 preset", "request scheduler",
-           "throughput (MB/s)", {"device time": (POLICIES, [real[p] for p in POLICIES])}, kind="bar")
-    add("Real tasklets SQL+STAT+KNN: REMUS / CFS", real["remus"] / real["cfs"], None)
+           "throughput (MB/s)", {a: (POLICIES, [real[(p, a)] for p in POLICIES]) for a in ADAPTS}, kind="bar")
+    for a in ADAPTS:
+        add("Real tasklets SQL+STAT+KNN: REMUS / CFS", real[("remus", a)] / real[("cfs", a)], None, adapt=a)
+    forced = sum(int(r["forced"]) for r in rows if r["forced"].isdigit())
+    add("waits the engine had to override (all runs)", forced, None, "count")
 
-    b.finish(table, ["figure", "ours", "paper", "unit", "ours/paper", "within 10%"])
+    print("\nSummary (room = serial schedule / lower bound: the most any scheduler can gain on that setup):")
+    b.finish(table, ["figure", "adaptation", "ours", "paper", "ours/paper", "within 10%", "room", "unit"])
+
+
+def fig4_tables(b, benchlib, by, xus, ks, what, png):
+    """Per K, per adaptation: every policy / CFS, REMUS / bound, the optimum, room; and the plot."""
+    plt = benchlib._pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
+    room_k = per_x(by, room)
+    for ax, a in zip(axes, ADAPTS):
+        out = []
+        series = {p: [] for p in POLICIES + ["optimum", "bound"]}
+        for k in ks:
+            x_us = statistics.mean(v for (xx, _), v in xus.items() if xx == k)
+            row = {"K": float(k), "X (us)": x_us}
+            for p in POLICIES:
+                pa = (p, a)
+                row[p] = per_x(by, ratio(pa, ("cfs", a)))[k]
+                series[p].append(row[p])
+            for p in ("optimum", "bound"):
+                v = per_x(by, ratio((p, "-"), ("cfs", a)))[k]
+                row[p] = v
+                series[p].append(v)
+            row["serial"] = per_x(by, ratio(("serial", "-"), ("cfs", a)))[k]
+            row["REMUS/bound"] = per_x(by, ratio(("remus", a), ("bound", "-")))[k]
+            row["room"] = room_k[k]
+            row["CFS MB/s"] = statistics.mean(pol[("cfs", a)] for (xx, _), pol in by.items() if xx == k)
+            out.append(row)
+        print(f"\nFig. 4 ({what}), {a}: throughput / CFS ({a}); K = mean c_i / c_b; room = serial / bound:")
+        benchlib.print_table(out, list(out[0].keys()))
+        for p, ys in series.items():
+            ax.plot([float(k) for k in ks], ys, marker="o", label=p, linestyle="--" if p in ("optimum", "bound") else "-")
+        ax.set_title(f"{a} adaptation", fontsize=10)
+        ax.set_xlabel("K = mean c_i / c_b (balance point, eq. 10-11) (ratio)")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8)
+    axes[0].set_ylabel("throughput / CFS throughput (ratio)")
+    fig.suptitle(f"Fig. 4: normalized throughput, T_f = 65 us ({what})", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(os.path.join(b.out, png), dpi=110)
+    plt.close(fig)
+
+
+def fig5_tables(b, benchlib, by, mixes, room5):
+    plt = benchlib._pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.5), sharey=True)
+    for ax, a in zip(axes, ADAPTS):
+        out = []
+        for m in mixes:
+            row = {"mix": m}
+            for p in POLICIES:
+                row[p] = per_x(by, ratio((p, a), ("cfs", a)))[m]
+            row["bound"] = per_x(by, ratio(("bound", "-"), ("cfs", a)))[m]
+            row["room"] = room5[m]
+            row["CFS MB/s"] = statistics.mean(pol[("cfs", a)] for (xx, _), pol in by.items() if xx == m)
+            out.append(row)
+        print(f"\nFig. 5 (ys9203), {a}: throughput / CFS ({a}); room = serial / bound:")
+        benchlib.print_table(out, list(out[0].keys()))
+        width = 0.8 / len(POLICIES)
+        for i, p in enumerate(POLICIES):
+            ax.bar([j + i * width for j in range(len(mixes))], [r[p] for r in out], width, label=p)
+        ax.set_xticks([j + 0.4 - width / 2 for j in range(len(mixes))])
+        ax.set_xticklabels(mixes, fontsize=8, rotation=15)
+        ax.set_title(f"{a} adaptation", fontsize=10)
+        ax.set_xlabel("request mix (SQL / STAT / KNN)")
+        ax.grid(True, axis="y", alpha=0.3)
+        ax.legend(fontsize=8)
+    axes[0].set_ylabel("throughput / CFS throughput (ratio)")
+    fig.suptitle("Fig. 5: normalized throughput, ys9203 preset", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(os.path.join(b.out, "fig5.png"), dpi=110)
+    plt.close(fig)
+
+
+def ablation(b, benchlib, rows, add):
+    """The waterfall: CFS under paper, then one engine advantage at a time, then REMUS's own parts; and
+    the other ablation runs (bench_remus.c, STEPS)."""
+    labels = []
+    for r in rows:
+        if r["experiment"] == "ablation4" and r["policy"] not in labels:
+            labels.append(r["policy"])
+    steps, others = labels[:7], labels[7:]   # the first 7: CFS under paper ... REMUS (NCUMULATIVE)
+    out = {}
+    for exp in ("ablation4", "ablation5"):
+        by = {}
+        for r in rows:
+            if r["experiment"] == exp:
+                by.setdefault(r["x"], {})[r["policy"]] = float(r["MB_per_s"])
+        # mean over the axis of throughput / CFS under paper, and of REMUS / step
+        out[exp] = {s: (statistics.mean(v[s] / v[steps[0]] for v in by.values()),
+                        statistics.mean(v[steps[-1]] / v[s] for v in by.values()))
+                    for s in labels}
+    table = []
+    prev4 = prev5 = None
+    for s in labels:
+        t4, r4 = out["ablation4"][s]
+        t5, r5 = out["ablation5"][s]
+        row = {"step": s, "Fig. 4: / CFS paper": t4, "Fig. 4 step gain": t4 / prev4 if prev4 and s in steps else "",
+               "Fig. 4: REMUS / this": r4, "Fig. 5: / CFS paper": t5,
+               "Fig. 5 step gain": t5 / prev5 if prev5 and s in steps else "", "Fig. 5: REMUS / this": r5}
+        table.append(row)
+        if s in steps:
+            prev4, prev5 = t4, t5
+            if s != steps[0]:
+                add(f"ablation, Fig. 4: step '{s}' (x previous)", row["Fig. 4 step gain"], None)
+                add(f"ablation, Fig. 5: step '{s}' (x previous)", row["Fig. 5 step gain"], None)
+        else:
+            add(f"ablation, Fig. 4: REMUS / ({s})", r4, None)
+            add(f"ablation, Fig. 5: REMUS / ({s})", r5, None)
+    print("\nAblation (Fig. 4: 8 channels, group 0, mean over K; Fig. 5: group 0, mean over mixes). Cumulative steps "
+          "from CFS under paper to REMUS; each engine advantage taken alone from shared-engine CFS and given alone "
+          "to CFS under paper; HORAE's and SERICO's paper / our readings on either engine:")
+    benchlib.print_table(table, list(table[0].keys()))
+    plt = benchlib._pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.8), sharey=True)
+    for ax, exp, title in ((axes[0], "ablation4", "Fig. 4 (mean over K)"), (axes[1], "ablation5", "Fig. 5 (mean over mixes)")):
+        level = 1.0
+        for i, s in enumerate(steps):
+            t = out[exp][s][0]
+            lo, hi = (0, t) if i == 0 or i == len(steps) - 1 else (min(level, t), max(level, t))
+            color = "tab:gray" if i == 0 else "tab:blue" if i == len(steps) - 1 else ("tab:green" if t >= level else "tab:red")
+            ax.bar(i, hi - lo, bottom=lo, color=color)
+            ax.text(i, hi + 0.01, f"{t:.2f}", ha="center", fontsize=8)
+            level = t
+        ax.set_xticks(range(len(steps)))
+        ax.set_xticklabels(steps, rotation=30, ha="right", fontsize=8)
+        ax.set_title(title, fontsize=10)
+        ax.axhline(1.0, color="black", linewidth=0.5)
+        ax.grid(True, axis="y", alpha=0.3)
+    axes[0].set_ylabel("throughput / CFS (paper adaptation) throughput (ratio)")
+    fig.suptitle("Ablation: CFS under paper, engine advantages one at a time, then eq. 12 and Algorithm 1 (REMUS)",
+                 fontsize=10)
+    fig.tight_layout()
+    fig.savefig(os.path.join(b.out, "ablation.png"), dpi=110)
+    plt.close(fig)
+
+
+def buffer_table(b, benchlib, rows):
+    by, _ = groups_of(rows, "buffer")
+    out = []
+    for (x, _), pol in sorted(by.items(), key=lambda kv: -float(kv[0][0])):
+        for a in ADAPTS:
+            row = {"ISP buffer (KiB)": float(x) / 1024, "adaptation": a}
+            for p in BASELINES:
+                row[f"REMUS/{p.upper()}"] = pol[("remus", a)] / pol[(p, a)]
+            row["REMUS MB/s"] = pol[("remus", a)]
+            out.append(row)
+    if out:
+        print("\nBuffer made to bind (Fig. 4, K = 1, 8 channels, group 0; baselines 2Q per request, SERICO two "
+              "halves, REMUS eq. 12; each core gets half the buffer):")
+        benchlib.print_table(out, list(out[0].keys()))

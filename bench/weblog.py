@@ -9,6 +9,7 @@ modeled energy.
     bin/smartssd bench weblog [--size 1G] [--entry-bytes 32,64,128,256] [--query q1,q2]
                               [--versions host-normal,host-optimized,device,spark-device]
                               [--host-idle-w 44] [--host-active-w 35] [--device-w 0.65]
+                              [--host-write-w 35] [--pause-s 5]
 
 --size is the dataset at the largest entry size; every entry size holds the same records (as the
 paper's four datasets hold the same 7,000,000 entries). --versions defaults to all four here; the demo
@@ -20,10 +21,12 @@ import os
 import subprocess
 import sys
 
+import energy as energy_model
+
 VERSIONS = ["host-normal", "host-optimized", "device"]              # the paper's three (the demo's default)
 ALL_VERSIONS = VERSIONS + ["spark-device"]                          # + Spark DataFrames (the bench's default)
-# Versions whose work runs inside the device while the host idles (energy model below).
-DEVICE_VERSIONS = {"device", "spark-device"}
+# Versions whose work runs inside the device while the host idles (bench/energy.py).
+DEVICE_VERSIONS = energy_model.DEVICE_VERSIONS
 # Spark's module options for Java 17 (spark-connector/pom.xml's argLine): harmless for the Hadoop versions.
 SPARK_JVM_FLAGS = ["-XX:+IgnoreUnrecognizedVMOptions"] + [
     f"--add-opens=java.base/{p}=ALL-UNNAMED" for p in
@@ -31,9 +34,8 @@ SPARK_JVM_FLAGS = ["-XX:+IgnoreUnrecognizedVMOptions"] + [
      "java.util.concurrent", "java.util.concurrent.atomic", "jdk.internal.ref", "sun.nio.ch", "sun.nio.cs",
      "sun.security.action", "sun.util.calendar")] + ["-Djdk.reflect.useDirectMethodHandle=false",
                                                      "-Dio.netty.tryReflectionSetAccessible=true"]
-# Paper V-C-3 (Fig. 10): idle host ~44 W; host versions add ~35 W while processing (75-82 W in all);
-# the device adds 0.5-0.8 W. Energy here is modeled from these, not measured.
-DEFAULT_POWER = {"host_idle_w": 44.0, "host_active_w": 35.0, "device_w": 0.65}
+# Paper V-C-3 (Fig. 10) power levels, and the phases it measured: bench/energy.py. Modeled, not measured.
+DEFAULT_POWER = energy_model.DEFAULT_POWER
 
 
 def java_cmd():
@@ -61,20 +63,26 @@ def run_sweep(image, results, size, entries, queries, versions=VERSIONS):
     return rows
 
 
-def energy(row, power, basis):
-    """Modeled joules of one run's exec phase, over its wall time or its device time."""
+def energy(row, power, basis, wr_s=None):
+    """Modeled joules of one run by phase (bench/energy.py), its exec phase over its wall time or its
+    device time."""
     t = (row["wall_ns"] if basis == "wall" else row["device_ns"]) / 1e9
-    extra = power["device_w"] if row["version"] in DEVICE_VERSIONS else power["host_active_w"]
-    return (power["host_idle_w"] + extra) * t
+    return energy_model.phases(row["version"], t, wr_s, power)
 
 
-def table_rows(rows, power):
+def table_rows(rows, power, wr=None):
+    """wr: {input bytes: device seconds to write them} (the wr phase), or None / {} when not measured."""
     out = []
     for r in rows:
+        wr_s = (wr or {}).get(r["input_bytes"])
+        dev, wall = energy(r, power, "device", wr_s), energy(r, power, "wall", wr_s)
         out.append({"query": r["query"], "entry_B": r["entry_bytes"], "version": r["version"],
                     "data_MB": r["input_bytes"] / 1e6, "wall_s": r["wall_ns"] / 1e9,
                     "device_ms": r["device_ns"] / 1e6, "link_MB": r["link_bytes"] / 1e6,
-                    "energy_J_wall": energy(r, power, "wall"), "energy_J_device": energy(r, power, "device"),
+                    "energy_J_wall": wall["exec"], "energy_J_device": dev["exec"],
+                    "wr_s": "" if wr_s is None else wr_s, "E_wr_J": "" if wr_s is None else dev["wr"],
+                    "E_pause_J": dev["pause"], "E_exec_above_idle_J": dev["exec_above_idle"],
+                    "E_run_J": "" if wr_s is None else dev["total"],
                     "answer": "ok" if r["matches_decoder"] else "MISMATCH"})
     return out
 
@@ -119,11 +127,32 @@ def plot_fig8(plt, rows, query, path, records):
 
 
 def plot_fig10(plt, rows, query, path, power):
-    """Paper Fig. 10: energy of the exec phase per version and entry size (modeled)."""
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.3))
+    """Paper Fig. 10: energy of the exec phase per version and entry size (modeled), and of the whole
+    run by phase (wr, pause, exec) as the paper measured it."""
+    phased = all(r["E_wr_J"] != "" for r in rows if r["query"] == query)
+    fig, axes = plt.subplots(1, 3 if phased else 2, figsize=(16 if phased else 11, 4.3))
     entries = sorted({r["entry_B"] for r in rows if r["query"] == query})
     versions = _versions(rows)
     width = 0.8 / len(versions)
+    if phased:
+        ax = axes[2]
+        for i, v in enumerate(versions):
+            got = [next((r for r in rows if r["query"] == query and r["version"] == v and r["entry_B"] == e), None)
+                   for e in entries]
+            xs = [j + i * width for j in range(len(entries))]
+            bottom = [0.0] * len(entries)
+            for key, hatch in (("E_wr_J", "//"), ("E_pause_J", ".."), ("energy_J_device", "")):
+                ys = [g[key] if g else 0 for g in got]
+                ax.bar(xs, ys, width, bottom=bottom, hatch=hatch, color=f"C{i}", edgecolor="black", linewidth=0.3,
+                       label=v if key == "energy_J_device" else None)
+                bottom = [b + y for b, y in zip(bottom, ys)]
+        ax.set_xticks([j + width * (len(versions) - 1) / 2 for j in range(len(entries))])
+        ax.set_xticklabels([str(e) for e in entries])
+        ax.set_xlabel("log entry size (bytes)")
+        ax.set_ylabel("modeled energy of wr + pause + exec (J)")
+        ax.set_title("by phase, device time (hatched: wr //, pause ..)", fontsize=10)
+        ax.grid(True, axis="y", alpha=0.3)
+        ax.legend()
     for ax, key, label in ((axes[0], "energy_J_wall", "over wall time"),
                            (axes[1], "energy_J_device", "over device time")):
         for i, v in enumerate(versions):
@@ -138,7 +167,8 @@ def plot_fig10(plt, rows, query, path, power):
         ax.grid(True, axis="y", alpha=0.3)
         ax.legend()
     fig.suptitle(f"Modeled energy of {query.upper()} (paper Fig. 10): host {power['host_idle_w']:g} W idle "
-                 f"+{power['host_active_w']:g} W busy, device +{power['device_w']:g} W")
+                 f"+{power['host_active_w']:g} W busy, device +{power['device_w']:g} W; wr phase "
+                 f"+{power['host_write_w']:g} W (assumed), pause {power['pause_s']:g} s")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -147,7 +177,11 @@ def plot_fig10(plt, rows, query, path, power):
 def report(b, rows, power):
     """Writes results.csv and the PNGs into b.out, the headline figures into summary.json, prints the table."""
     import benchlib
-    t = table_rows(rows, power)
+    # the wr phase: device time of writing each dataset, measured on a scratch image of the sweep's preset
+    wr = energy_model.write_phase_s({r["input_bytes"] for r in rows})
+    if not wr:
+        print("note: the device CLI is not built: the wr phase is not measured (energy of exec and pause only)")
+    t = table_rows(rows, power, wr)
     b.write_csv(t)
     records = rows[0].get("records", 0) if rows else 0
     plt = benchlib._pyplot()
@@ -161,7 +195,7 @@ def report(b, rows, power):
         pngs.append(p)
     headlines(b, t)
     b.finish(t, ["query", "entry_B", "version", "data_MB", "wall_s", "device_ms", "link_MB", "energy_J_wall",
-                 "energy_J_device", "answer"])
+                 "energy_J_device", "wr_s", "E_wr_J", "E_pause_J", "E_run_J", "answer"])
     return pngs
 
 
@@ -195,6 +229,15 @@ def headlines(b, t):
         if dev and ho:
             b.headline(f"q1 {e} B: energy saved vs host-optimized (modeled, device time)", 1 - dev / ho, "fraction",
                        paper=">0.5")
+        # Fig. 10 on the paper's terms: the exec phase above idle, and the whole trace (wr + pause + exec)
+        dev, ho = (_get(t, "q1", e, v, "E_exec_above_idle_J") for v in ("device", "host-optimized"))
+        if dev and ho:
+            b.headline(f"q1 {e} B: exec-phase energy above idle, device / host-optimized (modeled, device time)",
+                       dev / ho, "fraction", paper="~0.02")
+        dev, ho = (_get(t, "q1", e, v, "E_run_J") for v in ("device", "host-optimized"))
+        if dev and ho:
+            b.headline(f"q1 {e} B: energy of wr + pause + exec, device / host-optimized (modeled, device time)",
+                       dev / ho, "fraction")
 
 
 def parse(args, default_size, default_versions=VERSIONS):
@@ -207,6 +250,9 @@ def parse(args, default_size, default_versions=VERSIONS):
     p.add_argument("--host-idle-w", type=float, default=DEFAULT_POWER["host_idle_w"])
     p.add_argument("--host-active-w", type=float, default=DEFAULT_POWER["host_active_w"])
     p.add_argument("--device-w", type=float, default=DEFAULT_POWER["device_w"])
+    p.add_argument("--host-write-w", type=float, default=DEFAULT_POWER["host_write_w"],
+                   help="power above idle while the dataset is written (wr phase; not in the paper: assumed)")
+    p.add_argument("--pause-s", type=float, default=DEFAULT_POWER["pause_s"], help="pause between phases (paper: 5 s)")
     a = p.parse_args(args)
     a.entries = [int(x) for x in a.entry_bytes.split(",") if x]
     a.queries = [x for x in a.query.split(",") if x]
@@ -214,7 +260,8 @@ def parse(args, default_size, default_versions=VERSIONS):
     bad = [v for v in a.versions if v not in ALL_VERSIONS]
     if bad or not a.versions:
         p.error(f"--versions {a.versions}: choose from {','.join(ALL_VERSIONS)}")
-    a.power = {"host_idle_w": a.host_idle_w, "host_active_w": a.host_active_w, "device_w": a.device_w}
+    a.power = {"host_idle_w": a.host_idle_w, "host_active_w": a.host_active_w, "device_w": a.device_w,
+               "host_write_w": a.host_write_w, "pause_s": a.pause_s}
     return a
 
 

@@ -1,10 +1,22 @@
 /* bench_remus: the REMUS paper's experiments (Huang et al., sections II-A and IV) on the engine's
- * stage mode. Prints CSV rows "experiment,..." on stdout; bench/remus.py drives it, makes the
- * tables and plots, and docs/SCHEDULERS.md explains the setups.
- *   bench_remus fig4 [groups]     Fig. 4: 50 simulated requests per group, c_i in [0.2, X] us, every
- *                                 policy and the offline optimum (and its lower bound)
- *   bench_remus fig5 [groups]     Fig. 5: SQL / STAT / KNN mixes on the ys9203 preset
+ * stage mode, under both adaptations of the baselines (baseline_adaptation: shared-engine, paper).
+ * Prints CSV rows (see `header`) on stdout; bench/remus.py drives it, makes the tables and plots,
+ * and docs/SCHEDULERS.md explains the setups.
+ *   bench_remus fig4 GROUPS CHANNELS READING K,K,.. [Q]   Fig. 4: 50 simulated requests per group; K =
+ *                                 mean c_i / c_b (the balance point, eq. 10-11) sets X; READING:
+ *                                 halves (6:4 = lower : upper half of [0.2, X], equal sizes) or cb
+ *                                 (6:4 = c_i < c_b : c_i > c_b, unequal sizes); every policy under
+ *                                 both adaptations, the offline optimum, its lower bound and the
+ *                                 serial schedule (room to schedule); Q sets the baselines'
+ *                                 isp_flash_quota (REMUS keeps its own; printed as READING/Q<n>)
+ *   bench_remus fig5 GROUPS       Fig. 5: SQL / STAT / KNN mixes on the ys9203 preset
  *   bench_remus table1            Table I: host-only vs dedicated vs co-located devices, SQL + KNN
+ *   bench_remus ablation K,K,..   CFS under paper, the engine's advantages switched on one at a time,
+ *                                 then eq. 12 and Algorithm 1 (REMUS); also each advantage taken away
+ *                                 from shared-engine alone and given to paper alone, and HORAE's and
+ *                                 SERICO's two readings on either engine; on Fig. 4 (8 channels, group
+ *                                 0) and Fig. 5
+ *   bench_remus buffer K BYTES,.. the buffer made to bind: Fig. 4 at one K with smaller ISP buffers
  *   bench_remus overhead          wall time of one scheduling decision with 10 pending requests */
 #include <inttypes.h>
 #include <stdio.h>
@@ -16,8 +28,10 @@
 #include "lib/optimum.h"
 #include "lib/synth.h"
 
-static const char *const POLICIES[] = { "fcfs", "cfs", "horae", "serico", "remus" };
-#define NPOL (sizeof POLICIES / sizeof POLICIES[0])
+static const char *const BASELINES[] = { "fcfs", "cfs", "horae", "serico" };
+#define NBASE (sizeof BASELINES / sizeof BASELINES[0])
+static const char *const ADAPTATIONS[] = { "shared-engine", "paper" };
+#define NADAPT (sizeof ADAPTATIONS / sizeof ADAPTATIONS[0])
 
 /* deterministic generator (splitmix64) */
 static uint64_t rng_next(uint64_t *s) {
@@ -30,32 +44,205 @@ static double rng_unif(uint64_t *s, double lo, double hi) {
     return lo + (hi - lo) * (double)(rng_next(s) >> 11) / 9007199254740992.0;
 }
 
+static double wall_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* One row: what was run and how it went. */
+typedef struct row {
+    const char *exp, *x, *policy, *adapt, *reading;
+    int group;
+    uint32_t channels;
+    double k, x_us;
+} row;
+
+static void print_row(FILE *out, const row *r, uint64_t makespan, uint64_t bytes, uint64_t decisions,
+                      uint64_t forced, double wall, uint64_t ns_per_decision, uint64_t reads) {
+    fprintf(out, "%s,%s,%d,%s,%s,%u,%s,%.4f,%.4f,%" PRIu64 ",%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64 ",%.3f,%" PRIu64
+            ",%" PRIu64 "\n", r->exp, r->x, r->group, r->policy, r->adapt, r->channels, r->reading, r->k, r->x_us,
+            makespan, bytes, makespan ? bytes * 1e3 / makespan : 0, decisions, forced, wall, ns_per_decision, reads);
+    fflush(out);
+}
+
+static void set_policy(csd_params *p, const char *policy, const char *adapt) {
+    snprintf(p->request_scheduler, sizeof p->request_scheduler, "%s", policy);
+    snprintf(p->baseline_adaptation, sizeof p->baseline_adaptation, "%s", adapt);
+}
+
+static uint64_t mix_bytes(const csd_params *p, const csd_synth_req *reqs, size_t n) {
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < n; i++) bytes += reqs[i].pages * p->page_bytes;
+    return bytes;
+}
+
+/* Runs the mix under p and prints its row; *makespan gets the result. 0 or 1. */
+static int run_row(FILE *out, const row *r, const csd_params *p, const csd_synth_req *reqs, size_t n,
+                   uint64_t *makespan) {
+    csd_synth_result res;
+    char err[256];
+    double t0 = wall_s();
+    if (csd_synth_run(p, reqs, n, 0, NULL, NULL, &res, err, sizeof err)) {
+        fprintf(stderr, "%s %s %s %s: %s\n", r->exp, r->x, r->policy, r->adapt, err);
+        return 1;
+    }
+    /* mean core time per decision: the device time one decision is spent against */
+    print_row(out, r, res.makespan_ns, mix_bytes(p, reqs, n), res.decisions, res.forced, wall_s() - t0,
+              res.decisions ? res.core_busy_ns / res.decisions : 0, res.flash_reads);
+    if (makespan) *makespan = res.makespan_ns;
+    csd_synth_result_free(&res);
+    return 0;
+}
+
+/* REMUS once (the same under every adaptation: a row per adaptation), then every baseline under both
+ * adaptations; base_quota, when not 0, is the baselines' isp_flash_quota (REMUS keeps its own). */
+static int run_policies(FILE *out, row r, const csd_params *base, const csd_synth_req *reqs, size_t n,
+                        uint32_t base_quota) {
+    csd_params p = *base;
+    set_policy(&p, "remus", "shared-engine");
+    csd_synth_result res;
+    char err[256];
+    double t0 = wall_s();
+    if (csd_synth_run(&p, reqs, n, 0, NULL, NULL, &res, err, sizeof err)) {
+        fprintf(stderr, "%s %s remus: %s\n", r.exp, r.x, err);
+        return 1;
+    }
+    double wall = wall_s() - t0;
+    r.policy = "remus";
+    for (size_t a = 0; a < NADAPT; a++) {
+        r.adapt = ADAPTATIONS[a];
+        print_row(out, &r, res.makespan_ns, mix_bytes(&p, reqs, n), res.decisions, res.forced, wall,
+                  res.decisions ? res.core_busy_ns / res.decisions : 0, res.flash_reads);
+    }
+    csd_synth_result_free(&res);
+    for (size_t a = 0; a < NADAPT; a++) {
+        for (size_t k = 0; k < NBASE; k++) {
+            p = *base;
+            set_policy(&p, BASELINES[k], ADAPTATIONS[a]);
+            if (base_quota) p.isp_flash_quota = base_quota;
+            r.policy = BASELINES[k];
+            r.adapt = ADAPTATIONS[a];
+            if (run_row(out, &r, &p, reqs, n, NULL)) return 1;
+        }
+    }
+    return 0;
+}
+
+/* The offline optimum, its lower bound, and the serial schedule: each request alone at its own lower
+ * bound, one after another (one perfectly pipelined request at a time). serial / bound is the room a
+ * scheduler has on this mix. */
+static int run_references(FILE *out, row r, const csd_params *p, const csd_synth_req *reqs, size_t n) {
+    csd_optimum o;
+    double t0 = wall_s();
+    if (csd_optimum_schedule(p, reqs, n, &o)) {
+        fprintf(stderr, "%s %s: optimum failed\n", r.exp, r.x);
+        return 1;
+    }
+    uint64_t bytes = mix_bytes(p, reqs, n), serial = 0;
+    r.adapt = "-";
+    r.policy = "optimum";
+    print_row(out, &r, o.makespan_ns, bytes, 0, 0, wall_s() - t0, 0, o.sends);
+    r.policy = "bound";
+    print_row(out, &r, o.bound_ns, bytes, 0, 0, 0, 0, 0);
+    for (size_t i = 0; i < n; i++) {
+        csd_optimum one;
+        if (csd_optimum_schedule(p, &reqs[i], 1, &one)) return 1;
+        serial += one.bound_ns;
+    }
+    r.policy = "serial";
+    print_row(out, &r, serial, bytes, 0, 0, 0, 0, 0);
+    return 0;
+}
+
+/* ---- Fig. 4: the simulator (section IV-B) -------------------------------------------------- */
+
 /* Section IV-B: T_s = 1 us, T_f = 65 us, N_c = 2, N_pl = 2, N_ch = 2 chips per channel; 8 channels
- * as the YS9203 the simulator mimics; 4 KB pages; 80 MB buffer. */
-static csd_params fig4_params(const char *policy) {
+ * as the YS9203 the simulator mimics (2 and 4 in the channel sweep); 4 KB pages; 80 MB buffer. */
+static csd_params fig4_params(uint32_t channels) {
     csd_params p;
     csd_params_preset(&p, "ys9203");
+    p.channels = channels;
     p.planes_per_die = 2;
-    p.blocks_per_plane = 4096;
+    p.blocks_per_plane = 4096 * 8 / channels;
     p.channel_bytes_per_s = 0;          /* the model has no channel: T_f is the whole read */
     p.isp_buffer_bytes = 80ull << 20;
-    snprintf(p.request_scheduler, sizeof p.request_scheduler, "%s", policy);
     return p;
 }
 
-/* 50 requests, 1 GiB in all, c_i uniform in [0.2, X] us with shorter : longer = 6 : 4 (shorter in
- * the lower half of the range, longer in the upper half); each request on its own LBA range. */
-static void fig4_mix(csd_synth_req *r, size_t n, double x_us, uint64_t seed, uint64_t page_bytes) {
+/* The balance point of eq. 10-11 (T_cpu = T_fb) per page, in us: a core's chips deliver a page
+ * every T_f / (chips per core x N_pl); sending costs T_s / N_pl per page. */
+static double balance_us(const csd_params *p) {
+    double chips_per_core = (double)p->channels * p->chips_per_channel / p->cores;
+    return p->t_read_ns / 1e3 / (chips_per_core * p->planes_per_die) - p->isp_send_ns / 1e3 / p->planes_per_die;
+}
+
+/* X for a target mean c_i = k c_b: "halves" draws 60% from [0.2, mid] and 40% from [mid, X] with
+ * mid = (0.2 + X) / 2, mean 0.11 + 0.45 X; "cb" draws 60% from [0.2, c_b] and 40% from [c_b, X], mean
+ * 0.3 (0.2 + c_b) + 0.2 (c_b + X). */
+static double x_for(const char *reading, double k, double cb) {
+    if (!strcmp(reading, "cb")) return (k * cb - 0.06 - 0.5 * cb) / 0.2;
+    return (k * cb - 0.11) / 0.45;
+}
+
+/* 50 requests, 1 GiB in all, c_i uniform in [0.2, X] us, shorter : longer = 6 : 4 by the reading;
+ * each request on its own LBA range. "halves": equal sizes; "cb": sizes uniform in [0.25, 1.75] x the
+ * mean (scaled to 1 GiB). */
+static void fig4_mix(csd_synth_req *r, size_t n, const char *reading, double x_us, double cb, uint64_t seed,
+                     uint64_t page_bytes) {
     uint64_t s = seed * 1000003 + (uint64_t)(x_us * 1000);
-    uint64_t pages = (1ull << 30) / page_bytes / n, lba = 0;
-    double mid = (0.2 + x_us) / 2;
+    uint64_t total = (1ull << 30) / page_bytes, lba = 0;
+    int by_cb = !strcmp(reading, "cb");
+    double split = by_cb ? cb : (0.2 + x_us) / 2, w[64], wsum = 0;
+    for (size_t i = 0; i < n; i++) {
+        w[i] = by_cb ? rng_unif(&s, 0.25, 1.75) : 1.0;
+        wsum += w[i];
+    }
+    uint64_t given = 0;
     for (size_t i = 0; i < n; i++) {
         int shorter = i % 5 < 3;
-        double ci = shorter ? rng_unif(&s, 0.2, mid) : rng_unif(&s, mid, x_us);
+        double ci = shorter ? rng_unif(&s, 0.2, split) : rng_unif(&s, split, x_us);
+        uint64_t pages = i + 1 == n ? total - given : (uint64_t)(total * w[i] / wsum);
+        given += pages;
         r[i] = (csd_synth_req){ .ci_ns = (uint64_t)(ci * 1000 + 0.5), .pages = pages, .lba_page = lba,
                                 .arrive_ns = 0 };
         lba += pages;
     }
+}
+
+static int parse_list(const char *s, double *v, int max) {
+    int n = 0;
+    for (char *end; *s && n < max; s = *end ? end + 1 : end) {
+        v[n++] = strtod(s, &end);
+        if (end == s) return -1;
+    }
+    return n;
+}
+
+static int fig4(FILE *out, int groups, uint32_t channels, const char *reading, const double *ks, int nk,
+                uint32_t quota) {
+    csd_params p = fig4_params(channels);
+    char label[32];
+    if (quota) snprintf(label, sizeof label, "%s/Q%u", reading, quota);
+    else snprintf(label, sizeof label, "%s", reading);
+    double cb = balance_us(&p);
+    for (int ki = 0; ki < nk; ki++) {
+        double x_us = x_for(reading, ks[ki], cb);
+        if (x_us <= 0.2 || (!strcmp(reading, "cb") && x_us <= cb)) {
+            fprintf(stderr, "fig4: K = %g gives X = %.3f us: out of range for reading %s\n", ks[ki], x_us, reading);
+            return 1;
+        }
+        char x[32];
+        snprintf(x, sizeof x, "%g", ks[ki]);
+        for (int g = 0; g < groups; g++) {
+            csd_synth_req reqs[50];
+            fig4_mix(reqs, 50, reading, x_us, cb, (uint64_t)g + 1, p.page_bytes);
+            row r = { .exp = "fig4", .x = x, .group = g, .channels = channels, .reading = label, .k = ks[ki],
+                      .x_us = x_us };
+            if (run_policies(out, r, &p, reqs, 50, quota) || run_references(out, r, &p, reqs, 50)) return 1;
+        }
+    }
+    return 0;
 }
 
 /* ---- Fig. 5: the real platform (section IV-C) ------------------------------------------------ */
@@ -70,12 +257,12 @@ static const mix MIXES[] = {
     { "SQL+STAT", { 4, 4, 0 } }, { "SQL+KNN", { 4, 0, 4 } }, { "STAT+KNN", { 0, 4, 4 } },
     { "SQL+STAT+KNN", { 3, 3, 2 } }, { "SQL-heavy", { 5, 2, 1 } }, { "KNN-heavy", { 1, 2, 5 } },
 };
+#define NMIX (sizeof MIXES / sizeof MIXES[0])
 
-static csd_params ys9203(const char *policy) {
+static csd_params ys9203(void) {
     csd_params p;
     csd_params_preset(&p, "ys9203");
     p.blocks_per_plane = 4096;
-    snprintf(p.request_scheduler, sizeof p.request_scheduler, "%s", policy);
     return p;
 }
 
@@ -102,19 +289,97 @@ static size_t fig5_mix(csd_synth_req *r, const mix *m, uint64_t seed, uint64_t p
     return n;
 }
 
-static int run_row(FILE *out, const char *exp, const char *x, int g, const char *policy, csd_params *p,
-                   const csd_synth_req *reqs, size_t n);
-
-static int fig5(int groups, FILE *out) {
-    for (size_t mi = 0; mi < sizeof MIXES / sizeof MIXES[0]; mi++) {
+static int fig5(FILE *out, int groups) {
+    csd_params p = ys9203();
+    for (size_t mi = 0; mi < NMIX; mi++) {
         for (int g = 0; g < groups; g++) {
             csd_synth_req reqs[16];
             size_t n = fig5_mix(reqs, &MIXES[mi], (uint64_t)g + 1, 4096);
-            for (size_t k = 0; k < NPOL; k++) {
-                csd_params p = ys9203(POLICIES[k]);
-                if (run_row(out, "fig5", MIXES[mi].name, g, POLICIES[k], &p, reqs, n)) return 1;
-            }
+            row r = { .exp = "fig5", .x = MIXES[mi].name, .group = g, .channels = p.channels, .reading = "-" };
+            if (run_policies(out, r, &p, reqs, n, 0) || run_references(out, r, &p, reqs, n)) return 1;
         }
+    }
+    return 0;
+}
+
+/* ---- the ablation ---------------------------------------------------------------------------- */
+
+/* Cumulative: from CFS under paper, one engine advantage at a time, then REMUS's own parts. */
+static const struct step { const char *label, *policy, *adapt; } STEPS[] = {
+    { "cfs paper", "cfs", "paper" },
+    { "+ per-chip core split", "cfs", "paper+split" },
+    { "+ whole multi-plane", "cfs", "paper+split+mp" },
+    { "+ chip-aware order", "cfs", "paper+split+mp+order" },
+    { "+ decoupled loop", "cfs", "paper+split+mp+order+loop" },
+    { "+ eq. 12 buffers", "cfs", "paper+split+mp+order+loop+eq12" },
+    { "+ Algorithm 1 (REMUS)", "remus", "shared-engine" },
+    /* each advantage alone taken from shared-engine CFS */
+    { "shared-engine - split", "cfs", "paper+mp+order+loop" },
+    { "shared-engine - multi-plane", "cfs", "paper+split+order+loop" },
+    { "shared-engine - order", "cfs", "paper+split+mp+loop" },
+    { "shared-engine - loop", "cfs", "paper+split+mp+order" },
+    /* each advantage alone given to CFS under paper (+ split alone is the first step above) */
+    { "paper + multi-plane alone", "cfs", "paper+mp" },
+    { "paper + order alone", "cfs", "paper+order" },
+    { "paper + loop alone", "cfs", "paper+loop" },
+    /* HORAE and SERICO: the paper's reading of the policy vs ours, on either engine */
+    { "horae paper", "horae", "paper" },
+    { "horae paper +pol (our policy)", "horae", "paper+pol" },
+    { "horae paper policy on shared engine", "horae", "paper+split+mp+order+loop" },
+    { "horae shared-engine", "horae", "shared-engine" },
+    { "serico paper", "serico", "paper" },
+    { "serico paper +pol (our policy)", "serico", "paper+pol" },
+    { "serico paper policy on shared engine", "serico", "paper+split+mp+order+loop" },
+    { "serico shared-engine", "serico", "shared-engine" },
+};
+#define NCUMULATIVE 7   /* the first steps: CFS under paper to REMUS */
+#define NSTEP (sizeof STEPS / sizeof STEPS[0])
+
+static int ablation(FILE *out, const double *ks, int nk) {
+    csd_params base = fig4_params(8);
+    double cb = balance_us(&base);
+    for (int ki = 0; ki < nk; ki++) {
+        double x_us = x_for("halves", ks[ki], cb);
+        csd_synth_req reqs[50];
+        fig4_mix(reqs, 50, "halves", x_us, cb, 1, base.page_bytes);
+        char x[32];
+        snprintf(x, sizeof x, "%g", ks[ki]);
+        for (size_t s = 0; s < NSTEP; s++) {
+            csd_params p = base;
+            set_policy(&p, STEPS[s].policy, STEPS[s].adapt);
+            row r = { .exp = "ablation4", .x = x, .policy = STEPS[s].label, .adapt = STEPS[s].adapt, .channels = 8,
+                      .reading = "halves", .k = ks[ki], .x_us = x_us };
+            if (run_row(out, &r, &p, reqs, 50, NULL)) return 1;
+        }
+    }
+    csd_params y = ys9203();
+    for (size_t mi = 0; mi < NMIX; mi++) {
+        csd_synth_req reqs[16];
+        size_t n = fig5_mix(reqs, &MIXES[mi], 1, 4096);
+        for (size_t s = 0; s < NSTEP; s++) {
+            csd_params p = y;
+            set_policy(&p, STEPS[s].policy, STEPS[s].adapt);
+            row r = { .exp = "ablation5", .x = MIXES[mi].name, .policy = STEPS[s].label, .adapt = STEPS[s].adapt,
+                      .channels = y.channels, .reading = "-" };
+            if (run_row(out, &r, &p, reqs, n, NULL)) return 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- the buffer made to bind ------------------------------------------------------------------ */
+
+static int buffer(FILE *out, double k, const double *sizes, int ns) {
+    for (int i = 0; i < ns; i++) {
+        csd_params p = fig4_params(8);
+        p.isp_buffer_bytes = (uint64_t)sizes[i];
+        double cb = balance_us(&p), x_us = x_for("halves", k, cb);
+        csd_synth_req reqs[50];
+        fig4_mix(reqs, 50, "halves", x_us, cb, 1, p.page_bytes);
+        char x[32];
+        snprintf(x, sizeof x, "%g", sizes[i]);
+        row r = { .exp = "buffer", .x = x, .channels = 8, .reading = "halves", .k = k, .x_us = x_us };
+        if (run_policies(out, r, &p, reqs, 50, 0)) return 1;
     }
     return 0;
 }
@@ -126,6 +391,26 @@ static int fig5(int groups, FILE *out) {
  * 3.6 GHz vs a Cortex-R4); reading and computing overlap. */
 #define HOST_SPEEDUP 10.0
 
+/* Runs the two devices' mixes; the slower one decides. */
+static int two_devices(const csd_params *p, const csd_synth_req *a, size_t na, const csd_synth_req *b, size_t nb,
+                       uint64_t *makespan) {
+    csd_synth_result ra, rb;
+    char err[256];
+    if (csd_synth_run(p, a, na, 0, NULL, NULL, &ra, err, sizeof err)) {
+        fprintf(stderr, "table1: %s\n", err);
+        return 1;
+    }
+    if (csd_synth_run(p, b, nb, 0, NULL, NULL, &rb, err, sizeof err)) {
+        fprintf(stderr, "table1: %s\n", err);
+        csd_synth_result_free(&ra);
+        return 1;
+    }
+    *makespan = ra.makespan_ns > rb.makespan_ns ? ra.makespan_ns : rb.makespan_ns;
+    csd_synth_result_free(&ra);
+    csd_synth_result_free(&rb);
+    return 0;
+}
+
 static int table1(FILE *out) {
     enum { SQL_REQS = 6, KNN_REQS = 2 };
     const uint64_t page = 4096, req_pages = (512ull << 20) / page;   /* 0.5 GiB per request */
@@ -136,67 +421,84 @@ static int table1(FILE *out) {
     for (int i = 0; i < KNN_REQS; i++)
         knn[i] = (csd_synth_req){ (uint64_t)(rng_unif(&s, 12, 14) * 1000 + 0.5), req_pages, 0, 0 };
     uint64_t bytes = (SQL_REQS + KNN_REQS) * req_pages * page;
+    /* dedicated: one device runs the SQL requests, the other the KNN ones; co-located: each device
+     * gets half the SQL and half the KNN requests */
+    csd_synth_req ded_a[SQL_REQS], ded_b[KNN_REQS], col_a[SQL_REQS + KNN_REQS], col_b[SQL_REQS + KNN_REQS];
+    uint64_t lba = 0;
+    for (int i = 0; i < SQL_REQS; i++, lba += req_pages) ded_a[i] = sql[i], ded_a[i].lba_page = lba;
+    lba = 0;
+    for (int i = 0; i < KNN_REQS; i++, lba += req_pages) ded_b[i] = knn[i], ded_b[i].lba_page = lba;
+    size_t na = 0, nb = 0;
+    lba = 0;
+    for (int i = 0; i < SQL_REQS / 2; i++, lba += req_pages) col_a[na] = sql[i], col_a[na++].lba_page = lba;
+    for (int i = 0; i < KNN_REQS / 2; i++, lba += req_pages) col_a[na] = knn[i], col_a[na++].lba_page = lba;
+    lba = 0;
+    for (int i = SQL_REQS / 2; i < SQL_REQS; i++, lba += req_pages) col_b[nb] = sql[i], col_b[nb++].lba_page = lba;
+    for (int i = KNN_REQS / 2; i < KNN_REQS; i++, lba += req_pages) col_b[nb] = knn[i], col_b[nb++].lba_page = lba;
+
     /* host-only */
-    csd_params p = ys9203("remus");
+    csd_params p = ys9203();
     double link_s = bytes / 2.0 / p.host_link_bytes_per_s, sql_s = 0, knn_s = 0;
     for (int i = 0; i < SQL_REQS; i++) sql_s += sql[i].pages * sql[i].ci_ns / HOST_SPEEDUP / 1e9;
     for (int i = 0; i < KNN_REQS; i++) knn_s += knn[i].pages * knn[i].ci_ns / HOST_SPEEDUP / 1e9;
     double host_s = link_s > sql_s ? link_s : sql_s;
     if (knn_s > host_s) host_s = knn_s;
-    fprintf(out, "table1,host-only,0,host,%" PRIu64 ",%" PRIu64 ",%.3f,0,0,0\n", (uint64_t)(host_s * 1e9), bytes,
-            bytes / host_s / 1e6);
-    for (size_t k = 0; k < NPOL; k++) {
-        /* dedicated: one device runs the SQL requests, the other the KNN ones; the slower decides */
-        csd_synth_req a[SQL_REQS + KNN_REQS], b[SQL_REQS + KNN_REQS];
-        uint64_t lba = 0;
-        for (int i = 0; i < SQL_REQS; i++, lba += req_pages) a[i] = sql[i], a[i].lba_page = lba;
-        lba = 0;
-        for (int i = 0; i < KNN_REQS; i++, lba += req_pages) b[i] = knn[i], b[i].lba_page = lba;
-        csd_synth_result ra, rb;
+    row r = { .exp = "table1", .x = "host-only", .policy = "host", .adapt = "-", .channels = p.channels, .reading = "-" };
+    print_row(out, &r, (uint64_t)(host_s * 1e9), bytes, 0, 0, 0, 0, 0);
+
+    /* every policy under both adaptations (REMUS once), and REMUS with Q_thres uncapped */
+    typedef struct t1run { const char *policy, *adapt, *label; uint32_t cap; } t1run;
+    t1run runs[2 + NBASE * NADAPT];
+    size_t nr = 0;
+    runs[nr++] = (t1run){ "remus", "shared-engine", "remus", 1 };
+    runs[nr++] = (t1run){ "remus", "shared-engine", "remus-uncapped", 0 };
+    for (size_t a = 0; a < NADAPT; a++)
+        for (size_t k = 0; k < NBASE; k++) runs[nr++] = (t1run){ BASELINES[k], ADAPTATIONS[a], BASELINES[k], 1 };
+    for (size_t i = 0; i < nr; i++) {
+        p = ys9203();
+        set_policy(&p, runs[i].policy, runs[i].adapt);
+        p.remus_qthres_cap = runs[i].cap;
+        uint64_t ded, col, knn_alone = 0;
+        csd_synth_result rk;
         char err[256];
-        p = ys9203(POLICIES[k]);
-        if (csd_synth_run(&p, a, SQL_REQS, 0, NULL, NULL, &ra, err, sizeof err) ||
-            csd_synth_run(&p, b, KNN_REQS, 0, NULL, NULL, &rb, err, sizeof err)) {
-            fprintf(stderr, "table1: %s\n", err);
+        if (two_devices(&p, ded_a, SQL_REQS, ded_b, KNN_REQS, &ded) ||
+            two_devices(&p, col_a, na, col_b, nb, &col))
             return 1;
+        if (csd_synth_run(&p, ded_b, KNN_REQS, 0, NULL, NULL, &rk, err, sizeof err)) return 1;
+        knn_alone = rk.makespan_ns;
+        csd_synth_result_free(&rk);
+        int copies = !strcmp(runs[i].policy, "remus") ? (int)NADAPT : 1;
+        for (int c = 0; c < copies; c++) {
+            r.policy = runs[i].label;
+            r.adapt = copies > 1 ? ADAPTATIONS[c] : runs[i].adapt;
+            r.x = "dedicated";
+            print_row(out, &r, ded, bytes, 0, 0, 0, 0, 0);
+            r.x = "co-located";
+            print_row(out, &r, col, bytes, 0, 0, 0, 0, 0);
+            r.x = "knn-device";
+            print_row(out, &r, knn_alone, KNN_REQS * req_pages * page, 0, 0, 0, 0, 0);
         }
-        uint64_t ded = ra.makespan_ns > rb.makespan_ns ? ra.makespan_ns : rb.makespan_ns;
-        fprintf(out, "table1,dedicated,0,%s,%" PRIu64 ",%" PRIu64 ",%.3f,0,0,0\n", POLICIES[k], ded, bytes,
-                bytes * 1e3 / ded);
-        csd_synth_result_free(&ra);
-        csd_synth_result_free(&rb);
-        /* co-located: each device gets half the SQL and half the KNN requests */
-        size_t n = 0;
-        lba = 0;
-        for (int i = 0; i < SQL_REQS / 2; i++, lba += req_pages) a[n] = sql[i], a[n++].lba_page = lba;
-        for (int i = 0; i < KNN_REQS / 2; i++, lba += req_pages) a[n] = knn[i], a[n++].lba_page = lba;
-        size_t m = 0;
-        lba = 0;
-        for (int i = SQL_REQS / 2; i < SQL_REQS; i++, lba += req_pages) b[m] = sql[i], b[m++].lba_page = lba;
-        for (int i = KNN_REQS / 2; i < KNN_REQS; i++, lba += req_pages) b[m] = knn[i], b[m++].lba_page = lba;
-        if (csd_synth_run(&p, a, n, 0, NULL, NULL, &ra, err, sizeof err) ||
-            csd_synth_run(&p, b, m, 0, NULL, NULL, &rb, err, sizeof err)) {
-            fprintf(stderr, "table1: %s\n", err);
-            return 1;
-        }
-        uint64_t col = ra.makespan_ns > rb.makespan_ns ? ra.makespan_ns : rb.makespan_ns;
-        fprintf(out, "table1,co-located,0,%s,%" PRIu64 ",%" PRIu64 ",%.3f,0,0,0\n", POLICIES[k], col, bytes,
-                bytes * 1e3 / col);
-        csd_synth_result_free(&ra);
-        csd_synth_result_free(&rb);
     }
+    /* the co-located devices' lower bound (the slower device's) */
+    csd_optimum oa, ob;
+    p = ys9203();
+    if (csd_optimum_schedule(&p, col_a, na, &oa) || csd_optimum_schedule(&p, col_b, nb, &ob)) return 1;
+    r.policy = "bound";
+    r.adapt = "-";
+    r.x = "co-located";
+    print_row(out, &r, oa.bound_ns > ob.bound_ns ? oa.bound_ns : ob.bound_ns, bytes, 0, 0, 0, 0, 0);
     return 0;
 }
 
 /* ---- scheduler overhead: one decision with 10 pending requests ------------------------------ */
 
-static double wall_s(void);
-
 static int overhead(FILE *out) {
     enum { N = 10, CALLS = 2000000 };
-    for (size_t k = 0; k < NPOL; k++) {
-        const csd_req_sched_ops *ops = csd_req_sched_find(POLICIES[k]);
-        csd_params p = ys9203(POLICIES[k]);
+    static const char *const ALL[] = { "fcfs", "cfs", "horae", "serico", "remus" };
+    for (size_t k = 0; k < sizeof ALL / sizeof ALL[0]; k++) {
+        const csd_req_sched_ops *ops = csd_req_sched_find(ALL[k]);
+        csd_params p = ys9203();
+        set_policy(&p, ALL[k], "shared-engine");
         void *st = NULL;
         if (ops->init(&st, &p)) return 1;
         csd_sreq req[N];
@@ -210,8 +512,8 @@ static int overhead(FILE *out) {
             view[i] = &req[i];
         }
         csd_core_view cv = { .core = 0, .cores = 2, .planes = 4, .Q = 32, .inflight = 16, .buf_pages = 51200,
-                             .buf_alloc = 640, .t_send_ns = 1000, .t_read_ns = 65000, .chips = 8, .n = N,
-                             .reqs = view };
+                             .buf_alloc = 640, .t_send_ns = 1000, .t_read_ns = 65000, .chips = 8,
+                             .adapt = CSD_ADAPT_ENGINE, .n = N, .reqs = view };
         volatile size_t sink = 0;
         double t0 = wall_s();
         for (int c = 0; c < CALLS; c++) {
@@ -222,83 +524,45 @@ static int overhead(FILE *out) {
         }
         double ns = (wall_s() - t0) * 1e9 / CALLS;
         (void)sink;
-        fprintf(out, "overhead,10,0,%s,0,0,0,%d,0,0,%.1f\n", POLICIES[k], CALLS, ns);
+        row r = { .exp = "overhead", .x = "10", .policy = ALL[k], .adapt = "shared-engine", .channels = 8,
+                  .reading = "-" };
+        fprintf(out, "%s,%s,0,%s,%s,%u,-,0,0,0,0,0,%d,0,0,%.1f,0\n", r.exp, r.x, r.policy, r.adapt, r.channels, CALLS,
+                ns);
         ops->destroy(st);
-    }
-    return 0;
-}
-
-static double wall_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec / 1e9;
-}
-
-static int run_row(FILE *out, const char *exp, const char *x, int g, const char *policy, csd_params *p,
-                   const csd_synth_req *reqs, size_t n) {
-    uint64_t bytes = 0;
-    for (size_t i = 0; i < n; i++) bytes += reqs[i].pages * p->page_bytes;
-    csd_synth_result res;
-    char err[256];
-    double t0 = wall_s();
-    if (csd_synth_run(p, reqs, n, 0, NULL, NULL, &res, err, sizeof err)) {
-        fprintf(stderr, "%s %s %s: %s\n", exp, x, policy, err);
-        return 1;
-    }
-    /* mean core time per decision: the device time one decision is spent against */
-    fprintf(out, "%s,%s,%d,%s,%" PRIu64 ",%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64 ",%.3f,%" PRIu64 "\n", exp, x, g,
-            policy, res.makespan_ns, bytes, bytes * 1e3 / res.makespan_ns, res.decisions, res.forced,
-            wall_s() - t0, res.decisions ? res.core_busy_ns / res.decisions : 0);
-    fflush(out);
-    csd_synth_result_free(&res);
-    return 0;
-}
-
-static int fig4(int groups, FILE *out) {
-    static const double XS[] = { 1, 2, 4, 6, 8, 10, 12, 16 };
-    for (size_t xi = 0; xi < sizeof XS / sizeof XS[0]; xi++) {
-        for (int g = 0; g < groups; g++) {
-            csd_synth_req reqs[50];
-            csd_params p0 = fig4_params("remus");
-            fig4_mix(reqs, 50, XS[xi], (uint64_t)g + 1, p0.page_bytes);
-            uint64_t bytes = 0;
-            for (int i = 0; i < 50; i++) bytes += reqs[i].pages * p0.page_bytes;
-            char x[32];
-            snprintf(x, sizeof x, "%g", XS[xi]);
-            for (size_t k = 0; k < NPOL; k++) {
-                csd_params p = fig4_params(POLICIES[k]);
-                if (run_row(out, "fig4", x, g, POLICIES[k], &p, reqs, 50)) return 1;
-            }
-            csd_params p = fig4_params("remus");
-            csd_optimum o;
-            double t0 = wall_s();
-            if (csd_optimum_schedule(&p, reqs, 50, &o)) {
-                fprintf(stderr, "fig4: optimum failed\n");
-                return 1;
-            }
-            fprintf(out, "fig4,%g,%d,optimum,%" PRIu64 ",%" PRIu64 ",%.3f,0,0,%.3f\n", XS[xi], g, o.makespan_ns,
-                    bytes, bytes * 1e3 / o.makespan_ns, wall_s() - t0);
-            fprintf(out, "fig4,%g,%d,bound,%" PRIu64 ",%" PRIu64 ",%.3f,0,0,0\n", XS[xi], g, o.bound_ns, bytes,
-                    bytes * 1e3 / o.bound_ns);
-            fflush(out);
-        }
     }
     return 0;
 }
 
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "";
-    int groups = argc > 2 ? atoi(argv[2]) : 1;
     FILE *out = stdout;
-    if (groups < 1) groups = 1;
+    double v[64];
     if (!strcmp(mode, "header")) {
-        fprintf(out, "experiment,x,group,policy,makespan_ns,bytes,MB_per_s,decisions,forced,wall_s,ns_per_decision\n");
+        fprintf(out, "experiment,x,group,policy,adaptation,channels,reading,k,X_us,makespan_ns,bytes,MB_per_s,"
+                     "decisions,forced,wall_s,ns_per_decision,flash_reads\n");
         return 0;
     }
-    if (!strcmp(mode, "fig4")) return fig4(groups, out);
-    if (!strcmp(mode, "fig5")) return fig5(groups, out);
+    if (!strcmp(mode, "fig4") && (argc == 6 || argc == 7)) {
+        int n = parse_list(argv[5], v, 64);
+        if (n <= 0 || (strcmp(argv[4], "halves") && strcmp(argv[4], "cb"))) goto usage;
+        return fig4(out, atoi(argv[2]) > 0 ? atoi(argv[2]) : 1, (uint32_t)atoi(argv[3]), argv[4], v, n,
+                    argc == 7 ? (uint32_t)atoi(argv[6]) : 0);
+    }
+    if (!strcmp(mode, "fig5")) return fig5(out, argc > 2 && atoi(argv[2]) > 0 ? atoi(argv[2]) : 1);
     if (!strcmp(mode, "table1")) return table1(out);
     if (!strcmp(mode, "overhead")) return overhead(out);
-    fprintf(stderr, "usage: bench_remus header | fig4 [groups] | fig5 [groups] | table1 | overhead\n");
+    if (!strcmp(mode, "ablation") && argc == 3) {
+        int n = parse_list(argv[2], v, 64);
+        if (n <= 0) goto usage;
+        return ablation(out, v, n);
+    }
+    if (!strcmp(mode, "buffer") && argc == 4) {
+        int n = parse_list(argv[3], v, 64);
+        if (n <= 0) goto usage;
+        return buffer(out, atof(argv[2]), v, n);
+    }
+usage:
+    fprintf(stderr, "usage: bench_remus header | fig4 GROUPS CHANNELS halves|cb K,K,.. [Q] | fig5 [GROUPS] | table1 | "
+                    "ablation K,K,.. | buffer K BYTES,BYTES,.. | overhead\n");
     return 2;
 }

@@ -1,6 +1,7 @@
 /* Request schedulers in stage mode (docs/SCHEDULERS.md): REMUS equations 4, 5 and 12, the branches
  * of Algorithm 1, hand-checked two-request / two-core schedules for every policy (exact order of
- * stages and virtual completion times), multi-plane sub-requests, the policy names, the ys9203 preset,
+ * stages and virtual completion times) under the shared-engine and the paper adaptation of the baselines
+ * (baseline_adaptation), multi-plane sub-requests, the policy names, the ys9203 preset,
  * and the failure paths (stop, tasklet failure, cancel) with the invariants checked after every event.
  *
  * The model device of the hand schedules: 2 cores, 2 chips on 2 channels (chip k -> core k, eq. 5),
@@ -12,6 +13,8 @@
 #include "engine/engine.h"
 #include "sched_names.h"
 #include "runtime/exec.h"
+#include "hil/device.h"
+#include "sched/adapt.h"
 #include "sched/assign.h"
 #include "lib/optimum.h"
 #include "lib/synth.h"
@@ -296,6 +299,243 @@ static void test_whole_groups(void) {
     }
 }
 
+/* ---- the paper adaptation of the baselines (sched/adapt.h) ---------------------------------- */
+
+/* Runs reqs under policy and adaptation on the model device (N_pl planes, quota, 64 pages of buffer)
+ * and checks both cores' slots, the finish times and the flash reads. */
+static void run_adapted(const char *policy, const char *adapt, uint32_t planes, uint32_t quota,
+                        const csd_synth_req *reqs, size_t n, const char *core0, const char *core1,
+                        const uint64_t *fin, uint64_t reads) {
+    csd_params p = model(policy, planes, quota, 64);
+    snprintf(p.baseline_adaptation, sizeof p.baseline_adaptation, "%s", adapt);
+    trace t;
+    memset(&t, 0, sizeof t);
+    csd_synth_result res;
+    char err[256] = "";
+    int rc = csd_synth_run(&p, reqs, n, 1, on_slot, &t, &res, err, sizeof err);
+    if (rc) fprintf(stderr, "%s %s: %s\n", policy, adapt, err);
+    CHECK_EQ_INT(rc, 0);
+    if (strcmp(t.core[0], core0) || strcmp(t.core[1], core1))
+        fprintf(stderr, "%s %s:\n core 0: %s\n core 1: %s\n", policy, adapt, t.core[0], t.core[1]);
+    CHECK_STR(t.core[0], core0);
+    CHECK_STR(t.core[1], core1);
+    for (size_t i = 0; i < n; i++) CHECK_EQ_U64(res.finish_ns[i], fin[i]);
+    CHECK_EQ_U64(res.flash_reads, reads);
+    CHECK_EQ_U64(res.forced, 0);
+    csd_synth_result_free(&res);
+}
+
+/* Three requests under paper, Q = 2, N_pl = 1: X (c = 50 us, 2 pages at LBA 200), A (c = 12 us) and B
+ * (c = 1 us) as in the pair above. Each runs whole on the least loaded core at submission (work left
+ * = pages x c_i): X on core 0 (both idle: the lower index), A on core 1 (0 < 100000), B on core 1
+ * (48000 < 100000). Every core sends to both chips, so X's and A's first reads share the chips:
+ * chip 0 reads X0 1000-11000 then A0 11000-21000, chip 1 X1 2000-12000 then A1 12000-22000. Core 0
+ * is the same under every policy but SERICO: P(X) 11000-61000, 61000-111000.
+ * A read that ends at the instant a core frees is seen after the core has chosen (the flash completes
+ * it through zero-time steps: array, channel, firmware). */
+static void test_paper_schedules(void) {
+    const csd_synth_req reqs[3] = { { 50000, 2, 200, 0 }, { 12000, 4, 0, 0 }, { 1000, 4, 64, 0 } };
+    const char *x = "S1x2@0-2000 P1@11000-61000 P1@61000-111000 f1@111000-111000";
+    /* FCFS, coupled loop (Fig. 2): the oldest request on core 1 (A) holds it until done; it sends a
+     * batch of Q = 2, waits for it (2000-21000: B may not send), processes it, sends the next (45000,
+     * reads 46000-56000 and 47000-57000), processes it: A done at 80000. Then B the same way: reads
+     * 81000-91000 and 82000-92000, P 91000 and 92000, reads 94000-104000 and 95000-105000. */
+    const char *fcfs1 = "S2x2@0-2000 P2@21000-33000 P2@33000-45000 S2x2@45000-47000 P2@56000-68000 P2@68000-80000 "
+                        "f2@80000-80000 S3x2@80000-82000 P3@91000-92000 P3@92000-93000 S3x2@93000-95000 "
+                        "P3@104000-105000 P3@105000-106000 f3@106000-106000";
+    const uint64_t fin_fcfs[3] = { 111000, 80000, 106000 };
+    run_adapted("fcfs", "paper", 1, 2, reqs, 3, x, fcfs1, fin_fcfs, 10);
+    /* CFS: A and B start at the same vruntime, A first; its slice (3 ms) outlasts the example and the
+     * slice's holder keeps the core while it waits for its batch: the schedule of FCFS. */
+    run_adapted("cfs", "paper", 1, 2, reqs, 3, x, fcfs1, fin_fcfs, 10);
+    /* HORAE, critical path = predecessor stages' time (core time + T_f per read returned): A and B
+     * tie at 0 (A first) and from then on A's path is the longer one, so A is served whenever it can
+     * run, its stage P first: B's sends wait behind A's processing (II-B) until A is done at 80000.
+     * At 92000 B's second page lands just after the core chose: B sends its third page alone (read
+     * 93000-103000), processes its second (93000), sends its fourth (read 95000-105000). */
+    run_adapted("horae", "paper", 1, 2, reqs, 3, x,
+                "S2x2@0-2000 P2@21000-33000 P2@33000-45000 S2x2@45000-47000 P2@56000-68000 P2@68000-80000 "
+                "f2@80000-80000 S3x2@80000-82000 P3@91000-92000 S3x1@92000-93000 P3@93000-94000 S3x1@94000-95000 "
+                "P3@103000-104000 P3@105000-106000 f3@106000-106000",
+                fin_fcfs, 10);
+    /* SERICO, halves of Q = 2 pages (B = 2Q, the others' buffer), a half processed once it has landed
+     * and to its end: core 0 processes X from 12000. Core 1, deadlines of time 0 (d_S(A) = D - 58000
+     * < d_P(A) = D - 48000 < d_S(B) = D - 14000): A's first half 0-2000; at 22000 (its half landed)
+     * S(A) precedes P(A): second half 22000-24000 (reads 23000-33000, 24000-34000), then A's halves
+     * 24000-48000 and 48000-72000. B: half 72000-74000 (reads 73000-83000, 74000-84000); at 84000
+     * S(B) (D - 14000) precedes P(B) (D - 4000): 84000-86000 (reads 85000-95000, 86000-96000). */
+    const uint64_t fin_serico[3] = { 112000, 72000, 98000 };
+    run_adapted("serico", "paper", 1, 2, reqs, 3, "S1x2@0-2000 P1@12000-62000 P1@62000-112000 f1@112000-112000",
+                "S2x2@0-2000 S2x2@22000-24000 P2@24000-36000 P2@36000-48000 P2@48000-60000 P2@60000-72000 "
+                "f2@72000-72000 S3x2@72000-74000 S3x2@84000-86000 P3@86000-87000 P3@87000-88000 P3@96000-97000 "
+                "P3@97000-98000 f3@98000-98000",
+                fin_serico, 10);
+}
+
+/* Multi-plane reads under paper: one request of 8 pages (c = 1 us), N_pl = 2, CFS; it runs on core 0
+ * and sends in LBA order to both chips (pages 0-1 and 4-5 on chip 0 planes 0-1, 2-3 and 6-7 on chip 1). */
+static void test_paper_multiplane(void) {
+    const csd_synth_req one = { 1000, 8, 0, 0 };
+    /* Q = 3: a batch of 3 pages is the pair (0,1) and page 2 alone (the pair (2,3) does not fit: cut);
+     * then page 3 alone and the pair (4,5); then (6,7): 5 reads where 4 would do. */
+    uint64_t fin = 41000;
+    run_adapted("cfs", "paper", 2, 3, &one, 1,
+                "S1x3@0-2000 P1@11000-12000 P1@12000-13000 P1@13000-14000 S1x3@14000-16000 P1@25000-26000 "
+                "P1@26000-27000 P1@27000-28000 S1x2@28000-29000 P1@39000-40000 P1@40000-41000 f1@41000-41000",
+                "", &fin, 5);
+    /* +mp (whole groups): a batch is one pair (the second does not fit in Q = 3 and is not cut), so the
+     * coupled loop runs 4 rounds of one read: 4 reads, later. */
+    fin = 52000;
+    run_adapted("cfs", "paper+mp", 2, 3, &one, 1,
+                "S1x2@0-1000 P1@11000-12000 P1@12000-13000 S1x2@13000-14000 P1@24000-25000 P1@25000-26000 "
+                "S1x2@26000-27000 P1@37000-38000 P1@38000-39000 S1x2@39000-40000 P1@50000-51000 P1@51000-52000 "
+                "f1@52000-52000",
+                "", &fin, 4);
+    /* +split (eq. 5): core 0 has chip 0's pages, core 1 chip 1's, Q = 3 each: the pair and the next
+     * pair's first page (cut; read 11000-21000 behind the pair), then the last page alone. */
+    fin = 34000;
+    run_adapted("cfs", "paper+split", 2, 3, &one, 1,
+                "S1x3@0-2000 P1@11000-12000 P1@12000-13000 P1@21000-22000 S1x1@22000-23000 P1@33000-34000",
+                "S1x3@0-2000 P1@11000-12000 P1@12000-13000 P1@21000-22000 S1x1@22000-23000 P1@33000-34000 "
+                "f1@34000-34000",
+                &fin, 6);
+    /* the default Q = 2 (the core's eq. 5 share: 1 chip x 2 planes, though it sends to both chips),
+     * start at LBA 1: every batch of 2 is a plane-1 page and the next pair's plane-0 page, so all 8
+     * reads are single (whole groups need 5: LBA 1, (2,3), (4,5), (6,7), 8): LBA 1 and 2 read
+     * 1000-11000 and 2000-12000, LBA 3 and 4 14000-24000 and 15000-25000, and so on. */
+    const csd_synth_req off = { 1000, 8, 1, 0 };
+    fin = 52000;
+    run_adapted("cfs", "paper", 2, 0, &off, 1,
+                "S1x2@0-2000 P1@11000-12000 P1@12000-13000 S1x2@13000-15000 P1@24000-25000 P1@25000-26000 "
+                "S1x2@26000-28000 P1@37000-38000 P1@38000-39000 S1x2@39000-41000 P1@50000-51000 P1@51000-52000 "
+                "f1@52000-52000",
+                "", &fin, 8);
+}
+
+static void on_param(void *arg, const char *key, const char *value, const char *unit) {
+    (void)unit;
+    if (!strcmp(key, "baseline_adaptation") && !strcmp(value, "paper+split")) ++*(int *)arg;
+}
+static void on_policy(void *arg, const char *key, const char *names) {
+    if (!strcmp(key, "baseline_adaptation") && strstr(names, "shared-engine, paper")) ++*(int *)arg;
+}
+
+/* The adaptation's parts: with every engine advantage switched on, FCFS and CFS under paper are
+ * shared-engine exactly (the pair schedules above), and so are HORAE and SERICO once their own
+ * shared-engine versions are asked for too (+pol); REMUS is the same under every adaptation; names
+ * are checked and reported. */
+static void test_adaptation_parts(void) {
+    static const struct { const char *policy, *adapt; } same[] = {
+        { "fcfs", "paper+split+mp+order+loop" }, { "cfs", "paper+split+mp+order+loop" },
+        { "fcfs", "paper+split+mp+order+loop+pol" }, { "cfs", "paper+split+mp+order+loop+pol" },
+        { "horae", "paper+split+mp+order+loop+pol" }, { "serico", "paper+loop+order+mp+split+pol" },
+        { "remus", "paper" },
+    };
+    for (size_t k = 0; k < sizeof same / sizeof same[0]; k++) {
+        csd_synth_req reqs[2] = { { 12000, 4, 0, 0 }, { 1000, 4, 64, 0 } };
+        trace a, b;
+        const char *adapts[2] = { "shared-engine", same[k].adapt };
+        trace *tr[2] = { &a, &b };
+        uint64_t fin[2][2];
+        for (int i = 0; i < 2; i++) {
+            csd_params p = model(same[k].policy, 1, 2, 64);
+            snprintf(p.baseline_adaptation, sizeof p.baseline_adaptation, "%s", adapts[i]);
+            memset(tr[i], 0, sizeof *tr[i]);
+            csd_synth_result res;
+            char err[256] = "";
+            CHECK_EQ_INT(csd_synth_run(&p, reqs, 2, 1, on_slot, tr[i], &res, err, sizeof err), 0);
+            fin[i][0] = res.finish_ns[0];
+            fin[i][1] = res.finish_ns[1];
+            csd_synth_result_free(&res);
+        }
+        CHECK_STR(a.core[0], b.core[0]);
+        CHECK_STR(a.core[1], b.core[1]);
+        CHECK_EQ_U64(fin[0][0], fin[1][0]);
+        CHECK_EQ_U64(fin[0][1], fin[1][1]);
+    }
+    /* HORAE and SERICO have paper versions of their own: the full set of advantages is not enough */
+    csd_synth_req reqs[2] = { { 12000, 4, 0, 0 }, { 1000, 4, 64, 0 } };
+    csd_params p = model("serico", 1, 2, 64);
+    snprintf(p.baseline_adaptation, sizeof p.baseline_adaptation, "paper+split+mp+order+loop");
+    csd_synth_result res;
+    char err[256] = "";
+    CHECK_EQ_INT(csd_synth_run(&p, reqs, 2, 1, NULL, NULL, &res, err, sizeof err), 0);
+    CHECK(res.finish_ns[0] != 35000 || res.finish_ns[1] != 57000);   /* shared-engine SERICO: 35000, 57000 */
+    csd_synth_result_free(&res);
+
+    /* values: the bases, modifiers, and what is refused */
+    uint32_t bits = 0;
+    CHECK_EQ_INT(csd_adapt_parse("", &bits, err, sizeof err), 0);
+    CHECK_EQ_U64(bits, CSD_ADAPT_ENGINE);
+    CHECK_EQ_INT(csd_adapt_parse("paper", &bits, err, sizeof err), 0);
+    CHECK_EQ_U64(bits, CSD_ADAPT_PAPER_POLICY);
+    CHECK_EQ_INT(csd_adapt_parse("paper+split+eq12", &bits, err, sizeof err), 0);
+    CHECK_EQ_U64(bits, CSD_ADAPT_PAPER_POLICY | CSD_ADAPT_SPLIT | CSD_ADAPT_EQ12);
+    CHECK_EQ_INT(csd_adapt_parse("shared-engine+eq12", &bits, err, sizeof err), 0);
+    CHECK_EQ_U64(bits, CSD_ADAPT_ENGINE | CSD_ADAPT_EQ12);
+    CHECK_EQ_INT(csd_adapt_parse("papers", &bits, err, sizeof err), -EINVAL);
+    CHECK_CONTAINS(err, "baseline_adaptation 'papers' is unknown (known: shared-engine, paper");
+    CHECK_EQ_INT(csd_adapt_parse("paper+fast", &bits, err, sizeof err), -EINVAL);
+    CHECK_CONTAINS(err, "modifier '+fast' is unknown");
+    CHECK_EQ_INT(csd_adapt_parse("shared-engine+split", &bits, err, sizeof err), -EINVAL);
+    CHECK_CONTAINS(err, "'+split' is always on under shared-engine");
+    CHECK_EQ_INT(csd_adapt_parse("paper+mp+mp", &bits, err, sizeof err), -EINVAL);
+    CHECK_CONTAINS(err, "'+mp' is given twice");
+    CHECK_EQ_INT(csd_adapt_parse("paper+pol", &bits, err, sizeof err), 0);
+    CHECK_EQ_U64(bits, 0);
+    CHECK_EQ_INT(csd_adapt_parse("paper+split+mp+order+loop+pol", &bits, err, sizeof err), 0);
+    CHECK_EQ_U64(bits, CSD_ADAPT_ENGINE);
+    CHECK_EQ_INT(csd_adapt_parse("paper+pol+pol", &bits, err, sizeof err), -EINVAL);
+    CHECK_CONTAINS(err, "'+pol' is given twice");
+    CHECK_EQ_INT(csd_adapt_parse("shared-engine+pol", &bits, err, sizeof err), -EINVAL);
+    CHECK_CONTAINS(err, "'+pol' is always on under shared-engine");
+    /* through the params: the default, validation, and the engine */
+    CHECK_EQ_INT(csd_params_preset(&p, "tiny"), 0);
+    CHECK_STR(p.baseline_adaptation, "shared-engine");
+    CHECK_EQ_U64(p.remus_qthres_cap, 1);
+    CHECK_EQ_INT(csd_params_set(&p, "baseline_adaptation", "paper+order", err, sizeof err), 0);
+    CHECK_EQ_INT(csd_params_validate(&p, err, sizeof err), 0);
+    CHECK_EQ_INT(csd_params_set(&p, "baseline_adaptation", "paper+order+x", err, sizeof err), 0);
+    CHECK_EQ_INT(csd_params_validate(&p, err, sizeof err), -EINVAL);
+    CHECK_CONTAINS(err, "modifier '+x' is unknown");
+    CHECK_EQ_INT(csd_params_set(&p, "remus_qthres_cap", "2", err, sizeof err), 0);
+    snprintf(p.baseline_adaptation, sizeof p.baseline_adaptation, "paper");
+    CHECK_EQ_INT(csd_params_validate(&p, err, sizeof err), -EINVAL);
+    CHECK_CONTAINS(err, "remus_qthres_cap is 0 or 1");
+    /* identify reports it among the params and its values among the policies */
+    snprintf(p.baseline_adaptation, sizeof p.baseline_adaptation, "paper+split");
+    struct seen { int param, policy; } seen = { 0, 0 };
+    csd_params_visit(&p, on_param, &seen.param);
+    csd_policies_visit(on_policy, &seen.policy);
+    CHECK_EQ_INT(seen.param, 1);
+    CHECK_EQ_INT(seen.policy, 1);
+    p = model("cfs", 1, 2, 64);
+    snprintf(p.baseline_adaptation, sizeof p.baseline_adaptation, "fair");
+    csd_engine *e = NULL;
+    CHECK_EQ_INT(csd_engine_create(&e, &p, err, sizeof err), -EINVAL);
+    CHECK(e == NULL);
+    CHECK_CONTAINS(err, "engine: baseline_adaptation 'fair' is unknown");
+}
+
+/* remus_qthres_cap = 0: Algorithm 1 as written, Q_thres unbounded. The multi-plane case above (Q = 2,
+ * N_pl = 2, B = 3), core 0: at 11000 available min(2 left, 3 - 2) = 1 < Q_cur 2: line 4 raises Q_thres
+ * to 4 (capped: 2) and processes page 0. 12000: Q_cur 2 < 4: process page 1 (capped: Q_cur 2 >= 2,
+ * send the next pair). 13000: nothing ready: line 15, Q_thres = max(Q_cur, N_pl) = 2, and the pair
+ * goes (read 14000-24000): a whole page later than capped (25000). */
+static void test_qthres_uncapped(void) {
+    csd_params p = model("remus", 2, 0, 64);
+    p.remus_qthres_cap = 0;
+    csd_synth_req req = { 1000, 8, 0, 0 };
+    trace t;
+    memset(&t, 0, sizeof t);
+    csd_synth_result res;
+    char err[256] = "";
+    CHECK_EQ_INT(csd_synth_run(&p, &req, 1, 1, on_slot, &t, &res, err, sizeof err), 0);
+    CHECK_STR(t.core[0], "S1x2@0-1000 P1@11000-12000 P1@12000-13000 S1x2@13000-14000 P1@24000-25000 P1@25000-26000");
+    CHECK_EQ_U64(res.finish_ns[0], 26000);
+    csd_synth_result_free(&res);
+}
+
 /* ---- the offline optimum on a hand case ----------------------------------------------------- */
 
 static void test_optimum(void) {
@@ -519,6 +759,10 @@ int main(void) {
     test_pair_schedules();
     test_multiplane();
     test_whole_groups();
+    test_paper_schedules();
+    test_paper_multiplane();
+    test_adaptation_parts();
+    test_qthres_uncapped();
     test_optimum();
     test_names_and_params();
     test_failure_paths();

@@ -58,6 +58,10 @@ typedef struct csd_params {
     char placement[CSD_NAME_MAX];         /* which page a host write takes, which block GC reclaims
                                            * (fixed at format) */
 
+    /* request schedulers: how the baselines are adapted to several cores (docs/SCHEDULERS.md) */
+    char baseline_adaptation[CSD_NAME_MAX]; /* "shared-engine" (default) or "paper", +modifiers */
+    uint32_t remus_qthres_cap;          /* bool: 1 = REMUS's Q_thres never exceeds Q (default); 0 =
+                                         * Algorithm 1 as written (uncapped) */
     /* observing (docs/TRACING.md) */
     char trace_file[CSD_PATH_MAX];      /* timeline of this session, written at close ("" = off); {image}
                                          * and {pid} in it become the image's file name and the pid */

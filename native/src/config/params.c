@@ -53,6 +53,9 @@ static const field FIELDS[] = {
     FLD(ftl, F_NAME, "policy"),
     FLD(flash_scheduler, F_NAME, "policy"),
     FLD(placement, F_NAME, "policy"),
+    /* request schedulers: the baselines' multi-core adaptation */
+    FLD(baseline_adaptation, F_NAME, "name"),
+    FLD(remus_qthres_cap, F_U32, "bool"),
     FLD(trace_file, F_PATH, "path"),
     FLD(trace_events, F_U64, "events"),
     FLD(trace_from_ns, F_U64, "ns"),
@@ -102,6 +105,8 @@ static void preset_paper(csd_params *p) {
     name_set(p->ftl, "page");
     name_set(p->flash_scheduler, "fifo");
     name_set(p->placement, "stripe");
+    name_set(p->baseline_adaptation, "shared-engine");
+    p->remus_qthres_cap = 1;
 }
 
 /* Small and round numbers, so tests can derive times by hand. */
@@ -337,6 +342,7 @@ int csd_config_check_values(const csd_params *p, char *err, size_t errlen) {
     REQUIRE(p->output_buffer_bytes >= 4096, "output_buffer_bytes must be at least 4096");
     REQUIRE(p->max_objects >= 1 && p->max_objects <= (1u << 24), "max_objects must be 1..16777216");
     REQUIRE(p->paced <= 1 && p->sync_writes <= 1, "paced and sync_writes are 0 or 1");
+    REQUIRE(p->remus_qthres_cap <= 1, "remus_qthres_cap is 0 or 1");
     REQUIRE(p->trace_events >= 1 && p->trace_events <= (1ull << 32), "trace_events must be 1..4294967296");
     REQUIRE(p->trace_to_ns == 0 || p->trace_to_ns > p->trace_from_ns, "trace_to_ns must be 0 or above trace_from_ns");
 #undef REQUIRE

@@ -57,9 +57,20 @@ int csd_engine_create(csd_engine **out, const csd_params *p, char *err, size_t e
                  "least one page per core (%u pages)", p->request_scheduler, p->cores);
         return -EINVAL;
     }
+    /* how the baselines use the cores and the flash; REMUS's assignment is its own (sched/adapt.h) */
+    uint32_t adapt = CSD_ADAPT_ENGINE;
+    if (im == &csd_issue_stage) {
+        char why[200];
+        if (csd_adapt_parse(p->baseline_adaptation, &adapt, why, sizeof why)) {
+            snprintf(err, errlen, "engine: %s", why);
+            return -EINVAL;
+        }
+        if (rs->own_assignment) adapt = CSD_ADAPT_ENGINE;
+    }
     csd_engine *e = calloc(1, sizeof *e);
     if (!e) goto nomem;
     e->p = *p;
+    e->adapt = adapt;
     e->rs = rs;
     e->im = im;
     e->next_id = 1;

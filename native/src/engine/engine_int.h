@@ -66,6 +66,7 @@ struct csd_isp_req {
     uint64_t flash_bytes;
     uint64_t ci_hint_ns, fed_cost_ns;
     sub *subs;                /* stage mode: one per core */
+    uint32_t home;            /* stage mode without the per-chip split: the one core it runs on */
     csd_req_view view;
 };
 
@@ -106,6 +107,7 @@ struct csd_engine {
     uint32_t chips;
     uint64_t quota_sum;        /* stage mode: sum of Q over cores (flash ops a request can have out) */
     uint32_t *chip_out;        /* stage mode: reads sent to each chip and not yet landed */
+    uint32_t adapt;            /* stage mode: CSD_ADAPT_* bits in force (baseline_adaptation, sched/adapt.h) */
     uint8_t *page_buf;
     csd_flash_op *host_ops;
     size_t host_ops_cap;

@@ -3,7 +3,12 @@
  * requests, isp_send_ns each, at most Q pages in flight per core) or stage P (process one ready page)
  * as the policy decides; stage F is the flash model. Every sub-request holds B_i buffer pages from
  * admission until its last page there is processed. engine.h states the rules; docs/SCHEDULERS.md
- * works examples out by hand. */
+ * works examples out by hand.
+ *
+ * baseline_adaptation (sched/adapt.h) can take the REMUS-like machinery away from the baselines, one
+ * piece at a time: without CSD_ADAPT_SPLIT a request runs whole on the least loaded core, which sends
+ * to every chip (with the same quota Q as under the split); without CSD_ADAPT_WHOLE_MP a send cuts
+ * multi-plane groups where its page count ends; without CSD_ADAPT_CHIP_ORDER it sends in LBA order. */
 #include "engine/engine_int.h"
 
 #include <errno.h>
@@ -24,9 +29,12 @@ static int stage_init(csd_engine *e) {
     e->quota_sum = 0;
     for (uint32_t k = 0; k < cores; k++) {
         core *c = &e->cores[k];
-        /* eq. 5 gives core k the chips with chip % cores == k */
-        c->chips = e->chips / cores + (k < e->chips % cores ? 1 : 0);
-        uint32_t chips = c->chips ? c->chips : 1;
+        /* eq. 5 gives core k the chips with chip % cores == k; without the split it reaches them all,
+         * but its quota stays its share of the flash's parallelism (every core the same budget under
+         * every adaptation; isp_flash_quota sets another) */
+        uint32_t share = e->chips / cores + (k < e->chips % cores ? 1 : 0);
+        c->chips = !(e->adapt & CSD_ADAPT_SPLIT) ? e->chips : share;
+        uint32_t chips = share ? share : 1;
         c->Q = p->isp_flash_quota ? p->isp_flash_quota : (uint64_t)chips * p->dies_per_chip * p->planes_per_die;
         /* section III-A: the buffer is divided into equal parts, one per core */
         c->buf_pages = buf_pages / cores;   /* >= 1: csd_engine_create checks */
@@ -175,7 +183,8 @@ static uint64_t ci_estimate(const csd_engine *e, const csd_isp_req *r) {
 static void sub_refresh(const csd_engine *e, sub *s) {
     uint64_t npl = e->p.planes_per_die;
     const core *c = &e->cores[s->core];
-    s->v.unit = npl > 1 && s->v.total - s->v.S >= npl && s->v.B >= npl && c->Q >= npl ? npl : 1;
+    s->v.unit = npl > 1 && (e->adapt & CSD_ADAPT_WHOLE_MP) && s->v.total - s->v.S >= npl && s->v.B >= npl &&
+                c->Q >= npl ? npl : 1;
     s->v.ci_ns = ci_estimate(e, s->r);
     uint64_t pages = csd_eng_req_pages(s->r), done = s->r->view.pages_done;
     s->v.req_pages_left = pages > done ? pages - done : 0;
@@ -187,7 +196,7 @@ static void view_fill(csd_engine *e, core *c, csd_core_view *cv) {
         .core = c->index, .cores = e->p.cores, .now = csd_sim_now(e->sim),
         .planes = e->p.planes_per_die, .Q = c->Q, .inflight = c->inflight, .buf_pages = c->buf_pages,
         .buf_alloc = c->alloc, .waiting = c->nwait, .t_send_ns = e->p.isp_send_ns,
-        .t_read_ns = e->p.t_read_ns, .chips = c->chips, .n = c->nadm, .reqs = c->adm,
+        .t_read_ns = e->p.t_read_ns, .chips = c->chips, .adapt = e->adapt, .n = c->nadm, .reqs = c->adm,
     };
 }
 
@@ -280,6 +289,7 @@ static void sub_settle(csd_engine *e, sub *s) {
 /* ---- requests ------------------------------------------------------------------------------- */
 
 static uint32_t core_of_page(const csd_engine *e, const csd_isp_req *r, uint64_t rel, uint64_t ppn) {
+    if (!(e->adapt & CSD_ADAPT_SPLIT)) return r->home;
     uint32_t chip;
     if (ppn != CSD_PPN_NONE) {
         csd_addr a;
@@ -320,8 +330,31 @@ static int add_pages(csd_engine *e, csd_isp_req *r, uint64_t from, uint64_t to) 
     return 0;
 }
 
+/* Without the per-chip split a request runs whole on one core: the one with the least processing
+ * work left (pages not processed x c_i over its sub-requests, admitted or waiting); ties go to the
+ * lower index. */
+static uint32_t least_loaded(const csd_engine *e) {
+    uint32_t best = 0;
+    uint64_t best_load = UINT64_MAX;
+    for (uint32_t k = 0; k < e->p.cores; k++) {
+        const core *c = &e->cores[k];
+        uint64_t load = 0;
+        for (size_t i = 0; i < c->nadm; i++) {
+            const sub *s = (const sub *)c->adm[i];
+            load += (s->v.total - s->v.P) * ci_estimate(e, s->r);
+        }
+        for (const sub *s = c->wait_head; s; s = s->wnext) load += (s->v.total - s->v.P) * ci_estimate(e, s->r);
+        if (load < best_load) {
+            best = k;
+            best_load = load;
+        }
+    }
+    return best;
+}
+
 static int stage_submit(csd_engine *e, csd_isp_req *r) {
     uint32_t cores = e->p.cores;
+    r->home = e->adapt & CSD_ADAPT_SPLIT ? 0 : least_loaded(e);
     r->subs = calloc(cores, sizeof *r->subs);
     if (!r->subs) return -ENOMEM;
     for (uint32_t k = 0; k < cores; k++) {
@@ -405,6 +438,7 @@ static void unit_arrived(csd_flash_op *op, uint64_t t) {
     c->inflight -= po->npages;
     e->chip_out[po->chip]--;
     s->v.F += po->npages;
+    s->v.reads_done++;
     r->flash_bytes += (uint64_t)po->npages * e->p.page_bytes;
     for (uint32_t j = 0; j < po->npages; j++) {
         uint64_t rel = s->list[po->pos + j];
@@ -464,7 +498,8 @@ static uint32_t chip_of(const csd_engine *e, uint64_t ppn) {
 /* The next flash request of s to send: among the unsent ones in the next two stripes of the core's
  * chips, the first whose chip has the fewest reads outstanding (a flash controller dispatches to
  * idle chips first; in LBA order only, a request chosen by its buffer would mostly find its next
- * chip busy while another idles). A multi-plane group larger than limit is skipped, or sent as its
+ * chip busy while another idles). Without CSD_ADAPT_CHIP_ORDER: the first unsent one (LBA order).
+ * A multi-plane group larger than limit is skipped (in LBA order: ends the send), or sent as its
  * first page alone when split is set. *n gets its page count. Returns its list position, send_lim
  * when there is none. */
 static uint64_t next_unit(const csd_engine *e, const core *c, sub *s, uint64_t limit, int split, uint32_t *n) {
@@ -473,6 +508,7 @@ static uint64_t next_unit(const csd_engine *e, const core *c, sub *s, uint64_t l
     uint64_t window = 2ull * (c->chips ? c->chips : 1) * (e->p.planes_per_die ? e->p.planes_per_die : 1);
     uint64_t best = s->send_lim, seen = 0;
     uint32_t best_n = 1, best_out = UINT32_MAX;
+    int lba_order = !(e->adapt & CSD_ADAPT_CHIP_ORDER);
     for (uint64_t pos = s->send_pos; pos < s->send_lim && seen < window;) {
         uint64_t rel = s->list[pos];
         if (r->state[rel] != PG_NONE) {
@@ -481,9 +517,15 @@ static uint64_t next_unit(const csd_engine *e, const core *c, sub *s, uint64_t l
         }
         uint32_t whole = unit_pages(e, s, pos, UINT64_MAX), un = whole <= limit ? whole : 1;
         if (un < whole && !split) {      /* a multi-plane group that does not fit: keep it whole */
+            if (lba_order) break;
             seen += whole;
             pos += whole;
             continue;
+        }
+        if (lba_order) {
+            best = pos;
+            best_n = un;
+            break;
         }
         uint32_t out = r->ppn[rel] == CSD_PPN_NONE ? 0 : e->chip_out[chip_of(e, r->ppn[rel])];
         if (out < best_out) {
@@ -506,8 +548,9 @@ static void do_send(csd_engine *e, core *c, sub *s, uint64_t pages) {
     while (sent < pages) {
         uint32_t n;
         /* Whole multi-plane groups only (a split one costs a T_s per leftover page later), unless
-         * nothing else can go and this send would otherwise send nothing. */
-        uint64_t pos = next_unit(e, c, s, pages - sent, 0, &n);
+         * nothing else can go and this send would otherwise send nothing; without CSD_ADAPT_WHOLE_MP
+         * a group the send's page count cuts is split. */
+        uint64_t pos = next_unit(e, c, s, pages - sent, !(e->adapt & CSD_ADAPT_WHOLE_MP), &n);
         if (pos >= s->send_lim && sent == 0) pos = next_unit(e, c, s, pages - sent, 1, &n);
         if (pos >= s->send_lim) break;
         uint64_t rel0 = s->list[pos];

@@ -10,6 +10,7 @@
 #include "config/config.h"
 #include "ftl/map.h"
 #include "ftl/place.h"
+#include "sched/adapt.h"
 
 static const char *req_name(size_t i) { const csd_req_sched_ops *o = csd_req_sched_at(i); return o ? o->name : NULL; }
 static const char *chip_name(size_t i) { const csd_chip_sched_ops *o = csd_chip_sched_at(i); return o ? o->name : NULL; }
@@ -59,9 +60,13 @@ void csd_policies_visit(void (*fn)(void *arg, const char *key, const char *names
         join(&SEAMS[k], known, sizeof known);
         fn(arg, SEAMS[k].key, known);
     }
+    /* not a seam of its own: how the request scheduler's baselines use the cores and the flash */
+    fn(arg, "baseline_adaptation", CSD_ADAPT_KNOWN);
 }
 
 int csd_params_validate(const csd_params *p, char *err, size_t errlen) {
     int rc = csd_config_check_values(p, err, errlen);
-    return rc ? rc : csd_policies_check(p, err, errlen);
+    if (!rc) rc = csd_policies_check(p, err, errlen);
+    uint32_t bits;
+    return rc ? rc : csd_adapt_parse(p->baseline_adaptation, &bits, err, errlen);
 }

@@ -1,7 +1,8 @@
 /* Request-scheduling policy "fcfs": an idle core serves the oldest request that has a ready page.
  * Requests are kept in submission order in a growable array (submissions are rare next to picks).
  * Stage mode: the oldest admitted sub-request that can do anything runs its own loop (send while
- * the quota and its buffer allow, else process); buffer 2Q. */
+ * the quota and its buffer allow, else process); buffer 2Q. Under the paper adaptation the loop is
+ * Fig. 2's coupled one (stage_common.h) and the oldest request holds the core until it is done. */
 #include "sched/sched.h"
 #include "sched/stage_common.h"
 
@@ -64,14 +65,16 @@ static void fcfs_destroy(void *state) {
 }
 
 static uint64_t fcfs_buffer(void *state, const csd_core_view *cv, const csd_sreq *s) {
-    (void)state; (void)s;
-    return csd_sched_buffer_2q(cv);
+    (void)state;
+    return csd_sched_buffer_2q(cv, s);
 }
 
 static csd_stage_choice fcfs_decide(void *state, const csd_core_view *cv) {
     (void)state;
+    /* coupled loop: the oldest admitted request holds the core until it is done */
+    if (!(cv->adapt & CSD_ADAPT_DECOUPLED)) return cv->n ? csd_sched_loop_hold(cv, 0) : csd_stage_wait();
     for (size_t i = 0; i < cv->n; i++)
-        if (csd_sched_can_run(cv, i)) return csd_sched_run(cv, i);
+        if (csd_sched_loop_can_run(cv, i)) return csd_sched_loop_run(cv, i);
     return csd_stage_wait();
 }
 

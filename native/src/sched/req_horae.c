@@ -6,7 +6,12 @@
  *      + (total - P) * c_i                           (stage P on the core)
  * The runnable sub-request with the longest CP is served, its stage P first when it has ready data
  * (the longer stage on the critical path), else its stage S. So long requests get the core and the
- * sends of short ones wait behind their processing (section II-B). Buffer 2Q. */
+ * sends of short ones wait behind their processing (section II-B). Buffer 2Q.
+ *
+ * Under the paper adaptation (CSD_ADAPT_PAPER_POLICY) the critical path is the REMUS paper's reading
+ * of HORAE (section II-B): "the sum of the time the predecessor stages occupy the resources on each
+ * hardware", i.e. what the request has already had: its core time (stages S and P) plus T_f per flash
+ * request returned. That "tends to give requests with longer execution times higher priority". */
 #include "sched/sched.h"
 #include "sched/stage_common.h"
 
@@ -15,14 +20,15 @@
 static int horae_init(void **state, const csd_params *p) { return csd_sched_percore_init(state, p, 1); }
 
 static uint64_t critical_path(const csd_core_view *cv, const csd_sreq *v) {
+    if (cv->adapt & CSD_ADAPT_PAPER_POLICY) return v->core_ns + v->reads_done * cv->t_read_ns;
     uint64_t npl = cv->planes ? cv->planes : 1, chips = cv->chips ? cv->chips : 1;
     uint64_t sends = (v->total - v->S + npl - 1) / npl;
     return sends * cv->t_send_ns + sends * cv->t_read_ns / chips + (v->total - v->P) * v->ci_ns;
 }
 
 static uint64_t horae_buffer(void *state, const csd_core_view *cv, const csd_sreq *s) {
-    (void)state; (void)s;
-    return csd_sched_buffer_2q(cv);
+    (void)state;
+    return csd_sched_buffer_2q(cv, s);
 }
 
 static csd_stage_choice horae_decide(void *state, const csd_core_view *cv) {

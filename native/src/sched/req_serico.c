@@ -3,13 +3,19 @@
  * serves stages earliest deadline first, with deadlines recomputed periodically.
  *   Buffer: two halves of H = ceil(Q / 2) pages (B = 2H; H = B / 2 if admission gave less, and at
  *   least one whole flash request); a sub-request sends only into an empty half, one half (H pages,
- *   fewer at its end) at a time.
+ *   fewer at its end) at a time. Under the paper adaptation (CSD_ADAPT_PAPER_POLICY) the two halves
+ *   add up to the other baselines' buffer: H = Q, B = 2Q (or eq. 12's B_i with CSD_ADAPT_EQ12).
  *   Deadlines: every request has the same deadline D (REMUS paper IV-A: "We assign the same deadline
  *   for all requests"). Every SERICO_PERIOD_NS the core recomputes, for each sub-request, the latest
  *   start of its remaining processing, d_P = D - (total - P) * c_i, and of its next fetch,
  *   d_S = d_P - T_f (the data must arrive before it is processed). Between updates they are stale.
  *   The eligible stage (S: a half is empty and quota allows; P: data ready) with the earliest
  *   deadline runs; ties: P before S, then admission order.
+ *   Under the paper adaptation stage P is the ping-pong's: it starts when a whole half has landed
+ *   and processes that half to its end without a decision in between (the compute side consumes
+ *   one half while the I/O side fills the other); a send whose deadline passes meanwhile waits (the
+ *   REMUS paper's section II-B: with I/O and computation on one core "the CPU missing the deadline to
+ *   send a request").
  * D is a constant: only the differences between deadlines matter for EDF. */
 #include "sched/sched.h"
 #include "sched/stage_common.h"
@@ -19,8 +25,8 @@
 #define SERICO_PERIOD_NS 1000000     /* deadline update period: 1 ms (assumption, docs/SCHEDULERS.md) */
 #define SERICO_D ((int64_t)1 << 62)
 
-enum { LAST_UPDATE, SERICO_SLOTS };
-enum { D_P, D_S, D_SET };            /* csd_sreq.pol */
+enum { LAST_UPDATE, RUN_ID, SERICO_SLOTS };
+enum { D_P, D_S, D_SET, RUN_END };   /* csd_sreq.pol; RUN_END: P at which its half's run ends */
 
 static int serico_init(void **state, const csd_params *p) {
     int rc = csd_sched_percore_init(state, p, SERICO_SLOTS);
@@ -32,8 +38,17 @@ static int serico_init(void **state, const csd_params *p) {
 static uint64_t half(const csd_core_view *cv) { return (cv->Q + 1) / 2; }
 
 static uint64_t serico_buffer(void *state, const csd_core_view *cv, const csd_sreq *s) {
-    (void)state; (void)s;
+    (void)state;
+    if (cv->adapt & (CSD_ADAPT_PAPER_POLICY | CSD_ADAPT_EQ12)) return csd_sched_buffer_2q(cv, s);
     return 2 * half(cv);
+}
+
+/* The half of the buffer v got (admission may have given less than asked): at least one whole flash
+ * request, at most the quota (a half is sent at once; with eq. 12's B_i, B / 2 can exceed Q). */
+static uint64_t half_of(const csd_core_view *cv, const csd_sreq *v) {
+    uint64_t h = v->B / 2;
+    if (h > cv->Q) h = cv->Q;
+    return h > v->unit ? h : v->unit;
 }
 
 static void deadlines(const csd_core_view *cv, csd_sreq *v) {
@@ -47,18 +62,28 @@ static csd_stage_choice serico_decide(void *state, const csd_core_view *cv) {
     int update = st[LAST_UPDATE] < 0 || cv->now >= (uint64_t)st[LAST_UPDATE] + SERICO_PERIOD_NS;
     if (update) st[LAST_UPDATE] = (int64_t)cv->now;
     uint64_t qcur = csd_sched_qcur(cv);
+    int halves = (cv->adapt & CSD_ADAPT_PAPER_POLICY) != 0;
+    if (halves) {            /* a half being processed goes on to its end */
+        for (size_t i = 0; i < cv->n; i++) {
+            csd_sreq *v = cv->reqs[i];
+            if ((uint64_t)st[RUN_ID] == v->id && (int64_t)v->P < v->pol[RUN_END] && csd_sreq_ready(v))
+                return csd_stage_process(i);
+        }
+        st[RUN_ID] = 0;
+    }
     csd_stage_choice best = csd_stage_wait();
     int64_t best_d = INT64_MAX;
     for (size_t i = 0; i < cv->n; i++) {
         csd_sreq *v = cv->reqs[i];
         if (update || !v->pol[D_SET]) deadlines(cv, v);
-        if (csd_sreq_ready(v) && v->pol[D_P] < best_d) {
+        uint64_t h = half_of(cv, v), left = v->total - v->S;
+        uint64_t unprocessed = v->total - v->P, run = unprocessed < h ? unprocessed : h;
+        /* ping-pong: a half is processed once it has landed (all of it, or all that was sent) */
+        int landed = csd_sreq_ready(v) >= run || v->S == v->F;
+        if (csd_sreq_ready(v) && (!halves || landed) && v->pol[D_P] < best_d) {
             best = csd_stage_process(i);
             best_d = v->pol[D_P];
         }
-        /* the halves of the buffer it got (admission may have given less than asked), each at least
-         * one whole flash request */
-        uint64_t h = v->B / 2 > v->unit ? v->B / 2 : v->unit, left = v->total - v->S;
         uint64_t want = left < h ? left : h;
         if (!want) want = 1;
         /* ping-pong: a whole half must be free, and the quota must take the whole half */
@@ -66,6 +91,14 @@ static csd_stage_choice serico_decide(void *state, const csd_core_view *cv) {
             best = csd_stage_send(i, want);
             best_d = v->pol[D_S];
         }
+    }
+    if (halves && best.stage == CSD_STAGE_P) {
+        csd_sreq *v = cv->reqs[best.idx];
+        uint64_t run = half_of(cv, v), unprocessed = v->total - v->P;
+        if (unprocessed < run) run = unprocessed;
+        if (csd_sreq_ready(v) < run) run = csd_sreq_ready(v);
+        st[RUN_ID] = (int64_t)v->id;
+        v->pol[RUN_END] = (int64_t)(v->P + run);
     }
     return best;
 }

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "smartssd/params.h"
+#include "sched/adapt.h"
 
 /* A request, opaque to policies: they compare and return these pointers only. */
 typedef struct csd_isp_req csd_isp_req;
@@ -35,7 +36,9 @@ typedef struct csd_sreq {
     uint64_t core_ns;        /* core time (stages S and P) spent on it on this core */
     uint64_t req_pages_left; /* pages of the whole request not yet processed, all cores */
     uint64_t unit;           /* pages of its next flash request: N_pl while whole multi-plane groups
-                              * can go (pages left, B_i and Q all >= N_pl), else 1 */
+                              * can go (pages left, B_i and Q all >= N_pl), else 1; always 1 when the
+                              * adaptation has no whole groups (adapt.h) */
+    uint64_t reads_done;     /* flash requests of it returned (a multi-plane read counts once) */
     int64_t pol[4];          /* free for the policy (vruntime, deadlines, ...), zero at admission */
 } csd_sreq;
 
@@ -61,6 +64,7 @@ typedef struct csd_core_view {
     uint64_t waiting;        /* sub-requests waiting for admission */
     uint64_t t_send_ns, t_read_ns;
     uint32_t chips;          /* chips this core sends to */
+    uint32_t adapt;          /* CSD_ADAPT_* bits in force for this policy (sched/adapt.h) */
     size_t n;                /* admitted sub-requests with work left, in admission order */
     csd_sreq *const *reqs;
 } csd_core_view;
@@ -74,6 +78,9 @@ typedef struct csd_stage_choice {
 
 typedef struct csd_req_sched_ops {
     const char *name;
+    /* 1: the workload assignment, whole multi-plane reads and chip-aware sends are the policy's own
+     * design (REMUS III-B): the engine uses them whatever baseline_adaptation says */
+    int own_assignment;
     int (*init)(void **state, const csd_params *p);
     /* A new request; 0 or -ENOMEM (the engine then fails the submission). */
     int (*submit)(void *state, csd_isp_req *r, const csd_req_view *v, uint64_t now);
