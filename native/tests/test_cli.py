@@ -281,3 +281,13 @@ def test_results_larger_than_the_output_buffer_flow(tiny, tmp_path):
     assert r["row_count"] == 150000
     assert r["results"]["rows"][-1][1] == "GET /line/00149999"
     assert r["bytes_to_host"] > 2 * 1024 * 1024
+
+
+def test_identify_lists_every_pluggable_layer(tiny):
+    ident = csd("identify", tiny, "--json")
+    for key in ("request_scheduler", "ftl", "placement", "flash_scheduler", "chip_scheduler"):
+        assert ident[key] in ident["policies"][key].split(", "), key
+    assert ident["issue_model"] == "batch"
+    assert "remus" in ident["policies"]["request_scheduler"].split(", ")
+    p = csd("run", tiny, "grep", "--input", "x", "--set", "request_scheduler=edf", ok=False, raw=True)
+    assert p.returncode != 0 and b"request_scheduler 'edf' is unknown (known: fcfs, cfs" in p.stdout + p.stderr

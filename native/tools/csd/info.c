@@ -57,6 +57,13 @@ static int run_identify(cli *c, int argc, char **argv) {
         json_object_object_add(o, "request_scheduler", json_object_new_string(i->request_scheduler));
         json_object_object_add(o, "chip_scheduler", json_object_new_string(i->chip_scheduler));
         json_object_object_add(o, "ftl", json_object_new_string(i->ftl));
+        json_object_object_add(o, "flash_scheduler", json_object_new_string(i->flash_scheduler));
+        json_object_object_add(o, "placement", json_object_new_string(i->placement));
+        json_object_object_add(o, "issue_model", json_object_new_string(i->issue_model));
+        json_object *pol = json_object_new_object();
+        for (size_t k = 0; k < i->n_policies; k++)
+            json_object_object_add(pol, i->policies[k]->key, json_object_new_string(i->policies[k]->value));
+        json_object_object_add(o, "policies", pol);
         json_object_object_add(o, "protocol_version", json_object_new_int(i->protocol_version));
         json_object_object_add(g, "channels", json_object_new_int(i->geometry->channels));
         json_object_object_add(g, "chips_per_channel", json_object_new_int(i->geometry->chips_per_channel));
@@ -75,12 +82,13 @@ static int run_identify(cli *c, int argc, char **argv) {
     } else {
         printf("model              %s\npreset             %s\ncapacity           %" PRIu64 " bytes\n"
                "physical           %" PRIu64 " bytes\ngeometry           %u ch x %u chips x %u dies x %u planes x %u "
-               "blocks x %u pages x %u bytes\ncores              %u\nrequest scheduler  %s\nchip scheduler     %s\n"
-               "ftl                %s\ntasklets          ",
+               "blocks x %u pages x %u bytes\ncores              %u\nrequest scheduler  %s (%s issue)\n"
+               "ftl                %s\nplacement          %s\nflash scheduler    %s\nchip scheduler     %s\n"
+               "tasklets          ",
                i->model, i->preset, i->capacity_bytes, i->physical_bytes, i->geometry->channels,
                i->geometry->chips_per_channel, i->geometry->dies_per_chip, i->geometry->planes_per_die,
                i->geometry->blocks_per_plane, i->geometry->pages_per_block, i->geometry->page_bytes, i->cores,
-               i->request_scheduler, i->chip_scheduler, i->ftl);
+               i->request_scheduler, i->issue_model, i->ftl, i->placement, i->flash_scheduler, i->chip_scheduler);
         for (size_t k = 0; k < i->n_tasklets; k++) printf(" %s", i->tasklets[k]);
         printf("\n");
     }
