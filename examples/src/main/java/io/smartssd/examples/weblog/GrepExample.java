@@ -72,24 +72,26 @@ public final class GrepExample {
     static Job job(Configuration base, boolean device, Path input, String pattern, Path output) throws IOException {
         Configuration conf = new Configuration(base);
         conf.set(PATTERN, pattern);
-        Job job;
-        if (device) {
-            // one (count) row per split, summed
-            job = DeviceJob.counting(conf, "grep device", DeviceMapper.tasklet("grep").keyword(pattern), output, input);
-        } else {
-            job = Job.getInstance(conf, "grep host");
-            job.setJarByClass(GrepExample.class);
-            job.setInputFormatClass(TextInputFormat.class);
-            FileInputFormat.addInputPath(job, input);
-            job.setMapperClass(HostGrepMapper.class);
-            job.setMapOutputKeyClass(Text.class);
-            job.setMapOutputValueClass(LongWritable.class);
-        }
+        // the device job: one (count) row per split, summed
+        Job job = device ? DeviceJob.counting(conf, "grep device", DeviceMapper.tasklet("grep").keyword(pattern), output, input)
+                : hostJob(conf, input, output);
+        job.setNumReduceTasks(1);
+        return job;
+    }
+
+    /** The same count on the host: TextInputFormat, a map testing each line, a summing combiner and reducer. */
+    private static Job hostJob(Configuration conf, Path input, Path output) throws IOException {
+        Job job = Job.getInstance(conf, "grep host");
+        job.setJarByClass(GrepExample.class);
+        job.setInputFormatClass(TextInputFormat.class);
+        FileInputFormat.addInputPath(job, input);
+        job.setMapperClass(HostGrepMapper.class);
+        job.setMapOutputKeyClass(Text.class);
+        job.setMapOutputValueClass(LongWritable.class);
         job.setCombinerClass(LongSumReducer.class);
         job.setReducerClass(LongSumReducer.class);
         job.setOutputKeyClass(Text.class);
         job.setOutputValueClass(LongWritable.class);
-        job.setNumReduceTasks(1);
         FileOutputFormat.setOutputPath(job, output);
         return job;
     }
