@@ -157,12 +157,17 @@ public final class GrepExample {
                 }
             }
         } else {
-            conf = WeblogCli.conf(a, input);
-            in = WeblogCli.path(input);
-            if (!(in.getFileSystem(conf) instanceof SmartSsdFileSystem)) {
-                throw new IllegalArgumentException(input + ": grep runs on a smartssd://ID/PATH object (with --image)");
+            // a local log is put on an embedded device first (the --image one, or a scratch image)
+            try (WeblogCli.LocalOnDevice local = WeblogCli.LocalOnDevice.load(cli, a, input)) {
+                conf = WeblogCli.conf(a, local.uri());
+                return compare(cli, conf, WeblogCli.path(local.uri()), pattern, json);
             }
         }
+        return compare(cli, conf, in, pattern, json);
+    }
+
+    /** The device job and the host job over the same input, each run twice, the second measured. */
+    private static int compare(WeblogCli cli, Configuration conf, Path in, String pattern, boolean json) throws Exception {
         long bytes = in.getFileSystem(conf).getFileStatus(in).getLen();
         // Each twice, the second measured: the first runs in a JVM still loading Hadoop and JIT-compiling.
         runOne(conf, true, in, pattern);

@@ -256,38 +256,74 @@ public final class WeblogCli implements Callable<Integer> {
             }
             WeblogQuery q = WeblogQuery.parse(query);
             Version v = Version.parse(version);
-            String in = input;
+            if (v == Version.DEVICE || v == Version.SPARK_DEVICE) {
+                try (LocalOnDevice in = LocalOnDevice.load(cli, device, input)) {
+                    return cli.weblogOn(device, in.uri(), entryBytes, q, v, topN, json);
+                }
+            }
+            return cli.weblogOn(device, input, entryBytes, q, v, topN, json);
+        }
+    }
+
+    /**
+     * A local input of a device version, put on an embedded device first as the demo does: on the image
+     * --image names (formatted if missing, kept, so the next run finds the object there), or on a scratch
+     * image in $TMPDIR deleted on {@link #close()} (and by a shutdown hook on Ctrl-C). A smartssd:// input
+     * is used as it is.
+     */
+    static final class LocalOnDevice implements AutoCloseable {
+        private final String uri;
+        private final java.nio.file.Path scratch;
+        private final Thread removeAtExit;
+
+        private LocalOnDevice(String uri, java.nio.file.Path scratch, Thread removeAtExit) {
+            this.uri = uri;
+            this.scratch = scratch;
+            this.removeAtExit = removeAtExit;
+        }
+
+        static LocalOnDevice load(WeblogCli cli, DeviceOptions device, String input) throws IOException {
+            if (input.startsWith("smartssd://")) {
+                return new LocalOnDevice(input, null, null);
+            }
+            java.nio.file.Path local = java.nio.file.Path.of(input).toAbsolutePath();
+            if (!Files.isRegularFile(local)) {
+                throw new IllegalArgumentException("--input " + input + ": no such file");
+            }
             java.nio.file.Path scratch = null;
             Thread removeAtExit = null;
-            if ((v == Version.DEVICE || v == Version.SPARK_DEVICE) && !in.startsWith("smartssd://")) {
-                // A device version of a local file: put it on an embedded device first, as the demo does
-                // (the image given with --image, kept for the next run, or a scratch one deleted after).
-                java.nio.file.Path local = java.nio.file.Path.of(in).toAbsolutePath();
-                if (!Files.isRegularFile(local)) {
-                    throw new IllegalArgumentException("--input " + in + ": no such file");
-                }
-                java.nio.file.Path image;
-                if (device.image != null) {
-                    image = java.nio.file.Path.of(device.image).toAbsolutePath();
-                } else {
-                    scratch = Files.createTempDirectory(scratchParent(), "smartssd-weblog-");
-                    image = scratch.resolve("dev.img");
-                    java.nio.file.Path dir = scratch;
-                    removeAtExit = new Thread(() -> deleteQuietly(dir), "smartssd scratch image");
-                    Runtime.getRuntime().addShutdownHook(removeAtExit);   // also on Ctrl-C
-                    cli.err.println("scratch device image " + image + " (deleted afterwards; --image IMG keeps one)");
-                }
-                in = cli.loadOntoDevice(local, image);
-                device.image = image.toString();
+            java.nio.file.Path image;
+            if (device.image != null) {
+                image = java.nio.file.Path.of(device.image).toAbsolutePath();
+            } else {
+                scratch = Files.createTempDirectory(scratchParent(), "smartssd-weblog-");
+                image = scratch.resolve("dev.img");
+                java.nio.file.Path dir = scratch;
+                removeAtExit = new Thread(() -> deleteQuietly(dir), "smartssd scratch image");
+                Runtime.getRuntime().addShutdownHook(removeAtExit);   // also on Ctrl-C
+                cli.err.println("scratch device image " + image + " (deleted afterwards; --image IMG keeps one)");
             }
+            LocalOnDevice l = new LocalOnDevice(null, scratch, removeAtExit);
             try {
-                return cli.weblogOn(device, in, entryBytes, q, v, topN, json);
-            } finally {
-                if (scratch != null) {
-                    FileSystem.closeAll();   // the device handle holds the image's lock
-                    deleteQuietly(scratch);
-                    Runtime.getRuntime().removeShutdownHook(removeAtExit);
-                }
+                String uri = cli.loadOntoDevice(local, image);
+                device.image = image.toString();
+                return new LocalOnDevice(uri, scratch, removeAtExit);
+            } catch (IOException | RuntimeException e) {
+                l.close();
+                throw e;
+            }
+        }
+
+        String uri() {
+            return uri;
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (scratch != null) {
+                FileSystem.closeAll();   // the device handle holds the image's lock
+                deleteQuietly(scratch);
+                Runtime.getRuntime().removeShutdownHook(removeAtExit);
             }
         }
     }
@@ -544,7 +580,8 @@ public final class WeblogCli implements Callable<Integer> {
                 "host MapReduce job, and compare them. Without --input, a log is generated on the image."})
     static final class Grep implements Callable<Integer> {
         private final WeblogCli cli;
-        @Option(names = "--input", paramLabel = "smartssd://ID/PATH", description = "a CLF log on a device")
+        @Option(names = "--input", paramLabel = "PATH|smartssd://ID/PATH",
+                description = "a CLF log on a device, or a local one (put on the --image device, or a scratch one, first)")
         String input;
         @Option(names = "--pattern", defaultValue = "/images/", description = "a literal (default: ${DEFAULT-VALUE})")
         String pattern;

@@ -100,6 +100,21 @@ class WeblogCliTest {
         return out.lines().filter(l -> !l.isEmpty()).toList();
     }
 
+    /** grep on a local CLF file: loaded onto the device, the device and host jobs count what String.contains counts. */
+    @Test
+    void grepOnALocalFile() throws Exception {
+        Path dir = TestData.tmpDir("cli-grep");
+        Path log = dir.resolve("access.log");
+        Run g = run("weblog", "gen", "--format", "clf", "--output", log.toString(), "--records", "3000");
+        assertEquals(0, g.rc(), g.err());
+        long want = Files.readAllLines(log).stream().filter(l -> l.contains("/images/")).count();
+        Run r = run("grep", "--input", log.toString(), "--pattern", "/images/", "--json");
+        assertEquals(0, r.rc(), r.err());
+        assertTrue(r.out().contains("\"version\":\"device\",\"count\":" + want + ","), r.out());
+        assertTrue(r.out().contains("\"version\":\"host\",\"count\":" + want + ","), r.out());
+        assertTrue(r.out().contains("\"counts_equal\":true"), r.out());
+    }
+
     /** The README's example: generate records to a local file, then run q1 in the device version on it. */
     @Test
     void readmeExampleOnALocalFile() throws Exception {
