@@ -1,9 +1,11 @@
 package io.smartssd.device;
 
 import io.smartssd.proto.Status;
+import java.util.Optional;
 
 /**
- * A command the device refused or failed: the device's {@link Code} and its message.
+ * A command the device refused or failed: the device's {@link Code}, its message and, when the device
+ * rejected one tasklet parameter, that parameter's name ({@link #param()}).
  *
  * <p>Unchecked on purpose: device commands are called from iterators, lambdas and engine callbacks
  * (Spark readers, Hadoop record readers) where a checked exception only gets wrapped; the Hadoop layer
@@ -58,11 +60,21 @@ public class DeviceException extends RuntimeException {
 
     private final Code code;
     private final String deviceMessage;
+    private final String param;
 
     public DeviceException(Code code, String deviceMessage) {
+        this(code, deviceMessage, null);
+    }
+
+    /**
+     * @param param the tasklet parameter the device rejected ({@code smartssd.v1.Response.param}), or
+     *              null or empty when the failure is not about one parameter
+     */
+    public DeviceException(Code code, String deviceMessage, String param) {
         super(code + (deviceMessage == null || deviceMessage.isEmpty() ? "" : ": " + deviceMessage));
         this.code = code;
         this.deviceMessage = deviceMessage == null ? "" : deviceMessage;
+        this.param = param == null || param.isEmpty() ? null : param;
     }
 
     /** Called from the JNI glue, which knows only the status number. */
@@ -77,5 +89,15 @@ public class DeviceException extends RuntimeException {
     /** The device's own message, without the code. */
     public String deviceMessage() {
         return deviceMessage;
+    }
+
+    /**
+     * The name of the tasklet parameter the device rejected (a static param of the TASKLET object, a
+     * runtime param of the OUTPUT object, or {@code pattern} for a grep keyword), as the device reports
+     * it in the response's {@code param} field; empty when the failure is not about one parameter. The
+     * message says why it was rejected.
+     */
+    public Optional<String> param() {
+        return Optional.ofNullable(param);
     }
 }

@@ -432,7 +432,7 @@ public final class SmartSsd implements AutoCloseable {
         long tag = tags.incrementAndGet();
         Response r = transport.call(req.setTag(tag).build(), in, out);
         if (r.getStatus() != Status.OK) {
-            throw new DeviceException(DeviceException.Code.of(r.getStatus()), r.getMessage());
+            throw new DeviceException(DeviceException.Code.of(r.getStatus()), r.getMessage(), r.getParam());
         }
         if (r.getTag() != tag) {
             throw new DeviceException(DeviceException.Code.INTERNAL,

@@ -5,6 +5,7 @@ import static io.smartssd.device.TestDevices.get;
 import static io.smartssd.device.TestDevices.put;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -15,6 +16,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -180,5 +182,29 @@ class BadInputTest {
         long out2 = ssd.createOutput(Map.of(), List.of(), 0).id();
         DeviceException eb = device(DeviceException.Code.INVALID_ARGUMENT, () -> ssd.execute(bad, out2, Extent.whole(obj)));
         assertTrue(eb.deviceMessage().contains("entry_bytes"), eb.deviceMessage());
+    }
+
+    /** A rejected tasklet parameter is named in its own field, whatever the message's wording. */
+    @Test
+    void rejectedParamIsNamed() {
+        // a static param out of range
+        long q1 = ssd.createTasklet("weblog-q1", Map.of("entry_bytes", "7")).id();
+        DeviceException e = device(DeviceException.Code.INVALID_ARGUMENT,
+                () -> ssd.execute(q1, ssd.createOutput(Map.of(), List.of(), 0).id(), Extent.whole(obj)));
+        assertEquals(Optional.of("entry_bytes"), e.param());
+        // a runtime param (the OUTPUT object's) that is not a number
+        long q2 = ssd.createTasklet("weblog-q2", Map.of("entry_bytes", "20")).id();
+        e = device(DeviceException.Code.INVALID_ARGUMENT,
+                () -> ssd.execute(q2, ssd.createOutput(Map.of("top_n", "three"), List.of(), 0).id(), Extent.whole(obj)));
+        assertEquals(Optional.of("top_n"), e.param());
+        // a missing one, whose message does not say "param NAME"
+        long grep = ssd.createTasklet("grep", Map.of()).id();
+        e = device(DeviceException.Code.INVALID_ARGUMENT,
+                () -> ssd.execute(grep, ssd.createOutput(Map.of(), List.of(), 0).id(), Extent.whole(obj)));
+        assertEquals(Optional.of("pattern"), e.param());
+        assertFalse(e.deviceMessage().contains("param pattern"), e.deviceMessage());
+        // failures that are not about a parameter name none
+        assertEquals(Optional.empty(), device(DeviceException.Code.NOT_FOUND, () -> ssd.stat(999_999)).param());
+        assertEquals(Optional.empty(), new DeviceException(DeviceException.Code.INTERNAL, "x", "").param());
     }
 }

@@ -30,6 +30,7 @@ class JarOnlyTest {
     static Path tmp;
     static Path jar;
     static String deps;
+    static String mainDeps;
 
     @BeforeAll
     static void packJar() throws IOException {
@@ -49,6 +50,7 @@ class JarOnlyTest {
             }
         }
         deps = location(com.google.protobuf.Message.class) + File.pathSeparator + location(org.slf4j.Logger.class);
+        mainDeps = deps + File.pathSeparator + location(picocli.CommandLine.class);   // Main's optional dependency
     }
 
     private static String location(Class<?> c) {
@@ -84,7 +86,7 @@ class JarOnlyTest {
 
     @Test
     void theJarAloneLoadsTheLibraryAndRunsADevice() throws Exception {
-        String cp = jar + File.pathSeparator + deps;
+        String cp = jar + File.pathSeparator + mainDeps;
         String v = ok(java(cp, List.of(), "io.smartssd.device.Main", "version"));
         assertTrue(v.contains("loaded from jar:/linux/amd64/libsmartssd_jni.so"), v);
         Path image = tmp.resolve("jar-only.img");
@@ -95,7 +97,7 @@ class JarOnlyTest {
 
     @Test
     void thePropertyOverridesTheJarCopy() throws Exception {
-        String cp = jar + File.pathSeparator + deps;
+        String cp = jar + File.pathSeparator + mainDeps;
         Path lib = Path.of(System.getProperty("smartssd.test.classes", "target/classes"), "linux/amd64/libsmartssd_jni.so");
         String v = ok(java(cp, List.of("-Dsmartssd.native.path=" + lib), "io.smartssd.device.Main", "version"));
         assertTrue(v.contains("loaded from property:" + lib), v);

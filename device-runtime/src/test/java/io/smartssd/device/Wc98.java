@@ -5,7 +5,7 @@ import java.util.Random;
 import java.util.TreeMap;
 
 /**
- * WorldCup98 access-log records (issue 2's format: 20 big-endian bytes, padded to entry_bytes) generated
+ * WorldCup98 access-log records (the archive's binary format, docs/TASKLETS.md: 20 big-endian bytes, padded to entry_bytes) generated
  * with the archive's published region shares, and the weblog-q1 answer computed here in Java.
  */
 final class Wc98 {

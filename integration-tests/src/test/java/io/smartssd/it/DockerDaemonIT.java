@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.smartssd.hadoop.mapreduce.DeviceJob;
 import io.smartssd.hadoop.mapreduce.DeviceMapper;
-import io.smartssd.hadoop.mapreduce.format.ColumnsFormat;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,10 +14,6 @@ import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.io.LongWritable;
-import org.apache.hadoop.io.Text;
-import org.apache.hadoop.mapreduce.lib.output.FileOutputFormat;
-import org.apache.hadoop.mapreduce.lib.reduce.LongSumReducer;
 import org.junit.jupiter.api.Test;
 import org.testcontainers.containers.BindMode;
 import org.testcontainers.containers.GenericContainer;
@@ -56,15 +51,9 @@ class DockerDaemonIT {
             try (FSDataOutputStream out = fs.create(new org.apache.hadoop.fs.Path(input), true)) {
                 out.write(String.join("\n", List.of("a needle", "hay", "needle b", "")).getBytes(StandardCharsets.UTF_8));
             }
-            DeviceJob job = DeviceJob.getInstance(conf, "grep in docker");
-            job.addInputPath(new org.apache.hadoop.fs.Path(input));
-            job.setDeviceMapper(DeviceMapper.tasklet("grep").keyword("needle"));
-            job.setDeviceMapperFormat(ColumnsFormat.class);
-            job.setReducerClass(LongSumReducer.class);
-            job.setOutputKeyClass(Text.class);
-            job.setOutputValueClass(LongWritable.class);
             Path out = run.resolve("out");
-            FileOutputFormat.setOutputPath(job, new org.apache.hadoop.fs.Path(out.toUri()));
+            DeviceJob job = DeviceJob.counting(conf, "grep in docker", DeviceMapper.tasklet("grep").keyword("needle"),
+                    new org.apache.hadoop.fs.Path(out.toUri()), new org.apache.hadoop.fs.Path(input));
             assertTrue(job.waitForCompletion(false));
             assertEquals(List.of("\t2"), Files.readAllLines(out.resolve("part-r-00000")));
         }

@@ -10,7 +10,6 @@ import io.smartssd.hadoop.mapreduce.DeviceCounter;
 import io.smartssd.hadoop.mapreduce.DeviceJob;
 import io.smartssd.hadoop.mapreduce.DeviceMapper;
 import io.smartssd.hadoop.mapreduce.DeviceRecordReader;
-import io.smartssd.hadoop.mapreduce.format.ColumnsFormat;
 import io.smartssd.hadoop.mapreduce.format.RowTextFormat;
 import io.smartssd.proto.Binary;
 import io.smartssd.proto.BinaryOp;
@@ -33,14 +32,12 @@ import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.io.LongWritable;
 import org.apache.hadoop.io.NullWritable;
 import org.apache.hadoop.io.Text;
 import org.apache.hadoop.mapreduce.Counters;
 import org.apache.hadoop.mapreduce.TaskCompletionEvent;
 import org.apache.hadoop.mapreduce.lib.input.FileInputFormat;
 import org.apache.hadoop.mapreduce.lib.output.FileOutputFormat;
-import org.apache.hadoop.mapreduce.lib.reduce.LongSumReducer;
 import org.apache.hadoop.mapreduce.v2.MiniMRYarnCluster;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.junit.jupiter.api.AfterAll;
@@ -140,18 +137,12 @@ class YarnDeviceJobIT {
         long exec1 = executions("dev1");
         long exec2 = executions("dev2");
         Path out = tmp.resolve("out-q1");
-        DeviceJob job = DeviceJob.getInstance(conf, "yarn weblog-q1");
+        DeviceJob job = DeviceJob.counting(conf, "yarn weblog-q1",
+                DeviceMapper.tasklet("weblog-q1").param("entry_bytes", "20"), new org.apache.hadoop.fs.Path(out.toUri()),
+                new org.apache.hadoop.fs.Path("smartssd://dev1/logs/a.bin"),
+                new org.apache.hadoop.fs.Path("smartssd://dev2/logs/b.bin"));
         job.setJar(jobJar.toString());
-        job.addInputPath(new org.apache.hadoop.fs.Path("smartssd://dev1/logs/a.bin"));
-        job.addInputPath(new org.apache.hadoop.fs.Path("smartssd://dev2/logs/b.bin"));
-        job.setDeviceMapper(DeviceMapper.tasklet("weblog-q1").param("entry_bytes", "20"));
-        job.setDeviceMapperFormat(ColumnsFormat.class);
-        job.setCombinerClass(LongSumReducer.class);
-        job.setReducerClass(LongSumReducer.class);
-        job.setOutputKeyClass(Text.class);
-        job.setOutputValueClass(LongWritable.class);
         FileInputFormat.setMaxInputSplitSize(job, SPLIT);
-        FileOutputFormat.setOutputPath(job, new org.apache.hadoop.fs.Path(out.toUri()));
         assertTrue(job.waitForCompletion(true), "the DeviceJob failed on YARN");
 
         Map<String, Long> expected = q1(a);

@@ -72,24 +72,26 @@ public final class GrepExample {
     static Job job(Configuration base, boolean device, Path input, String pattern, Path output) throws IOException {
         Configuration conf = new Configuration(base);
         conf.set(PATTERN, pattern);
-        Job job;
-        if (device) {
-            // one (count) row per split, summed
-            job = DeviceJob.counting(conf, "grep device", DeviceMapper.tasklet("grep").keyword(pattern), output, input);
-        } else {
-            job = Job.getInstance(conf, "grep host");
-            job.setJarByClass(GrepExample.class);
-            job.setInputFormatClass(TextInputFormat.class);
-            FileInputFormat.addInputPath(job, input);
-            job.setMapperClass(HostGrepMapper.class);
-            job.setMapOutputKeyClass(Text.class);
-            job.setMapOutputValueClass(LongWritable.class);
-        }
+        // the device job: one (count) row per split, summed
+        Job job = device ? DeviceJob.counting(conf, "grep device", DeviceMapper.tasklet("grep").keyword(pattern), output, input)
+                : hostJob(conf, input, output);
+        job.setNumReduceTasks(1);
+        return job;
+    }
+
+    /** The same count on the host: TextInputFormat, a map testing each line, a summing combiner and reducer. */
+    private static Job hostJob(Configuration conf, Path input, Path output) throws IOException {
+        Job job = Job.getInstance(conf, "grep host");
+        job.setJarByClass(GrepExample.class);
+        job.setInputFormatClass(TextInputFormat.class);
+        FileInputFormat.addInputPath(job, input);
+        job.setMapperClass(HostGrepMapper.class);
+        job.setMapOutputKeyClass(Text.class);
+        job.setMapOutputValueClass(LongWritable.class);
         job.setCombinerClass(LongSumReducer.class);
         job.setReducerClass(LongSumReducer.class);
         job.setOutputKeyClass(Text.class);
         job.setOutputValueClass(LongWritable.class);
-        job.setNumReduceTasks(1);
         FileOutputFormat.setOutputPath(job, output);
         return job;
     }
@@ -155,12 +157,17 @@ public final class GrepExample {
                 }
             }
         } else {
-            conf = WeblogCli.conf(a, input);
-            in = WeblogCli.path(input);
-            if (!(in.getFileSystem(conf) instanceof SmartSsdFileSystem)) {
-                throw new IllegalArgumentException(input + ": grep runs on a smartssd://ID/PATH object (with --image)");
+            // a local log is put on an embedded device first (the --image one, or a scratch image)
+            try (WeblogCli.LocalOnDevice local = WeblogCli.LocalOnDevice.load(cli, a, input)) {
+                conf = WeblogCli.conf(a, local.uri());
+                return compare(cli, conf, WeblogCli.path(local.uri()), pattern, json);
             }
         }
+        return compare(cli, conf, in, pattern, json);
+    }
+
+    /** The device job and the host job over the same input, each run twice, the second measured. */
+    private static int compare(WeblogCli cli, Configuration conf, Path in, String pattern, boolean json) throws Exception {
         long bytes = in.getFileSystem(conf).getFileStatus(in).getLen();
         // Each twice, the second measured: the first runs in a JVM still loading Hadoop and JIT-compiling.
         runOne(conf, true, in, pattern);

@@ -2,7 +2,7 @@ package io.smartssd.examples.weblog;
 
 import java.util.Locale;
 
-/** The paper's three versions of each query (V-C-1), and the Spark DataFrame version (issue 6). */
+/** The paper's three versions of each query (V-C-1), and a Spark DataFrame version over the device (spark-device). */
 public enum Version {
     /** Plain MapReduce over the FileSystem: every record an intermediate pair. */
     HOST_NORMAL,

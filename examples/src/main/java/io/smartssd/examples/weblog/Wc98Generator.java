@@ -13,7 +13,7 @@ import java.util.function.LongConsumer;
 /**
  * WorldCup98-format access-log records with the archive's published shape, deterministic for a seed.
  *
- * <p>Shares (see /work/shared/data/worldcup98-facts.md, taken from the Internet Traffic Archive's
+ * <p>Shares (taken from the Internet Traffic Archive's
  * per-dataset statistics for all 88 days, and its 1,000-request sample; native/tests/wc98.py uses the
  * same): requests per region Santa Clara 16.60%, Plano 44.50%, Herndon 25.91%, Paris 12.99%, over the
  * servers in use (6, 11, 10, 6); types IMAGE 86.3%, HTML 11.2%, DIRECTORY 1.2%, JAVA 1.1%, DYNAMIC 0.2%;

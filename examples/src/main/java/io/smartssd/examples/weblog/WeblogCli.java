@@ -1,6 +1,7 @@
 package io.smartssd.examples.weblog;
 
 import io.smartssd.device.SmartSsd;
+import io.smartssd.examples.cli.Cli;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -33,7 +34,7 @@ import picocli.CommandLine.Spec;
  * the usage, a failure exits 1 with its message. The launcher's own commands (demo, test, csd, ...)
  * are listed so completion knows them; bin/smartssd runs those itself.
  */
-@Command(name = "smartssd", mixinStandardHelpOptions = true, versionProvider = WeblogCli.VersionInfo.class,
+@Command(name = "smartssd", mixinStandardHelpOptions = true, versionProvider = Cli.VersionInfo.class,
         description = "Run the data-heavy first stage of Hadoop and Spark jobs inside an emulated Smart SSD.",
         subcommands = {WeblogCli.Weblog.class, WeblogCli.Grep.class, WeblogCli.Sweep.class,
             WeblogCli.Launcher.Demo.class, WeblogCli.Launcher.Test.class, WeblogCli.Launcher.Build.class,
@@ -59,22 +60,12 @@ public final class WeblogCli implements Callable<Integer> {
         return 0;
     }
 
-    /** The command line, wired to out/err: usage errors exit 2, failures 1 with their message. */
+    /** The command line, wired to out/err: usage errors exit 2, failures 1 with their message ({@link Cli}). */
     static CommandLine commandLine(PrintStream out, PrintStream err) {
         WeblogCli cli = new WeblogCli(out, err);
         CommandLine cl = new CommandLine(cli, new Factory(cli));
         cl.addSubcommand("completion", new AutoComplete.GenerateCompletion());
-        cl.setOut(new java.io.PrintWriter(out, true));
-        cl.setErr(new java.io.PrintWriter(err, true));
-        cl.setExecutionExceptionHandler((ex, line, parsed) -> {
-            line.getErr().println(line.getCommandName() + ": " + ex.getMessage());
-            if (System.getenv("SMARTSSD_DEBUG") != null) {
-                ex.printStackTrace(line.getErr());
-            }
-            // a value the parser could not judge (a size, an entry size) is still a usage error
-            return ex instanceof IllegalArgumentException ? CommandLine.ExitCode.USAGE : CommandLine.ExitCode.SOFTWARE;
-        });
-        return cl;
+        return Cli.configure(cl, out, err);
     }
 
     public static void main(String[] argv) {
@@ -99,14 +90,6 @@ public final class WeblogCli implements Callable<Integer> {
                 }
             }
             return CommandLine.defaultFactory().create(cls);
-        }
-    }
-
-    static final class VersionInfo implements CommandLine.IVersionProvider {
-        @Override
-        public String[] getVersion() {
-            String v = WeblogCli.class.getPackage().getImplementationVersion();
-            return new String[] {"smartssd " + (v != null ? v : "(development build)")};
         }
     }
 
@@ -163,7 +146,7 @@ public final class WeblogCli implements Callable<Integer> {
 
     // ------------------------------------------------------------------ gen
 
-    @Command(name = "gen", mixinStandardHelpOptions = true,
+    @Command(name = "gen", mixinStandardHelpOptions = true, versionProvider = Cli.VersionInfo.class,
             description = "Write WorldCup98-format records (binary, padded to --entry-bytes) or Common Log Format text.")
     static final class Gen implements Callable<Integer> {
         private final WeblogCli cli;
@@ -273,35 +256,91 @@ public final class WeblogCli implements Callable<Integer> {
             }
             WeblogQuery q = WeblogQuery.parse(query);
             Version v = Version.parse(version);
-            String in = input;
+            if (v == Version.DEVICE || v == Version.SPARK_DEVICE) {
+                try (LocalOnDevice in = LocalOnDevice.load(cli, device, input)) {
+                    return cli.weblogOn(device, in.uri(), entryBytes, q, v, topN, json);
+                }
+            }
+            return cli.weblogOn(device, input, entryBytes, q, v, topN, json);
+        }
+    }
+
+    /**
+     * A local input of a device version, put on an embedded device first as the demo does: on the image
+     * --image names (formatted if missing, kept, so the next run finds the object there), or on a scratch
+     * image in $TMPDIR deleted on {@link #close()} (and by a shutdown hook on Ctrl-C). A smartssd:// input
+     * is used as it is.
+     */
+    static final class LocalOnDevice implements AutoCloseable {
+        private final String uri;
+        private final java.nio.file.Path scratch;
+        private final Thread removeAtExit;
+
+        private LocalOnDevice(String uri, java.nio.file.Path scratch, Thread removeAtExit) {
+            this.uri = uri;
+            this.scratch = scratch;
+            this.removeAtExit = removeAtExit;
+        }
+
+        static LocalOnDevice load(WeblogCli cli, DeviceOptions device, String input) throws IOException {
+            if (input.startsWith("smartssd://")) {
+                return new LocalOnDevice(input, null, null);
+            }
+            java.nio.file.Path local = java.nio.file.Path.of(input).toAbsolutePath();
+            if (!Files.isRegularFile(local)) {
+                throw new IllegalArgumentException("--input " + input + ": no such file");
+            }
             java.nio.file.Path scratch = null;
-            if ((v == Version.DEVICE || v == Version.SPARK_DEVICE) && !in.startsWith("smartssd://")) {
-                // A device version of a local file: put it on an embedded device first, as the demo does
-                // (the image given with --image, kept for the next run, or a scratch one deleted after).
-                java.nio.file.Path local = java.nio.file.Path.of(in).toAbsolutePath();
-                if (!Files.isRegularFile(local)) {
-                    throw new IllegalArgumentException("--input " + in + ": no such file");
-                }
-                java.nio.file.Path image;
-                if (device.image != null) {
-                    image = java.nio.file.Path.of(device.image).toAbsolutePath();
-                } else {
-                    scratch = Files.createTempDirectory("smartssd-weblog-");
-                    image = scratch.resolve("dev.img");
-                }
-                in = cli.loadOntoDevice(local, image);
-                device.image = image.toString();
+            Thread removeAtExit = null;
+            java.nio.file.Path image;
+            if (device.image != null) {
+                image = java.nio.file.Path.of(device.image).toAbsolutePath();
+            } else {
+                scratch = Files.createTempDirectory(scratchParent(), "smartssd-weblog-");
+                image = scratch.resolve("dev.img");
+                java.nio.file.Path dir = scratch;
+                removeAtExit = new Thread(() -> deleteQuietly(dir), "smartssd scratch image");
+                Runtime.getRuntime().addShutdownHook(removeAtExit);   // also on Ctrl-C
+                cli.err.println("scratch device image " + image + " (deleted afterwards; --image IMG keeps one)");
             }
+            LocalOnDevice l = new LocalOnDevice(null, scratch, removeAtExit);
             try {
-                return cli.weblogOn(device, in, entryBytes, q, v, topN, json);
-            } finally {
-                if (scratch != null) {
-                    FileSystem.closeAll();   // the device handle holds the image's lock
-                    try (var files = Files.walk(scratch)) {
-                        files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-                    }
-                }
+                String uri = cli.loadOntoDevice(local, image);
+                device.image = image.toString();
+                return new LocalOnDevice(uri, scratch, removeAtExit);
+            } catch (IOException | RuntimeException e) {
+                l.close();
+                throw e;
             }
+        }
+
+        String uri() {
+            return uri;
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (scratch != null) {
+                FileSystem.closeAll();   // the device handle holds the image's lock
+                deleteQuietly(scratch);
+                Runtime.getRuntime().removeShutdownHook(removeAtExit);
+            }
+        }
+    }
+
+    /** Where scratch images go: $TMPDIR if set, else java.io.tmpdir. */
+    static java.nio.file.Path scratchParent() throws IOException {
+        String tmp = System.getenv("TMPDIR");
+        java.nio.file.Path dir = java.nio.file.Path.of(tmp != null && !tmp.isEmpty() ? tmp : System.getProperty("java.io.tmpdir"));
+        Files.createDirectories(dir);
+        return dir;
+    }
+
+    private static void deleteQuietly(java.nio.file.Path dir) {
+        try {
+            WeblogJobs.deleteTree(dir);
+        } catch (IOException e) {
+            System.err.println("smartssd: could not delete " + dir + ": " + e.getMessage());
         }
     }
 
@@ -536,12 +575,13 @@ public final class WeblogCli implements Callable<Integer> {
 
     // ------------------------------------------------------------------ grep
 
-    @Command(name = "grep", mixinStandardHelpOptions = true,
+    @Command(name = "grep", mixinStandardHelpOptions = true, versionProvider = Cli.VersionInfo.class,
             description = {"Count Common Log Format lines holding a pattern, as a DeviceJob (the grep tasklet) and as a",
                 "host MapReduce job, and compare them. Without --input, a log is generated on the image."})
     static final class Grep implements Callable<Integer> {
         private final WeblogCli cli;
-        @Option(names = "--input", paramLabel = "smartssd://ID/PATH", description = "a CLF log on a device")
+        @Option(names = "--input", paramLabel = "PATH|smartssd://ID/PATH",
+                description = "a CLF log on a device, or a local one (put on the --image device, or a scratch one, first)")
         String input;
         @Option(names = "--pattern", defaultValue = "/images/", description = "a literal (default: ${DEFAULT-VALUE})")
         String pattern;
@@ -577,7 +617,8 @@ public final class WeblogCli implements Callable<Integer> {
 
             @Override
             public Integer call() {
-                spec.commandLine().getErr().println(spec.name() + ": run it as `bin/smartssd " + spec.name() + "`");
+                spec.commandLine().getErr().println(spec.name() + ": run it as `bin/smartssd "
+                        + spec.qualifiedName(" ").substring(spec.root().name().length() + 1) + "`");
                 return CommandLine.ExitCode.USAGE;
             }
         }
@@ -598,8 +639,20 @@ public final class WeblogCli implements Callable<Integer> {
         static final class Csd extends Placeholder {
         }
 
-        @Command(name = "hadoop", description = "Hadoop tools on the smartssd:// FileSystem: fs, weblog-q1, grep")
+        @Command(name = "hadoop", description = "Hadoop tools on the smartssd:// FileSystem: fs, weblog-q1, grep",
+                subcommands = {Hadoop.Fs.class, Hadoop.WeblogQ1.class, Hadoop.Grep.class})
         static final class Hadoop extends Placeholder {
+            @Command(name = "fs", description = "Hadoop's FsShell")
+            static final class Fs extends Placeholder {
+            }
+
+            @Command(name = "weblog-q1", description = "accesses per region as a DeviceJob (ToolRunner tool; --help)")
+            static final class WeblogQ1 extends Placeholder {
+            }
+
+            @Command(name = "grep", description = "lines holding a pattern as a DeviceJob (ToolRunner tool; --help)")
+            static final class Grep extends Placeholder {
+            }
         }
 
         @Command(name = "bench", description = "a benchmark: writes out/bench/NAME/")

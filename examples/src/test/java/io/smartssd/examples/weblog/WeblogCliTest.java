@@ -69,13 +69,50 @@ class WeblogCliTest {
     }
 
     @Test
-    void completionScript() {
+    void completionScript() throws Exception {
         Run r = run("completion");
         assertEquals(0, r.rc());
         assertTrue(r.out().contains("complete -F"), "a bash completion script");
         for (String word : List.of("weblog", "grep", "demo", "csd", "bench", "--entry-bytes", "--version")) {
             assertTrue(r.out().contains(word), "completes " + word);
         }
+        // bash itself, completing as a user would type: bin/smartssd weblog gen --e<TAB>, bin/smartssd hadoop <TAB>
+        Path script = TestData.tmpDir("completion").resolve("smartssd.bash");
+        Files.writeString(script, r.out());
+        assertEquals(List.of("--entry-bytes"), complete(script, "bin/smartssd", "weblog", "gen", "--e"));
+        assertEquals(List.of("fs", "weblog-q1", "grep"), complete(script, "bin/smartssd", "hadoop", ""));
+        assertEquals(List.of("gen"), complete(script, "bin/smartssd", "weblog", "g"));
+    }
+
+    /** What bash's completion function offers for the last word. */
+    static List<String> complete(Path script, String... words) throws Exception {
+        String line = String.join(" ", words);
+        StringBuilder arr = new StringBuilder();
+        for (String w : words) {
+            arr.append(" '").append(w).append('\'');
+        }
+        String prog = "source '" + script + "'; COMP_WORDS=(" + arr + "); COMP_CWORD=" + (words.length - 1)
+                + "; COMP_LINE='" + line + "'; COMP_POINT=${#COMP_LINE}; _complete_smartssd 2>/dev/null;"
+                + " printf '%s\\n' \"${COMPREPLY[@]}\"";
+        Process p = new ProcessBuilder("bash", "-c", prog).redirectErrorStream(false).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor());
+        return out.lines().filter(l -> !l.isEmpty()).toList();
+    }
+
+    /** grep on a local CLF file: loaded onto the device, the device and host jobs count what String.contains counts. */
+    @Test
+    void grepOnALocalFile() throws Exception {
+        Path dir = TestData.tmpDir("cli-grep");
+        Path log = dir.resolve("access.log");
+        Run g = run("weblog", "gen", "--format", "clf", "--output", log.toString(), "--records", "3000");
+        assertEquals(0, g.rc(), g.err());
+        long want = Files.readAllLines(log).stream().filter(l -> l.contains("/images/")).count();
+        Run r = run("grep", "--input", log.toString(), "--pattern", "/images/", "--json");
+        assertEquals(0, r.rc(), r.err());
+        assertTrue(r.out().contains("\"version\":\"device\",\"count\":" + want + ","), r.out());
+        assertTrue(r.out().contains("\"version\":\"host\",\"count\":" + want + ","), r.out());
+        assertTrue(r.out().contains("\"counts_equal\":true"), r.out());
     }
 
     /** The README's example: generate records to a local file, then run q1 in the device version on it. */
@@ -99,7 +136,12 @@ class WeblogCliTest {
                 "device", "--json");
         assertEquals(0, j.rc(), j.err());
         assertTrue(j.out().contains("\"version\":\"device\""), j.out());
-        // the scratch image is gone; with --image it is kept and reused
+        // the scratch image is named, and gone afterwards; with --image it is kept and reused
+        var named = java.util.regex.Pattern.compile("scratch device image (\\S+) ").matcher(j.err());
+        assertTrue(named.find(), j.err());
+        Path scratch = Path.of(named.group(1));
+        assertTrue(scratch.getFileName().toString().equals("dev.img"), j.err());
+        assertFalse(Files.exists(scratch) || Files.exists(scratch.getParent()), scratch + " is left behind");
         Path image = dir.resolve("kept.img");
         Run k = run("weblog", "--input", data.toString(), "--entry-bytes", "128", "--query", "q1", "--version",
                 "device", "--image", image.toString());

@@ -12,8 +12,6 @@ import java.net.URI;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.mapreduce.InputSplit;
 import org.apache.hadoop.mapreduce.lib.input.FileSplit;
@@ -25,8 +23,6 @@ import org.apache.hadoop.mapreduce.lib.input.FileSplit;
  * tasklet's framing to the object (e.g. a size that is not a multiple of entry_bytes).
  */
 final class DeviceMapperCheck {
-    private static final Pattern PARAM = Pattern.compile("param (\\w+)");
-
     private DeviceMapperCheck() {
     }
 
@@ -70,20 +66,23 @@ final class DeviceMapperCheck {
         }
     }
 
-    /** The device's message, and which configuration key it points at. */
-    private static String describe(DeviceMapper mapper, String id, FileSplit split, DeviceException e) {
+    /** The device's message, and the configuration key of the parameter it rejected (if it named one). */
+    static String describe(DeviceMapper mapper, String id, FileSplit split, DeviceException e) {
         StringBuilder sb = new StringBuilder("smartssd device '").append(id).append("' rejected the DeviceMapper (tasklet '")
                 .append(mapper.taskletName()).append("') on ").append(split.getPath()).append(": ")
                 .append(e.getMessage());
-        Matcher m = PARAM.matcher(e.deviceMessage());
-        if (m.find()) {
-            String p = m.group(1);
-            String key = mapper.runtimeParams().containsKey(p) ? DeviceMapper.RUNTIME_PARAM_PREFIX + p
-                    : DeviceMapper.paramKey(p);
-            sb.append(" [configuration key ").append(key).append(" = ")
-                    .append(mapper.runtimeParams().getOrDefault(p, mapper.staticParams().getOrDefault(p, "(unset)")))
-                    .append(']');
-        }
+        e.param().ifPresent(p -> sb.append(" [configuration key ").append(configKey(mapper, p)).append(" = ")
+                .append(mapper.runtimeParams().getOrDefault(p, mapper.staticParams().getOrDefault(p, "(unset)")))
+                .append(']'));
         return sb.toString();
+    }
+
+    /**
+     * Where a device parameter comes from in the job's configuration: a runtime param if the mapper sets
+     * one of that name (the device reads runtime params first), else a static param.
+     */
+    static String configKey(DeviceMapper mapper, String param) {
+        return mapper.runtimeParams().containsKey(param) ? DeviceMapper.RUNTIME_PARAM_PREFIX + param
+                : DeviceMapper.paramKey(param);
     }
 }

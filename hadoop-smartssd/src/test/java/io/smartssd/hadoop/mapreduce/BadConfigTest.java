@@ -172,6 +172,14 @@ class BadConfigTest {
         assertTrue(e.getMessage().contains("smartssd.mapper.runtime.top_n = 14"), e.getMessage());
     }
 
+    /** The device names the parameter in its own field; its message need not (grep's does not). */
+    @Test
+    void missingParamNamesItsKey() throws Exception {
+        DeviceJob job = job(DeviceMapper.tasklet("grep"));
+        IOException e = assertThrows(IOException.class, () -> job.waitForCompletion(false));
+        assertTrue(e.getMessage().contains("[configuration key smartssd.mapper.param.pattern = (unset)]"), e.getMessage());
+    }
+
     /** 4000 records of 20 bytes are not a whole number of 32-byte records: refused at submission. */
     @Test
     void framingThatDoesNotFitTheObjectFailsAtSubmission() throws Exception {

@@ -24,6 +24,7 @@ import org.apache.hadoop.mapreduce.lib.output.FileOutputFormat;
 import org.apache.hadoop.mapreduce.lib.reduce.LongSumReducer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -64,7 +65,8 @@ class DeviceJobTest {
         return TestImages.dir().resolve("out-" + what + "-" + UUID.randomUUID());
     }
 
-    private static DeviceJob deviceQ1(long splitSize, Path out) throws Exception {
+    /** The counting recipe by hand, as DeviceJob's javadoc spells it out. */
+    private static DeviceJob deviceQ1ByHand(long splitSize, Path out) throws Exception {
         DeviceJob job = DeviceJob.getInstance(conf, "device q1");
         job.addInputPath(new org.apache.hadoop.fs.Path(LOGS));
         job.setDeviceMapper(DeviceMapper.tasklet("weblog-q1").param("entry_bytes", Integer.toString(ENTRY)));
@@ -76,6 +78,29 @@ class DeviceJobTest {
         FileInputFormat.setMaxInputSplitSize(job, splitSize);
         FileOutputFormat.setOutputPath(job, new org.apache.hadoop.fs.Path(out.toUri()));
         return job;
+    }
+
+    private static DeviceJob deviceQ1(long splitSize, Path out) throws Exception {
+        DeviceJob job = DeviceJob.counting(conf, "device q1",
+                DeviceMapper.tasklet("weblog-q1").param("entry_bytes", Integer.toString(ENTRY)),
+                new org.apache.hadoop.fs.Path(out.toUri()), new org.apache.hadoop.fs.Path(LOGS));
+        FileInputFormat.setMaxInputSplitSize(job, splitSize);
+        return job;
+    }
+
+    /** DeviceJob.counting configures exactly what the recipe by hand does. */
+    @Test
+    void countingIsTheRecipeByHand() throws Exception {
+        Path out = out("same");
+        Configuration helper = deviceQ1(7_919, out).getConfiguration();
+        Configuration hand = deviceQ1ByHand(7_919, out).getConfiguration();
+        Map<String, String> a = new java.util.TreeMap<>();
+        Map<String, String> b = new java.util.TreeMap<>();
+        helper.forEach(e -> a.put(e.getKey(), e.getValue()));
+        hand.forEach(e -> b.put(e.getKey(), e.getValue()));
+        assertEquals(b, a);
+        assertEquals(LongSumReducer.class.getName(), a.get("mapreduce.job.combine.class"));
+        assertEquals(ColumnsFormat.class.getName(), a.get(DeviceJob.FORMAT));
     }
 
     private static Job hostQ1(long splitSize, Path out) throws Exception {
