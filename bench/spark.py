@@ -66,7 +66,7 @@ def main(b):
     raw = os.path.join(b.out, "raw.csv")
     data = os.path.join(b.out, "data")
     cmd = [os.environ.get("SMARTSSD_JAVA", "java"), "-Xmx3g", *JVM_FLAGS,
-           "-Dlog4j2.level=warn", "-cp", cp, "io.smartssd.examples.bench.SparkBench", data, str(nbytes), raw]
+           "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-Dlog4j2.level=warn", "-cp", cp, "io.smartssd.examples.bench.SparkBench", data, str(nbytes), raw]
     if subprocess.run(cmd).returncode:
         sys.exit("the Spark bench failed")
     with open(raw) as f:
