@@ -89,10 +89,12 @@ class OptionsAndSqlTest {
         }
         String[][] refused = {{"quote", "ab"}, {"escape", "\\\\"}, {"delimiter", "\\"}, {"delimiter", ""}};
         for (String[] o : refused) {
-            // Spark's CSV reader parses its options in CSVOptions (on the executors, when a task starts)
+            // Spark's CSV reader parses its options in CSVOptions and hands them to its parser (univocity)
+            // when a task starts; either may refuse
             scala.collection.immutable.Map<String, String> m = scala.collection.immutable.Map$.MODULE$.from(
                     scala.jdk.javaapi.CollectionConverters.asScala(java.util.Map.of(o[0], o[1])));
-            assertThrows(Exception.class, () -> new org.apache.spark.sql.catalyst.csv.CSVOptions(m, true, "UTC"),
+            assertThrows(Exception.class,
+                    () -> new org.apache.spark.sql.catalyst.csv.CSVOptions(m, true, "UTC").asParserSettings(),
                     "Spark refuses " + o[0] + " = '" + o[1] + "'");
             fails(() -> reader().schema(schema).option(o[0], o[1]).load(csv), o[0]);
         }
