@@ -2,7 +2,8 @@
 top-N pushed into the device as a `plan` tasklet), through Spark's own CSV reader on a local copy and
 through Parquet on a local copy, in one run, on one web-log CSV dataset.
 
-    bin/smartssd bench spark [SIZE]        # SIZE of the CSV dataset, default 1G (e.g. 200M)
+    bin/smartssd bench spark [--size SIZE]   # SIZE of the CSV dataset, default 1G (e.g. 64M, 200M)
+    bin/smartssd bench spark [SIZE]          # the same, positional
 
 Queries: a filter + group-by count, a top-N, a plain filter returning few rows. Reports the best of 2
 warm runs per (query, path): wall time, bytes to host (smartssd: result bytes over the host link;
@@ -10,6 +11,7 @@ CSV/Parquet: bytes Spark read from the local file), the ratios smartssd/CSV and 
 checks that the three answers agree. The dataset, device image and Parquet copy are kept in
 out/bench/spark/data/ for reruns of the same size.
 """
+import argparse
 import csv
 import os
 import subprocess
@@ -40,15 +42,31 @@ def classpath():
     return cp
 
 
+def parse(args):
+    p = argparse.ArgumentParser(prog="bin/smartssd bench spark", description=__doc__.split("\n")[0])
+    p.add_argument("--size", help="size of the CSV dataset (K/M/G suffixes), default 1G")
+    p.add_argument("size_pos", nargs="?", metavar="SIZE", help="the same, positional")
+    a = p.parse_args(args)
+    if a.size and a.size_pos:
+        p.error("give the size once (--size SIZE or SIZE)")
+    size = a.size or a.size_pos or "1G"
+    try:
+        if size_bytes(size) <= 0:
+            raise ValueError
+    except ValueError:
+        p.error(f"size '{size}' is not a size like 64M or 1G")
+    return size
+
+
 def main(b):
-    size = b.args[0] if b.args else "1G"
+    size = parse(b.args)
     nbytes = size_bytes(size)
     os.chdir(ROOT)
     cp = classpath()
     raw = os.path.join(b.out, "raw.csv")
     data = os.path.join(b.out, "data")
     cmd = [os.environ.get("SMARTSSD_JAVA", "java"), "-Xmx3g", *JVM_FLAGS,
-           "-Dlog4j2.level=warn", "-cp", cp, "io.smartssd.examples.bench.SparkBench", data, str(nbytes), raw]
+           "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-Dlog4j2.level=warn", "-cp", cp, "io.smartssd.examples.bench.SparkBench", data, str(nbytes), raw]
     if subprocess.run(cmd).returncode:
         sys.exit("the Spark bench failed")
     with open(raw) as f:

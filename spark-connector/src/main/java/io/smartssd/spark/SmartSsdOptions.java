@@ -68,16 +68,25 @@ final class SmartSsdOptions implements Serializable {
                     + " padded records are longer)");
         }
         this.entryBytes = (int) eb;
-        String rawDelimiter = in.raw(DELIMITER, in.raw("sep", ","));
-        String d = unescape(DELIMITER, rawDelimiter);
+        // As Spark's CSV reader (CSVOptions): `sep` before `delimiter`, the value as given (a space or a tab
+        // delimits), Spark's own parser for its escapes (\t, \\, \u0000, ...) and its errors.
+        String rawDelimiter = in.raw("sep", in.raw(DELIMITER, ","));
+        String d;
+        try {
+            d = org.apache.spark.sql.catalyst.csv.CSVExprUtils.toDelimiterStr(rawDelimiter);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("option " + DELIMITER + " = '" + rawDelimiter + "': " + e.getMessage(), e);
+        }
         if (d.getBytes(java.nio.charset.StandardCharsets.UTF_8).length != 1 || d.equals("\n") || d.equals("\r")) {
             throw new IllegalArgumentException("option " + DELIMITER + " = '" + rawDelimiter
-                    + "' must be one single-byte character other than CR/LF (the device splits lines on one byte)");
+                    + "' must be one single-byte character other than CR/LF (the device splits lines on one byte;"
+                    + " Spark's CSV reader also takes longer delimiters)");
         }
         this.delimiter = d;
-        // Spark's CSV defaults; an empty value turns quoting (or escaping) off, as in Spark
-        this.quote = quoteChar(QUOTE, unescape(QUOTE, in.raw(QUOTE, "\"")), d);
-        this.escape = quoteChar(ESCAPE, unescape(ESCAPE, in.raw(ESCAPE, "\\")), d);
+        // Spark's CSV defaults and rules (CSVOptions.getChar): one character taken as given, no escapes;
+        // an empty value turns quoting (or escaping) off
+        this.quote = quoteChar(QUOTE, sparkChar(QUOTE, in.raw(QUOTE, "\"")), d);
+        this.escape = quoteChar(ESCAPE, sparkChar(ESCAPE, in.raw(ESCAPE, "\\")), d);
         this.header = bool(HEADER, in.get(HEADER, "false"));
         this.splitSize = bytes(SPLIT_SIZE, in.get(SPLIT_SIZE, String.valueOf(DEFAULT_SPLIT_SIZE)));
         if (splitSize <= 0) {
@@ -104,25 +113,13 @@ final class SmartSsdOptions implements Serializable {
         return v;
     }
 
-    /**
-     * A character option as Spark's CSV reader reads it: the value itself, not trimmed (a space or a
-     * tab is a fine delimiter), with Spark's escapes {@code \t \r \b \f \" \' \u0000}.
-     */
-    static String unescape(String key, String v) {
-        if (v.length() == 2 && v.charAt(0) == '\\') {
-            switch (v.charAt(1)) {
-                case 't': return "\t";
-                case 'r': return "\r";
-                case 'b': return "\b";
-                case 'f': return "\f";
-                case '"': return "\"";
-                case '\'': return "'";
-                case '\\': return "\\";
-                default:
-                    throw new IllegalArgumentException("option " + key + " = '" + v + "': unsupported escape");
-            }
+    /** Spark's CSVOptions.getChar: empty (off) or exactly one character. */
+    private static String sparkChar(String key, String v) {
+        if (v.length() > 1) {
+            throw new IllegalArgumentException("option " + key + " = '" + v
+                    + "' must be one character or empty (as for Spark's CSV reader)");
         }
-        return v.equals("\\u0000") ? "\u0000" : v;
+        return v;
     }
 
     /** Options from the read options (case-insensitive keys) over the session conf entries. */

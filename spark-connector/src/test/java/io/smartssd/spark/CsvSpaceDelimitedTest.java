@@ -108,7 +108,17 @@ class CsvSpaceDelimitedTest {
         sameRows("SELECT user, referrer, count(*) FROM {t} WHERE status = 200 GROUP BY user, referrer", "clf",
                 "clf_ref");
         sameRows("SELECT count(*), sum(size) FROM {t} WHERE agent = '-'", "tsv", "tsv_ref");
-        assertEquals(7L, session().sql("SELECT * FROM clf WHERE status = 200 LIMIT 7").count());
+        // LIMIT picks any rows: 7 of the reference's, the limit pushed
+        String lim = "SELECT host, request, status FROM {t} WHERE status = 200 LIMIT 7";
+        List<Row> some = session().sql(lim.replace("{t}", "clf")).collectAsList();
+        assertEquals(7, some.size());
+        assertTrue(new java.util.HashSet<>(session().sql("SELECT host, request, status FROM clf_ref WHERE status = 200")
+                .collectAsList()).containsAll(some), some.toString());
+        assertTrue(explain(lim, "clf").contains("PushedLimit: 7"), explain(lim, "clf"));
+        // required columns: only the quoted request and the size reach Spark
+        String cols = "SELECT request, size FROM {t} WHERE size > 99000";
+        sameRows(cols, "clf", "clf_ref");
+        assertTrue(explain(cols, "clf").contains("ReadSchema: struct<request:string,size:bigint>"), explain(cols, "clf"));
         // host is unique, so the order is decided: top-N on the device equals Spark's
         sameOrderedRows("SELECT host, size FROM {t} WHERE size IS NOT NULL ORDER BY size DESC, host LIMIT 9", "clf",
                 "clf_ref");

@@ -54,6 +54,54 @@ class OptionsAndSqlTest {
         fails(() -> reader().schema("a INT").load("smartssd://" + TestSpark.DEVICE + "/missing.csv"), "missing.csv");
     }
 
+    /**
+     * The character options read as Spark's CSV reader reads them, checked against it on the same bytes:
+     * values taken as given (a space, a literal tab), Spark's escapes, `sep` before `delimiter`, quote and
+     * escape as one literal character or empty (off); what Spark refuses is refused.
+     */
+    @Test
+    void characterOptionsAsSparksCsvReader() throws Exception {
+        String schema = "a STRING, b STRING, c STRING";
+        Object[][] cases = {
+            {"1 \"x y\" z\n2  w\n", new String[] {"sep", " "}},
+            {"1\t\"x\ty\"\tz\n", new String[] {"delimiter", "\t"}},
+            {"1\t\"x\ty\"\tz\n", new String[] {"delimiter", "\\t"}},
+            {"1|2;3|4\n", new String[] {"sep", "|", "delimiter", ";"}},
+            {"1,'x,y',z\n2,'a b',w\n", new String[] {"quote", "'"}},
+            {"1,\"x,y\",z\n", new String[] {"quote", ""}},
+            {"1,\"x^\"y\",z\n", new String[] {"escape", "^"}},
+        };
+        int k = 0;
+        for (Object[] c : cases) {
+            byte[] data = ((String) c[0]).getBytes(StandardCharsets.UTF_8);
+            String dev = TestSpark.putObject("opt/chars-" + k + ".csv", data);
+            String local = TestSpark.putLocal("chars-" + k + ".csv", data);
+            k++;
+            DataFrameReader mine = reader().schema(schema);
+            DataFrameReader spark = session().read().schema(schema);
+            String[] opts = (String[]) c[1];
+            for (int i = 0; i < opts.length; i += 2) {
+                mine = mine.option(opts[i], opts[i + 1]);
+                spark = spark.option(opts[i], opts[i + 1]);
+            }
+            List<Row> want = spark.csv(local).collectAsList();
+            assertEquals(want, mine.load(dev).collectAsList(), "options " + List.of(opts) + " over " + c[0]);
+        }
+        String[][] refused = {{"quote", "ab"}, {"escape", "\\\\"}, {"delimiter", "\\"}, {"delimiter", ""}};
+        for (String[] o : refused) {
+            // Spark's CSV reader parses its options in CSVOptions and hands them to its parser (univocity)
+            // when a task starts; either may refuse
+            scala.collection.immutable.Map<String, String> m = scala.collection.immutable.Map$.MODULE$.from(
+                    scala.jdk.javaapi.CollectionConverters.asScala(java.util.Map.of(o[0], o[1])));
+            assertThrows(Exception.class,
+                    () -> new org.apache.spark.sql.catalyst.csv.CSVOptions(m, true, "UTC").asParserSettings(),
+                    "Spark refuses " + o[0] + " = '" + o[1] + "'");
+            fails(() -> reader().schema(schema).option(o[0], o[1]).load(csv), o[0]);
+        }
+        // more than one byte: Spark's reader takes it, the device (one-byte splitter) refuses it by name
+        fails(() -> reader().schema(schema).option("delimiter", "::").load(csv), "delimiter", "::", "one single-byte");
+    }
+
     @Test
     void malformedSchemasFailAtLoad() {
         fails(() -> reader().load(csv), "schema", "format csv needs a schema");
