@@ -56,7 +56,12 @@ uint64_t csd_ftl_group_pages(const csd_ftl *f);
  * before any write, trim or object-table change returns. */
 void csd_ftl_set_sync_writes(csd_ftl *f, int on);
 
-/* Object table. Names are 1..CSD_OBJ_NAME_MAX bytes, no NUL. Ids start at 1 and are never reused. */
+/* The rule every new name follows (names.c: UTF-8, NFC, no control characters, no empty, "." or ".."
+ * component). 0, or -EINVAL with why set; -ENOMEM. */
+int csd_name_check(const char *name, size_t len, char *why, size_t whylen);
+
+/* Object table. New names follow csd_name_check; lookups take any bytes. Ids start at 1 and are never
+ * reused. */
 int csd_ftl_obj_create(csd_ftl *f, const char *name, uint64_t *id);   /* -EEXIST, -ENOSPC, -EINVAL */
 int csd_ftl_obj_delete(csd_ftl *f, uint64_t id);                      /* -ENOENT */
 int csd_ftl_obj_rename(csd_ftl *f, uint64_t id, const char *new_name, int replace); /* -ENOENT, -EEXIST */

@@ -42,9 +42,16 @@ static int name_check(const char *name, size_t *len) {
     return (*len == 0 || *len > CSD_OBJ_NAME_MAX) ? -EINVAL : 0;
 }
 
+/* A new name: the length check, then the naming rule (names.c). */
+static int new_name_check(const char *name, size_t *len) {
+    if (name_check(name, len)) return -EINVAL;
+    return csd_name_check(name, *len, NULL, 0);
+}
+
 int csd_ftl_obj_create(csd_ftl *f, const char *name, uint64_t *id) {
     size_t len;
-    if (name_check(name, &len)) return -EINVAL;
+    int nrc = new_name_check(name, &len);
+    if (nrc) return nrc;
     if (f->broken) return -EIO;
     if (csd_objtab_by_name(&f->tab, name, len)) return -EEXIST;
     if (f->tab.count >= f->p.max_objects) return -ENOSPC;
@@ -92,7 +99,8 @@ int csd_ftl_obj_rename(csd_ftl *f, uint64_t id, const char *new_name, int replac
     ftl_obj *o = csd_objtab_by_id(&f->tab, id);
     if (!o) return -ENOENT;
     size_t len;
-    if (name_check(new_name, &len)) return -EINVAL;
+    int nrc = new_name_check(new_name, &len);
+    if (nrc) return nrc;
     ftl_obj *other = csd_objtab_by_name(&f->tab, new_name, len);
     if (other == o) return 0;
     if (other && !replace) return -EEXIST;

@@ -6,11 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/utf8.h"
+
+/* A new name (create, rename target) against the device's naming rule (ftl/names.c). The name is
+ * quoted in the message with control and non-UTF-8 bytes escaped and long names cut. */
 static int valid_name(cmd_ctx *c, const char *name, const char *what) {
     size_t n = name ? strlen(name) : 0;
     if (n == 0) return cmd_fail(c, CSD_INVALID_ARGUMENT, "%s: a name is required", what);
-    if (n > CSD_OBJ_NAME_MAX)
-        return cmd_fail(c, CSD_INVALID_ARGUMENT, "%s: name of %zu bytes exceeds %d", what, n, CSD_OBJ_NAME_MAX);
+    char why[512];
+    int rc = csd_name_check(name, n, why, sizeof why);
+    if (rc == -ENOMEM) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
+    if (rc) {
+        char shown[300];
+        csd_utf8_quote(shown, sizeof shown, name, n, 64);
+        return cmd_fail(c, CSD_INVALID_ARGUMENT, "%s: name '%s' refused: %s", what, shown, why);
+    }
     return 0;
 }
 
