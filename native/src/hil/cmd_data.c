@@ -46,7 +46,7 @@ static int data_object(csd_device *d, cmd_ctx *c, uint64_t id, const char *what,
     if (id >= CSD_VOLATILE_ID_BASE) {
         if (vobj_find(d, id))
             return cmd_fail(c, CSD_UNSUPPORTED, "%s: object %" PRIu64 " is not a data object", what, id);
-        return cmd_fail(c, CSD_NOT_FOUND, "%s: no object %" PRIu64, what, id);
+        return cmd_fail(c, CSD_NOT_FOUND, "%s: no object %" PRIu64 "%s", what, id, vobj_gone(d, id));
     }
     if (csd_ftl_obj_stat(d->ftl, id, info))
         return cmd_fail(c, CSD_NOT_FOUND, "%s: no object %" PRIu64, what, id);
@@ -198,8 +198,9 @@ int cmd_stat(csd_device *d, const Smartssd__V1__StatObject *m, cmd_ctx *c) {
     if (!rep) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
     smartssd__v1__stat_object_reply__init(rep);
     if (!by_name && m->object_id >= CSD_VOLATILE_ID_BASE) {
-        vobj *o = vobj_find(d, m->object_id);
-        if (!o) return cmd_fail(c, CSD_NOT_FOUND, "stat: no object %" PRIu64, m->object_id);
+        vobj *o = vobj_use(d, m->object_id);
+        if (!o) return cmd_fail(c, CSD_NOT_FOUND, "stat: no object %" PRIu64 "%s", m->object_id,
+                                vobj_gone(d, m->object_id));
         Smartssd__V1__ObjectInfo *mi = cmd_alloc(c, sizeof *mi);
         if (!mi) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
         smartssd__v1__object_info__init(mi);

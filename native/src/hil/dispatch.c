@@ -30,8 +30,9 @@ static int create(csd_device *d, const Smartssd__V1__CreateObject *m, cmd_ctx *c
 /* Tasklet and output objects have ids above CSD_VOLATILE_ID_BASE; the rest are data objects. */
 static int read(csd_device *d, const Smartssd__V1__ReadObject *m, cmd_ctx *c) {
     if (m->object_id < CSD_VOLATILE_ID_BASE) return cmd_read_data(d, m, c);
-    vobj *o = vobj_find(d, m->object_id);
-    if (!o) return cmd_fail(c, CSD_NOT_FOUND, "read_object: no object %" PRIu64, m->object_id);
+    vobj *o = vobj_use(d, m->object_id);
+    if (!o) return cmd_fail(c, CSD_NOT_FOUND, "read_object: no object %" PRIu64 "%s", m->object_id,
+                            vobj_gone(d, m->object_id));
     if (o->kind != SMARTSSD__V1__OBJECT_KIND__OUTPUT)
         return cmd_fail(c, CSD_UNSUPPORTED, "read_object: object %" PRIu64 " is a tasklet; read its output object",
                         m->object_id);
@@ -40,8 +41,9 @@ static int read(csd_device *d, const Smartssd__V1__ReadObject *m, cmd_ctx *c) {
 
 static int delete(csd_device *d, const Smartssd__V1__DeleteObject *m, cmd_ctx *c) {
     if (m->object_id < CSD_VOLATILE_ID_BASE) return cmd_delete_data(d, m, c);
-    vobj *o = vobj_find(d, m->object_id);
-    if (!o) return cmd_fail(c, CSD_NOT_FOUND, "delete_object: no object %" PRIu64, m->object_id);
+    vobj *o = vobj_use(d, m->object_id);
+    if (!o) return cmd_fail(c, CSD_NOT_FOUND, "delete_object: no object %" PRIu64 "%s", m->object_id,
+                            vobj_gone(d, m->object_id));
     return cmd_delete_vobj(d, o, c);
 }
 
@@ -108,6 +110,11 @@ static int pack_response(Smartssd__V1__Response *resp, uint8_t **out, size_t *ou
 
 int csd_device_command(csd_device *d, const uint8_t *req, size_t req_len, const csd_payload *payload,
                        uint8_t **out, size_t *out_len) {
+    return csd_device_command_as(d, 0, req, req_len, payload, out, out_len);
+}
+
+int csd_device_command_as(csd_device *d, uint64_t session, const uint8_t *req, size_t req_len,
+                          const csd_payload *payload, uint8_t **out, size_t *out_len) {
     if (!d || !out || !out_len || (!req && req_len)) return -EINVAL;
     *out = NULL;
     *out_len = 0;
@@ -116,6 +123,11 @@ int csd_device_command(csd_device *d, const uint8_t *req, size_t req_len, const 
     Smartssd__V1__Request *r = NULL;
 
     pthread_mutex_lock(&d->mu);
+    d->cur_session = session;
+    if (d->n_sessions || d->reclaim_at_ns != UINT64_MAX) {
+        uint64_t now = pace_wall_ns();
+        if (now >= d->reclaim_at_ns) vobj_reclaim(d, now);
+    }
     uint64_t tag = 0, t0 = csd_engine_now(d->eng);
     const char *what = "bad packet";
     char where[256];
@@ -159,6 +171,7 @@ int csd_device_command(csd_device *d, const uint8_t *req, size_t req_len, const 
     scrub_strings(&resp.base);
     int rc = pack_response(&resp, out, out_len);
     if (d->running) pthread_cond_signal(&d->work_cv);
+    d->cur_session = 0;
     uint64_t wait = pace_command_end(d);
     pthread_mutex_unlock(&d->mu);
     if (wait) pace_sleep(wait);

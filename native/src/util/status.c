@@ -10,6 +10,7 @@ static const char *const NAMES[] = {
 };
 
 const char *csd_status_name(int status) {
+    if (status == CSD_PERMISSION_DENIED) return "PERMISSION_DENIED";
     if (status < 0 || status >= (int)(sizeof NAMES / sizeof NAMES[0])) return "UNKNOWN";
     return NAMES[status];
 }
