@@ -62,7 +62,9 @@ int csd_name_check(const char *name, size_t len, char *why, size_t whylen);
 
 /* Object table. New names follow csd_name_check; lookups take any bytes. Ids start at 1 and are never
  * reused. */
-int csd_ftl_obj_create(csd_ftl *f, const char *name, uint64_t *id);   /* -EEXIST, -ENOSPC, -EINVAL */
+/* -EEXIST, -ENOSPC (max_objects reached), -EOVERFLOW (the table with this name does not fit its
+ * metadata slot: long names), -EINVAL */
+int csd_ftl_obj_create(csd_ftl *f, const char *name, uint64_t *id);
 int csd_ftl_obj_delete(csd_ftl *f, uint64_t id);                      /* -ENOENT */
 int csd_ftl_obj_rename(csd_ftl *f, uint64_t id, const char *new_name, int replace); /* -ENOENT, -EEXIST */
 int csd_ftl_obj_stat(const csd_ftl *f, uint64_t id, csd_obj_info *info); /* -ENOENT */

@@ -62,6 +62,7 @@ int csd_ftl_obj_create(csd_ftl *f, const char *name, uint64_t *id) {
     ftl_obj *o = &f->tab.slots[slot];
     o->ctime_ms = o->mtime_ms = ftl_now_ms();
     int rc = ftl_meta_save(f, NULL, NULL, NULL, 0);
+    if (rc == -ENOSPC) rc = -EOVERFLOW;   /* the table does not fit its slot: not the object count */
     if (rc) {
         /* next_id stays advanced: the failed slot write may still have reached the disk */
         csd_objtab_remove(&f->tab, &f->tab.slots[slot]);
@@ -109,6 +110,7 @@ int csd_ftl_obj_rename(csd_ftl *f, uint64_t id, const char *new_name, int replac
     if (!copy) return -ENOMEM;
     memcpy(copy, new_name, len + 1);
     int rc = ftl_meta_save(f, other, o, new_name, len);
+    if (rc == -ENOSPC) rc = -EOVERFLOW;
     if (rc) {
         free(copy);
         return rc;

@@ -62,6 +62,10 @@ int cmd_create_data(csd_device *d, const Smartssd__V1__CreateObject *m, cmd_ctx 
     if (rc == -EEXIST) return cmd_fail(c, CSD_ALREADY_EXISTS, "create_object: '%s' already exists", m->name);
     if (rc == -ENOSPC) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "create_object: object table full (%u objects)",
                                        d->params.max_objects);
+    if (rc == -EOVERFLOW) return cmd_fail(c, CSD_NO_SPACE, "create_object: the object table's metadata slot is full "
+                                          "(its names are long: it is sized for %u objects of 1024-byte names in "
+                                          "the first table format); delete objects or use shorter names",
+                                          d->params.max_objects);
     if (rc) return cmd_fail_errno(c, rc, "create_object: '%s': %s", m->name, strerror(-rc));
     return cmd_reply_id(c, id);
 }
@@ -89,9 +93,15 @@ int cmd_write(csd_device *d, const Smartssd__V1__WriteObject *m, cmd_ctx *c) {
     cmd_charge(d, c, &ops, len, 0);
     csd_flash_batch_free(&ops);
     if (rc == -ENOSPC)
-        return cmd_fail(c, CSD_NO_SPACE, "write_object: device full (capacity %" PRIu64 " bytes)",
-                        csd_ftl_capacity(d->ftl));
-    if (rc) return cmd_fail_errno(c, rc, "write_object: %s", strerror(-rc));
+        return cmd_fail(c, CSD_NO_SPACE, "write_object: device full (capacity %" PRIu64 " bytes); nothing of this "
+                        "write was stored", csd_ftl_capacity(d->ftl));
+    if (rc) {
+        /* a write of more than one atomic group may have stored a prefix: say what is there now */
+        csd_obj_info now;
+        uint64_t size = csd_ftl_obj_stat(d->ftl, m->object_id, &now) ? 0 : now.size;
+        return cmd_fail_errno(c, rc, "write_object: %s; '%s' now holds %" PRIu64 " bytes (it held %" PRIu64 ")",
+                              rc == -EDQUOT ? "the image could not grow" : strerror(-rc), info.name, size, info.size);
+    }
     Smartssd__V1__WriteObjectReply *rep = cmd_alloc(c, sizeof *rep);
     if (!rep) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
     smartssd__v1__write_object_reply__init(rep);
@@ -157,6 +167,8 @@ int cmd_rename(csd_device *d, const Smartssd__V1__RenameObject *m, cmd_ctx *c) {
         return cmd_fail(c, CSD_BUSY, "rename: '%s' is being read by a running tasklet", m->new_name);
     int rc = csd_ftl_obj_rename(d->ftl, m->object_id, m->new_name, m->replace);
     if (rc == -EEXIST) return cmd_fail(c, CSD_ALREADY_EXISTS, "rename: '%s' already exists", m->new_name);
+    if (rc == -EOVERFLOW) return cmd_fail(c, CSD_NO_SPACE, "rename: the object table's metadata slot is full; "
+                                          "use a shorter name or delete objects");
     if (rc) return cmd_fail_errno(c, rc, "rename: %s", strerror(-rc));
     return 0;
 }

@@ -69,6 +69,9 @@ int csd_session_begin(csd_device *d, uint64_t *session) {
     }
     *session = ++d->next_session;
     d->sessions[d->n_sessions++] = *session;
+    /* from now on the orphan rule has work: a first pass one timeout from now */
+    uint64_t due = pace_wall_ns() + d->params.orphan_timeout_ms * 1000000ull;
+    if (due < d->reclaim_at_ns) d->reclaim_at_ns = due;
     pthread_mutex_unlock(&d->mu);
     return 0;
 }
@@ -114,7 +117,13 @@ static void *worker_main(void *arg) {
             if (r > 0) continue;
             stepped = r == 0;
         } else {
-            for (int i = 0; i < 256 && csd_engine_step(d->eng); i++) stepped++;
+            /* look at the output buffers after every event: one event can process a batch of pages,
+             * and a slice of 256 could fill a buffer past its limit (the run then fails "output
+             * buffer full") before the backlog check above */
+            for (int i = 0; i < 256 && csd_engine_step(d->eng); i++) {
+                stepped++;
+                if (vobj_backlogged(d)) break;
+            }
         }
         vobj_poll_runs(d);
         pthread_cond_broadcast(&d->progress_cv);

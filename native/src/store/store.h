@@ -107,6 +107,8 @@ int csd_store_sync(csd_store *s);      /* always fdatasync */
 /* Raw positioned I/O of whole byte ranges (the metadata slots). */
 int csd_store_pread(csd_store *s, uint64_t off, void *buf, size_t len);
 int csd_store_pwrite(csd_store *s, uint64_t off, const void *buf, size_t len);
+/* Every write above returns -EDQUOT when the host file system holding the image is full (ENOSPC or
+ * EDQUOT from the kernel), so callers can tell it from the device's own capacity (-ENOSPC). */
 
 /* ---------------------------------------------------------------- metadata slots */
 

@@ -110,7 +110,8 @@ static int check_peer(csd_server *s, int fd) {
     if (uid_allowed(s, cr.uid)) return 0;
     char msg[512], list[256] = "";
     size_t o = 0;
-    o += (size_t)snprintf(list, sizeof list, "%u (its own), 0", (unsigned)s->self);
+    if (s->self) o += (size_t)snprintf(list, sizeof list, "%u (its own), 0 (root)", (unsigned)s->self);
+    else o += (size_t)snprintf(list, sizeof list, "0 (its own: root)");
     for (size_t i = 0; i < s->opts.n_allow && o < sizeof list; i++)
         o += (size_t)snprintf(list + o, sizeof list - o, ", %u", (unsigned)s->opts.allow_uids[i]);
     snprintf(msg, sizeof msg, "permission denied: the device daemon at %s serves uids %s; this client runs as uid "

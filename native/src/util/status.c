@@ -24,7 +24,7 @@ int csd_status_from_errno(int rc) {
     case 0: return CSD_OK;
     case -ENOENT: return CSD_NOT_FOUND;
     case -EEXIST: return CSD_ALREADY_EXISTS;
-    case -ENOSPC: return CSD_NO_SPACE;
+    case -ENOSPC: case -EDQUOT: return CSD_NO_SPACE;   /* EDQUOT: the host disk under the image */
     case -ERANGE: return CSD_OUT_OF_RANGE;
     case -EINVAL: return CSD_INVALID_ARGUMENT;
     case -EIO: case -EBADMSG: case -EACCES: case -EPERM: case -EROFS: case -ENOTDIR: case -EISDIR:
