@@ -119,10 +119,11 @@ int main(void) {
     CHECK(csd_server_create(&srv, d, sock, err, sizeof err) == 0);
     csd_server_destroy(srv);
 
-    /* the sockets below live in a directory every uid can pass through */
-    snprintf(sub, sizeof sub, "%s/pub", dir);
-    mkdir(sub, 0755);
-    chmod(dir, 0755);
+    /* the sockets below live in a directory every uid can pass through (the test directory's
+     * parents may not be) */
+    snprintf(sub, sizeof sub, "/tmp/csd-peers.XXXXXX");
+    CHECK(mkdtemp(sub) != NULL);
+    chmod(sub, 0755);
     snprintf(sock, sizeof sock, "%s/dev.sock", sub);
 
     if (root) {
@@ -232,7 +233,10 @@ int main(void) {
         kill(pid, SIGTERM);
         waitpid(pid, NULL, 0);
         close(pfd[0]);
+        unlink(planted);
     }
+    unlink(sock);
+    rmdir(sub);
     dev_still_serving(d);
     CHECK(csd_device_close(d) == 0);
     TEST_OK("test_peers");
