@@ -133,3 +133,35 @@ def write_all(target, items, where=None):
 if len(sys.argv) <= 1:
     write_all("fuzz_frame", frame_seeds())
     write_all("fuzz_image", image_seeds())
+
+
+# ---------------------------------------------------------------- the Java response parser (Jazzer)
+def java_seeds():
+    """Byte 0: bit 0 = raw (no length prefix, then hang up), bits 1.. = which call; then a Response."""
+    progress = msg(field(1, 0, 3), field(2, 0, 9), field(4, 0, 1), field(11, 0, 2))
+    read_reply = msg(field(1, 2, bytes(range(256)) * 20), field(3, 2, progress), field(4, 0, 1))
+    replies = {
+        "read-5k": msg(field(1, 0, 9), field(12, 2, read_reply), field(5, 0, 12345)),
+        "read-small": msg(field(12, 2, msg(field(1, 2, b"abc"), field(4, 0, 1)))),
+        "error": msg(field(2, 0, 2), field(3, 2, b"stat: no object named 'some/name'")),
+        "identify": msg(field(18, 2, msg(field(1, 2, b"smartssd"), field(3, 2, msg(field(1, 0, 2), field(7, 0, 4096))),
+                                         field(4, 0, 1 << 20), field(10, 2, b"grep")))),
+        "list": msg(field(15, 2, msg(field(1, 2, msg(field(1, 0, 1), field(3, 2, b"a/b"), field(4, 0, 10))),
+                                     field(2, 0, 1)))),
+        "stat": msg(field(16, 2, msg(field(1, 2, msg(field(1, 0, 5), field(3, 2, b"some/name"), field(4, 0, 3)))))),
+        "empty": b"",
+        "bad-utf8": msg(field(3, 2, b"\xff\xfe")),
+    }
+    out = {}
+    for name, body in replies.items():
+        for call in range(6):
+            out[f"{name}-c{call}"] = bytes([call << 1]) + body
+        out[f"{name}-raw"] = bytes([1]) + len(body).to_bytes(4, "little") + body[: len(body) // 2]
+    out["huge-length-raw"] = bytes([1]) + (1 << 31).to_bytes(4, "little")
+    return out
+
+
+if len(sys.argv) <= 1:
+    write_all("responses", java_seeds(), os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+              "device-runtime", "src", "test", "resources", "io", "smartssd", "device",
+              "ResponseParserFuzzTestInputs", "responses"))
