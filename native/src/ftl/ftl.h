@@ -13,6 +13,9 @@
 #include "flash/flash.h"
 
 #define CSD_OBJ_NAME_MAX 1024
+/* Data object ids stay below this: the ids above belong to tasklet and output objects (the host
+ * interface's CSD_VOLATILE_ID_BASE, which equals it). */
+#define CSD_DATA_ID_LIMIT (1ull << 40)
 
 typedef struct csd_obj_info {
     uint64_t id;

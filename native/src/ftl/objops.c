@@ -55,6 +55,7 @@ int csd_ftl_obj_create(csd_ftl *f, const char *name, uint64_t *id) {
     if (f->broken) return -EIO;
     if (csd_objtab_by_name(&f->tab, name, len)) return -EEXIST;
     if (f->tab.count >= f->p.max_objects) return -ENOSPC;
+    if (f->tab.next_id >= CSD_DATA_ID_LIMIT) return -ENOSPC;   /* ids are never reused */
     uint64_t nid = f->tab.next_id;
     uint32_t slot;
     if (csd_objtab_add(&f->tab, nid, name, len, f->next_seq, &slot)) return -ENOMEM;

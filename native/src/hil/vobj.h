@@ -8,9 +8,11 @@
 #include "smartssd/tasklet.h"
 #include "engine/engine.h"
 #include "runtime/exec.h"
+#include "ftl/ftl.h"
 
 /* Their ids start here so they never collide with data object ids (persistent, counting up from 1). */
 #define CSD_VOLATILE_ID_BASE (1ull << 40)
+_Static_assert(CSD_VOLATILE_ID_BASE == CSD_DATA_ID_LIMIT, "data object ids end where volatile ids begin");
 #define CSD_MAX_VOLATILE_OBJECTS 4096
 
 typedef struct csd_device csd_device;

@@ -16,6 +16,7 @@
 #define CSD_OOB_BYTES 64u            /* one OOB record */
 #define CSD_META_HDR_BYTES 32u       /* metadata slot header */
 #define CSD_META_VOID_MAX 256u       /* rolled-back sequence ranges a slot can hold */
+#define CSD_COUNTER_MAX (1ull << 56) /* slot seqs, write seqs and ids above this are damage, not use */
 #define CSD_META_ENTRY_FIXED 18u     /* version 1: id u64, created_seq u64, name_len u16 (+ name); the
                                       * slot size is still computed from it (IMAGE-FORMAT.md) */
 #define CSD_META_ENTRY_TIMES 24u     /* version 2 adds ctime, mtime, atime (ms) after created_seq */

@@ -31,6 +31,7 @@ struct csd_server {
     pthread_mutex_t mu;
     client *clients;
     uint32_t n_clients;      /* not yet reaped */
+    uint32_t n_active;       /* still being served: what max_clients limits */
     csd_server_opts opts;
     uid_t self;
 };
@@ -204,6 +205,7 @@ static void *client_main(void *arg) {
     csd_server_serve_fd(c->srv, c->fd);
     pthread_mutex_lock(&c->srv->mu);
     c->done = 1;
+    c->srv->n_active--;
     pthread_mutex_unlock(&c->srv->mu);
     return NULL;
 }
@@ -342,7 +344,7 @@ int csd_server_run(csd_server *s) {
         c->fd = fd;
         c->srv = s;
         pthread_mutex_lock(&s->mu);
-        if (s->n_clients >= s->opts.max_clients) {
+        if (s->n_active >= s->opts.max_clients) {
             pthread_mutex_unlock(&s->mu);
             char msg[200];
             snprintf(msg, sizeof msg, "the device daemon at %s serves at most %u clients at once; try again later",
@@ -366,6 +368,7 @@ int csd_server_run(csd_server *s) {
             continue;
         }
         s->n_clients++;
+        s->n_active++;
         c->next = s->clients;
         s->clients = c;
         pthread_mutex_unlock(&s->mu);
