@@ -7,7 +7,8 @@ A csdd daemon serves one image while, at the same time,
     writes its output to smartssd://d0/out/q1-N through it,
   * a Spark job (the smartssd DataSource, weblog q1 in spark-device form) reads through it,
   * a writer appends checksummed 4 KiB records to an object and remembers every acknowledged byte,
-and the daemon is SIGKILLed at random points (a gap drawn uniformly from --gap seconds) and restarted,
+and the daemon is SIGKILLed at random points (a gap drawn uniformly from --gap seconds, default 1 to 20: some kills land inside a job, some jobs
+finish between kills) and restarted,
 --kills times. After every kill, with the daemon down: `csd check` must call the image clean, and every
 acknowledged byte of the writer and every committed Hadoop output must be there. A job that fails
 must fail with a clear error (the daemon is named) and is run again; at the end, with no more kills,
@@ -145,6 +146,8 @@ class Writer(threading.Thread):
         self.acked = 0
         self.failures = []
         self.oid = None
+        self.error = None
+        self.cap = 64 << 20
         self.mu = threading.Lock()
 
     def run(self):
@@ -158,6 +161,8 @@ class Writer(threading.Thread):
                         r = c.call(fld(10, 2, fld(1, 0, 1) + fld(2, 2, b"acked/log")))
                         if r.get(2, [0])[0] not in (0, 3):
                             raise RuntimeError(r.get(3, [b""])[0].decode())
+                        c.close()
+                        c = None   # and look it up again
                         continue
                     info = parse(parse(r[16][0])[1][0])
                     self.oid, size = info[1][0], info.get(4, [0])[0]
@@ -172,13 +177,18 @@ class Writer(threading.Thread):
                 size = parse(r[13][0])[1][0]
                 with self.mu:
                     self.acked = size
-                time.sleep(0.002)
+                while self.acked >= self.cap and not self.stop_ev.is_set():
+                    time.sleep(0.1)   # enough written: from here on the kills test what is there
+                time.sleep(0.01)
             except (OSError, ConnectionError) as e:
                 self.failures.append(str(e))
                 if c:
                     c.close()
                 c = None
                 time.sleep(0.05)
+            except Exception as e:   # noqa: BLE001 - anything else is a finding, reported at the end
+                self.error = repr(e)
+                return
 
 
 def run_cmd(cmd, env=None):
@@ -192,7 +202,7 @@ class Jobs(threading.Thread):
     def __init__(self, kind, fn, stop):
         super().__init__(daemon=True)
         self.kind, self.fn, self.stop_ev = kind, fn, stop
-        self.ok, self.failed, self.unclear, self.answers = 0, 0, [], []
+        self.ok, self.failed, self.unclear, self.answers, self.examples = 0, 0, [], [], []
         self.n = 0
 
     def run(self):
@@ -205,6 +215,9 @@ class Jobs(threading.Thread):
             else:
                 self.failed += 1
                 tail = err.strip().splitlines()[-12:]
+                clear = [line for line in tail if any(k in line for k in CLEAR)]
+                if clear and len(self.examples) < 3:
+                    self.examples.append(clear[-1].strip()[:300])
                 if not any(k in line for line in tail for k in CLEAR):
                     self.unclear.append("\n".join(tail))
 
@@ -214,7 +227,7 @@ def main(b):
     ap.add_argument("--kills", type=int, default=100)
     ap.add_argument("--records", type=int, default=20000)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--gap", default="0.5,4", help="seconds between kills: MIN,MAX (uniform)")
+    ap.add_argument("--gap", default="1,20", help="seconds between kills: MIN,MAX (uniform)")
     a = ap.parse_args(b.args)
     gmin, gmax = map(float, a.gap.split(","))
     rng = random.Random(a.seed)
@@ -314,6 +327,8 @@ def main(b):
         rc, cat, _ = run_cmd([smart, "hadoop", "fs", "-D", conf, "-cat", o + "/part-r-*"])
         if rc or "".join(sorted(cat.splitlines(keepends=True))) != base_h:
             problems.append(f"committed output {o} is gone or changed")
+    if w.error:
+        problems.append(f"the writer stopped: {w.error}")
     unclear = hj.unclear + sj.unclear
     if unclear:
         problems.append(f"{len(unclear)} failures without a clear error, e.g.:\n{unclear[0]}")
@@ -332,6 +347,11 @@ def main(b):
     b.headline("answers differing from the run without kills", len(wrong_h) + wrong_s, "runs")
     b.headline("failures without a clear error", len(unclear), "runs")
     b.finish(rows[-5:], list(rows[0].keys()) if rows else ["kill"])
+    for j in (hj, sj):
+        for e in j.examples:
+            print(f"{j.kind} failure, as the job reported it: {e}")
+    with open(os.path.join(b.out, "failures.txt"), "w") as f:
+        f.write("\n".join(f"{j.kind}: {e}" for j in (hj, sj) for e in j.examples) + "\n")
     if problems:
         print("\nPROBLEMS:\n" + "\n".join(problems))
         sys.exit(1)
