@@ -5,7 +5,7 @@
 # Environment: CSD_CAPACITY (default 256M), CSD_PRESET (default smartssd-paper).
 FROM debian:bookworm-slim AS build
 RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-      cmake make gcc libc6-dev pkg-config protobuf-c-compiler libprotobuf-c-dev libjson-c-dev zlib1g-dev \
+      cmake make gcc libc6-dev pkg-config protobuf-c-compiler libprotobuf-c-dev libjson-c-dev zlib1g-dev libutf8proc-dev \
     && rm -rf /var/lib/apt/lists/*
 COPY proto /src/proto
 COPY native /src/native
@@ -14,7 +14,7 @@ RUN rm -rf /src/native/target && cmake -S /src/native -B /build -DCMAKE_BUILD_TY
 
 FROM debian:bookworm-slim
 RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-      libprotobuf-c1 libjson-c5 zlib1g && rm -rf /var/lib/apt/lists/*
+      libprotobuf-c1 libjson-c5 zlib1g libutf8proc2 && rm -rf /var/lib/apt/lists/*
 COPY --from=build /build/csd /build/csdd /usr/local/bin/
 ENV CSD_CAPACITY=256M CSD_PRESET=smartssd-paper
 VOLUME ["/data", "/run/smartssd"]

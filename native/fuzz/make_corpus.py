@@ -1,6 +1,11 @@
 #!/usr/bin/env python3
-"""Writes seed packets for fuzz_packet (first byte: payload mode, then a smartssd.v1.Request).
-Encoded by hand from the wire format so it needs no protobuf package."""
+"""Writes the seed corpora kept in the repository: fuzz_packet (first byte: payload mode, then a
+smartssd.v1.Request), fuzz_frame (the same requests as the daemon's length-prefixed frames, alone and
+as whole sessions, plus broken framing) and fuzz_image (edits of every superblock, metadata-slot and
+OOB field of the real images the target builds). Encoded by hand from the wire format so it needs no
+protobuf package. fuzz_plan's seeds come from tests/test_plan.c (CSD_WRITE_FUZZ_SEEDS=DIR).
+
+    python3 native/fuzz/make_corpus.py          # every corpus under native/fuzz/corpus/"""
 import os, sys
 
 def varint(n):
@@ -48,3 +53,115 @@ for name, body in seeds.items():
     for mode in (0, 1):
         with open(os.path.join(out, f"{name}-{mode}"), "wb") as f:
             f.write(bytes([mode]) + body)
+
+
+# ---------------------------------------------------------------- fuzz_frame: the daemon's byte stream
+def frame(body):
+    return len(body).to_bytes(4, "little") + body
+
+
+def frame_seeds():
+    out = {}
+    for name, body in seeds.items():
+        out[f"one-{name}"] = frame(body)
+    # a whole tasklet session on one connection: create tasklet and output, execute, read, delete
+    out["session"] = b"".join(frame(seeds[k]) for k in ("create_grep", "create_output", "execute", "read_output",
+                                                          "read_output", "delete"))
+    out["pipelined"] = b"".join(frame(seeds[k]) for k in ("identify", "stats", "list", "stat", "read", "write"))
+    out["empty-frame"] = frame(b"")
+    out["oversized"] = (64 << 20 | 1).to_bytes(4, "little") + b"\x08\x01"
+    out["at-limit-then-eof"] = (64 << 20).to_bytes(4, "little") + b"\x08\x01\x92\x01"
+    out["cut-header"] = b"\x10\x00"
+    out["cut-body"] = (100).to_bytes(4, "little") + seeds["identify"]
+    out["junk-body"] = frame(b"\xff\xff\xff\xff")
+    return out
+
+
+# ---------------------------------------------------------------- fuzz_image: edits of a real image
+def edit(area, index, off, data):
+    return bytes([area]) + index.to_bytes(2, "little") + off.to_bytes(2, "little") + bytes([len(data)]) + data
+
+
+SB, SLOT_A, SLOT_B, OOB, DATA, TRUNC = range(6)
+RESEAL_SB, RESEAL_META, RESEAL_OOB, RESEAL_DATA = 1, 2, 4, 8
+
+
+def image_seeds():
+    out = {}
+    for base in range(3):
+        out[f"b{base}-as-is"] = bytes([base, 0])
+        # every superblock header field, CRC re-sealed so the field itself is judged
+        for name, off, val in (("version", 8, 2), ("header", 12, 64), ("capacity", 16, 1 << 40), ("page", 24, 512),
+                               ("ppb", 28, 3), ("bpp", 32, 1), ("units", 36, 7), ("physical", 40, 1 << 33),
+                               ("slot-bytes", 48, 1), ("slot-a", 56, 1 << 20), ("slot-b", 64, 0), ("oob", 72, 3),
+                               ("data", 80, 1 << 50), ("file", 88, 1 << 16), ("text-len", 96, 16000)):
+            out[f"b{base}-sb-{name}"] = bytes([base, RESEAL_SB]) + edit(SB, 0, off, val.to_bytes(8, "little"))
+        out[f"b{base}-sb-magic"] = bytes([base, RESEAL_SB]) + edit(SB, 0, 0, b"CSDIMAGX")
+        out[f"b{base}-sb-params"] = bytes([base, RESEAL_SB]) + edit(SB, 0, 128, b"page_bytes = 7\nchannels = 0\n")
+        out[f"b{base}-sb-crc"] = bytes([base, 0]) + edit(SB, 0, 100, b"\x00\x00\x00\x00")
+        # the metadata slots: header and payload fields, each slot
+        for slot, area in (("a", SLOT_A), ("b", SLOT_B)):
+            for name, off, val in (("seq", 8, 1 << 62), ("len", 16, 1 << 31), ("next-id", 32, 1),
+                                   ("next-seq", 40, 0), ("voids", 48, 300), ("objects", 52, 100000),
+                                   ("obj-id", 56, 0), ("name-len", 96, 2000)):
+                out[f"b{base}-{slot}-{name}"] = bytes([base, RESEAL_META]) + edit(area, 0, off,
+                                                                                  val.to_bytes(8, "little"))
+            out[f"b{base}-{slot}-torn"] = bytes([base, 0]) + edit(area, 0, 40, b"\x01")
+        # OOB records: every field of a few records, CRC re-sealed
+        for idx in (0, 1, 96, 192):
+            for name, off, val, n in (("magic", 0, 0x31424F58, 4), ("kind", 4, 3, 1), ("ms", 6, 1000, 2),
+                                      ("copies", 8, 1 << 31, 4), ("valid", 12, 0, 4), ("obj", 16, 1 << 40, 8),
+                                      ("page", 24, 1 << 30, 8), ("seq", 32, 0, 8), ("first", 40, 1 << 50, 8),
+                                      ("pages", 48, 0xFFFFFFFF, 4), ("dcrc", 52, 1, 4), ("secs", 56, 7, 4)):
+                out[f"b{base}-oob{idx}-{name}"] = bytes([base, RESEAL_OOB]) + edit(OOB, idx, off,
+                                                                                   val.to_bytes(n, "little"))
+        out[f"b{base}-data-resealed"] = bytes([base, RESEAL_DATA]) + edit(DATA, 0, 10, b"changed")
+        out[f"b{base}-data-rot"] = bytes([base, 0]) + edit(DATA, 96, 0, b"\xff" * 16)
+        for n in (0, 1, 5, 20, 200):
+            out[f"b{base}-truncate-{n}"] = bytes([base, 0]) + edit(TRUNC, n, 0, b"")
+    return out
+
+
+def write_all(target, items, where=None):
+    d = where or os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", target)
+    os.makedirs(d, exist_ok=True)
+    for name, body in items.items():
+        with open(os.path.join(d, name), "wb") as f:
+            f.write(body)
+
+
+if len(sys.argv) <= 1:
+    write_all("fuzz_frame", frame_seeds())
+    write_all("fuzz_image", image_seeds())
+
+
+# ---------------------------------------------------------------- the Java response parser (Jazzer)
+def java_seeds():
+    """Byte 0: bit 0 = raw (no length prefix, then hang up), bits 1.. = which call; then a Response."""
+    progress = msg(field(1, 0, 3), field(2, 0, 9), field(4, 0, 1), field(11, 0, 2))
+    read_reply = msg(field(1, 2, bytes(range(256)) * 20), field(3, 2, progress), field(4, 0, 1))
+    replies = {
+        "read-5k": msg(field(1, 0, 9), field(12, 2, read_reply), field(5, 0, 12345)),
+        "read-small": msg(field(12, 2, msg(field(1, 2, b"abc"), field(4, 0, 1)))),
+        "error": msg(field(2, 0, 2), field(3, 2, b"stat: no object named 'some/name'")),
+        "identify": msg(field(18, 2, msg(field(1, 2, b"smartssd"), field(3, 2, msg(field(1, 0, 2), field(7, 0, 4096))),
+                                         field(4, 0, 1 << 20), field(10, 2, b"grep")))),
+        "list": msg(field(15, 2, msg(field(1, 2, msg(field(1, 0, 1), field(3, 2, b"a/b"), field(4, 0, 10))),
+                                     field(2, 0, 1)))),
+        "stat": msg(field(16, 2, msg(field(1, 2, msg(field(1, 0, 5), field(3, 2, b"some/name"), field(4, 0, 3)))))),
+        "empty": b"",
+        "bad-utf8": msg(field(3, 2, b"\xff\xfe")),
+    }
+    out = {}
+    for name, body in replies.items():
+        for call in range(6):
+            out[f"{name}-c{call}"] = bytes([call << 1]) + body
+        out[f"{name}-raw"] = bytes([1]) + len(body).to_bytes(4, "little") + body[: len(body) // 2]
+    out["huge-length-raw"] = bytes([1]) + (1 << 31).to_bytes(4, "little")
+    return out
+
+
+if len(sys.argv) <= 1:
+    write_all("responses", java_seeds(), os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+              "device-runtime", "src", "test", "resources", "io", "smartssd", "device",
+              "ResponseParserFuzzTestInputs", "responses"))

@@ -32,6 +32,8 @@ typedef enum csd_status {
     CSD_OUT_OF_RANGE = 10,
     CSD_RESOURCE_EXHAUSTED = 11,
     CSD_INTERNAL = 12,
+    /* hardening (60-69): the daemon refused this client (its uid is not on the allow-list) */
+    CSD_PERMISSION_DENIED = 60,
 } csd_status;
 
 const char *csd_status_name(int status);
@@ -77,6 +79,17 @@ typedef struct csd_payload {
  * Safe to call from several threads: each command is atomic with respect to the others. */
 int csd_device_command(csd_device *dev, const uint8_t *req, size_t req_len, const csd_payload *payload,
                        uint8_t **resp, size_t *resp_len);
+
+/* Client sessions: a daemon gives each connection one, so the device knows whose tasklet and output
+ * objects are whose. Objects belong to the session that last used them; once it has ended they are
+ * reclaimed after params.orphan_timeout_ms without use, and so is the run of an output that a live
+ * session leaves unread that long (docs/RELIABILITY.md). csd_device_command runs as session 0, this
+ * process, whose objects live until the device closes. */
+int csd_session_begin(csd_device *dev, uint64_t *session);       /* 0 or -ENOMEM */
+void csd_session_end(csd_device *dev, uint64_t session);
+/* csd_device_command on behalf of a session from csd_session_begin. */
+int csd_device_command_as(csd_device *dev, uint64_t session, const uint8_t *req, size_t req_len,
+                          const csd_payload *payload, uint8_t **resp, size_t *resp_len);
 
 /* Device parameters in effect. */
 const csd_params *csd_device_params(const csd_device *dev);

@@ -72,6 +72,11 @@ typedef struct csd_params {
     /* emulation */
     uint32_t paced;                     /* 1 = wall time never runs ahead of device time */
     uint32_t sync_writes;               /* 1 = fdatasync before acknowledging a write (power-loss safety) */
+
+    /* hardening: clients of a daemon (docs/RELIABILITY.md) */
+    uint64_t orphan_timeout_ms;         /* ms: tasklet and output objects of a client that disconnected,
+                                         * and a running output whose client stopped reading it, are
+                                         * reclaimed once unused this long (0 = at once) */
 } csd_params;
 
 /* Fill p with the named preset ("smartssd-paper", "tiny", "ys9203"). Returns 0 or -ENOENT. */

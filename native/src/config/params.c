@@ -62,6 +62,8 @@ static const field FIELDS[] = {
     FLD(trace_to_ns, F_U64, "ns"),
     FLD(paced, F_U32, "bool"),
     FLD(sync_writes, F_U32, "bool"),
+    /* hardening: clients of a daemon */
+    FLD(orphan_timeout_ms, F_U64, "ms"),
 };
 #define NFIELDS (sizeof FIELDS / sizeof FIELDS[0])
 
@@ -107,6 +109,7 @@ static void preset_paper(csd_params *p) {
     name_set(p->placement, "stripe");
     name_set(p->baseline_adaptation, "shared-engine");
     p->remus_qthres_cap = 1;
+    p->orphan_timeout_ms = 60000;
 }
 
 /* Small and round numbers, so tests can derive times by hand. */
@@ -342,6 +345,7 @@ int csd_config_check_values(const csd_params *p, char *err, size_t errlen) {
     REQUIRE(p->output_buffer_bytes >= 4096, "output_buffer_bytes must be at least 4096");
     REQUIRE(p->max_objects >= 1 && p->max_objects <= (1u << 24), "max_objects must be 1..16777216");
     REQUIRE(p->paced <= 1 && p->sync_writes <= 1, "paced and sync_writes are 0 or 1");
+    REQUIRE(p->orphan_timeout_ms <= 86400000ull, "orphan_timeout_ms must be 0..86400000 (one day)");
     REQUIRE(p->remus_qthres_cap <= 1, "remus_qthres_cap is 0 or 1");
     REQUIRE(p->trace_events >= 1 && p->trace_events <= (1ull << 32), "trace_events must be 1..4294967296");
     REQUIRE(p->trace_to_ns == 0 || p->trace_to_ns > p->trace_from_ns, "trace_to_ns must be 0 or above trace_from_ns");

@@ -13,6 +13,9 @@
 #include "flash/flash.h"
 
 #define CSD_OBJ_NAME_MAX 1024
+/* Data object ids stay below this: the ids above belong to tasklet and output objects (the host
+ * interface's CSD_VOLATILE_ID_BASE, which equals it). */
+#define CSD_DATA_ID_LIMIT (1ull << 40)
 
 typedef struct csd_obj_info {
     uint64_t id;
@@ -56,8 +59,15 @@ uint64_t csd_ftl_group_pages(const csd_ftl *f);
  * before any write, trim or object-table change returns. */
 void csd_ftl_set_sync_writes(csd_ftl *f, int on);
 
-/* Object table. Names are 1..CSD_OBJ_NAME_MAX bytes, no NUL. Ids start at 1 and are never reused. */
-int csd_ftl_obj_create(csd_ftl *f, const char *name, uint64_t *id);   /* -EEXIST, -ENOSPC, -EINVAL */
+/* The rule every new name follows (names.c: UTF-8, NFC, no control characters, no empty, "." or ".."
+ * component). 0, or -EINVAL with why set; -ENOMEM. */
+int csd_name_check(const char *name, size_t len, char *why, size_t whylen);
+
+/* Object table. New names follow csd_name_check; lookups take any bytes. Ids start at 1 and are never
+ * reused. */
+/* -EEXIST, -ENOSPC (max_objects reached), -EOVERFLOW (the table with this name does not fit its
+ * metadata slot: long names), -EINVAL */
+int csd_ftl_obj_create(csd_ftl *f, const char *name, uint64_t *id);
 int csd_ftl_obj_delete(csd_ftl *f, uint64_t id);                      /* -ENOENT */
 int csd_ftl_obj_rename(csd_ftl *f, uint64_t id, const char *new_name, int replace); /* -ENOENT, -EEXIST */
 int csd_ftl_obj_stat(const csd_ftl *f, uint64_t id, csd_obj_info *info); /* -ENOENT */

@@ -42,12 +42,20 @@ static int name_check(const char *name, size_t *len) {
     return (*len == 0 || *len > CSD_OBJ_NAME_MAX) ? -EINVAL : 0;
 }
 
+/* A new name: the length check, then the naming rule (names.c). */
+static int new_name_check(const char *name, size_t *len) {
+    if (name_check(name, len)) return -EINVAL;
+    return csd_name_check(name, *len, NULL, 0);
+}
+
 int csd_ftl_obj_create(csd_ftl *f, const char *name, uint64_t *id) {
     size_t len;
-    if (name_check(name, &len)) return -EINVAL;
+    int nrc = new_name_check(name, &len);
+    if (nrc) return nrc;
     if (f->broken) return -EIO;
     if (csd_objtab_by_name(&f->tab, name, len)) return -EEXIST;
     if (f->tab.count >= f->p.max_objects) return -ENOSPC;
+    if (f->tab.next_id >= CSD_DATA_ID_LIMIT) return -ENOSPC;   /* ids are never reused */
     uint64_t nid = f->tab.next_id;
     uint32_t slot;
     if (csd_objtab_add(&f->tab, nid, name, len, f->next_seq, &slot)) return -ENOMEM;
@@ -55,6 +63,7 @@ int csd_ftl_obj_create(csd_ftl *f, const char *name, uint64_t *id) {
     ftl_obj *o = &f->tab.slots[slot];
     o->ctime_ms = o->mtime_ms = ftl_now_ms();
     int rc = ftl_meta_save(f, NULL, NULL, NULL, 0);
+    if (rc == -ENOSPC) rc = -EOVERFLOW;   /* the table does not fit its slot: not the object count */
     if (rc) {
         /* next_id stays advanced: the failed slot write may still have reached the disk */
         csd_objtab_remove(&f->tab, &f->tab.slots[slot]);
@@ -92,7 +101,8 @@ int csd_ftl_obj_rename(csd_ftl *f, uint64_t id, const char *new_name, int replac
     ftl_obj *o = csd_objtab_by_id(&f->tab, id);
     if (!o) return -ENOENT;
     size_t len;
-    if (name_check(new_name, &len)) return -EINVAL;
+    int nrc = new_name_check(new_name, &len);
+    if (nrc) return nrc;
     ftl_obj *other = csd_objtab_by_name(&f->tab, new_name, len);
     if (other == o) return 0;
     if (other && !replace) return -EEXIST;
@@ -101,6 +111,7 @@ int csd_ftl_obj_rename(csd_ftl *f, uint64_t id, const char *new_name, int replac
     if (!copy) return -ENOMEM;
     memcpy(copy, new_name, len + 1);
     int rc = ftl_meta_save(f, other, o, new_name, len);
+    if (rc == -ENOSPC) rc = -EOVERFLOW;
     if (rc) {
         free(copy);
         return rc;

@@ -203,6 +203,11 @@ int csd_obj_reserve(ftl_obj *o, uint64_t pages) {
 
 int csd_objtab_load(csd_objtab *t, const csd_meta *m, uint32_t max_objects, char *err, size_t errlen) {
     t->next_id = m->next_id ? m->next_id : 1;
+    if (t->next_id > CSD_DATA_ID_LIMIT) {
+        snprintf(err, errlen, "object table: next id %" PRIu64 " is beyond the data object ids (below %llu)",
+                 t->next_id, (unsigned long long)CSD_DATA_ID_LIMIT);
+        return -EBADMSG;
+    }
     if (m->n_obj > max_objects) {
         snprintf(err, errlen, "object table holds %u objects, max_objects is %u", m->n_obj, max_objects);
         return -EBADMSG;

@@ -2,6 +2,7 @@
  * device time a command is charged. */
 #include "hil/cmd.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,11 @@ int cmd_fail_errno(cmd_ctx *c, int rc, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(c->msg, sizeof c->msg, fmt, ap);
     va_end(ap);
+    if (rc == -EDQUOT) {   /* strerror says "quota", which is seldom the reason */
+        size_t n = strlen(c->msg);
+        snprintf(c->msg + n, sizeof c->msg - n, " (the file system holding the image is full: free space on the "
+                 "host disk and retry)");
+    }
     c->status = csd_status_from_errno(rc);
     return -1;
 }

@@ -6,11 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/utf8.h"
+
+/* A new name (create, rename target) against the device's naming rule (ftl/names.c). The name is
+ * quoted in the message with control and non-UTF-8 bytes escaped and long names cut. */
 static int valid_name(cmd_ctx *c, const char *name, const char *what) {
     size_t n = name ? strlen(name) : 0;
     if (n == 0) return cmd_fail(c, CSD_INVALID_ARGUMENT, "%s: a name is required", what);
-    if (n > CSD_OBJ_NAME_MAX)
-        return cmd_fail(c, CSD_INVALID_ARGUMENT, "%s: name of %zu bytes exceeds %d", what, n, CSD_OBJ_NAME_MAX);
+    char why[512];
+    int rc = csd_name_check(name, n, why, sizeof why);
+    if (rc == -ENOMEM) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
+    if (rc) {
+        char shown[300];
+        csd_utf8_quote(shown, sizeof shown, name, n, 64);
+        return cmd_fail(c, CSD_INVALID_ARGUMENT, "%s: name '%s' refused: %s", what, shown, why);
+    }
     return 0;
 }
 
@@ -36,7 +46,7 @@ static int data_object(csd_device *d, cmd_ctx *c, uint64_t id, const char *what,
     if (id >= CSD_VOLATILE_ID_BASE) {
         if (vobj_find(d, id))
             return cmd_fail(c, CSD_UNSUPPORTED, "%s: object %" PRIu64 " is not a data object", what, id);
-        return cmd_fail(c, CSD_NOT_FOUND, "%s: no object %" PRIu64, what, id);
+        return cmd_fail(c, CSD_NOT_FOUND, "%s: no object %" PRIu64 "%s", what, id, vobj_gone(d, id));
     }
     if (csd_ftl_obj_stat(d->ftl, id, info))
         return cmd_fail(c, CSD_NOT_FOUND, "%s: no object %" PRIu64, what, id);
@@ -52,6 +62,10 @@ int cmd_create_data(csd_device *d, const Smartssd__V1__CreateObject *m, cmd_ctx 
     if (rc == -EEXIST) return cmd_fail(c, CSD_ALREADY_EXISTS, "create_object: '%s' already exists", m->name);
     if (rc == -ENOSPC) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "create_object: object table full (%u objects)",
                                        d->params.max_objects);
+    if (rc == -EOVERFLOW) return cmd_fail(c, CSD_NO_SPACE, "create_object: the object table's metadata slot is full "
+                                          "(its names are long: it is sized for %u objects of 1024-byte names in "
+                                          "the first table format); delete objects or use shorter names",
+                                          d->params.max_objects);
     if (rc) return cmd_fail_errno(c, rc, "create_object: '%s': %s", m->name, strerror(-rc));
     return cmd_reply_id(c, id);
 }
@@ -79,9 +93,15 @@ int cmd_write(csd_device *d, const Smartssd__V1__WriteObject *m, cmd_ctx *c) {
     cmd_charge(d, c, &ops, len, 0);
     csd_flash_batch_free(&ops);
     if (rc == -ENOSPC)
-        return cmd_fail(c, CSD_NO_SPACE, "write_object: device full (capacity %" PRIu64 " bytes)",
-                        csd_ftl_capacity(d->ftl));
-    if (rc) return cmd_fail_errno(c, rc, "write_object: %s", strerror(-rc));
+        return cmd_fail(c, CSD_NO_SPACE, "write_object: device full (capacity %" PRIu64 " bytes); nothing of this "
+                        "write was stored", csd_ftl_capacity(d->ftl));
+    if (rc) {
+        /* a write of more than one atomic group may have stored a prefix: say what is there now */
+        csd_obj_info now;
+        uint64_t size = csd_ftl_obj_stat(d->ftl, m->object_id, &now) ? 0 : now.size;
+        return cmd_fail_errno(c, rc, "write_object: %s; '%s' now holds %" PRIu64 " bytes (it held %" PRIu64 ")",
+                              rc == -EDQUOT ? "the image could not grow" : strerror(-rc), info.name, size, info.size);
+    }
     Smartssd__V1__WriteObjectReply *rep = cmd_alloc(c, sizeof *rep);
     if (!rep) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
     smartssd__v1__write_object_reply__init(rep);
@@ -147,6 +167,8 @@ int cmd_rename(csd_device *d, const Smartssd__V1__RenameObject *m, cmd_ctx *c) {
         return cmd_fail(c, CSD_BUSY, "rename: '%s' is being read by a running tasklet", m->new_name);
     int rc = csd_ftl_obj_rename(d->ftl, m->object_id, m->new_name, m->replace);
     if (rc == -EEXIST) return cmd_fail(c, CSD_ALREADY_EXISTS, "rename: '%s' already exists", m->new_name);
+    if (rc == -EOVERFLOW) return cmd_fail(c, CSD_NO_SPACE, "rename: the object table's metadata slot is full; "
+                                          "use a shorter name or delete objects");
     if (rc) return cmd_fail_errno(c, rc, "rename: %s", strerror(-rc));
     return 0;
 }
@@ -188,8 +210,9 @@ int cmd_stat(csd_device *d, const Smartssd__V1__StatObject *m, cmd_ctx *c) {
     if (!rep) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
     smartssd__v1__stat_object_reply__init(rep);
     if (!by_name && m->object_id >= CSD_VOLATILE_ID_BASE) {
-        vobj *o = vobj_find(d, m->object_id);
-        if (!o) return cmd_fail(c, CSD_NOT_FOUND, "stat: no object %" PRIu64, m->object_id);
+        vobj *o = vobj_use(d, m->object_id);
+        if (!o) return cmd_fail(c, CSD_NOT_FOUND, "stat: no object %" PRIu64 "%s", m->object_id,
+                                vobj_gone(d, m->object_id));
         Smartssd__V1__ObjectInfo *mi = cmd_alloc(c, sizeof *mi);
         if (!mi) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
         smartssd__v1__object_info__init(mi);

@@ -156,6 +156,9 @@ int cmd_stats(csd_device *d, const Smartssd__V1__Stats *m, cmd_ctx *c) {
     }
     add_u64(&l, "commands.errors", d->counters.errors);
     add_u64(&l, "commands.bad_packets", d->counters.bad_packets);
+    add_u64(&l, "sessions.open", d->n_sessions);
+    add_u64(&l, "sessions.objects_reclaimed", d->counters.vobjs_reclaimed);
+    add_u64(&l, "sessions.runs_cancelled", d->counters.runs_cancelled);
     for (uint32_t k = 0; k < pp->cores; k++) {
         char key[48];
         snprintf(key, sizeof key, "core.%u.busy_ns", k);

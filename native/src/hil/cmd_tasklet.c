@@ -152,12 +152,14 @@ static const uint8_t *src_view(void *arg, uint64_t ppn, int *rc) {
 }
 
 int cmd_execute(csd_device *d, const Smartssd__V1__ExecuteObject *m, cmd_ctx *c) {
-    vobj *t = vobj_find(d, m->tasklet_id);
+    vobj *t = vobj_use(d, m->tasklet_id);
     if (!t || t->kind != SMARTSSD__V1__OBJECT_KIND__TASKLET)
-        return cmd_fail(c, CSD_NOT_FOUND, "execute_object: no tasklet object %" PRIu64, m->tasklet_id);
-    vobj *o = vobj_find(d, m->output_id);
+        return cmd_fail(c, CSD_NOT_FOUND, "execute_object: no tasklet object %" PRIu64 "%s", m->tasklet_id,
+                        vobj_gone(d, m->tasklet_id));
+    vobj *o = vobj_use(d, m->output_id);
     if (!o || o->kind != SMARTSSD__V1__OBJECT_KIND__OUTPUT)
-        return cmd_fail(c, CSD_NOT_FOUND, "execute_object: no output object %" PRIu64, m->output_id);
+        return cmd_fail(c, CSD_NOT_FOUND, "execute_object: no output object %" PRIu64 "%s", m->output_id,
+                        vobj_gone(d, m->output_id));
     if (o->state != RUN_IDLE)
         return cmd_fail(c, CSD_BUSY, "execute_object: output object %" PRIu64 " already holds a run; create a new one",
                         m->output_id);

@@ -35,6 +35,63 @@ int csd_check(const char *image, void (*report)(void *arg, const char *line), vo
 const csd_params *csd_device_params(const csd_device *dev) { return &dev->params; }
 
 
+/* Wait on work_cv, but not past the next orphan-rule deadline (then reclaim). */
+static void worker_wait(csd_device *d) {
+    if (d->reclaim_at_ns == UINT64_MAX) {
+        pthread_cond_wait(&d->work_cv, &d->mu);
+        return;
+    }
+    uint64_t now = pace_wall_ns();
+    if (now < d->reclaim_at_ns) {
+        uint64_t wait = d->reclaim_at_ns - now;
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t ns = (uint64_t)ts.tv_nsec + wait % 1000000000ull;
+        ts.tv_sec += (time_t)(wait / 1000000000ull + ns / 1000000000ull);
+        ts.tv_nsec = (long)(ns % 1000000000ull);
+        pthread_cond_timedwait(&d->work_cv, &d->mu, &ts);
+        now = pace_wall_ns();
+    }
+    if (now >= d->reclaim_at_ns) vobj_reclaim(d, now);
+}
+
+int csd_session_begin(csd_device *d, uint64_t *session) {
+    pthread_mutex_lock(&d->mu);
+    if (d->n_sessions == d->cap_sessions) {
+        size_t cap = d->cap_sessions ? d->cap_sessions * 2 : 16;
+        uint64_t *s = realloc(d->sessions, cap * sizeof *s);
+        if (!s) {
+            pthread_mutex_unlock(&d->mu);
+            return -ENOMEM;
+        }
+        d->sessions = s;
+        d->cap_sessions = cap;
+    }
+    *session = ++d->next_session;
+    d->sessions[d->n_sessions++] = *session;
+    /* from now on the orphan rule has work: a first pass one timeout from now */
+    uint64_t due = pace_wall_ns() + d->params.orphan_timeout_ms * 1000000ull;
+    if (due < d->reclaim_at_ns) d->reclaim_at_ns = due;
+    pthread_mutex_unlock(&d->mu);
+    return 0;
+}
+
+void csd_session_end(csd_device *d, uint64_t session) {
+    pthread_mutex_lock(&d->mu);
+    for (size_t i = 0; i < d->n_sessions; i++) {
+        if (d->sessions[i] == session) {
+            d->sessions[i] = d->sessions[--d->n_sessions];
+            uint64_t now = pace_wall_ns();
+            vobj_session_ended(d, session, now);
+            if (now >= d->reclaim_at_ns) vobj_reclaim(d, now);
+            break;
+        }
+    }
+    /* the device thread may sleep until a deadline that is now earlier */
+    pthread_cond_signal(&d->work_cv);
+    pthread_mutex_unlock(&d->mu);
+}
+
 /* Advances tasklet requests while any runs; in paced mode at the pace of wall time. */
 static void *worker_main(void *arg) {
     csd_device *d = arg;
@@ -46,7 +103,7 @@ static void *worker_main(void *arg) {
             /* Idle, or an output holds half its buffer unread: like a real device with a full
              * result buffer, stop until the host reads (a read signals work_cv). */
             busy = 0;
-            pthread_cond_wait(&d->work_cv, &d->mu);
+            worker_wait(d);
             continue;
         }
         if (!busy) {
@@ -60,7 +117,13 @@ static void *worker_main(void *arg) {
             if (r > 0) continue;
             stepped = r == 0;
         } else {
-            for (int i = 0; i < 256 && csd_engine_step(d->eng); i++) stepped++;
+            /* look at the output buffers after every event: one event can process a batch of pages,
+             * and a slice of 256 could fill a buffer past its limit (the run then fails "output
+             * buffer full") before the backlog check above */
+            for (int i = 0; i < 256 && csd_engine_step(d->eng); i++) {
+                stepped++;
+                if (vobj_backlogged(d)) break;
+            }
         }
         vobj_poll_runs(d);
         pthread_cond_broadcast(&d->progress_cv);
@@ -120,6 +183,7 @@ int csd_device_open(csd_device **out, const char *image, const csd_open_opts *op
     rc = timeline_open(d, image, err, errlen);
     if (rc) goto fail;
     d->next_vid = CSD_VOLATILE_ID_BASE;
+    d->reclaim_at_ns = UINT64_MAX;   /* nothing to reclaim until a session exists */
     pthread_mutex_init(&d->mu, NULL);
     pthread_cond_init(&d->work_cv, NULL);
     pthread_cond_init(&d->progress_cv, NULL);
@@ -154,6 +218,7 @@ int csd_device_close(csd_device *d) {
     pthread_mutex_unlock(&d->mu);
     if (d->worker_started) pthread_join(d->worker, NULL);
     while (d->vobjs) vobj_free(d, d->vobjs);
+    free(d->sessions);
     int trc = timeline_close(d, d->name);
     csd_engine_destroy(d->eng);
     int rc = csd_ftl_close(d->ftl);

@@ -15,6 +15,7 @@
 typedef struct csd_cmd_counters {
     uint64_t by_kind[32];            /* indexed by Request command field number - 10 */
     uint64_t errors, bad_packets;
+    uint64_t vobjs_reclaimed, runs_cancelled;   /* the orphan rule's work (vobj_reclaim) */
 } csd_cmd_counters;
 
 struct csd_device {
@@ -36,6 +37,15 @@ struct csd_device {
     /* paced mode: wall time follows device time */
     uint64_t paced_slices, paced_behind, paced_behind_max_ns, paced_sleep_ns;
     uint64_t pace_wall0, pace_dev0;  /* the commands' current stretch */
+    /* client sessions (daemon connections) and the orphan rule (vobj.c) */
+    uint64_t cur_session;            /* the session of the command being run; 0 = this process */
+    uint64_t next_session;
+    uint64_t *sessions;              /* open sessions */
+    size_t n_sessions, cap_sessions;
+    uint64_t reclaim_at_ns;          /* wall ns of the next vobj_reclaim pass worth making */
+    vobj_gone_rec gone[CSD_VOBJ_GONE_KEEP];
+    size_t gone_next;
+    char gone_msg[200];
 };
 
 /* Every policy name in p against its layer's registry; err names the key and the known names.

@@ -8,9 +8,11 @@
 #include "smartssd/tasklet.h"
 #include "engine/engine.h"
 #include "runtime/exec.h"
+#include "ftl/ftl.h"
 
 /* Their ids start here so they never collide with data object ids (persistent, counting up from 1). */
 #define CSD_VOLATILE_ID_BASE (1ull << 40)
+_Static_assert(CSD_VOLATILE_ID_BASE == CSD_DATA_ID_LIMIT, "data object ids end where volatile ids begin");
 #define CSD_MAX_VOLATILE_OBJECTS 4096
 
 typedef struct csd_device csd_device;
@@ -53,10 +55,31 @@ typedef struct vobj {
     csd_isp_work work;
     csd_tasklet_args args;
     csd_tasklet_diag diag;
+    /* the client that last used it (0: this process, never reclaimed) and when, wall ns */
+    uint64_t session;
+    uint64_t used_ns;
     struct vobj *next;
 } vobj;
 
+/* Why a volatile object went away on its own, kept for a while so the client that comes back gets a
+ * clear error instead of a bare NOT_FOUND. */
+typedef struct vobj_gone_rec {
+    uint64_t id;
+    uint64_t idle_ms;                /* unused this long when reclaimed */
+} vobj_gone_rec;
+#define CSD_VOBJ_GONE_KEEP 256
+
 vobj *vobj_find(csd_device *d, uint64_t id);
+/* vobj_find for a command: the object counts as used now, by the command's session. */
+vobj *vobj_use(csd_device *d, uint64_t id);
+/* "" or, for an id reclaimed lately, "; it was reclaimed: ..." to append to a NOT_FOUND message. */
+const char *vobj_gone(csd_device *d, uint64_t id);
+/* Reclaim what the orphan rule says is due at wall time now_ns (docs/RELIABILITY.md): objects of ended
+ * sessions unused for orphan_timeout_ms are freed; a running output of a live session left unread (its
+ * buffer backlogged) that long has its run cancelled with RESOURCE_EXHAUSTED. Returns objects freed. */
+size_t vobj_reclaim(csd_device *d, uint64_t now_ns);
+/* A session's objects start their orphan timeout now. */
+void vobj_session_ended(csd_device *d, uint64_t session, uint64_t now_ns);
 /* A new object of kind (ids and creation order assigned), linked into the table; NULL without memory. */
 vobj *vobj_new(csd_device *d, int kind);
 /* Unlink and free o, cancelling its run. */

@@ -167,6 +167,15 @@ int csd_meta_read(csd_store *s, int slot, csd_meta *m, char *why, size_t whylen)
     m->next_id = take64(&r);
     m->next_seq = take64(&r);
     m->n_void = take32(&r);
+    /* Counters that high cannot be reached by use (a table write or a page write a microsecond for
+     * thousands of years) and would wrap on the next increment, making an older slot or record look
+     * newer: a slot holding one is damaged. */
+    if (m->seq > CSD_COUNTER_MAX || m->next_seq > CSD_COUNTER_MAX || m->next_id > CSD_COUNTER_MAX) {
+        WHY("implausible counters (slot seq %llu, next seq %llu, next id %llu)", (unsigned long long)m->seq,
+            (unsigned long long)m->next_seq, (unsigned long long)m->next_id);
+        rc = -EBADMSG;
+        goto fail;
+    }
     if (m->n_void > CSD_META_VOID_MAX) {
         WHY("%u rolled-back ranges (at most %u)", m->n_void, CSD_META_VOID_MAX);
         rc = -EBADMSG;

@@ -44,6 +44,7 @@ int csd_oob_decode(const uint8_t in[CSD_OOB_BYTES], uint32_t page_bytes, csd_oob
     /* A record with a good CRC but impossible fields was written by a buggy or foreign writer. */
     if ((r->kind != CSD_OOB_DATA && r->kind != CSD_OOB_TOMBSTONE) || r->valid_bytes == 0 ||
         r->valid_bytes > page_bytes || r->obj == 0 || r->seq == 0 || r->op_pages == 0 ||
+        r->seq > CSD_COUNTER_MAX ||
         r->seq < r->op_first || r->seq - r->op_first >= r->op_pages || csd_get16(in + 6) > 999)
         return CSD_OOB_BAD_FIELD;
     return CSD_OOB_OK;

@@ -38,6 +38,9 @@ static int pwrite_full(int fd, const void *buf, size_t len, uint64_t off) {
         ssize_t n = pwrite(fd, p, len, (off_t)off);
         if (n < 0) {
             if (errno == EINTR) continue;
+            /* The image is sparse: its holes take host disk only when written. The host file system
+             * running out is not the device running out (-ENOSPC), so it gets its own code. */
+            if (errno == ENOSPC || errno == EDQUOT) return -EDQUOT;
             return -errno;
         }
         p += n;

@@ -16,6 +16,7 @@
 #define CSD_OOB_BYTES 64u            /* one OOB record */
 #define CSD_META_HDR_BYTES 32u       /* metadata slot header */
 #define CSD_META_VOID_MAX 256u       /* rolled-back sequence ranges a slot can hold */
+#define CSD_COUNTER_MAX (1ull << 56) /* slot seqs, write seqs and ids above this are damage, not use */
 #define CSD_META_ENTRY_FIXED 18u     /* version 1: id u64, created_seq u64, name_len u16 (+ name); the
                                       * slot size is still computed from it (IMAGE-FORMAT.md) */
 #define CSD_META_ENTRY_TIMES 24u     /* version 2 adds ctime, mtime, atime (ms) after created_seq */
@@ -107,6 +108,8 @@ int csd_store_sync(csd_store *s);      /* always fdatasync */
 /* Raw positioned I/O of whole byte ranges (the metadata slots). */
 int csd_store_pread(csd_store *s, uint64_t off, void *buf, size_t len);
 int csd_store_pwrite(csd_store *s, uint64_t off, const void *buf, size_t len);
+/* Every write above returns -EDQUOT when the host file system holding the image is full (ENOSPC or
+ * EDQUOT from the kernel), so callers can tell it from the device's own capacity (-ENOSPC). */
 
 /* ---------------------------------------------------------------- metadata slots */
 

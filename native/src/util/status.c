@@ -10,6 +10,7 @@ static const char *const NAMES[] = {
 };
 
 const char *csd_status_name(int status) {
+    if (status == CSD_PERMISSION_DENIED) return "PERMISSION_DENIED";
     if (status < 0 || status >= (int)(sizeof NAMES / sizeof NAMES[0])) return "UNKNOWN";
     return NAMES[status];
 }
@@ -23,7 +24,7 @@ int csd_status_from_errno(int rc) {
     case 0: return CSD_OK;
     case -ENOENT: return CSD_NOT_FOUND;
     case -EEXIST: return CSD_ALREADY_EXISTS;
-    case -ENOSPC: return CSD_NO_SPACE;
+    case -ENOSPC: case -EDQUOT: return CSD_NO_SPACE;   /* EDQUOT: the host disk under the image */
     case -ERANGE: return CSD_OUT_OF_RANGE;
     case -EINVAL: return CSD_INVALID_ARGUMENT;
     case -EIO: case -EBADMSG: case -EACCES: case -EPERM: case -EROFS: case -ENOTDIR: case -EISDIR:

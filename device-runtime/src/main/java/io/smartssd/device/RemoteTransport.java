@@ -352,7 +352,9 @@ public final class RemoteTransport implements Transport {
                 if (dl == null) {
                     return null;
                 }
-                if (dt[0] != ((1 << 3) | 2) || len[1] + len[0] > total || dl[1] + dl[0] > len[1] + len[0]) {
+                // a varint length may be anything up to 2^64 - 1: bound it before adding offsets to it
+                if (dt[0] != ((1 << 3) | 2) || len[0] < 0 || len[0] > total || dl[0] < 0 || dl[0] > total
+                        || len[1] + len[0] > total || dl[1] + dl[0] > len[1] + len[0]) {
                     return NOT_A_READ;
                 }
                 return new long[] {tagAt, len[1], len[0], dl[1], dl[0]};
@@ -368,7 +370,7 @@ public final class RemoteTransport implements Transport {
                 if (len == null) {
                     return null;
                 }
-                if (len[1] + len[0] > total) {
+                if (len[0] < 0 || len[0] > total || len[1] + len[0] > total) {
                     return NOT_A_READ;
                 }
                 p = (int) (len[1] + len[0]);
