@@ -204,6 +204,7 @@ int csd_engine_submit_ex(csd_engine *e, csd_isp_req **out, const csd_isp_work *w
     *out = NULL;
     if (!work || !work->feed || !work->finish || !src || !src->ppn || !src->read || last_page_len > e->p.page_bytes)
         return -EINVAL;
+    if (work->stage1 && e->im != &csd_issue_batch) return -EOPNOTSUPP;   /* two-stage: batch issue only */
     int empty = last_page < first_page;
     if (!empty && last_page > max_page) return -ERANGE;
     csd_isp_req *r = calloc(1, sizeof *r);
@@ -312,6 +313,8 @@ void csd_engine_stats_get(const csd_engine *e, csd_engine_stats *s, csd_flash_st
 }
 
 uint32_t csd_engine_chip_queued(const csd_engine *e, uint32_t chip) { return csd_flash_chip_queued(e->flash, chip); }
+
+csd_flash *csd_engine_flash(csd_engine *e) { return e->flash; }
 
 uint64_t csd_engine_core_busy_ns(const csd_engine *e, uint32_t core) {
     return core < e->p.cores ? e->cores[core].busy_ns : 0;
