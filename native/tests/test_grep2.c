@@ -161,7 +161,7 @@ static void run_extent(const csd_tasklet_args *a, const char *text, uint64_t siz
 }
 
 static void check_same(hits *got, hits *want, const char *what) {
-    qsort(got->r, got->n, sizeof *got->r, hit_cmp);
+    if (got->n) qsort(got->r, got->n, sizeof *got->r, hit_cmp);
     if (got->n != want->n) {
         fprintf(stderr, "%s: %zu lines, reference %zu\n", what, got->n, want->n);
         for (size_t i = 0; i < got->n && i < 20; i++) fprintf(stderr, "  got %llu\n", (unsigned long long)got->r[i].off);

@@ -126,6 +126,8 @@ static int grep2_record(void *state, csd_tasklet_io *io, const uint8_t *line, si
 /* ---- first stage ----------------------------------------------------------------------------- */
 
 static int keep(grep2 *g, const uint8_t *p, size_t n, size_t *at) {
+    *at = g->alen;
+    if (!n) return 0;
     if (g->alen + n > g->acap) {
         size_t cap = g->acap ? g->acap : 4096;
         while (cap < g->alen + n) cap *= 2;
@@ -229,6 +231,7 @@ typedef struct cut_line {
 } cut_line;
 
 static int line_add(grep2 *g, cut_line *c, size_t at, size_t n) {
+    if (!n) return 0;
     if (c->len + n > g->lcap) {
         size_t cap = g->lcap ? g->lcap : 256;
         while (cap < c->len + n) cap *= 2;
