@@ -113,14 +113,28 @@ static const plan SCENARIO[] = {
     { 1000, "B1", CSD_FLASH_READ, 1, CSD_SRC_ISP, B, 1 },
 };
 
-static void run_scenario(harness *h) {
-    submit_ev s = { h, SCENARIO, sizeof SCENARIO / sizeof SCENARIO[0] };
-    reorder_ev r = { h, B, CSD_MATCH_MATCHED };
-    CHECK_EQ_INT(csd_sim_at(h->sim, 0, submit_now, &s), 0);
-    CHECK_EQ_INT(csd_sim_at(h->sim, 1000, submit_now, &s), 0);
-    CHECK_EQ_INT(csd_sim_at(h->sim, 2000, reorder_now, &r), 0);
+typedef struct reorder_plan { uint64_t at; const char *owner; uint8_t match; } reorder_plan;
+
+static void run_plan(harness *h, const plan *pl, size_t n, const reorder_plan *ro, size_t nro) {
+    submit_ev s = { h, pl, n };
+    reorder_ev r[8];
+    uint64_t last = UINT64_MAX;
+    for (size_t i = 0; i < n; i++) {
+        if (pl[i].at == last) continue;
+        last = pl[i].at;
+        CHECK_EQ_INT(csd_sim_at(h->sim, pl[i].at, submit_now, &s), 0);
+    }
+    for (size_t i = 0; i < nro; i++) {
+        r[i] = (reorder_ev){ h, ro[i].owner, ro[i].match };
+        CHECK_EQ_INT(csd_sim_at(h->sim, ro[i].at, reorder_now, &r[i]), 0);
+    }
     while (csd_sim_step(h->sim)) {}
-    CHECK_EQ_INT(h->n, 6);
+    CHECK_EQ_INT(h->n, (int)n);
+}
+
+static void run_scenario(harness *h) {
+    static const reorder_plan RO[] = { { 2000, B, CSD_MATCH_MATCHED } };
+    run_plan(h, SCENARIO, sizeof SCENARIO / sizeof SCENARIO[0], RO, 1);
 }
 
 typedef struct expect {
@@ -144,11 +158,14 @@ static void test_hand_checked(void) {
          * B1 1000..21000, A1 ..41000. At 2000 B matched, but A0 is A's first page and A has no
          * first-stage result: nothing may pass it (IV-D), so A0 110000..130000, B0 ..150000. */
         { "2pm+", "W1 A0 B0 W2", "B1 A1", 130000, 41000, 150000, 21000, 260000 },
-        /* slacker: slack as above; no priorities: chip 0 stays in arrival order; chip 1 as 2pm+ */
-        { "slacker", "W1 W2 A0 B0", "B1 A1", 240000, 41000, 260000, 21000, 220000 },
-        /* cars: sources in turn; at 110000 the host's turn has passed, so the tasklet source goes: A0
-         * 110000..130000; then the host's W2 (its channel is free): ..240000; then B0 ..260000 */
-        { "cars", "W1 A0 W2 B0", "A1 B1", 130000, 21000, 260000, 41000, 240000 },
+        /* paq: reads first, then the oldest; no reordering: A0 B0 pass W2 */
+        { "paq", "W1 A0 B0 W2", "A1 B1", 130000, 21000, 150000, 41000, 260000 },
+        /* slacker: paq's order, and slack as in 2pm+: chip 0 as paq (A0 and B0 have no slack); on chip 1
+         * B1 passes A1 (slack 219000) */
+        { "slacker", "W1 A0 B0 W2", "B1 A1", 130000, 41000, 150000, 21000, 260000 },
+        /* cars: reads first, sources in turn among them: only the tasklet source has reads, oldest
+         * first (A0, B0); then the host's W2 */
+        { "cars", "W1 A0 B0 W2", "A1 B1", 130000, 21000, 150000, 41000, 260000 },
         /* flin: no history yet, every flow is low-intensity, so arrival order within reads and within
          * programs; stage 3 at 110000: A0 waited 109000 for a 20000 service, W2 110000 for 110000, so the
          * read goes; again at 130000 (B0), then W2 */
@@ -192,14 +209,63 @@ static void test_slots_and_bound(void) {
     CHECK_STR(h.order[0], "W1 A0 B0 W2");
     CHECK_EQ_U64(done_of(&h, "B0"), 150000);
     h_free(&h);
-    /* 2pm+ with at most one pass: A0 passes W2, B0 may not: A0 W2 B0; the reordering request at 2000
-     * cannot take B0 past W2 either */
+    /* 2pm+ with one pass at most: a read passing programs is read priority, not counted, so the
+     * scenario runs as with 8: A0 (guarded) B0 W2 */
     h_init(&h, "2pm+", 0, 1);
     run_scenario(&h);
-    CHECK_STR(h.order[0], "W1 A0 W2 B0");
-    CHECK_EQ_U64(done_of(&h, "A0"), 130000);
-    CHECK_EQ_U64(done_of(&h, "W2"), 240000);
-    CHECK_EQ_U64(done_of(&h, "B0"), 260000);
+    CHECK_STR(h.order[0], "W1 A0 B0 W2");
+    h_free(&h);
+    /* The bound on swaps: three one-page requests on chip 0 behind W1, none a request's first page.
+     * At 2000 D matched and moves ahead of C0 and A0 (one swap each); at 3000 C matched: with a bound
+     * of one, A0 may not be passed again (W1 D0 A0 C0); unbounded, or under 2pm, C0 passes it. */
+    static const char C[] = "C", D[] = "D";
+    static const plan THREE[] = {
+        { 0, "W1", CSD_FLASH_PROGRAM, 0, CSD_SRC_HOST, W1, 0 },
+        { 1000, "A0", CSD_FLASH_READ, 0, CSD_SRC_ISP, A, 1 },
+        { 1000, "C0", CSD_FLASH_READ, 0, CSD_SRC_ISP, C, 1 },
+        { 1000, "D0", CSD_FLASH_READ, 0, CSD_SRC_ISP, D, 1 },
+    };
+    static const reorder_plan RO[] = { { 2000, D, CSD_MATCH_MATCHED }, { 3000, C, CSD_MATCH_MATCHED } };
+    struct { const char *policy; uint32_t bound; const char *order; uint64_t a0, c0, d0; } cases[] = {
+        { "2pm+", 1, "W1 D0 A0 C0", 150000, 170000, 130000 },
+        { "2pm+", 0, "W1 D0 C0 A0", 170000, 150000, 130000 },
+        { "2pm", 1, "W1 D0 C0 A0", 170000, 150000, 130000 },
+        { "paq", 1, "W1 A0 C0 D0", 130000, 150000, 170000 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        h_init(&h, cases[i].policy, 0, cases[i].bound);
+        run_plan(&h, THREE, 4, RO, 2);
+        CHECK_STR(h.order[0], cases[i].order);
+        CHECK_EQ_U64(done_of(&h, "A0"), cases[i].a0);
+        CHECK_EQ_U64(done_of(&h, "C0"), cases[i].c0);
+        CHECK_EQ_U64(done_of(&h, "D0"), cases[i].d0);
+        h_free(&h);
+    }
+}
+
+
+/* cars serves the sources in turn: a garbage-collection read that arrived after A0 and B0 goes first,
+ * the host's turn (W1) having just been served; paq keeps the age order. */
+static void test_cars_turns(void) {
+    static const char G[] = "G";
+    static const plan P[] = {
+        { 0, "W1", CSD_FLASH_PROGRAM, 0, CSD_SRC_HOST, W1, 0 },
+        { 0, "W2", CSD_FLASH_PROGRAM, 0, CSD_SRC_HOST, W2, 0 },
+        { 1000, "A0", CSD_FLASH_READ, 0, CSD_SRC_ISP, A, 0 },
+        { 1000, "B0", CSD_FLASH_READ, 0, CSD_SRC_ISP, B, 0 },
+        { 1000, "G0", CSD_FLASH_READ, 0, CSD_SRC_GC, G, 0 },
+    };
+    harness h;
+    h_init(&h, "cars", 0, 0);
+    run_plan(&h, P, 5, NULL, 0);
+    CHECK_STR(h.order[0], "W1 G0 A0 B0 W2");
+    CHECK_EQ_U64(done_of(&h, "G0"), 130000);
+    CHECK_EQ_U64(done_of(&h, "B0"), 170000);
+    CHECK_EQ_U64(done_of(&h, "W2"), 280000);
+    h_free(&h);
+    h_init(&h, "paq", 0, 0);
+    run_plan(&h, P, 5, NULL, 0);
+    CHECK_STR(h.order[0], "W1 A0 B0 G0 W2");
     h_free(&h);
 }
 
@@ -300,7 +366,8 @@ static void rnd_tick(csd_sim *sim, void *arg) {
     if (w->n < w->cap) CHECK_EQ_INT(csd_sim_at(sim, now + rng(&w->seed) % 30000, rnd_tick, w), 0);
 }
 
-/* Largest number of later arrivals any operation saw start before it. */
+/* Largest number of later arrivals any read saw start before it (a program or erase is also passed by
+ * reads under read priority, which the bound leaves alone, as paq does). */
 static uint64_t worst_overtaken(const char *policy, uint32_t slots, uint32_t max_passes, uint64_t seed) {
     rnd_world w;
     memset(&w, 0, sizeof w);
@@ -327,6 +394,7 @@ static uint64_t worst_overtaken(const char *policy, uint32_t slots, uint32_t max
             if (csd_flash_chip_of(w.f, &w.ops[j].op) == ci && w.ops[j].arrival > w.ops[i].arrival &&
                 w.ops[j].start < w.ops[i].start)
                 over++;
+        if (w.ops[i].op.kind != CSD_FLASH_READ) continue;   /* reads passing writes: read priority */
         CHECK(over <= w.ops[i].op.passed);   /* to overtake it a later one passed it (it may pass back) */
         if (over > worst) worst = over;
     }
@@ -513,6 +581,7 @@ static void test_answers_every_policy(void) {
 int main(void) {
     test_hand_checked();
     test_slots_and_bound();
+    test_cars_turns();
     test_no_starvation();
     test_answers_every_policy();
     TEST_OK("test_chip_sched");

@@ -13,8 +13,10 @@
  * anti-starvation (IV-D). A newcomer also moves ahead of a queued sub-request whose slack exceeds the
  * newcomer's service time, and the passed one's slack drops by that time; a sub-request whose priority
  * rises has its slack set to 0, and one passed by it loses the passer's service time (or all of its
- * slack). Nothing passes (a) the first sub-request of a request whose first stage has not reported yet,
- * so every request gets a page evaluated, nor (b) a sub-request already passed chip_max_passes times. */
+ * slack). The swaps these two rules make are bounded: they never pass (a) the first sub-request of a
+ * request whose first stage has not reported yet, so every request gets a page evaluated, nor (b) a
+ * sub-request they have already passed chip_max_passes times. A read passing programs and erases is
+ * the basic read priority, which the baseline (paq) has too: it is neither bounded nor counted. */
 #include "flash/chip_queue.h"
 
 #include <errno.h>
@@ -35,20 +37,25 @@ static int guarded(const csd_flash_op *b) {
     return b->src == CSD_SRC_ISP && b->match == CSD_MATCH_UNKNOWN && b->sub_pos == 0;
 }
 
+/* the basic read priority: a read ahead of a program or erase */
+static int read_over_write(const csd_flash_op *b, const csd_flash_op *x) { return rank(b) == 0 && rank(x) > 0; }
+
 /* May x be moved ahead of b? inserting: x is a newcomer (the slack rule applies). */
 static int may_pass(const cq *q, const csd_flash_op *b, const csd_flash_op *x, int inserting) {
     const twopm *t = q->pol;
-    if (!t->plus) return rank(b) < rank(x);
+    if (!t->plus || read_over_write(b, x)) return rank(b) < rank(x);
     if (b->barrier || guarded(b) || (t->max_passes && b->passed >= t->max_passes)) return 0;
     return rank(b) < rank(x) || (inserting && b->slack_ns > (int64_t)cq_est(q, x));
 }
 
 static void pass(const cq *q, csd_flash_op *b, const csd_flash_op *x) {
-    b->passed++;
-    if (((const twopm *)q->pol)->plus) {
-        int64_t d = (int64_t)cq_est(q, x);
-        b->slack_ns = b->slack_ns > d ? b->slack_ns - d : 0;   /* b now ends d later */
+    if (!((const twopm *)q->pol)->plus) {
+        b->passed++;
+        return;
     }
+    int64_t d = (int64_t)cq_est(q, x);
+    b->slack_ns = b->slack_ns > d ? b->slack_ns - d : 0;   /* b now ends d later */
+    if (!read_over_write(b, x)) b->passed++;               /* a swap the bound counts */
 }
 
 /* Move the entry at index i forward while it may pass the one before it; its new index. */
@@ -86,7 +93,7 @@ static int init_common(void **state, const csd_params *p, uint32_t chips, int pl
     if (!t) return -ENOMEM;
     t->plus = plus;
     t->max_passes = p->chip_max_passes;
-    cq_hooks h = { .place = place, .reorder = reorder, .slack = plus };
+    cq_hooks h = { .place = place, .reorder = reorder, .slack = plus, .read_first = 1 };
     int rc = cq_init(state, p, chips, &h, t);
     if (rc) free(t);
     return rc;

@@ -26,6 +26,7 @@ void cq_insert(cq *q, uint32_t chip, size_t i, csd_flash_op *op) {
     c->q[i] = op;
     c->n++;
     c->q_est += cq_est(q, op);
+    if (op->kind == CSD_FLASH_READ) c->q_est_rd += cq_est(q, op);
 }
 
 csd_flash_op *cq_remove(cq *q, uint32_t chip, size_t i) {
@@ -34,6 +35,7 @@ csd_flash_op *cq_remove(cq *q, uint32_t chip, size_t i) {
     memmove(c->q + i, c->q + i + 1, (c->n - i - 1) * sizeof *c->q);
     c->n--;
     c->q_est -= cq_est(q, op);
+    if (op->kind == CSD_FLASH_READ) c->q_est_rd -= cq_est(q, op);
     return op;
 }
 
@@ -49,14 +51,17 @@ static void wait_push(cq *q, uint32_t chip, csd_flash_op *op) {
     c->wait_tail = op;
     c->nwait++;
     c->wait_est += cq_est(q, op);
+    if (op->kind == CSD_FLASH_READ) c->wait_est_rd += cq_est(q, op);
 }
 
 static int has_room(const cq *q, uint32_t chip) { return !q->slots || q->c[chip].n < q->slots; }
 
-/* Expected end of everything chip holds, as seen at now. */
-static uint64_t chip_end(const cq *q, uint32_t chip, uint64_t now) {
+/* Expected end of what chip holds that would be served before an arriving op: everything, or under
+ * read priority, for a read, the reads (and the operation in service). */
+static uint64_t chip_end(const cq *q, uint32_t chip, const csd_flash_op *op, uint64_t now) {
     const cq_chip *c = &q->c[chip];
-    return (c->busy_until > now ? c->busy_until : now) + c->q_est + c->wait_est;
+    uint64_t ahead = q->h.read_first && op->kind == CSD_FLASH_READ ? c->q_est_rd + c->wait_est_rd : c->q_est + c->wait_est;
+    return (c->busy_until > now ? c->busy_until : now) + ahead;
 }
 
 /* Slack of one request's sub-requests arriving together (2PM IV-C, after Slacker): each chip's expected
@@ -67,12 +72,12 @@ static void group_slack(cq *q, csd_flash_op **g, size_t n, uint64_t *pend, uint6
     for (size_t i = 0; i < n; i++) pend[cq_chip_of(g[i])] += cq_est(q, g[i]);
     for (size_t i = 0; i < n; i++) {
         uint32_t ch = cq_chip_of(g[i]);
-        uint64_t end = chip_end(q, ch, now) + pend[ch];
+        uint64_t end = chip_end(q, ch, g[i], now) + pend[ch];
         if (end > worst) worst = end;
     }
     for (size_t i = 0; i < n; i++) {
         uint32_t ch = cq_chip_of(g[i]);
-        g[i]->slack_ns = (int64_t)(worst - (chip_end(q, ch, now) + pend[ch]));
+        g[i]->slack_ns = (int64_t)(worst - (chip_end(q, ch, g[i], now) + pend[ch]));
     }
 }
 
@@ -157,6 +162,7 @@ csd_flash_op *cq_next(void *state, uint32_t chip, uint64_t now) {
         if (!(c->wait_head = w->next)) c->wait_tail = NULL;
         c->nwait--;
         c->wait_est -= cq_est(q, w);
+        if (w->kind == CSD_FLASH_READ) c->wait_est_rd -= cq_est(q, w);
         w->next = NULL;
         admit(q, chip, w, now);
     }

@@ -20,6 +20,7 @@ typedef struct cq_chip {
     csd_flash_op *wait_head, *wait_tail;   /* waiting for a slot, in arrival order (through op->next) */
     size_t nwait;
     uint64_t q_est, wait_est;              /* expected service ns of what q and the wait FIFO hold */
+    uint64_t q_est_rd, wait_est_rd;        /* the same, of their reads only */
     uint64_t busy_until;                   /* expected end of the operation in service */
 } cq_chip;
 
@@ -31,6 +32,7 @@ typedef struct cq_hooks {
     /* A reordering request (2PM IV-B), after the match of owner's operations was raised. */
     void (*reorder)(cq *q, uint32_t chip, const void *owner, uint64_t now);
     int slack;               /* compute op->slack_ns for each arriving group (2PM IV-C, Slacker) */
+    int read_first;          /* reads go ahead of programs and erases: a read's expected end counts reads only */
 } cq_hooks;
 
 struct cq {
