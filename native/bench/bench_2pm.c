@@ -21,7 +21,8 @@
 #define HEADER                                                                                          \
     "exp,workload,policy,qd,slots,chips,passes,isp_key,isp_nonkey,writes,migrations,"                   \
     "key_ns,nonkey_ns,write_ns,"                                                                        \
-    "key_p99_ns,nonkey_p99_ns,makespan_ns,delayed_key,delay_total_ns,delay_p9999_ns,delay_max_ns"
+    "key_p99_ns,nonkey_p99_ns,makespan_ns,delayed_key,delay_total_ns,delay_p9999_ns,delay_max_ns,"        \
+    "key_detect_ns,key_detected"
 
 typedef struct opts {
     uint32_t qd, slots, chips, passes, requests;
@@ -83,7 +84,7 @@ static int run_workload(const char *exp, int wi, const opts *o, uint32_t qd, uin
         }
         uint64_t nk = 0, nn = 0, nw = 0, sk = 0, sn = 0, sw = 0;
         uint64_t *kv = malloc(sizeof *kv * r.n), *nv = malloc(sizeof *nv * r.n), *dv = malloc(sizeof *dv * r.n);
-        uint64_t delayed = 0, dtotal = 0, dmax = 0, nd = 0;
+        uint64_t delayed = 0, dtotal = 0, dmax = 0, nd = 0, ndet = 0, sdet = 0;
         for (size_t i = 0; i < r.n; i++) {
             const twopm_req_result *q = &r.req[i];
             uint64_t svc = q->finish_ns - q->dispatch_ns;
@@ -93,6 +94,10 @@ static int run_workload(const char *exp, int wi, const opts *o, uint32_t qd, uin
             } else if (q->key) {
                 kv[nk++] = svc;
                 sk += svc;
+                if (q->matched_ns) {   /* detected: a page matched on its own (not only cut lines) */
+                    ndet++;
+                    sdet += q->matched_ns - q->dispatch_ns;
+                }
                 if (base.req) {
                     const twopm_req_result *b = &base.req[i];
                     uint64_t bsvc = b->finish_ns - b->dispatch_ns;
@@ -110,10 +115,10 @@ static int run_workload(const char *exp, int wi, const opts *o, uint32_t qd, uin
             }
         }
         printf("%s,%s,%s,%u,%u,%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.0f,%.0f,%.0f,%" PRIu64
-               ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+               ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.0f,%" PRIu64 "\n",
                exp, m.name, o->policies[pi], qd, slots, chips, p.chip_max_passes, nk, nn, nw, r.migrations,
                nk ? (double)sk / nk : 0, nn ? (double)sn / nn : 0, nw ? (double)sw / nw : 0, pct(kv, nk, 0.99), pct(nv, nn, 0.99), r.makespan_ns, delayed, dtotal,
-               pct(dv, nd, 0.9999), dmax);
+               pct(dv, nd, 0.9999), dmax, ndet ? (double)sdet / ndet : 0, ndet);
         fflush(stdout);
         free(kv);
         free(nv);

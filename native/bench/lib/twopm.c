@@ -238,6 +238,7 @@ static int reap(world *w) {
         }
         w->res->matched_lines += count;
         w->res->req[j->idx].finish_ns = pr.finish_ns;
+        w->res->req[j->idx].matched_ns = pr.matched_ns;
         csd_engine_release(w->e, j->req);
         csd_exec_destroy(j->run);
         csd_outbuf_free(&j->out);

@@ -36,6 +36,7 @@ typedef struct twopm_req_result {
     uint8_t key;                /* tasklet request holding a matching line */
     uint32_t pages;
     uint64_t dispatch_ns, finish_ns;
+    uint64_t matched_ns;        /* when the first stage first found a matching page (0 = never) */
 } twopm_req_result;
 
 typedef struct twopm_result {

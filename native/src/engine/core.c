@@ -171,6 +171,7 @@ int csd_eng_page_data(csd_engine *e, csd_isp_req *r, uint64_t rel, const uint8_t
 void csd_eng_s1_report(csd_engine *e, csd_isp_req *r, int cls) {
     if (cls < CSD_MATCH_MISMATCHED || cls > CSD_MATCH_MATCHED || cls <= r->match) return;
     r->match = (uint8_t)cls;
+    if (cls == CSD_MATCH_MATCHED) r->matched_ns = csd_sim_now(e->sim);
     csd_flash_reorder(e->flash, r, r->match);
 }
 

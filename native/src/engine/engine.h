@@ -105,6 +105,8 @@ typedef struct csd_isp_progress {
     uint64_t device_ns;      /* finish_ns - submit_ns, or now - submit_ns while running */
     uint64_t flash_bytes_read;
     uint64_t core_ns;
+    uint8_t match;           /* two-stage: the best class of its pages so far (csd_match) */
+    uint64_t matched_ns;     /* two-stage: when a page first matched (0 = none has) */
 } csd_isp_progress;
 
 typedef struct csd_engine_stats {

@@ -69,6 +69,7 @@ struct csd_isp_req {
      * the chip-queue policy was last told) and, under core stage 1, each page's class until its slot
      * ends */
     uint8_t match;
+    uint64_t matched_ns;
     uint8_t *cls;
     sub *subs;                /* stage mode: one per core */
     uint32_t home;            /* stage mode without the per-chip split: the one core it runs on */
