@@ -11,6 +11,9 @@ migration on the same chips; its count is checked against the lines planted.
             (paper: anti-starvation cuts the total delay by 79.8 %; ~3 % of requests delayed; p99.99 < 1 ms)
   Fig. 12   sensitivity: queue depth, sub-request queue size, chips per group (paper: trends only)
   density   the share of a key request's pages holding a match (our explanation of the gap to Fig. 9)
+  jobs      a grep job (grep2 over a log in splits, through the device's object commands) while a host
+            writer overwrites another object on the same device: split and job latency per chip policy,
+            and the in-order mode (stages=1) beside the two-stage one
 
 usage: bin/smartssd bench 2pm [--quick]      (--quick: 4 workloads, 600 requests each; default all 16
                                               and 1500 requests; ~10 minutes on 2 cores)
@@ -151,5 +154,28 @@ def main(b):
     for d in ds:
         b.headline(f"density {d}: 2pm key latency vs paq (4 workloads)",
                    round(statistics.mean(v["2pm"] for k, v in kr.items() if k[5] == d), 1), "%")
+    # ---- a grep job under a host writer --------------------------------------------------------------
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        jobs = list(csv.DictReader(io.StringIO(b.run(b.tool("bench_2pm_jobs"), tmp, "8" if quick else "32", "32",
+                                                     "256"))))
+    b.write_csv(jobs, list(jobs[0].keys()), name="jobs.csv")
+    base = next(j for j in jobs if j["policy"] == "paq" and j["stages"] == "2")
+    for j in jobs:
+        tag = f"{j['policy']}" + (" in order (stages=1)" if j["stages"] == "1" else "")
+        b.headline(f"grep job under a writer, {tag}: splits with matches, mean device time",
+                   round(float(j["key_split_ns"]) / 1e6, 3), "ms")
+        if j["stages"] == "2" and j is not base:
+            b.headline(f"grep job under a writer, {tag}: splits with matches vs paq",
+                       round(100.0 * (float(j["key_split_ns"]) / float(base["key_split_ns"]) - 1), 1), "%")
+    b.plot("jobs.png", "grep job (grep2 in splits) while a host writer overwrites, per chip policy", "chip policy",
+           "device time (ms)", {
+               "splits with matches": ([j["policy"] for j in jobs if j["stages"] == "2"],
+                                       [float(j["key_split_ns"]) / 1e6 for j in jobs if j["stages"] == "2"]),
+               "splits without": ([j["policy"] for j in jobs if j["stages"] == "2"],
+                                  [float(j["nonkey_split_ns"]) / 1e6 for j in jobs if j["stages"] == "2"]),
+               "job": ([j["policy"] for j in jobs if j["stages"] == "2"],
+                       [float(j["job_ns"]) / 1e6 for j in jobs if j["stages"] == "2"])}, kind="bar")
+
     cols = ["workload", "kind"] + [f"{p} {m}" for p in POLICIES[1:] for m in ("key %", "non-key %")]
     b.finish(table, cols)
