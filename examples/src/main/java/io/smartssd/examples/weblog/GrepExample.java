@@ -70,12 +70,18 @@ public final class GrepExample {
     }
 
     static Job job(Configuration base, boolean device, Path input, String pattern, Path output) throws IOException {
+        return job(base, device, input, pattern, output, "grep");
+    }
+
+    /** The job; on the device the {@code grep} tasklet or the two-stage {@code grep2} (its start key). */
+    static Job job(Configuration base, boolean device, Path input, String pattern, Path output, String tasklet)
+            throws IOException {
         Configuration conf = new Configuration(base);
         conf.set(PATTERN, pattern);
         Job job;
         if (device) {
             // one (count) row per split, summed
-            job = DeviceJob.counting(conf, "grep device", DeviceMapper.tasklet("grep").keyword(pattern), output, input);
+            job = DeviceJob.counting(conf, "grep device", DeviceMapper.tasklet(tasklet).keyword(pattern), output, input);
         } else {
             job = Job.getInstance(conf, "grep host");
             job.setJarByClass(GrepExample.class);
@@ -95,12 +101,17 @@ public final class GrepExample {
     }
 
     static GrepRun runOne(Configuration conf, boolean device, Path input, String pattern) throws Exception {
+        return runOne(conf, device, input, pattern, "grep");
+    }
+
+    static GrepRun runOne(Configuration conf, boolean device, Path input, String pattern, String tasklet)
+            throws Exception {
         FileSystem fs = input.getFileSystem(conf);
         SmartSsd ssd = ((SmartSsdFileSystem) fs).device();
         java.nio.file.Path tmp = Files.createTempDirectory("smartssd-grep-");
         try {
             Path output = new Path(tmp.toUri().toString(), "out");
-            Job job = job(conf, device, input, pattern, output);
+            Job job = job(conf, device, input, pattern, output, tasklet);
             DeviceStats before = ssd.stats();
             long wall = WeblogJobs.runJob(job, null);
             if (wall < 0) {
@@ -118,7 +129,7 @@ public final class GrepExample {
                     }
                 }
             }
-            return new GrepRun(device ? "device" : "host", count, wall,
+            return new GrepRun(device ? (tasklet.equals("grep") ? "device" : "device-" + tasklet) : "host", count, wall,
                     after.deviceClockNanos() - before.deviceClockNanos(),
                     after.counters().getOrDefault("host.bytes_out", 0L) - before.counters().getOrDefault("host.bytes_out", 0L));
         } finally {
@@ -128,6 +139,11 @@ public final class GrepExample {
 
     static int run(WeblogCli cli, WeblogCli.DeviceOptions a, String input, String pattern, long size, long seed,
                    boolean json) throws Exception {
+        return run(cli, a, input, pattern, size, seed, json, "grep");
+    }
+
+    static int run(WeblogCli cli, WeblogCli.DeviceOptions a, String input, String pattern, long size, long seed,
+                   boolean json, String tasklet) throws Exception {
         if (pattern.isEmpty()) {
             throw new IllegalArgumentException("--pattern must not be empty");
         }
@@ -163,9 +179,9 @@ public final class GrepExample {
         }
         long bytes = in.getFileSystem(conf).getFileStatus(in).getLen();
         // Each twice, the second measured: the first runs in a JVM still loading Hadoop and JIT-compiling.
-        runOne(conf, true, in, pattern);
+        runOne(conf, true, in, pattern, tasklet);
         runOne(conf, false, in, pattern);
-        GrepRun dev = runOne(conf, true, in, pattern);
+        GrepRun dev = runOne(conf, true, in, pattern, tasklet);
         GrepRun host = runOne(conf, false, in, pattern);
         if (json) {
             cli.out().printf(Locale.ROOT, "{\"pattern\":\"%s\",\"input\":\"%s\",\"input_bytes\":%d,\"runs\":[%s,%s],"
