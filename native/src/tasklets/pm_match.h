@@ -2,8 +2,8 @@
  * end key, both literals. A line matches when it holds the start key and, if there is an end key, the
  * end key begins at or after the end of the start key's first occurrence (the regular expression
  * start.*end within one line). Two backends find candidate lines in a run of whole lines: Hyperscan
- * (when the build has it) and glibc memmem; candidates are confirmed by the same exact test, so both
- * give the same lines. docs/2PM.md has the measurements behind the default. */
+ * (when the build has it) and glibc memmem (the default); candidates are confirmed by the same exact
+ * test, so both give the same lines. docs/2PM.md has the measurements behind the default. */
 #ifndef CSD_TASKLETS_PM_MATCH_H
 #define CSD_TASKLETS_PM_MATCH_H
 
