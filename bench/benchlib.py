@@ -115,15 +115,19 @@ def _pyplot():
     return plt
 
 
+# bench names that are not Python module names
+ALIASES = {"2pm": "twopm"}
+
+
 def main():
     if len(sys.argv) < 2:
-        names = sorted(f[:-3] for f in os.listdir(os.path.dirname(__file__))
-                       if f.endswith(".py") and f != "benchlib.py")
+        names = sorted({v: k for k, v in ALIASES.items()}.get(f[:-3], f[:-3])
+                       for f in os.listdir(os.path.dirname(__file__)) if f.endswith(".py") and f != "benchlib.py")
         sys.exit("usage: bin/smartssd bench NAME [ARGS]\nbenches: " + ", ".join(names))
     name = sys.argv[1]
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     try:
-        mod = __import__(name.replace("-", "_"))
+        mod = __import__(ALIASES.get(name, name).replace("-", "_"))
     except ModuleNotFoundError:
         sys.exit(f"no bench named '{name}'")
     mod.main(Bench(name, sys.argv[2:]))

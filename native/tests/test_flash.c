@@ -275,7 +275,8 @@ static void lifo_destroy(void *state) {
     free(l->top);
     free(l);
 }
-static const csd_chip_sched_ops lifo_ops = { "lifo", lifo_init, lifo_enqueue, lifo_next, lifo_destroy };
+static const csd_chip_sched_ops lifo_ops = { .name = "lifo", .init = lifo_init, .enqueue = lifo_enqueue,
+                                             .next = lifo_next, .destroy = lifo_destroy };
 
 static void test_custom_policy(void) {
     uint64_t t1 = 214933, t2 = 414696, t3 = 414696 + P_READ + P_XFER;   /* 614459 */

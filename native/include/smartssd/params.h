@@ -69,6 +69,16 @@ typedef struct csd_params {
     uint64_t trace_from_ns;             /* ns of device time: record only events overlapping */
     uint64_t trace_to_ns;               /* [from, to); to = 0: no end */
 
+    /* two-stage processing and ISP-aware chip scheduling (2PM; docs/2PM.md) */
+    uint64_t pm_bytes_per_s;            /* bytes/s of the pattern-matching unit on each channel's data path
+                                         * that runs the first stage of two-stage tasklets; 0 = none (the
+                                         * first stage runs on the cores) */
+    uint32_t chip_queue_slots;          /* sub-requests a reordering chip-queue policy holds per chip (2PM
+                                         * "sub-request queue size"); later ones wait in arrival order;
+                                         * 0 = unlimited */
+    uint32_t chip_max_passes;           /* count: times a queued operation may be passed by later ones under
+                                         * 2pm+ before nothing passes it any more (2PM IV-D); 0 = no bound */
+
     /* emulation */
     uint32_t paced;                     /* 1 = wall time never runs ahead of device time */
     uint32_t sync_writes;               /* 1 = fdatasync before acknowledging a write (power-loss safety) */
@@ -79,7 +89,7 @@ typedef struct csd_params {
                                          * reclaimed once unused this long (0 = at once) */
 } csd_params;
 
-/* Fill p with the named preset ("smartssd-paper", "tiny", "ys9203"). Returns 0 or -ENOENT. */
+/* Fill p with the named preset ("smartssd-paper", "tiny", "ys9203", "2pm"). Returns 0 or -ENOENT. */
 int csd_params_preset(csd_params *p, const char *name);
 
 /* Names of the presets, NULL-terminated. */

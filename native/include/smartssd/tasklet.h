@@ -43,7 +43,23 @@ typedef struct csd_tasklet_args {
 typedef enum csd_framing_kind {
     CSD_FRAMING_RECORDS = 1,         /* fixed-size records of record_bytes */
     CSD_FRAMING_LINES = 2,           /* '\n'-terminated lines; record() gets the line without '\n' */
+    CSD_FRAMING_TWO_STAGE = 3,       /* two-stage text (2PM paper III-A): raw pages to page_scan() in any
+                                      * order, then finish(); the tasklet applies the LINES ownership
+                                      * rules itself, from the csd_extent it is given */
 } csd_framing_kind;
+
+/* The extent an execution covers, for TWO_STAGE tasklets. */
+typedef struct csd_extent {
+    uint64_t offset, end;            /* bytes [offset, end) of the object */
+    uint64_t object_size;            /* bytes */
+    uint32_t page_bytes;             /* bytes per page */
+} csd_extent;
+
+/* What page_scan() found in one page (2PM paper III-A): no part of the pattern, part of it (the
+ * second stage must combine pages), or the whole pattern. */
+#define CSD_PAGE_MISMATCHED 1
+#define CSD_PAGE_PARTIAL 2
+#define CSD_PAGE_MATCHED 3
 
 typedef struct csd_framing {
     csd_framing_kind kind;
@@ -70,6 +86,13 @@ typedef struct csd_tasklet_ops {
     /* Input exhausted: emit aggregated rows. 0 or a negative errno after csd_io_fail(). */
     int (*finish)(void *state, csd_tasklet_io *io);
     void (*destroy)(void *state);
+    /* TWO_STAGE framing only, the first stage: one page of the extent (page_index within the object;
+     * len < page_bytes only for the object's last page), once, as it lands, in any order. Sets *cls
+     * (CSD_PAGE_*) and *need_next = 1 when the extent's last line may run past this page (the runtime
+     * then reads the next page too). finish() is the second stage, after every page. 0 or a negative
+     * errno after csd_io_fail(). record() is not called for a TWO_STAGE execution. */
+    int (*page_scan)(void *state, csd_tasklet_io *io, const csd_extent *x, uint64_t page_index,
+                     const uint8_t *data, size_t len, int *cls, int *need_next);
 } csd_tasklet_ops;
 
 /* Charge work to the core running this tasklet: CPU cycles and DRAM accesses (4-byte read + compare). */

@@ -46,6 +46,7 @@ void csd_eng_buf_give(csd_engine *e) {
 void csd_eng_req_free(csd_isp_req *r) {
     r->e->im->req_free(r);
     free(r->core_of);
+    free(r->cls);
     free(r->state);
     free(r->ppn);
     free(r->cost_ns);
@@ -83,6 +84,9 @@ int csd_eng_req_grow(csd_isp_req *r, uint64_t need) {
     uint8_t *co = realloc(r->core_of, cap);
     if (!co) return -ENOMEM;
     r->core_of = co;
+    uint8_t *cl = realloc(r->cls, cap);
+    if (!cl) return -ENOMEM;
+    r->cls = cl;
     memset(r->state + r->cap, PG_NONE, cap - r->cap);
     r->cap = cap;
     return 0;
@@ -107,7 +111,7 @@ void csd_eng_drop_ready(csd_engine *e, csd_isp_req *r, uint64_t from) {
     }
 }
 
-static void req_end(csd_engine *e, csd_isp_req *r, int status) {
+void csd_eng_req_end(csd_engine *e, csd_isp_req *r, int status) {
     r->dead = 1;
     r->finished = 1;
     r->status = status;
@@ -148,6 +152,36 @@ static void start_finish(core *c, csd_isp_req *r) {
     csd_cost cost = { 0, 0 };
     int rc = r->work.finish(r->work.arg, &cost);
     csd_eng_core_start(c, SLOT_FINISH, r, 0, csd_eng_cost_ns(c->e, 0, &cost), rc < 0 ? rc : 0);
+}
+
+int csd_eng_page_data(csd_engine *e, csd_isp_req *r, uint64_t rel, const uint8_t **data, size_t *len) {
+    *len = r->first + rel == r->max_page ? r->last_len : e->p.page_bytes;
+    *data = e->page_buf;
+    if (r->ppn[rel] == CSD_PPN_NONE) {
+        memset(e->page_buf, 0, e->p.page_bytes);
+        return 0;
+    }
+    int rc = 0;
+    const uint8_t *in_place = r->src.view ? r->src.view(r->src.arg, r->ppn[rel], &rc) : NULL;
+    if (in_place) *data = in_place;
+    else if (!rc) rc = r->src.read(r->src.arg, r->ppn[rel], e->page_buf);
+    return rc;
+}
+
+void csd_eng_s1_report(csd_engine *e, csd_isp_req *r, int cls) {
+    if (cls < CSD_MATCH_MISMATCHED || cls > CSD_MATCH_MATCHED || cls <= r->match) return;
+    r->match = (uint8_t)cls;
+    if (cls == CSD_MATCH_MATCHED) r->matched_ns = csd_sim_now(e->sim);
+    csd_flash_reorder(e->flash, r, r->match);
+}
+
+int csd_eng_s1_grow(csd_engine *e, csd_isp_req *r) {
+    if (r->last >= r->max_page) return 0;
+    int g = csd_eng_req_grow(r, csd_eng_req_pages(r) + 1);
+    if (g < 0) return g;
+    r->last++;
+    r->view.pages_total = csd_eng_req_pages(r);
+    return e->im->resize(e, r, csd_eng_req_pages(r) - 1);
 }
 
 /* Feed pages up to rel (inclusive) in index order. 0, or a negative errno (tasklet or read failure)
@@ -258,7 +292,8 @@ static void core_done_ev(csd_sim *sim, void *arg) {
         e->st.isp_pages++;
         csd_eng_buf_give(e);
         e->im->page_done(e, c, r, c->page);
-        if (!r->dead && r->view.pages_done == csd_eng_req_pages(r) && r->fed_next >= csd_eng_req_pages(r)) {
+        if (!r->dead && r->view.pages_done == csd_eng_req_pages(r) &&
+            (r->work.stage1 || r->fed_next >= csd_eng_req_pages(r))) {
             r->refs--;                    /* the finish slot takes its own reference */
             start_finish(c, r);
             e->im->room(e);
@@ -266,7 +301,7 @@ static void core_done_ev(csd_sim *sim, void *arg) {
             return;
         }
     } else if (!r->released) {
-        req_end(e, r, c->rc);             /* FINISH or FAIL */
+        csd_eng_req_end(e, r, c->rc);     /* FINISH or FAIL */
     }
     (void)sim;
     csd_eng_req_unref(e, r);

@@ -204,6 +204,7 @@ int csd_engine_submit_ex(csd_engine *e, csd_isp_req **out, const csd_isp_work *w
     *out = NULL;
     if (!work || !work->feed || !work->finish || !src || !src->ppn || !src->read || last_page_len > e->p.page_bytes)
         return -EINVAL;
+    if (work->stage1 && e->im != &csd_issue_batch) return -EOPNOTSUPP;   /* two-stage: batch issue only */
     int empty = last_page < first_page;
     if (!empty && last_page > max_page) return -ERANGE;
     csd_isp_req *r = calloc(1, sizeof *r);
@@ -268,6 +269,8 @@ void csd_engine_progress(const csd_engine *e, const csd_isp_req *r, csd_isp_prog
     p->device_ns = (r->finished ? r->finish_ns : csd_sim_now(e->sim)) - r->view.submit_ns;
     p->flash_bytes_read = r->flash_bytes;
     p->core_ns = r->view.core_ns;
+    p->match = r->match;
+    p->matched_ns = r->matched_ns;
 }
 
 void csd_engine_release(csd_engine *e, csd_isp_req *r) {
@@ -312,6 +315,8 @@ void csd_engine_stats_get(const csd_engine *e, csd_engine_stats *s, csd_flash_st
 }
 
 uint32_t csd_engine_chip_queued(const csd_engine *e, uint32_t chip) { return csd_flash_chip_queued(e->flash, chip); }
+
+csd_flash *csd_engine_flash(csd_engine *e) { return e->flash; }
 
 uint64_t csd_engine_core_busy_ns(const csd_engine *e, uint32_t core) {
     return core < e->p.cores ? e->cores[core].busy_ns : 0;

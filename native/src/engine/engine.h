@@ -86,6 +86,15 @@ typedef struct csd_isp_work {
                 int *need_more);
     /* Input exhausted; 0 or a negative errno. */
     int (*finish)(void *arg, csd_cost *cost);
+    /* Optional: two-stage processing (2PM paper III-A). When set, feed() is never called: each page
+     * goes to stage1() once, as it lands, in any order (on the channel's pattern-matching unit at
+     * pm_bytes_per_s, or on a core when that is 0), and finish() is the second stage, on a core, after
+     * every page passed stage 1. *cls is the page's class (CSD_MATCH_MISMATCHED, _PARTIAL, _MATCHED):
+     * the request's best class so far goes to the chip-queue policy as a reordering request (2PM
+     * IV-B). *need_next = 1 on the request's last page asks for one more page (text running past the
+     * extent). 0 or a negative errno (the request fails). Batch issue only. */
+    int (*stage1)(void *arg, uint64_t page_index, const uint8_t *data, size_t len, csd_cost *cost, int *cls,
+                  int *need_next);
 } csd_isp_work;
 
 typedef struct csd_isp_progress {
@@ -96,6 +105,8 @@ typedef struct csd_isp_progress {
     uint64_t device_ns;      /* finish_ns - submit_ns, or now - submit_ns while running */
     uint64_t flash_bytes_read;
     uint64_t core_ns;
+    uint8_t match;           /* two-stage: the best class of its pages so far (csd_match) */
+    uint64_t matched_ns;     /* two-stage: when a page first matched (0 = none has) */
 } csd_isp_progress;
 
 typedef struct csd_engine_stats {
@@ -165,5 +176,8 @@ void csd_engine_stats_get(const csd_engine *e, csd_engine_stats *s, csd_flash_st
 uint64_t csd_engine_core_busy_ns(const csd_engine *e, uint32_t core);
 /* Flash operations queued at a chip now. */
 uint32_t csd_engine_chip_queued(const csd_engine *e, uint32_t chip);
+/* The flash model under the engine, for experiments that submit their own operations beside the
+ * requests (background host and migration traffic; they share the chips with the requests). */
+csd_flash *csd_engine_flash(csd_engine *e);
 
 #endif

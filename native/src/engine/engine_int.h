@@ -59,12 +59,18 @@ struct csd_isp_req {
     uint64_t batch_left;      /* flash reads of the current batch not arrived yet */
     uint64_t refs;            /* flash reads in flight + core slots + pending sends */
     page_op *pool, *pool_free;
-    int empty_pending;        /* empty range: finish() waits for a core */
+    int empty_pending;        /* finish() waits for a core: an empty range, or every page through stage 1 */
     int dead;                 /* failing, failed or released: no more issue, feed or picks */
     int finished, status, released, in_policy;
     uint64_t finish_ns;
     uint64_t flash_bytes;
     uint64_t ci_hint_ns, fed_cost_ns;
+    /* two-stage processing (work.stage1; 2PM paper III): the best page class so far (csd_match; what
+     * the chip-queue policy was last told) and, under core stage 1, each page's class until its slot
+     * ends */
+    uint8_t match;
+    uint64_t matched_ns;
+    uint8_t *cls;
     sub *subs;                /* stage mode: one per core */
     uint32_t home;            /* stage mode without the per-chip split: the one core it runs on */
     csd_req_view view;
@@ -115,6 +121,8 @@ struct csd_engine {
     void *trace_arg;
     csd_trace *timeline;
     csd_engine_stats st;
+    csd_serial *pm;            /* two-stage processing: one pattern-matching unit per channel (2PM paper
+                                * IV-E), when pm_bytes_per_s is set */
 };
 
 /* core.c: what the public face and both issue models use */
@@ -138,6 +146,15 @@ void csd_eng_drop_ready(csd_engine *e, csd_isp_req *r, uint64_t from);
 /* Ask the idle cores to choose, in one event at the current instant. */
 void csd_eng_kick(csd_engine *e);
 void csd_eng_core_start(core *c, uint8_t kind, csd_isp_req *r, uint64_t page, uint64_t dur, int rc);
+/* The bytes of the request's page rel (in place, or read into the engine's page buffer); 0 or -errno. */
+int csd_eng_page_data(csd_engine *e, csd_isp_req *r, uint64_t rel, const uint8_t **data, size_t *len);
+/* End r now with status (no core slot): dead, finished, out of the policy's hands. */
+void csd_eng_req_end(csd_engine *e, csd_isp_req *r, int status);
+/* Two-stage processing: page class cls (csd_match) of r is known; tell the chip-queue policy when the
+ * request's best class rises (2PM paper III-B, the result analyzer). */
+void csd_eng_s1_report(csd_engine *e, csd_isp_req *r, int cls);
+/* Two-stage processing: stage 1 asked for the page after r's last one. 0 or -ENOMEM. */
+int csd_eng_s1_grow(csd_engine *e, csd_isp_req *r);
 /* Feed pages up to rel (inclusive); 0 or -errno with *fail_ns the failed page's cost. */
 int csd_eng_feed_upto(csd_engine *e, csd_isp_req *r, uint64_t rel, uint64_t *fail_ns);
 /* the request's page rel failed or the request stops: end it on core c */

@@ -3,9 +3,11 @@
  * request the policy's pick() names, taking its lowest-index ready page. */
 #include "engine/engine_int.h"
 
+#include <errno.h>
 #include <stdlib.h>
 
 static void page_arrived(csd_flash_op *op, uint64_t t);
+static void batch_room(csd_engine *e);
 
 static uint64_t buffer_pages(const csd_engine *e) {
     uint64_t n = e->p.isp_buffer_bytes / e->p.page_bytes;
@@ -44,7 +46,7 @@ static void issue_for(csd_engine *e, csd_isp_req *r) {
         po->r = r;
         po->page = i;
         po->op = (csd_flash_op){ .kind = CSD_FLASH_READ, .src = CSD_SRC_ISP, .ppn = ppn, .owner = r, .req_id = r->view.id,
-                                 .done = page_arrived, .arg = po };
+                                 .match = r->match, .sub_pos = i, .done = page_arrived, .arg = po };
         r->state[i] = PG_INFLIGHT;
         r->batch_left++;
         r->refs++;
@@ -58,15 +60,61 @@ static void batch_room(csd_engine *e) {
     for (csd_isp_req *r = e->head; r; r = r->next) issue_for(e, r);
 }
 
+/* Two-stage processing, stage 1 on the pattern-matching unit (2PM paper III-B): the page went through
+ * its channel's unit and is classified now. It needs no core; the request's second stage (finish())
+ * waits for a core once every page is through. */
+static void pm_done_ev(csd_sim *sim, void *arg) {
+    page_op *po = arg;
+    csd_isp_req *r = po->r;
+    csd_engine *e = r->e;
+    uint64_t rel = po->page;
+    po->free_next = r->pool_free;
+    r->pool_free = po;
+    csd_eng_buf_give(e);
+    if (r->dead) {
+        r->state[rel] = PG_DROPPED;
+    } else {
+        const uint8_t *data;
+        size_t len;
+        csd_cost cost = { 0, 0 };
+        int cls = 0, more = 0;
+        int rc = csd_eng_page_data(e, r, rel, &data, &len);
+        if (rc == 0) rc = r->work.stage1(r->work.arg, r->first + rel, data, len, &cost, &cls, &more);
+        if (rc == 0 && more && rel + 1 == csd_eng_req_pages(r)) rc = csd_eng_s1_grow(e, r);
+        r->state[rel] = PG_DONE;
+        r->view.pages_done++;
+        e->st.isp_pages++;
+        if (rc < 0) {
+            csd_eng_req_end(e, r, rc);
+        } else {
+            csd_eng_s1_report(e, r, cls);
+            if (r->view.pages_done == csd_eng_req_pages(r)) {
+                r->empty_pending = 1;      /* the second stage waits for a core */
+                csd_eng_kick(e);
+            }
+        }
+    }
+    (void)sim;
+    csd_eng_req_unref(e, r);
+    batch_room(e);
+}
+
 static void page_arrived(csd_flash_op *op, uint64_t t) {
-    (void)t;
     page_op *po = op->arg;
     csd_isp_req *r = po->r;
     csd_engine *e = r->e;
-    po->free_next = r->pool_free;
-    r->pool_free = po;
     r->batch_left--;
     r->flash_bytes += e->p.page_bytes;
+    if (e->pm && r->work.stage1 && !r->dead && po->page < csd_eng_req_pages(r)) {
+        /* on its channel's pattern-matching unit, pipelined behind the page before it there */
+        uint32_t ch = csd_flash_channel_of(e->flash, csd_flash_chip_of(e->flash, op));
+        size_t len = r->first + po->page == r->max_page ? r->last_len : e->p.page_bytes;
+        uint64_t end = csd_serial_reserve(&e->pm[ch], t, csd_xfer_ns(len, e->p.pm_bytes_per_s));
+        csd_eng_sched(e, end, pm_done_ev, po);   /* keeps its reference on r until then */
+        return;
+    }
+    po->free_next = r->pool_free;
+    r->pool_free = po;
     if (r->dead || po->page >= csd_eng_req_pages(r)) {
         r->state[po->page] = PG_DROPPED;   /* nobody needs it any more */
         csd_eng_buf_give(e);
@@ -92,6 +140,23 @@ static int lowest_ready(csd_isp_req *r, uint64_t *rel) {
 
 static const csd_req_view *view_of(const csd_isp_req *r) { return &r->view; }
 
+/* Two-stage processing without a pattern-matching unit: stage 1 of exactly page rel, whatever the pages
+ * before it (out of order), on the core that picked it; its class is reported when the slot ends. */
+static int stage1_on_core(csd_engine *e, csd_isp_req *r, uint64_t rel, uint64_t *fail_ns) {
+    const uint8_t *data;
+    size_t len;
+    csd_cost cost = { 0, 0 };
+    int cls = 0, more = 0;
+    int rc = csd_eng_page_data(e, r, rel, &data, &len);
+    if (rc == 0) rc = r->work.stage1(r->work.arg, r->first + rel, data, len, &cost, &cls, &more);
+    r->cost_ns[rel] = csd_eng_cost_ns(e, e->p.page_cycles, &cost);
+    r->fed_cost_ns += r->cost_ns[rel];
+    r->cls[rel] = (uint8_t)cls;
+    if (rc == 0 && more && rel + 1 == csd_eng_req_pages(r)) rc = csd_eng_s1_grow(e, r);
+    *fail_ns = r->cost_ns[rel];
+    return rc;
+}
+
 static void batch_serve(csd_engine *e, core *c) {
     for (;;) {
         csd_isp_req *r = e->rs->pick(e->rs_state, c->index, csd_sim_now(e->sim), view_of);
@@ -103,7 +168,7 @@ static void batch_serve(csd_engine *e, core *c) {
         }
         uint64_t fail_ns = 0;
         uint64_t total_before = csd_eng_req_pages(r);
-        int rc = csd_eng_feed_upto(e, r, rel, &fail_ns);
+        int rc = r->work.stage1 ? stage1_on_core(e, r, rel, &fail_ns) : csd_eng_feed_upto(e, r, rel, &fail_ns);
         if (csd_eng_req_pages(r) != total_before) batch_room(e);   /* grew (next page) or stopped (room) */
         if (rc < 0) {
             csd_eng_fail_on(e, c, r, fail_ns, rc);
@@ -117,12 +182,18 @@ static void batch_serve(csd_engine *e, core *c) {
     }
 }
 
-static int batch_init(csd_engine *e) { return 0; }
-static void batch_free(csd_engine *e) {}
+static int batch_init(csd_engine *e) {
+    if (!e->p.pm_bytes_per_s) return 0;
+    e->pm = calloc(e->p.channels, sizeof *e->pm);
+    return e->pm ? 0 : -ENOMEM;
+}
+static void batch_free(csd_engine *e) { free(e->pm); }
 static uint64_t batch_pool(const csd_engine *e) { return buffer_pages(e); }
 static int batch_submit(csd_engine *e, csd_isp_req *r) { return 0; }
 static void batch_req_free(csd_isp_req *r) {}
-static void batch_page_done(csd_engine *e, core *c, csd_isp_req *r, uint64_t rel) {}
+static void batch_page_done(csd_engine *e, core *c, csd_isp_req *r, uint64_t rel) {
+    if (r->work.stage1 && !r->dead) csd_eng_s1_report(e, r, r->cls[rel]);
+}
 static void batch_send_done(csd_engine *e, core *c) {}
 static void batch_dropped(csd_engine *e, csd_isp_req *r, uint64_t rel) {}
 static void batch_remove(csd_engine *e, csd_isp_req *r) {}

@@ -244,6 +244,9 @@ void csd_flash_submit(csd_flash *f, csd_flash_op *op) {
     op->submit_ns = now;
     op->seq = f->next_seq++;
     op->next = NULL;
+    op->slack_ns = 0;
+    op->passed = 0;
+    op->barrier = 0;
     f->fcmd->submit(f->fcmd_state, op, now);
 }
 
@@ -291,6 +294,7 @@ int csd_flash_create_with(csd_flash **out, const csd_params *p, csd_sim *sim,
         f->policy = NULL;
         goto fail;
     }
+    if (policy->attach) policy->attach(f->policy_state, f);
     f->fcmd = fcmd;
     rc = fcmd->init(&f->fcmd_state, p, f);
     if (rc != 0) {
@@ -329,3 +333,13 @@ uint64_t csd_flash_page_xfer_ns(const csd_flash *f) { return f->xfer_ns; }
 void csd_flash_set_trace(csd_flash *f, csd_trace *t) { f->trace = t; }
 
 uint32_t csd_flash_chip_queued(const csd_flash *f, uint32_t chip) { return chip < f->nchips ? f->chips[chip].queued : 0; }
+
+void csd_flash_reorder(csd_flash *f, const void *owner, uint8_t match) {
+    if (f->policy->reorder) f->policy->reorder(f->policy_state, owner, match, csd_sim_now(f->sim));
+}
+
+int csd_flash_channel_busy(const csd_flash *f, uint32_t channel) {
+    return channel < f->nchannels && f->channels[channel].busy;
+}
+
+uint32_t csd_flash_channel_of(const csd_flash *f, uint32_t chip) { return chip / f->p.chips_per_channel; }

@@ -33,6 +33,15 @@ typedef enum csd_flash_src {
     CSD_SRC_MAP = 3,         /* mapping-table pages (map-cached FTLs) */
 } csd_flash_src;
 
+/* What the first stage of two-stage processing has found in an operation's request so far (2PM paper
+ * III-A, IV-B): set by the submitter, raised by reordering requests (csd_flash_reorder). */
+typedef enum csd_match {
+    CSD_MATCH_UNKNOWN = 0,      /* not an ISP request, or none of its pages has been classified yet */
+    CSD_MATCH_MISMATCHED = 1,   /* classified pages hold no key pattern */
+    CSD_MATCH_PARTIAL = 2,      /* a page holds part of the pattern: the second stage must combine */
+    CSD_MATCH_MATCHED = 3,      /* a page holds the whole pattern: a key request */
+} csd_match;
+
 typedef struct csd_flash_req {
     uint8_t kind;     /* csd_flash_kind */
     uint8_t gc;       /* 1 = issued by garbage collection */
@@ -73,6 +82,13 @@ struct csd_flash_op {
     void *owner;             /* the request (or host command) that issued it; for policies */
     uint64_t req_id;         /* that request's number (timelines; 0 = none) */
     int64_t priority;        /* free for policies */
+    /* two-stage processing and its chip-queue policies (2PM paper IV): set by the submitter */
+    uint8_t match;           /* csd_match of the owner's first-stage results when submitted */
+    uint64_t sub_pos;        /* position of the page in its request (0 = the request's first) */
+    /* chip-queue policy scratch, reset by csd_flash_submit */
+    int64_t slack_ns;        /* slack (2PM IV-C, Slacker) */
+    uint32_t passed;         /* times a later operation was moved ahead of it (2PM IV-D) */
+    uint8_t barrier;         /* nothing may be moved ahead of it any more */
     csd_flash_done_fn done;
     void *arg;
     csd_flash_op *next;      /* queue link, owned by whoever holds the op: the flash-command
@@ -89,6 +105,12 @@ typedef struct csd_chip_sched_ops {
     void (*enqueue)(void *state, uint32_t chip, csd_flash_op *op, uint64_t now);
     csd_flash_op *(*next)(void *state, uint32_t chip, uint64_t now);  /* NULL when empty */
     void (*destroy)(void *state);
+    /* Optional: a reordering request (2PM paper IV-B): the first stage classified a page of owner's
+     * request, whose results so far are now `match` (csd_match). */
+    void (*reorder)(void *state, const void *owner, uint8_t match, uint64_t now);
+    /* Optional: called once after init with the model, for policies that look at its state
+     * (csd_flash_channel_busy). */
+    void (*attach)(void *state, const csd_flash *f);
 } csd_chip_sched_ops;
 
 const csd_chip_sched_ops *csd_chip_sched_find(const char *name);
@@ -146,5 +168,12 @@ void csd_flash_set_trace(csd_flash *f, csd_trace *t);
 uint32_t csd_flash_chip_queued(const csd_flash *f, uint32_t chip);
 /* ns the channel needs for one page. */
 uint64_t csd_flash_page_xfer_ns(const csd_flash *f);
+/* A reordering request to the chip-queue policy (2PM paper III-B "result analyzer", IV-B): owner's
+ * first-stage results are now match. Policies without a reorder hook ignore it. */
+void csd_flash_reorder(csd_flash *f, const void *owner, uint8_t match);
+/* 1 when channel is transferring a page now. */
+int csd_flash_channel_busy(const csd_flash *f, uint32_t channel);
+/* The channel of a chip (global index). */
+uint32_t csd_flash_channel_of(const csd_flash *f, uint32_t chip);
 
 #endif

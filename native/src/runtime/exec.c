@@ -46,6 +46,8 @@ struct csd_exec {
     uint8_t *carry;              /* bytes of a record/line that began on an earlier page */
     size_t carry_len, carry_cap;
 
+    uint64_t scanned;            /* two-stage: pages through stage 1 */
+
     /* page hook and CSD_SKIP_PAGE */
     int hooked_any;
     uint64_t hooked_page;
@@ -87,7 +89,8 @@ int csd_exec_create(csd_exec **out, const csd_tasklet_ops *ops, const csd_taskle
         csd_exec_destroy(t);
         return rc;
     }
-    if ((t->fr.kind != CSD_FRAMING_RECORDS && t->fr.kind != CSD_FRAMING_LINES) ||
+    if ((t->fr.kind != CSD_FRAMING_RECORDS && t->fr.kind != CSD_FRAMING_LINES &&
+         !(t->fr.kind == CSD_FRAMING_TWO_STAGE && ops->page_scan)) ||
         (t->fr.kind == CSD_FRAMING_RECORDS && t->fr.record_bytes == 0)) {
         snprintf(err, errlen, "tasklet '%s' chose an invalid framing", ops->name ? ops->name : "?");
         csd_exec_destroy(t);
@@ -134,7 +137,7 @@ int csd_exec_begin(csd_exec *t, uint64_t object_size, uint64_t offset, uint64_t 
         fp = first / P;
         /* the last owned record starts at the largest multiple of R below end */
         lp = empty ? 0 : (((t->end - 1) / R * R) + R - 1) / P;
-    } else {
+    } else {   /* lines, and two-stage text (same pages: byte off - 1 tells whether a line starts at off) */
         empty = length == 0;
         t->phase = offset > 0 ? LP_SEEK : LP_START;
         t->pos = offset > 0 ? offset - 1 : 0;
@@ -350,6 +353,9 @@ int csd_exec_feed(csd_exec *t, uint64_t page_index, const uint8_t *data, size_t 
     } else if (!t->begun || t->finished) {
         csd_taskio_set_error(&t->io, -EINVAL, "feed %s", t->finished ? "after finish" : "before begin");
         rc = t->status = t->io.status;
+    } else if (t->fr.kind == CSD_FRAMING_TWO_STAGE) {
+        csd_taskio_set_error(&t->io, -EINVAL, "a two-stage execution takes its pages through stage 1");
+        rc = t->status = t->io.status;
     } else if (!t->done) {
         uint64_t P = t->page_bytes, base = page_index * P;
         uint64_t want = base < t->size ? (t->size - base < P ? t->size - base : P) : 0;
@@ -383,6 +389,15 @@ int csd_exec_finish(csd_exec *t, csd_cost *cost) {
         rc = t->status = t->io.status;
     }
     if (!rc && t->fr.kind == CSD_FRAMING_LINES) rc = lines_at_eof(t);
+    if (!rc && t->fr.kind == CSD_FRAMING_TWO_STAGE) {
+        if (t->scanned != (t->last_page >= t->first_page ? t->last_page - t->first_page + 1 : 0) && !t->done) {
+            csd_taskio_set_error(&t->io, -EPROTO, "finish after %llu of the extent's %llu pages",
+                                 (unsigned long long)t->scanned,
+                                 (unsigned long long)(t->last_page - t->first_page + 1));
+            rc = t->status = t->io.status;
+        }
+        t->done = 1;
+    }
     if (!rc && !t->done) {
         /* the caller stopped feeding before the extent's last record/line was complete */
         uint64_t at = t->fr.kind == CSD_FRAMING_RECORDS ? t->next_rec : t->pos;
@@ -424,6 +439,54 @@ static int work_feed(void *arg, uint64_t page_index, const uint8_t *data, size_t
 
 static int work_finish(void *arg, csd_cost *cost) { return csd_exec_finish(arg, cost); }
 
+/* Two-stage text (2PM paper III-A): the first stage, one page in any order. */
+int csd_exec_stage1(csd_exec *t, uint64_t page_index, const uint8_t *data, size_t len, csd_cost *cost,
+                    int *cls, int *need_next) {
+    t->io.cycles = t->io.dram_accesses = 0;
+    *cls = CSD_PAGE_MISMATCHED;
+    *need_next = 0;
+    int rc = t->status;
+    uint64_t P = t->page_bytes, base = page_index * P;
+    uint64_t want = base < t->size ? (t->size - base < P ? t->size - base : P) : 0;
+    if (!rc && (t->fr.kind != CSD_FRAMING_TWO_STAGE || !t->begun || t->finished)) {
+        csd_taskio_set_error(&t->io, -EINVAL, "stage 1 %s", t->fr.kind != CSD_FRAMING_TWO_STAGE
+                             ? "of an execution that is not two-stage" : t->finished ? "after finish" : "before begin");
+        rc = t->status = t->io.status;
+    }
+    if (!rc && (page_index < t->first_page || page_index > t->last_page || len != want || (len && !data))) {
+        csd_taskio_set_error(&t->io, -EINVAL, "stage 1 of page %llu with %zu bytes, outside pages %llu..%llu or "
+                             "not %llu bytes", (unsigned long long)page_index, len,
+                             (unsigned long long)t->first_page, (unsigned long long)t->last_page,
+                             (unsigned long long)want);
+        rc = t->status = t->io.status;
+    }
+    if (!rc) {
+        csd_extent x = { t->off, t->end, t->size, t->page_bytes };
+        int c = CSD_PAGE_MISMATCHED, more = 0;
+        int r = t->ops->page_scan(t->state, &t->io, &x, page_index, data, len, &c, &more);
+        if (r < 0 || t->io.status || t->io.msg_set) {
+            run_fail(t, r, "page_scan");
+            rc = t->status;
+        } else {
+            t->scanned++;
+            *cls = c >= CSD_PAGE_MISMATCHED && c <= CSD_PAGE_MATCHED ? c : CSD_PAGE_PARTIAL;
+            /* the next page exists and the extent's last line may run into it */
+            if (more && page_index == t->last_page && (page_index + 1) * P < t->size) {
+                t->last_page++;
+                *need_next = 1;
+            }
+        }
+    }
+    take_cost(t, cost);
+    return rc;
+}
+
+static int work_stage1(void *arg, uint64_t page_index, const uint8_t *data, size_t len, csd_cost *cost, int *cls,
+                       int *need_next) {
+    return csd_exec_stage1(arg, page_index, data, len, cost, cls, need_next);
+}
+
 csd_isp_work csd_exec_work(csd_exec *t) {
-    return (csd_isp_work){ .arg = t, .feed = work_feed, .finish = work_finish };
+    return (csd_isp_work){ .arg = t, .feed = work_feed, .finish = work_finish,
+                           .stage1 = t->fr.kind == CSD_FRAMING_TWO_STAGE ? work_stage1 : NULL };
 }

@@ -58,6 +58,13 @@ int csd_exec_feed(csd_exec *t, uint64_t page_index, const uint8_t *data, size_t 
  * -EPROTO if the caller stopped feeding while need_more was still 1.) */
 int csd_exec_finish(csd_exec *t, csd_cost *cost);
 
+/* Two-stage text (CSD_FRAMING_TWO_STAGE; 2PM paper III-A), the first stage: one page of the extent,
+ * in any order, once. *cls gets the page's class (CSD_PAGE_*); *need_next = 1 when the extent's last
+ * line may run into the next page, which then belongs to the extent (its last page grows by one).
+ * 0 or a negative errno. finish() is the second stage. */
+int csd_exec_stage1(csd_exec *t, uint64_t page_index, const uint8_t *data, size_t len, csd_cost *cost,
+                    int *cls, int *need_next);
+
 /* The failure message ("" when none): the tasklet's csd_io_fail text, the output-buffer-full message,
  * or a framing error. */
 const char *csd_exec_error(const csd_exec *t);

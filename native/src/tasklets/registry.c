@@ -10,6 +10,7 @@ static const csd_tasklet_ops *const builtin[] = {
     &csd_tasklet_weblog_q2,
     &csd_tasklet_filter,
     &csd_tasklet_grep,
+    &csd_tasklet_grep2,
     &csd_tasklet_plan,
     &csd_tasklet_dram_scan,
     &csd_tasklet_stats,

@@ -11,6 +11,7 @@ extern const csd_tasklet_ops csd_tasklet_weblog_q1;
 extern const csd_tasklet_ops csd_tasklet_weblog_q2;
 extern const csd_tasklet_ops csd_tasklet_filter;
 extern const csd_tasklet_ops csd_tasklet_grep;
+extern const csd_tasklet_ops csd_tasklet_grep2;
 extern const csd_tasklet_ops csd_tasklet_plan;
 extern const csd_tasklet_ops csd_tasklet_dram_scan;
 

@@ -154,7 +154,7 @@ static json_object *summarize(const char *tasklet, json_object *rows) {
                 json_object_array_add(top, json_object_new_string(type));
         }
         json_object_object_add(res, "regions", reg);
-    } else if (!strcmp(tasklet, "grep") && n == 1 && json_object_array_length(json_object_array_get_idx(rows, 0)) == 1) {
+    } else if ((!strcmp(tasklet, "grep") || !strcmp(tasklet, "grep2")) && n == 1 && json_object_array_length(json_object_array_get_idx(rows, 0)) == 1) {
         json_object_object_add(res, "count",
                                json_object_get(json_object_array_get_idx(json_object_array_get_idx(rows, 0), 0)));
     }
@@ -347,5 +347,5 @@ const subcmd CMD_RUN = {
     "  --plan FILE          binary smartssd.v1.Plan for the 'plan' tasklet\n"
     "tasklets: see 'csd identify IMAGE' and docs/TASKLETS.md\n"
     "--json prints {results, device_ns, flash_bytes_read, bytes_to_host, ...}; weblog-q1 gives\n"
-    "results.regions (region -> count), grep in count mode results.count.\n",
+    "results.regions (region -> count), grep and grep2 in count mode results.count.\n",
 };

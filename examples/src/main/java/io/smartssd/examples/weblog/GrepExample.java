@@ -70,10 +70,16 @@ public final class GrepExample {
     }
 
     static Job job(Configuration base, boolean device, Path input, String pattern, Path output) throws IOException {
+        return job(base, device, input, pattern, output, "grep");
+    }
+
+    /** The job; on the device the {@code grep} tasklet or the two-stage {@code grep2} (its start key). */
+    static Job job(Configuration base, boolean device, Path input, String pattern, Path output, String tasklet)
+            throws IOException {
         Configuration conf = new Configuration(base);
         conf.set(PATTERN, pattern);
         // the device job: one (count) row per split, summed
-        Job job = device ? DeviceJob.counting(conf, "grep device", DeviceMapper.tasklet("grep").keyword(pattern), output, input)
+        Job job = device ? DeviceJob.counting(conf, "grep device", DeviceMapper.tasklet(tasklet).keyword(pattern), output, input)
                 : hostJob(conf, input, output);
         job.setNumReduceTasks(1);
         return job;
@@ -97,12 +103,17 @@ public final class GrepExample {
     }
 
     static GrepRun runOne(Configuration conf, boolean device, Path input, String pattern) throws Exception {
+        return runOne(conf, device, input, pattern, "grep");
+    }
+
+    static GrepRun runOne(Configuration conf, boolean device, Path input, String pattern, String tasklet)
+            throws Exception {
         FileSystem fs = input.getFileSystem(conf);
         SmartSsd ssd = ((SmartSsdFileSystem) fs).device();
         java.nio.file.Path tmp = Files.createTempDirectory("smartssd-grep-");
         try {
             Path output = new Path(tmp.toUri().toString(), "out");
-            Job job = job(conf, device, input, pattern, output);
+            Job job = job(conf, device, input, pattern, output, tasklet);
             DeviceStats before = ssd.stats();
             long wall = WeblogJobs.runJob(job, null);
             if (wall < 0) {
@@ -120,7 +131,7 @@ public final class GrepExample {
                     }
                 }
             }
-            return new GrepRun(device ? "device" : "host", count, wall,
+            return new GrepRun(device ? (tasklet.equals("grep") ? "device" : "device-" + tasklet) : "host", count, wall,
                     after.deviceClockNanos() - before.deviceClockNanos(),
                     after.counters().getOrDefault("host.bytes_out", 0L) - before.counters().getOrDefault("host.bytes_out", 0L));
         } finally {
@@ -130,6 +141,11 @@ public final class GrepExample {
 
     static int run(WeblogCli cli, WeblogCli.DeviceOptions a, String input, String pattern, long size, long seed,
                    boolean json) throws Exception {
+        return run(cli, a, input, pattern, size, seed, json, "grep");
+    }
+
+    static int run(WeblogCli cli, WeblogCli.DeviceOptions a, String input, String pattern, long size, long seed,
+                   boolean json, String tasklet) throws Exception {
         if (pattern.isEmpty()) {
             throw new IllegalArgumentException("--pattern must not be empty");
         }
@@ -160,19 +176,20 @@ public final class GrepExample {
             // a local log is put on an embedded device first (the --image one, or a scratch image)
             try (WeblogCli.LocalOnDevice local = WeblogCli.LocalOnDevice.load(cli, a, input)) {
                 conf = WeblogCli.conf(a, local.uri());
-                return compare(cli, conf, WeblogCli.path(local.uri()), pattern, json);
+                return compare(cli, conf, WeblogCli.path(local.uri()), pattern, json, tasklet);
             }
         }
-        return compare(cli, conf, in, pattern, json);
+        return compare(cli, conf, in, pattern, json, tasklet);
     }
 
     /** The device job and the host job over the same input, each run twice, the second measured. */
-    private static int compare(WeblogCli cli, Configuration conf, Path in, String pattern, boolean json) throws Exception {
+    private static int compare(WeblogCli cli, Configuration conf, Path in, String pattern, boolean json, String tasklet)
+            throws Exception {
         long bytes = in.getFileSystem(conf).getFileStatus(in).getLen();
         // Each twice, the second measured: the first runs in a JVM still loading Hadoop and JIT-compiling.
-        runOne(conf, true, in, pattern);
+        runOne(conf, true, in, pattern, tasklet);
         runOne(conf, false, in, pattern);
-        GrepRun dev = runOne(conf, true, in, pattern);
+        GrepRun dev = runOne(conf, true, in, pattern, tasklet);
         GrepRun host = runOne(conf, false, in, pattern);
         if (json) {
             cli.out().printf(Locale.ROOT, "{\"pattern\":\"%s\",\"input\":\"%s\",\"input_bytes\":%d,\"runs\":[%s,%s],"

@@ -591,6 +591,10 @@ public final class WeblogCli implements Callable<Integer> {
         long seed;
         @Option(names = "--json", description = "print one JSON object")
         boolean json;
+        @Option(names = "--tasklet", defaultValue = "grep", paramLabel = "NAME",
+                description = "the device's tasklet: grep, or grep2 (two-stage, pages scanned as they land; docs/2PM.md) "
+                        + "(default: ${DEFAULT-VALUE})")
+        String tasklet;
         @Mixin
         DeviceOptions device;
 
@@ -600,7 +604,10 @@ public final class WeblogCli implements Callable<Integer> {
 
         @Override
         public Integer call() throws Exception {
-            return GrepExample.run(cli, device, input, pattern, Sizes.bytes(size), seed, json);
+            if (!tasklet.equals("grep") && !tasklet.equals("grep2")) {
+                throw new IllegalArgumentException("--tasklet must be grep or grep2, not " + tasklet);
+            }
+            return GrepExample.run(cli, device, input, pattern, Sizes.bytes(size), seed, json, tasklet);
         }
     }
 

@@ -36,6 +36,9 @@ class GrepExampleTest {
             long want = java.util.Arrays.stream(lines).filter(l -> l.contains(pattern)).count();
             GrepExample.GrepRun dev = GrepExample.runOne(c, true, log, pattern);
             GrepExample.GrepRun host = GrepExample.runOne(c, false, log, pattern);
+            // the two-stage tasklet: pages scanned as they land, lines cut by pages and splits combined
+            GrepExample.GrepRun dev2 = GrepExample.runOne(c, true, log, pattern, "grep2");
+            assertEquals(want, dev2.count(), pattern + " (grep2)");
             assertEquals(want, dev.count(), pattern);
             assertEquals(want, host.count(), pattern);
             assertTrue(host.linkBytes() >= bytes.size(), "the host job reads every byte");

@@ -61,6 +61,9 @@ class WeblogCliTest {
                 "device");
         assertEquals(2, r.rc());
         assertTrue(r.err().contains("no such file"), r.err());
+        r = run("grep", "--tasklet", "agrep", "--image", "x.img");
+        assertEquals(2, r.rc());
+        assertTrue(r.err().contains("--tasklet must be grep or grep2"), r.err());
         r = run("frobnicate");
         assertEquals(2, r.rc());
         r = run("demo");   // the launcher's own commands are listed, not run here
