@@ -69,6 +69,13 @@ typedef struct csd_params {
     uint64_t trace_from_ns;             /* ns of device time: record only events overlapping */
     uint64_t trace_to_ns;               /* [from, to); to = 0: no end */
 
+    /* user tasklets: programs users install (docs/USER-TASKLETS.md) */
+    uint64_t tasklet_memory_bytes;      /* bytes of linear memory one sandboxed execution may have */
+    uint64_t tasklet_fuel_per_page;     /* instructions (fuel) a sandboxed call may run: init, one page, finish */
+    uint32_t tasklet_cycles_per_kfuel;  /* core cycles charged per 1000 instructions (fuel) run */
+    uint64_t tasklet_stack_bytes;       /* bytes of native stack sandboxed code may use */
+    char tasklet_trusted_dir[CSD_PATH_MAX]; /* directory native (.so) tasklets load from; "" = none */
+
     /* emulation */
     uint32_t paced;                     /* 1 = wall time never runs ahead of device time */
     uint32_t sync_writes;               /* 1 = fdatasync before acknowledging a write (power-loss safety) */

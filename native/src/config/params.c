@@ -60,6 +60,12 @@ static const field FIELDS[] = {
     FLD(trace_events, F_U64, "events"),
     FLD(trace_from_ns, F_U64, "ns"),
     FLD(trace_to_ns, F_U64, "ns"),
+    /* user tasklets */
+    FLD(tasklet_memory_bytes, F_BYTES, "bytes"),
+    FLD(tasklet_fuel_per_page, F_U64, "instructions"),
+    FLD(tasklet_cycles_per_kfuel, F_U32, "cycles"),
+    FLD(tasklet_stack_bytes, F_BYTES, "bytes"),
+    FLD(tasklet_trusted_dir, F_PATH, "path"),
     FLD(paced, F_U32, "bool"),
     FLD(sync_writes, F_U32, "bool"),
 };
@@ -107,6 +113,11 @@ static void preset_paper(csd_params *p) {
     name_set(p->placement, "stripe");
     name_set(p->baseline_adaptation, "shared-engine");
     p->remus_qthres_cap = 1;
+    /* user tasklets */
+    p->tasklet_memory_bytes = 64u << 20;
+    p->tasklet_fuel_per_page = 100000000;
+    p->tasklet_cycles_per_kfuel = 1000;
+    p->tasklet_stack_bytes = 512u << 10;
 }
 
 /* Small and round numbers, so tests can derive times by hand. */
@@ -344,6 +355,12 @@ int csd_config_check_values(const csd_params *p, char *err, size_t errlen) {
     REQUIRE(p->paced <= 1 && p->sync_writes <= 1, "paced and sync_writes are 0 or 1");
     REQUIRE(p->remus_qthres_cap <= 1, "remus_qthres_cap is 0 or 1");
     REQUIRE(p->trace_events >= 1 && p->trace_events <= (1ull << 32), "trace_events must be 1..4294967296");
+    REQUIRE(p->tasklet_memory_bytes >= (1u << 20) && p->tasklet_memory_bytes <= (4ull << 30),
+            "tasklet_memory_bytes must be 1M..4G");
+    REQUIRE(p->tasklet_fuel_per_page >= 1000, "tasklet_fuel_per_page must be at least 1000");
+    REQUIRE(p->tasklet_cycles_per_kfuel >= 1, "tasklet_cycles_per_kfuel must be positive");
+    REQUIRE(p->tasklet_stack_bytes >= (64u << 10) && p->tasklet_stack_bytes <= (64u << 20),
+            "tasklet_stack_bytes must be 64K..64M");
     REQUIRE(p->trace_to_ns == 0 || p->trace_to_ns > p->trace_from_ns, "trace_to_ns must be 0 or above trace_from_ns");
 #undef REQUIRE
     return 0;
