@@ -39,9 +39,9 @@ touch "$TMP/hdr/src/lib.rs"
 cargo fetch -q --manifest-path "$TMP/hdr/Cargo.toml" --target x86_64-unknown-linux-gnu >&2
 SRC="$(cargo metadata -q --format-version 1 --manifest-path "$TMP/hdr/Cargo.toml" --filter-platform x86_64-unknown-linux-gnu \
       | python3 -c 'import json,os,sys; m=json.load(sys.stdin); print([os.path.dirname(p["manifest_path"]) for p in m["packages"] if p["name"]=="wasmtime-c-api-impl"][0])')"
-# The wheel's library is built with Wasmtime's default features; declare the ones the device uses.
-cmake -DWASMTIME_DISABLE_ALL_FEATURES=ON -DWASMTIME_FEATURE_CRANELIFT=ON -DWASMTIME_FEATURE_WAT=ON \
-      -DCMAKE_INSTALL_PREFIX="$DEST" -P "$SRC/cmake/install-headers.cmake" >/dev/null
+# The wheel's library is Wasmtime's release C API, built with the default features: declare the
+# same ones (they change type layouts, e.g. wasmtime_val_t with gc).
+cmake -DCMAKE_INSTALL_PREFIX="$DEST" -P "$SRC/cmake/install-headers.cmake" >/dev/null
 test -f "$DEST/include/wasmtime.h" && test -f "$DEST/include/wasmtime/conf.h"
 touch "$DEST/.complete"
 echo "$DEST"
