@@ -39,8 +39,11 @@ def build(args):
                "-D_GNU_SOURCE", "-I", INCLUDE, "-o", out] + src
     else:
         out = args.output or os.path.join(os.path.dirname(os.path.abspath(src[0])), base + ".wasm")
-        cmd = [clang(), "--target=wasm32-wasi", "-O2", "-std=c11", "-nostartfiles", "-Wl,--no-entry",
-               "-Wl,--stack-first", f"-Wl,-z,stack-size={args.stack_bytes}", "-I", INCLUDE, "-o", out] + src + [GUEST]
+        # The C stack comes first in memory, so overflowing it leaves the memory and traps; its pointer
+        # is exported so the device can tell a stack overflow from another stray access.
+        cmd = [clang(), "--target=wasm32-wasi", "-O2", "-std=c11", "-mmutable-globals", "-nostartfiles",
+               "-Wl,--no-entry", "-Wl,--stack-first", f"-Wl,-z,stack-size={args.stack_bytes}",
+               "-Wl,--export=__stack_pointer", "-I", INCLUDE, "-o", out] + src + [GUEST]
     t0 = time.monotonic()
     r = subprocess.run(cmd)
     if r.returncode:

@@ -50,6 +50,7 @@ struct wsb_inst {
     wasmtime_context_t *cx;
     wasmtime_instance_t inst;
     wasmtime_memory_t mem;
+    int mem_ok;                       /* mem is set (instantiated) */
     wasmtime_func_t f_buf, f_init, f_batch, f_finish;
     csd_tasklet_io *io;               /* during a call */
     const csd_tasklet_args *args;     /* during init */
@@ -531,8 +532,21 @@ void csd_wasm_module_free(csd_wasm_module *wm) {
 
 static const char *mib(uint64_t b, char *buf) {
     if (b >= (1u << 20) && b % (1u << 20) == 0) snprintf(buf, 32, "%" PRIu64 " MiB", b >> 20);
+    else if (b >= 1024 && b % 1024 == 0) snprintf(buf, 32, "%" PRIu64 " KiB", b >> 10);
     else snprintf(buf, 32, "%" PRIu64 " bytes", b);
     return buf;
+}
+
+/* The SDK puts the C stack first in memory and exports its pointer: one that left the memory (it
+ * wraps below 0) means the stack overflowed. */
+static int c_stack_overflowed(wsb_inst *w) {
+    wasmtime_extern_t ex;
+    if (!w->mem_ok || !wasmtime_instance_export_get(w->cx, &w->inst, "__stack_pointer", 15, &ex) ||
+        ex.kind != WASMTIME_EXTERN_GLOBAL)
+        return 0;
+    wasmtime_val_t v;
+    wasmtime_global_get(w->cx, &ex.of.global, &v);
+    return v.kind == WASMTIME_I32 && (uint64_t)(uint32_t)v.of.i32 >= wasmtime_memory_data_size(w->cx, &w->mem);
 }
 
 /* Turn a trap or error of a guest call into the tasklet's failure: a message naming the tasklet and
@@ -553,8 +567,12 @@ static int call_failed(wsb_inst *w, wasmtime_error_t *we, wasm_trap_t *trap, cha
     } else if (has_code && code == WASMTIME_TRAP_CODE_STACK_OVERFLOW) {
         snprintf(out, cap, "tasklet '%s' overflowed its stack in %s (tasklet_stack_bytes = %s)", w->u->name, w->phase,
                  mib(lim->stack_bytes, b1));
+    } else if (has_code && code == WASMTIME_TRAP_CODE_MEMORY_OUT_OF_BOUNDS && c_stack_overflowed(w)) {
+        snprintf(out, cap, "tasklet '%s' overflowed its C stack in %s (the stack it was built with: bin/smartssd "
+                 "tasklet build --stack-bytes; memory limit %s, tasklet_memory_bytes)", w->u->name, w->phase,
+                 mib(lim->memory_bytes, b1));
     } else if (has_code && code == WASMTIME_TRAP_CODE_MEMORY_OUT_OF_BOUNDS) {
-        size_t size = wasmtime_memory_data_size(w->cx, &w->mem);
+        size_t size = w->mem_ok ? wasmtime_memory_data_size(w->cx, &w->mem) : 0;
         snprintf(out, cap, "tasklet '%s' accessed memory outside its own in %s (out of bounds: it has %s of a "
                  "%s limit, tasklet_memory_bytes; an allocation past the limit returns NULL)", w->u->name, w->phase,
                  mib(size, b1), mib(lim->memory_bytes, b2));
@@ -770,6 +788,7 @@ static int wsb_init(void **state, const csd_tasklet_args *args, csd_framing *fr,
     }
     if (!rc) {
         w->mem = ex.of.memory;
+        w->mem_ok = 1;
         wasmtime_func_t fv;
         if (get_func(w, "csd_buf", &w->f_buf) || get_func(w, "csd_init", &w->f_init) ||
             get_func(w, "csd_batch", &w->f_batch) || get_func(w, "csd_finish", &w->f_finish) ||
