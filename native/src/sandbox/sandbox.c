@@ -46,7 +46,11 @@ void csd_sandbox_forget(csd_sandbox *s, const char *name) {
 
 void csd_sandbox_destroy(csd_sandbox *s) {
     if (!s) return;
-    while (s->loaded) csd_sandbox_forget(s, s->loaded->name);
+    while (s->loaded) {
+        csd_user_tasklet *u = s->loaded;
+        s->loaded = u->next;
+        csd_user_tasklet_put(u);
+    }
 #ifdef CSD_HAVE_WASMTIME
     csd_wasm_engine_destroy(s->wasm);
 #endif
