@@ -221,6 +221,29 @@ static int flush(csd_exec *t) {
     return 0;
 }
 
+/* deliver() for a run of n whole records starting in one page (hooks.records). */
+static int deliver_run(csd_exec *t, const uint8_t *p, size_t n, uint64_t start) {
+    int rc = enter_page(t, start);
+    if (rc == 0) rc = t->hooks.records(t->state, &t->io, p, n, start);
+    else if (rc > 0 && rc != CSD_SKIP_PAGE && rc != CSD_STOP) rc = -EINVAL;
+    if (rc < 0 || t->io.status || t->io.msg_set) {
+        run_fail(t, rc, "record");
+        return t->status;
+    }
+    if (rc == CSD_SKIP_PAGE) {
+        t->skip_active = 1;
+        t->skip_page = start / t->page_bytes;
+    } else if (rc == CSD_STOP) {
+        t->done = 1;
+    } else if (rc != 0) {
+        csd_taskio_set_error(&t->io, -EINVAL, "tasklet '%s' returned %d from record()", t->ops->name, rc);
+        run_fail(t, -EINVAL, "record");
+        return t->status;
+    }
+    if (t->io.out->truncated) t->done = 1;
+    return 0;
+}
+
 static int carry_append(csd_exec *t, const uint8_t *p, size_t n) {
     if (t->carry_len + n > t->carry_cap) {
         size_t cap = t->carry_cap ? t->carry_cap : 256;
@@ -264,6 +287,15 @@ static int feed_records(csd_exec *t, const uint8_t *data, uint64_t base, size_t 
             return t->status;
         }
         int rc;
+        if (t->hooks.records && t->carry_len == 0 && s + R <= pend) {
+            /* every whole record that starts here and is owned, in one call */
+            uint64_t n_fit = (pend - s) / R, n_own = (t->end - s + R - 1) / R;
+            uint64_t n = n_fit < n_own ? n_fit : n_own;
+            rc = deliver_run(t, data + (s - base), (size_t)n, s);
+            if (rc < 0) return rc;
+            t->next_rec = s + n * R;
+            continue;
+        }
         if (t->carry_len == 0 && s + R <= pend) {
             rc = deliver(t, data + (s - base), R, s);
         } else {

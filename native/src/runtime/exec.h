@@ -44,6 +44,9 @@ int csd_exec_create(csd_exec **out, const csd_tasklet_ops *ops, const csd_taskle
 typedef struct csd_exec_hooks {
     void *ctx;
     int (*flush)(void *state, csd_tasklet_io *io);
+    /* Optional, RECORDS framing: n records of the framing's size back to back at p, the first at
+     * offset (all start in one page), in place of n record() calls; answers as record() does. */
+    int (*records)(void *state, csd_tasklet_io *io, const uint8_t *p, size_t n, uint64_t offset);
 } csd_exec_hooks;
 
 /* csd_exec_create with hooks (NULL = none). */

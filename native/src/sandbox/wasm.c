@@ -30,6 +30,7 @@
 #define BATCH_MIN_BYTES (64u << 10)   /* guest batch buffer: a page or more at a time */
 #define ENTRY_RECORD 0u
 #define ENTRY_PAGE 1u
+#define ENTRY_RUN 2u                  /* consecutive fixed-size records, back to back */
 #define WASI_ENOSYS 52
 
 const char *csd_sandbox_name(void) { return "wasmtime " CSD_WASMTIME_VERSION; }
@@ -60,6 +61,12 @@ struct wsb_inst {
     size_t init_errlen;
     const char *phase;                /* "init", "record", "finish": for messages */
     uint32_t gbuf, gcap;              /* the guest's batch buffer */
+    uint8_t *gmem;                    /* the guest's memory as of the last call (it moves only then) */
+    uint64_t gsize;
+    uint32_t record_bytes;            /* RECORDS framing: records go in runs; 0 for lines */
+    int run_open;                     /* the last entry is a run that the next record may extend */
+    uint32_t run_at, run_len;         /* its header's place in the buffer, its bytes */
+    uint64_t run_next;                /* the offset a record must have to extend it */
     uint32_t gused, entries;
     uint64_t items;                   /* records/lines in the pending batch */
     uint64_t cur_page;
@@ -600,12 +607,19 @@ static void charge_fuel(wsb_inst *w) {
 }
 
 /* Call a guest function; 0 with *ret, or a negative errno with the failure recorded. */
+static void refresh_mem(wsb_inst *w) {
+    if (!w->mem_ok) return;
+    w->gmem = wasmtime_memory_data(w->cx, &w->mem);
+    w->gsize = wasmtime_memory_data_size(w->cx, &w->mem);
+}
+
 static int call(wsb_inst *w, const wasmtime_func_t *f, const wasmtime_val_t *args, size_t nargs, int32_t *ret) {
     wasmtime_val_t res;
     wasm_trap_t *trap = NULL;
     set_fuel(w);
     wasmtime_error_t *we = wasmtime_func_call(w->cx, f, args, nargs, &res, 1, &trap);
     charge_fuel(w);
+    refresh_mem(w);
     if (we || trap) {
         char msg[512];
         int rc = call_failed(w, we, trap, msg, sizeof msg);
@@ -648,6 +662,7 @@ static int batch_flush(wsb_inst *w, csd_tasklet_io *io) {
     int32_t r = 0;
     int rc = call(w, &w->f_batch, a, 2, &r);
     w->entries = w->gused = 0;
+    w->run_open = 0;
     w->items = 0;
     w->io = NULL;
     if (rc) return rc;
@@ -665,6 +680,8 @@ static int append(wsb_inst *w, csd_tasklet_io *io, uint32_t kind, uint64_t tag, 
         csd_io_fail(io, "tasklet '%s': record of %zu bytes is too large for the sandbox", w->u->name, len);
         return -E2BIG;
     }
+    w->run_open = 0;
+    w->gused = (w->gused + 7u) & ~7u;   /* entries start 8-aligned (a run may end anywhere) */
     uint32_t need = 16 + (((uint32_t)len + 7u) & ~7u);
     if (w->gused + need > w->gcap) {
         int r = batch_flush(w, io);
@@ -677,7 +694,7 @@ static int append(wsb_inst *w, csd_tasklet_io *io, uint32_t kind, uint64_t tag, 
             if (rc) return rc;
         }
     }
-    uint8_t *g = guest_range(w, w->gbuf + (uint64_t)w->gused, need);
+    uint8_t *g = w->gbuf + (uint64_t)w->gused + need <= w->gsize ? w->gmem + w->gbuf + w->gused : NULL;
     if (!g) {
         csd_io_fail(io, "tasklet '%s' shrank or lost its input buffer", w->u->name);
         return -EFAULT;
@@ -789,6 +806,7 @@ static int wsb_init(void **state, const csd_tasklet_args *args, csd_framing *fr,
     if (!rc) {
         w->mem = ex.of.memory;
         w->mem_ok = 1;
+        refresh_mem(w);
         wasmtime_func_t fv;
         if (get_func(w, "csd_buf", &w->f_buf) || get_func(w, "csd_init", &w->f_init) ||
             get_func(w, "csd_batch", &w->f_batch) || get_func(w, "csd_finish", &w->f_finish) ||
@@ -833,6 +851,7 @@ static int wsb_init(void **state, const csd_tasklet_args *args, csd_framing *fr,
             snprintf(err, errlen, "tasklet '%s' chose no framing in init", u->name);
             rc = -EINVAL;
         }
+        if (!rc && fr->kind == CSD_FRAMING_RECORDS) w->record_bytes = fr->record_bytes;
     }
     free(blob);
     w->init_err = NULL;
@@ -856,13 +875,61 @@ static int wsb_page(void *state, csd_tasklet_io *io, uint64_t page_index) {
 
 static int wsb_record(void *state, csd_tasklet_io *io, const uint8_t *rec, size_t len, uint64_t offset) {
     wsb_inst *w = state;
-    int rc = append(w, io, ENTRY_RECORD, offset, rec, len);
-    if (rc) return rc;   /* a flush's STOP or SKIP_PAGE comes back here: this record is not taken */
     w->items++;
+    /* the next fixed-size record of the open run: its bytes go right after the run's (no header) */
+    if (w->run_open && offset == w->run_next && w->gused + len <= w->gcap) {
+        memcpy(w->gmem + w->gbuf + w->gused, rec, len);
+        w->gused += (uint32_t)len;
+        w->run_len += (uint32_t)len;
+        put_u32(w->gmem + w->gbuf + w->run_at + 4, w->run_len);
+        w->run_next += len;
+        return 0;
+    }
+    int rc = append(w, io, w->record_bytes ? ENTRY_RUN : ENTRY_RECORD, offset, rec, len);
+    if (rc) {   /* a flush's STOP or SKIP_PAGE comes back here: this record is not taken */
+        w->items--;
+        return rc;
+    }
+    if (w->record_bytes) {
+        w->run_open = 1;
+        w->run_at = w->gused - 16 - (((uint32_t)len + 7u) & ~7u);
+        w->run_len = (uint32_t)len;
+        w->run_next = offset + len;
+        w->gused = w->run_at + 16 + (uint32_t)len;   /* unpadded: the next record follows at once */
+    }
     return 0;
 }
 
 static int wsb_flush(void *state, csd_tasklet_io *io) { return batch_flush(state, io); }
+
+/* n whole records of a page at once (runtime/exec.c's records hook): one run entry, one copy. */
+static int wsb_records(void *state, csd_tasklet_io *io, const uint8_t *p, size_t n, uint64_t offset) {
+    wsb_inst *w = state;
+    size_t R = w->record_bytes;
+    while (n) {
+        /* as many as fit in the buffer after the open run (or a new one) */
+        size_t room = w->run_open && offset == w->run_next && w->gcap > w->gused ? (w->gcap - w->gused) / R : 0;
+        if (room == 0) {
+            int rc = wsb_record(w, io, p, R, offset);   /* opens a run (flushing if full) */
+            if (rc) return rc;
+            p += R;
+            offset += R;
+            n--;
+            continue;
+        }
+        size_t k = n < room ? n : room;
+        memcpy(w->gmem + w->gbuf + w->gused, p, k * R);
+        w->gused += (uint32_t)(k * R);
+        w->run_len += (uint32_t)(k * R);
+        put_u32(w->gmem + w->gbuf + w->run_at + 4, w->run_len);
+        w->run_next += k * R;
+        w->items += k;
+        p += k * R;
+        offset += k * R;
+        n -= k;
+    }
+    return 0;
+}
 
 static int wsb_finish(void *state, csd_tasklet_io *io) {
     wsb_inst *w = state;
@@ -881,7 +948,7 @@ void csd_wasm_fill_ops(csd_user_tasklet *u) {
         .name = u->name, .summary = u->summary, .init = wsb_init, .page = wsb_page, .record = wsb_record,
         .finish = wsb_finish, .destroy = wsb_destroy,
     };
-    u->hooks = (csd_exec_hooks){ .ctx = u, .flush = wsb_flush };
+    u->hooks = (csd_exec_hooks){ .ctx = u, .flush = wsb_flush, .records = wsb_records };
 }
 
 #else
