@@ -6,7 +6,7 @@ import subprocess
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 SDK = os.path.join(ROOT, "native", "sdk", "tasklet_sdk.py")
-CSD = os.environ.get("CSD_BIN") or os.path.join(ROOT, "native", "target", "build", "csd")
+CSD = os.path.abspath(os.environ.get("CSD_BIN") or os.path.join(ROOT, "native", "target", "build", "csd"))
 
 
 def csd(*args):

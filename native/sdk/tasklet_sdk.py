@@ -20,6 +20,7 @@ import time
 SDK = os.path.dirname(os.path.abspath(__file__))
 INCLUDE = os.path.join(SDK, "..", "include")
 GUEST = os.path.join(SDK, "guest.c")
+EXAMPLES = os.path.abspath(os.path.join(SDK, "..", "..", "examples", "tasklets"))
 STACK_BYTES = 256 * 1024
 
 
@@ -115,7 +116,7 @@ TEMPLATE_TEST = r'''"""{name} on a device against a host reference (Python), run
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, {examples!r})
 import sdktest  # noqa: E402  (examples/tasklets/sdktest.py: build, install, run)
 
 
@@ -138,7 +139,7 @@ def new(args):
     with open(os.path.join(d, args.name + ".c"), "w") as f:
         f.write(TEMPLATE_C.format(name=args.name))
     with open(os.path.join(d, f"test_{ident}.py"), "w") as f:
-        f.write(TEMPLATE_TEST.format(name=args.name, ident=ident))
+        f.write(TEMPLATE_TEST.format(name=args.name, ident=ident, examples=EXAMPLES))
     print(f"{d}/{args.name}.c\n{d}/test_{ident}.py\n"
           f"build: bin/smartssd tasklet build {d}/{args.name}.c ; test: python3 -m pytest {d}")
 
