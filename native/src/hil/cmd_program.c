@@ -67,6 +67,8 @@ int device_program_load(csd_device *d, cmd_ctx *c, const char *name, csd_user_ta
         return -ENOENT;
     csd_sandbox *sb = device_sandbox(d);
     if (!sb) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
+    /* already in device DRAM, from this very object (an install makes a new one) */
+    if ((*out = csd_sandbox_find(sb, name, id)) != NULL) return 0;
     uint8_t *rec;
     int rc = read_record(d, c, id, info.size, &rec);
     if (rc) return cmd_fail_errno(c, rc, "create_object: cannot read tasklet program '%s': %s", name, strerror(-rc));
@@ -74,6 +76,7 @@ int device_program_load(csd_device *d, cmd_ctx *c, const char *name, csd_user_ta
     char err[512];
     rc = csd_program_decode(rec, info.size, &prog, err, sizeof err);
     if (!rc) rc = csd_sandbox_load(sb, name, &prog, out, err, sizeof err);
+    if (!rc) csd_sandbox_note_source(*out, id);
     free(rec);
     if (rc) {
         int st = rc == -ENOTSUP ? CSD_UNSUPPORTED : rc == -ENOMEM ? CSD_RESOURCE_EXHAUSTED : CSD_INVALID_ARGUMENT;

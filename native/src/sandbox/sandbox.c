@@ -122,6 +122,17 @@ int csd_sandbox_load(csd_sandbox *s, const char *name, const csd_program *prog, 
     return 0;
 }
 
+csd_user_tasklet *csd_sandbox_find(csd_sandbox *s, const char *name, uint64_t source_id) {
+    for (csd_user_tasklet *u = s->loaded; u; u = u->next)
+        if (source_id && u->source_id == source_id && !strcmp(u->name, name)) {
+            u->refs++;
+            return u;
+        }
+    return NULL;
+}
+
+void csd_sandbox_note_source(csd_user_tasklet *u, uint64_t source_id) { u->source_id = source_id; }
+
 const csd_tasklet_ops *csd_user_tasklet_ops(csd_user_tasklet *u) { return &u->ops; }
 const csd_exec_hooks *csd_user_tasklet_hooks(csd_user_tasklet *u) { return u->hooks.flush ? &u->hooks : NULL; }
 const char *csd_user_tasklet_summary(const csd_user_tasklet *u) { return u->summary; }

@@ -44,6 +44,10 @@ int csd_sandbox_check(csd_sandbox *s, const char *name, uint32_t format, const u
  * Takes a reference (csd_user_tasklet_put). 0 or a negative errno with err. */
 int csd_sandbox_load(csd_sandbox *s, const char *name, const csd_program *prog, csd_user_tasklet **out,
                      char *err, size_t errlen);
+/* The cached program name loaded from stored object source_id (a reference), or NULL: lets the device
+ * skip re-reading a program it already holds in DRAM. csd_sandbox_note_source records the object. */
+csd_user_tasklet *csd_sandbox_find(csd_sandbox *s, const char *name, uint64_t source_id);
+void csd_sandbox_note_source(csd_user_tasklet *u, uint64_t source_id);
 /* Drop name from the cache (remove or replace); running executions keep their reference. */
 void csd_sandbox_forget(csd_sandbox *s, const char *name);
 void csd_user_tasklet_put(csd_user_tasklet *u);

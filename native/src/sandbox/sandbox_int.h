@@ -22,6 +22,7 @@ struct csd_user_tasklet {
     char hash[CSD_PROGRAM_HASH_MAX];
     char summary[160];
     uint32_t format;
+    uint64_t source_id;               /* the stored object it was loaded from (0: unknown) */
     csd_wasm_module *wasm;
     void *dl;                         /* native: dlopen handle */
     csd_tasklet_ops ops;
