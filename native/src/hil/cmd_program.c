@@ -241,7 +241,10 @@ size_t device_program_names(csd_device *d, cmd_ctx *c, char ***out) {
     csd_obj_info *objs = NULL;
     int more = 0;
     int n = csd_ftl_obj_list(d->ftl, CSD_PROGRAM_PREFIX, "", 0, &objs, &more);
-    if (n <= 0) return 0;
+    if (n <= 0) {
+        free(objs);   /* the list is allocated even when empty */
+        return 0;
+    }
     char **names = cmd_alloc(c, (size_t)n * sizeof *names);
     size_t k = 0;
     for (int i = 0; names && i < n; i++) {
