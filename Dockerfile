@@ -2,6 +2,7 @@
 # socket in /run/smartssd (mount a volume there to reach it from the host or from other containers).
 #   docker build -t smartssd-csdd .
 #   docker run -v smartssd:/run/smartssd smartssd-csdd            # formats /data/dev.img on first start
+# Built without the user-tasklet sandbox (its library comes from PyPI/crates.io): built-in tasklets only.
 # Environment: CSD_CAPACITY (default 256M), CSD_PRESET (default smartssd-paper).
 FROM debian:bookworm-slim AS build
 RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
@@ -9,7 +10,7 @@ RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq 
     && rm -rf /var/lib/apt/lists/*
 COPY proto /src/proto
 COPY native /src/native
-RUN rm -rf /src/native/target && cmake -S /src/native -B /build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null \
+RUN rm -rf /src/native/target && cmake -S /src/native -B /build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCSD_SANDBOX=OFF >/dev/null \
     && cmake --build /build -j2 --target csd csdd
 
 FROM debian:bookworm-slim

@@ -20,7 +20,7 @@ import sys
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
 
 # Top of the device to the bottom: a folder may depend only on folders after it.
-LAYERS = ["transport", "hil", "tasklets", "runtime", "engine", "sched", "ftl", "flash", "store", "sim",
+LAYERS = ["transport", "hil", "tasklets", "sandbox", "runtime", "engine", "sched", "ftl", "flash", "store", "sim",
           "trace", "config", "util"]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -78,6 +78,12 @@ typedef struct csd_params {
                                          * 0 = unlimited */
     uint32_t chip_max_passes;           /* count: times a queued operation may be passed by later ones under
                                          * 2pm+ before nothing passes it any more (2PM IV-D); 0 = no bound */
+    /* user tasklets: programs users install (docs/USER-TASKLETS.md) */
+    uint64_t tasklet_memory_bytes;      /* bytes of linear memory one sandboxed execution may have */
+    uint64_t tasklet_fuel_per_page;     /* instructions (fuel) a sandboxed call may run: init, one page, finish */
+    uint32_t tasklet_cycles_per_kfuel;  /* core cycles charged per 1000 instructions (fuel) run */
+    uint64_t tasklet_stack_bytes;       /* bytes of native stack sandboxed code may use */
+    char tasklet_trusted_dir[CSD_PATH_MAX]; /* directory native (.so) tasklets load from; "" = none */
 
     /* emulation */
     uint32_t paced;                     /* 1 = wall time never runs ahead of device time */

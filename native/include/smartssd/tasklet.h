@@ -119,6 +119,12 @@ const char *csd_args_get(const csd_tasklet_args *a, const char *key);
  * as a field of its own instead of parsing the message. The first key named wins. */
 void csd_args_reject(const csd_tasklet_args *a, const char *key);
 
+/* A user tasklet names its ops with CSD_TASKLET(ops) once: the SDK (bin/smartssd tasklet build) builds
+ * the file as WebAssembly for the device's sandbox, or as a native shared object for a trusted
+ * directory, and both find the tasklet through this entry point. docs/USER-TASKLETS.md. */
+#define CSD_TASKLET(ops) \
+    __attribute__((visibility("default"))) const csd_tasklet_ops *csd_tasklet_entry(void) { return &(ops); }
+
 /* Built-in tasklets, NULL-terminated. */
 const csd_tasklet_ops *const *csd_tasklets_builtin(void);
 const csd_tasklet_ops *csd_tasklet_find(const char *name);

@@ -64,6 +64,12 @@ static const field FIELDS[] = {
     FLD(pm_bytes_per_s, F_U64, "bytes/s"),
     FLD(chip_queue_slots, F_U32, "count"),
     FLD(chip_max_passes, F_U32, "count"),
+    /* user tasklets */
+    FLD(tasklet_memory_bytes, F_BYTES, "bytes"),
+    FLD(tasklet_fuel_per_page, F_U64, "instructions"),
+    FLD(tasklet_cycles_per_kfuel, F_U32, "cycles"),
+    FLD(tasklet_stack_bytes, F_BYTES, "bytes"),
+    FLD(tasklet_trusted_dir, F_PATH, "path"),
     FLD(paced, F_U32, "bool"),
     FLD(sync_writes, F_U32, "bool"),
     /* hardening: clients of a daemon */
@@ -114,6 +120,11 @@ static void preset_paper(csd_params *p) {
     name_set(p->baseline_adaptation, "shared-engine");
     p->remus_qthres_cap = 1;
     p->orphan_timeout_ms = 60000;
+    /* user tasklets */
+    p->tasklet_memory_bytes = 64u << 20;
+    p->tasklet_fuel_per_page = 100000000;
+    p->tasklet_cycles_per_kfuel = 1000;
+    p->tasklet_stack_bytes = 512u << 10;
 }
 
 /* Small and round numbers, so tests can derive times by hand. */
@@ -381,6 +392,12 @@ int csd_config_check_values(const csd_params *p, char *err, size_t errlen) {
     REQUIRE(p->orphan_timeout_ms <= 86400000ull, "orphan_timeout_ms must be 0..86400000 (one day)");
     REQUIRE(p->remus_qthres_cap <= 1, "remus_qthres_cap is 0 or 1");
     REQUIRE(p->trace_events >= 1 && p->trace_events <= (1ull << 32), "trace_events must be 1..4294967296");
+    REQUIRE(p->tasklet_memory_bytes >= (1u << 20) && p->tasklet_memory_bytes <= (4ull << 30),
+            "tasklet_memory_bytes must be 1M..4G");
+    REQUIRE(p->tasklet_fuel_per_page >= 1000, "tasklet_fuel_per_page must be at least 1000");
+    REQUIRE(p->tasklet_cycles_per_kfuel >= 1, "tasklet_cycles_per_kfuel must be positive");
+    REQUIRE(p->tasklet_stack_bytes >= (64u << 10) && p->tasklet_stack_bytes <= (64u << 20),
+            "tasklet_stack_bytes must be 64K..64M");
     REQUIRE(p->trace_to_ns == 0 || p->trace_to_ns > p->trace_from_ns, "trace_to_ns must be 0 or above trace_from_ns");
 #undef REQUIRE
     return 0;

@@ -53,6 +53,18 @@ int cmd_create_output(csd_device *d, const Smartssd__V1__CreateObject *m, cmd_ct
 int cmd_execute(csd_device *d, const Smartssd__V1__ExecuteObject *m, cmd_ctx *c);
 int cmd_read_output(csd_device *d, vobj *o, const Smartssd__V1__ReadObject *m, cmd_ctx *c);
 int cmd_delete_vobj(csd_device *d, vobj *o, cmd_ctx *c);
+/* User tasklet programs (cmd_program.c): download, list, remove. */
+int cmd_install_tasklet(csd_device *d, const Smartssd__V1__InstallTasklet *m, cmd_ctx *c);
+int cmd_list_tasklets(csd_device *d, const Smartssd__V1__ListTasklets *m, cmd_ctx *c);
+int cmd_remove_tasklet(csd_device *d, const Smartssd__V1__RemoveTasklet *m, cmd_ctx *c);
+/* -1 after cmd_fail when name is in the programs' namespace (data commands may not touch it). */
+int cmd_program_reserved(cmd_ctx *c, const char *name, const char *what);
+/* The installed program name, loaded (a reference); -ENOENT when none is installed, -1 after
+ * cmd_fail when it cannot be loaded. */
+struct csd_user_tasklet;
+int device_program_load(csd_device *d, cmd_ctx *c, const char *name, struct csd_user_tasklet **out);
+size_t device_program_names(csd_device *d, cmd_ctx *c, char ***out);
+struct csd_sandbox *device_sandbox(csd_device *d);
 /* The device itself (cmd_info.c). */
 int cmd_identify(csd_device *d, const Smartssd__V1__Identify *m, cmd_ctx *c);
 int cmd_stats(csd_device *d, const Smartssd__V1__Stats *m, cmd_ctx *c);

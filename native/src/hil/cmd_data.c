@@ -1,5 +1,6 @@
 /* Data object commands: the object-based file system's view of the device (paper IV-B). */
 #include "hil/cmd.h"
+#include "sandbox/sandbox.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -55,6 +56,7 @@ static int data_object(csd_device *d, cmd_ctx *c, uint64_t id, const char *what,
 
 int cmd_create_data(csd_device *d, const Smartssd__V1__CreateObject *m, cmd_ctx *c) {
     if (valid_name(c, m->name, "create_object")) return -1;
+    if (cmd_program_reserved(c, m->name, "create_object")) return -1;
     if (m->n_params || m->n_keywords || m->plan || m->max_outputs)
         return cmd_fail(c, CSD_INVALID_ARGUMENT, "create_object: a DATA object takes only a name");
     uint64_t id;
@@ -73,6 +75,7 @@ int cmd_create_data(csd_device *d, const Smartssd__V1__CreateObject *m, cmd_ctx 
 int cmd_write(csd_device *d, const Smartssd__V1__WriteObject *m, cmd_ctx *c) {
     csd_obj_info info;
     if (data_object(d, c, m->object_id, "write_object", &info)) return -1;
+    if (cmd_program_reserved(c, info.name, "write_object")) return -1;
     const void *data = m->data.data;
     size_t len = m->data.len;
     if (len && c->payload && c->payload->in_len)
@@ -155,6 +158,9 @@ int cmd_delete_data(csd_device *d, const Smartssd__V1__DeleteObject *m, cmd_ctx 
         return cmd_fail(c, CSD_BUSY, "delete_object: '%s' is being read by a running tasklet", info.name);
     int rc = csd_ftl_obj_delete(d->ftl, m->object_id);
     if (rc) return cmd_fail_errno(c, rc, "delete_object: %s", strerror(-rc));
+    /* deleting a program's object removes the program (remove_tasklet does the same) */
+    if (d->sandbox && !strncmp(info.name, CSD_PROGRAM_PREFIX, strlen(CSD_PROGRAM_PREFIX)))
+        csd_sandbox_forget(d->sandbox, info.name + strlen(CSD_PROGRAM_PREFIX));
     return 0;
 }
 
@@ -162,6 +168,7 @@ int cmd_rename(csd_device *d, const Smartssd__V1__RenameObject *m, cmd_ctx *c) {
     csd_obj_info info;
     if (data_object(d, c, m->object_id, "rename", &info)) return -1;
     if (valid_name(c, m->new_name, "rename")) return -1;
+    if (cmd_program_reserved(c, info.name, "rename") || cmd_program_reserved(c, m->new_name, "rename")) return -1;
     uint64_t other;
     if (!csd_ftl_obj_find(d->ftl, m->new_name, &other) && other != m->object_id && vobj_reads_object(d, other))
         return cmd_fail(c, CSD_BUSY, "rename: '%s' is being read by a running tasklet", m->new_name);
@@ -239,6 +246,7 @@ int cmd_stat(csd_device *d, const Smartssd__V1__StatObject *m, cmd_ctx *c) {
 int cmd_trim(csd_device *d, const Smartssd__V1__TrimObject *m, cmd_ctx *c) {
     csd_obj_info info;
     if (data_object(d, c, m->object_id, "trim", &info)) return -1;
+    if (cmd_program_reserved(c, info.name, "trim")) return -1;
     if (m->offset > info.size || m->length > info.size - m->offset)
         return cmd_fail(c, CSD_OUT_OF_RANGE, "trim: [%" PRIu64 ", +%" PRIu64 ") is outside '%s' (%" PRIu64 " bytes)",
                         m->offset, m->length, info.name, info.size);

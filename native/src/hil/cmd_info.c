@@ -1,5 +1,6 @@
 /* identify and stats: what the device is and what it has done. */
 #include "hil/cmd.h"
+#include "sandbox/sandbox.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -45,7 +46,7 @@ int cmd_identify(csd_device *d, const Smartssd__V1__Identify *m, cmd_ctx *c) {
     const csd_params *p = &d->params;
     Smartssd__V1__IdentifyReply *rep = cmd_alloc(c, sizeof *rep);
     Smartssd__V1__Geometry *g = cmd_alloc(c, sizeof *g);
-    param_list l = { c, cmd_alloc(c, 64 * sizeof(Smartssd__V1__Param *)), 0, 64, 0 };
+    param_list l = { c, cmd_alloc(c, 128 * sizeof(Smartssd__V1__Param *)), 0, 128, 0 };
     size_t nt = 0;
     for (const csd_tasklet_ops *const *t = csd_tasklets_builtin(); *t; t++) nt++;
     char **names = cmd_alloc(c, (nt ? nt : 1) * sizeof *names);
@@ -85,6 +86,10 @@ int cmd_identify(csd_device *d, const Smartssd__V1__Identify *m, cmd_ctx *c) {
     if (pl.oom) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
     rep->n_policies = pl.n;
     rep->policies = pl.arr;
+    /* user tasklets */
+    rep->n_user_tasklets = device_program_names(d, c, &rep->user_tasklets);
+    rep->sandbox = (char *)csd_sandbox_name();
+    rep->trusted_dir = (char *)p->tasklet_trusted_dir;
     rep->protocol_version = CSD_PROTOCOL_VERSION;
     c->resp->result_case = SMARTSSD__V1__RESPONSE__RESULT_IDENTIFY;
     c->resp->identify = rep;

@@ -1,6 +1,7 @@
 /* Tasklet commands (paper Fig. 5): create_object(TASKLET, static params), create_object(OUTPUT,
  * runtime params), execute_object, read_object(output) with progress for adaptive polling. */
 #include "hil/cmd.h"
+#include "sandbox/sandbox.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -34,18 +35,41 @@ static int copy_params(cmd_ctx *c, Smartssd__V1__Param **in, size_t n, csd_kv **
     return 0;
 }
 
+static int cmd_create_tasklet_checked(csd_device *d, const Smartssd__V1__CreateObject *m, cmd_ctx *c,
+                                      const csd_tasklet_ops *ops);
 
 int cmd_create_tasklet(csd_device *d, const Smartssd__V1__CreateObject *m, cmd_ctx *c) {
     const char *name = m->name ? m->name : "";
     const csd_tasklet_ops *ops = csd_tasklet_find(name);
+    struct csd_user_tasklet *user = NULL;
+    if (!ops) {
+        /* a user program installed under that name (install_tasklet) */
+        int lrc = device_program_load(d, c, name, &user);
+        if (lrc == -1) return -1;
+        if (user) ops = csd_user_tasklet_ops(user);
+    }
     if (!ops) {
         char known[512] = "";
         for (const csd_tasklet_ops *const *t = csd_tasklets_builtin(); *t; t++) {
             if (*known) strncat(known, ", ", sizeof known - strlen(known) - 1);
             strncat(known, (*t)->name, sizeof known - strlen(known) - 1);
         }
-        return cmd_fail(c, CSD_NOT_FOUND, "create_object: unknown tasklet '%s' (built in: %s)", name, known);
+        return cmd_fail(c, CSD_NOT_FOUND, "create_object: unknown tasklet '%s' (built in: %s; or one installed "
+                        "with install_tasklet)", name, known);
     }
+    int rc_user = cmd_create_tasklet_checked(d, m, c, ops);
+    if (rc_user) {
+        if (user) csd_user_tasklet_put(user);
+        return rc_user;
+    }
+    vobj *made = vobj_find(d, c->resp->create_object->object_id);
+    made->user = user;
+    return 0;
+}
+
+/* The rest of create_object(TASKLET) once ops is known. */
+static int cmd_create_tasklet_checked(csd_device *d, const Smartssd__V1__CreateObject *m, cmd_ctx *c,
+                                      const csd_tasklet_ops *ops) {
     if (m->n_keywords || m->max_outputs)
         return cmd_fail(c, CSD_INVALID_ARGUMENT, "create_object: keywords and max_outputs belong to the OUTPUT object");
     if (m->plan && strcmp(ops->name, "plan"))
@@ -188,7 +212,9 @@ int cmd_execute(csd_device *d, const Smartssd__V1__ExecuteObject *m, cmd_ctx *c)
         .plan = t->plan, .plan_len = t->plan_len, .page_bytes = d->params.page_bytes, .diag = &o->diag,
     };
     char err[512] = "";
-    int rc = csd_exec_create(&o->run, t->ops, &o->args, &o->out, err, sizeof err);
+    int rc = t->user ? csd_exec_create_hooked(&o->run, t->ops, csd_user_tasklet_hooks(t->user), &o->args, &o->out,
+                                              err, sizeof err)
+                     : csd_exec_create(&o->run, t->ops, &o->args, &o->out, err, sizeof err);
     if (rc) {
         o->run = NULL;
         c->diag = o->diag;
@@ -215,6 +241,11 @@ int cmd_execute(csd_device *d, const Smartssd__V1__ExecuteObject *m, cmd_ctx *c)
     }
     o->state = RUN_RUNNING;
     o->tasklet_id = t->id;
+    if (t->user && !o->user) {
+        /* the run's ops live in the program: hold it as long as the run exists */
+        o->user = t->user;
+        csd_user_tasklet_ref(t->user);
+    }
     o->input_id = x->object_id;
     t->users++;
     d->running++;

@@ -1,6 +1,7 @@
 /* Device lifecycle: format, check, open (the image, the engine, the device thread), close. The device
  * thread advances tasklet requests between commands. */
 #include "hil/device.h"
+#include "sandbox/sandbox.h"
 #include "hil/pace.h"
 #include "hil/timeline.h"
 
@@ -219,6 +220,7 @@ int csd_device_close(csd_device *d) {
     if (d->worker_started) pthread_join(d->worker, NULL);
     while (d->vobjs) vobj_free(d, d->vobjs);
     free(d->sessions);
+    csd_sandbox_destroy(d->sandbox);
     int trc = timeline_close(d, d->name);
     csd_engine_destroy(d->eng);
     int rc = csd_ftl_close(d->ftl);

@@ -28,6 +28,7 @@ struct csd_device {
     csd_ftl *ftl;
     csd_engine *eng;
     vobj *vobjs;
+    struct csd_sandbox *sandbox;     /* user tasklet programs: made on first use */
     uint64_t next_vid, vseq;
     int running;                     /* outputs in RUN_RUNNING */
     csd_cmd_counters counters;

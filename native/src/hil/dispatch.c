@@ -61,6 +61,9 @@ static int dispatch(csd_device *d, const Smartssd__V1__Request *r, cmd_ctx *c) {
     case SMARTSSD__V1__REQUEST__COMMAND_STATS: return cmd_stats(d, r->stats, c);
     case SMARTSSD__V1__REQUEST__COMMAND_RENAME: return cmd_rename(d, r->rename, c);
     case SMARTSSD__V1__REQUEST__COMMAND_SET_TIMES: return cmd_set_times(d, r->set_times, c);
+    case SMARTSSD__V1__REQUEST__COMMAND_INSTALL_TASKLET: return cmd_install_tasklet(d, r->install_tasklet, c);
+    case SMARTSSD__V1__REQUEST__COMMAND_LIST_TASKLETS: return cmd_list_tasklets(d, r->list_tasklets, c);
+    case SMARTSSD__V1__REQUEST__COMMAND_REMOVE_TASKLET: return cmd_remove_tasklet(d, r->remove_tasklet, c);
     default:
         return cmd_fail(c, CSD_UNSUPPORTED, "unknown or missing command in request (protocol version %d)",
                         CSD_PROTOCOL_VERSION);

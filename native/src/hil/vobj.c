@@ -1,6 +1,7 @@
 /* The volatile-object table: tasklet and output objects live in device DRAM only (paper IV-C), with
  * ids from CSD_VOLATILE_ID_BASE up; each output holds at most one run of a tasklet request. */
 #include "hil/vobj.h"
+#include "sandbox/sandbox.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -33,6 +34,7 @@ void vobj_free(csd_device *d, vobj *o) {
     }
     if (o->req) csd_engine_release(d->eng, o->req);
     if (o->run) csd_exec_destroy(o->run);
+    if (o->user) csd_user_tasklet_put(o->user);
     if (o->state == RUN_RUNNING) {
         d->running--;
         vobj *t = vobj_find(d, o->tasklet_id);

@@ -36,6 +36,7 @@ typedef struct vobj {
     uint8_t *plan;
     size_t plan_len;
     int users;                       /* running outputs using this tasklet */
+    struct csd_user_tasklet *user;   /* a user program (TASKLET, and the OUTPUT running it), or NULL */
     /* OUTPUT */
     csd_kv *rparams;
     size_t n_rparams;

@@ -53,6 +53,8 @@ struct csd_exec {
     uint64_t hooked_page;
     int skip_active;
     uint64_t skip_page;
+
+    csd_exec_hooks hooks;        /* flush: batched tasklets (sandbox/) */
 };
 
 /* The tasklet failed (rc < 0), or called csd_io_fail / hit a runtime limit while returning >= 0.
@@ -68,6 +70,11 @@ static void run_fail(csd_exec *t, int rc, const char *what) {
 
 int csd_exec_create(csd_exec **out, const csd_tasklet_ops *ops, const csd_tasklet_args *args,
                        csd_outbuf *outbuf, char *err, size_t errlen) {
+    return csd_exec_create_hooked(out, ops, NULL, args, outbuf, err, errlen);
+}
+
+int csd_exec_create_hooked(csd_exec **out, const csd_tasklet_ops *ops, const csd_exec_hooks *hooks,
+                           const csd_tasklet_args *args, csd_outbuf *outbuf, char *err, size_t errlen) {
     *out = NULL;
     if (!ops || !ops->init || !ops->record || !outbuf) {
         snprintf(err, errlen, "invalid tasklet (missing init/record or output buffer)");
@@ -79,6 +86,10 @@ int csd_exec_create(csd_exec **out, const csd_tasklet_ops *ops, const csd_taskle
         return -ENOMEM;
     }
     t->ops = ops;
+    if (hooks) {
+        t->hooks = *hooks;
+        t->state = hooks->ctx;
+    }
     csd_taskio_init(&t->io, outbuf, ops->name);
     csd_tasklet_args empty = {0};
     char ebuf[CSD_IO_ERR_MAX] = "";
@@ -191,6 +202,51 @@ static int deliver(csd_exec *t, const uint8_t *p, size_t len, uint64_t start) {
     return 0;
 }
 
+/* A batched tasklet's records so far: its answer counts as a record()'s, for the page last entered. */
+static int flush(csd_exec *t) {
+    if (!t->hooks.flush || t->status) return 0;
+    int rc = t->hooks.flush(t->state, &t->io);
+    if (rc < 0 || t->io.status || t->io.msg_set) {
+        run_fail(t, rc, "record");
+        return t->status;
+    }
+    if (rc == CSD_SKIP_PAGE && t->hooked_any) {
+        t->skip_active = 1;
+        t->skip_page = t->hooked_page;
+    } else if (rc == CSD_STOP) {
+        t->done = 1;
+    } else if (rc != 0 && rc != CSD_SKIP_PAGE) {
+        csd_taskio_set_error(&t->io, -EINVAL, "tasklet '%s' returned %d from record()", t->ops->name, rc);
+        run_fail(t, -EINVAL, "record");
+        return t->status;
+    }
+    if (t->io.out->truncated) t->done = 1;
+    return 0;
+}
+
+/* deliver() for a run of n whole records starting in one page (hooks.records). */
+static int deliver_run(csd_exec *t, const uint8_t *p, size_t n, uint64_t start) {
+    int rc = enter_page(t, start);
+    if (rc == 0) rc = t->hooks.records(t->state, &t->io, p, n, start);
+    else if (rc > 0 && rc != CSD_SKIP_PAGE && rc != CSD_STOP) rc = -EINVAL;
+    if (rc < 0 || t->io.status || t->io.msg_set) {
+        run_fail(t, rc, "record");
+        return t->status;
+    }
+    if (rc == CSD_SKIP_PAGE) {
+        t->skip_active = 1;
+        t->skip_page = start / t->page_bytes;
+    } else if (rc == CSD_STOP) {
+        t->done = 1;
+    } else if (rc != 0) {
+        csd_taskio_set_error(&t->io, -EINVAL, "tasklet '%s' returned %d from record()", t->ops->name, rc);
+        run_fail(t, -EINVAL, "record");
+        return t->status;
+    }
+    if (t->io.out->truncated) t->done = 1;
+    return 0;
+}
+
 static int carry_append(csd_exec *t, const uint8_t *p, size_t n) {
     if (t->carry_len + n > t->carry_cap) {
         size_t cap = t->carry_cap ? t->carry_cap : 256;
@@ -234,6 +290,15 @@ static int feed_records(csd_exec *t, const uint8_t *data, uint64_t base, size_t 
             return t->status;
         }
         int rc;
+        if (t->hooks.records && t->carry_len == 0 && s + R <= pend) {
+            /* every whole record that starts here and is owned, in one call */
+            uint64_t n_fit = (pend - s) / R, n_own = (t->end - s + R - 1) / R;
+            uint64_t n = n_fit < n_own ? n_fit : n_own;
+            rc = deliver_run(t, data + (s - base), (size_t)n, s);
+            if (rc < 0) return rc;
+            t->next_rec = s + n * R;
+            continue;
+        }
         if (t->carry_len == 0 && s + R <= pend) {
             rc = deliver(t, data + (s - base), R, s);
         } else {
@@ -374,6 +439,7 @@ int csd_exec_feed(csd_exec *t, uint64_t page_index, const uint8_t *data, size_t 
                 rc = feed_lines(t, data, base, len);
                 if (rc == 0) rc = lines_at_eof(t);
             }
+            if (rc == 0) rc = flush(t);
         }
     }
     take_cost(t, cost);
@@ -398,6 +464,7 @@ int csd_exec_finish(csd_exec *t, csd_cost *cost) {
         }
         t->done = 1;
     }
+    if (!rc) rc = flush(t);
     if (!rc && !t->done) {
         /* the caller stopped feeding before the extent's last record/line was complete */
         uint64_t at = t->fr.kind == CSD_FRAMING_RECORDS ? t->next_rec : t->pos;

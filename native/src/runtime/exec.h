@@ -38,6 +38,21 @@ typedef struct csd_exec csd_exec;
 int csd_exec_create(csd_exec **out, const csd_tasklet_ops *ops, const csd_tasklet_args *args,
                        csd_outbuf *outbuf, char *err, size_t errlen);
 
+/* A tasklet that runs outside the device's own code (sandbox/) takes its records in batches: the
+ * runtime calls flush at the end of every page fed and before finish, and flush's answer counts as a
+ * record()'s (0, CSD_SKIP_PAGE, CSD_STOP or a negative errno). ctx is handed to init as *state. */
+typedef struct csd_exec_hooks {
+    void *ctx;
+    int (*flush)(void *state, csd_tasklet_io *io);
+    /* Optional, RECORDS framing: n records of the framing's size back to back at p, the first at
+     * offset (all start in one page), in place of n record() calls; answers as record() does. */
+    int (*records)(void *state, csd_tasklet_io *io, const uint8_t *p, size_t n, uint64_t offset);
+} csd_exec_hooks;
+
+/* csd_exec_create with hooks (NULL = none). */
+int csd_exec_create_hooked(csd_exec **out, const csd_tasklet_ops *ops, const csd_exec_hooks *hooks,
+                           const csd_tasklet_args *args, csd_outbuf *outbuf, char *err, size_t errlen);
+
 /* Plan an extent [offset, offset+length) of an object of object_size bytes, page size page_bytes.
  * Sets the first page to feed and the last page the extent surely needs (inclusive); text extents may
  * need more pages after that (see feed's need_more). An empty extent gives *last_page < *first_page.

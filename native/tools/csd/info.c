@@ -75,6 +75,12 @@ static int run_identify(cli *c, int argc, char **argv) {
         json_object_object_add(o, "geometry", g);
         for (size_t k = 0; k < i->n_tasklets; k++) json_object_array_add(t, json_object_new_string(i->tasklets[k]));
         json_object_object_add(o, "tasklets", t);
+        json_object *ut = json_object_new_array();
+        for (size_t k = 0; k < i->n_user_tasklets; k++)
+            json_object_array_add(ut, json_object_new_string(i->user_tasklets[k]));
+        json_object_object_add(o, "user_tasklets", ut);
+        json_object_object_add(o, "sandbox", json_object_new_string(i->sandbox));
+        json_object_object_add(o, "trusted_dir", json_object_new_string(i->trusted_dir));
         for (size_t k = 0; k < i->n_params; k++)
             json_object_object_add(p, i->params[k]->key, json_object_new_string(i->params[k]->value));
         json_object_object_add(o, "params", p);

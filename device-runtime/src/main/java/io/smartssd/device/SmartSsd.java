@@ -7,6 +7,12 @@ import io.smartssd.proto.CreateObject;
 import io.smartssd.proto.DeleteObject;
 import io.smartssd.proto.ExecuteObject;
 import io.smartssd.proto.Identify;
+import io.smartssd.proto.InstallTasklet;
+import io.smartssd.proto.InstallTaskletReply;
+import io.smartssd.proto.ListTasklets;
+import io.smartssd.proto.ProgramFormat;
+import io.smartssd.proto.RemoveTasklet;
+import io.smartssd.proto.TaskletInfo;
 import io.smartssd.proto.IdentifyReply;
 import io.smartssd.proto.ListObjects;
 import io.smartssd.proto.ListObjectsReply;
@@ -424,6 +430,64 @@ public final class SmartSsd implements AutoCloseable {
     @Override
     public String toString() {
         return "SmartSsd[" + transport.description() + "]";
+    }
+
+    // ------------------------------------------------------------------------------- user tasklets
+
+    /**
+     * Downloads a user tasklet (Smart SSD paper III-C: users add and remove tasklets): a WebAssembly
+     * module built with the tasklet SDK ({@code bin/smartssd tasklet build}), stored in the device
+     * under name and run in its sandbox. {@link #createTasklet} then takes that name like a
+     * built-in's. The same bytes again change nothing ({@link TaskletInstalled#unchanged()}); other
+     * bytes under an installed name fail with ALREADY_EXISTS unless {@code replace}. A malformed
+     * program fails with INVALID_ARGUMENT naming what is wrong, before anything is written.
+     */
+    public TaskletInstalled installTasklet(String name, byte[] wasm) {
+        return installTasklet(name, wasm, false);
+    }
+
+    /** {@link #installTasklet(String, byte[])}, replacing a program of that name that holds other bytes. */
+    public TaskletInstalled installTasklet(String name, byte[] wasm, boolean replace) {
+        return install(name, ProgramFormat.WASM, ByteString.copyFrom(Objects.requireNonNull(wasm, "program")), replace);
+    }
+
+    /**
+     * Installs a native tasklet: a shared object (SDK {@code --native}) in the directory the device's
+     * {@code tasklet_trusted_dir} names; {@code file} is its name there. Refused when it resolves
+     * outside that directory, or when the device names none.
+     */
+    public TaskletInstalled installNativeTasklet(String name, String file, boolean replace) {
+        return install(name, ProgramFormat.NATIVE, ByteString.copyFromUtf8(Objects.requireNonNull(file, "file")), replace);
+    }
+
+    private TaskletInstalled install(String name, ProgramFormat format, ByteString program, boolean replace) {
+        if (program.size() > MAX_INLINE_BYTES) {
+            throw new IllegalArgumentException("a program of " + program.size() + " bytes exceeds " + MAX_INLINE_BYTES);
+        }
+        Response r = call(Request.newBuilder().setInstallTasklet(InstallTasklet.newBuilder()
+                .setName(Objects.requireNonNull(name, "tasklet name")).setFormat(format).setProgram(program)
+                .setReplace(replace)), null, null);
+        InstallTaskletReply ir = r.getInstallTasklet();
+        return new TaskletInstalled(ir.getProgramId(), ir.getHash(), ir.getUnchanged(), r.getDeviceNs());
+    }
+
+    /** The installed user tasklet programs, by name. */
+    public List<UserTasklet> listTasklets() {
+        Response r = call(Request.newBuilder().setListTasklets(ListTasklets.getDefaultInstance()), null, null);
+        List<UserTasklet> out = new ArrayList<>();
+        for (TaskletInfo t : r.getListTasklets().getTaskletsList()) {
+            out.add(new UserTasklet(t.getName(), t.getFormat() == ProgramFormat.WASM ? "wasm"
+                    : t.getFormat() == ProgramFormat.NATIVE ? "native" : "unknown", t.getProgramId(), t.getSize(),
+                    t.getHash()));
+        }
+        return out;
+    }
+
+    /** Removes an installed user tasklet (NOT_FOUND when none has that name); running executions finish. */
+    public Completed removeTasklet(String name) {
+        Response r = call(Request.newBuilder().setRemoveTasklet(RemoveTasklet.newBuilder()
+                .setName(Objects.requireNonNull(name, "tasklet name"))), null, null);
+        return new Completed(r.getDeviceNs());
     }
 
     // ------------------------------------------------------------------------------------ plumbing

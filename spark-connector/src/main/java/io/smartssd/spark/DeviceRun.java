@@ -21,6 +21,13 @@ import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 final class DeviceRun implements AutoCloseable {
     private final TaskletRun run;
 
+    /** A user tasklet's run (UserTaskletTable) instead of a plan. */
+    DeviceRun(SmartSsdPartition part, TaskletRun.Spec spec, Map<String, String> fsConf) {
+        SmartSsd ssd = DeviceObject.fileSystem(part.uri(), fsConf).device();
+        run = TaskletRun.start(ssd, spec, Extent.of(part.objectId(), part.offset(), part.length()),
+                PollingPolicy.DEFAULT, null);
+    }
+
     DeviceRun(SmartSsdPartition part, byte[] plan, Map<String, String> fsConf) {
         SmartSsd ssd = DeviceObject.fileSystem(part.uri(), fsConf).device();
         Plan p;

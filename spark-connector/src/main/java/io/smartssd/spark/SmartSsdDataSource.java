@@ -29,6 +29,11 @@ public final class SmartSsdDataSource implements TableProvider, DataSourceRegist
     @Override
     public StructType inferSchema(CaseInsensitiveStringMap options) {
         SmartSsdOptions o = SmartSsdOptions.parse(lower(options.asCaseSensitiveMap()), sessionConf());
+        String tasklet = lower(options.asCaseSensitiveMap()).get(UserTaskletTable.TASKLET);
+        if (tasklet != null) {
+            throw new IllegalArgumentException("schema: option tasklet = '" + tasklet + "' needs a declared schema, the"
+                    + " columns of the tasklet's rows in order: spark.read.schema(\"region STRING, count BIGINT\")");
+        }
         if (o.isWc98()) {
             return Wc98Layout.schema();
         }
@@ -48,6 +53,16 @@ public final class SmartSsdDataSource implements TableProvider, DataSourceRegist
         if (partitioning.length > 0) {
             throw new IllegalArgumentException("smartssd tables are not partitioned (got " + partitioning.length
                     + " partition transforms)");
+        }
+        String tasklet = lower(properties).get(UserTaskletTable.TASKLET);
+        if (tasklet != null) {
+            /* a user tasklet's rows, by the declared schema (docs/USER-TASKLETS.md) */
+            if (tasklet.isBlank()) {
+                throw new IllegalArgumentException("option tasklet is empty: name an installed user tasklet");
+            }
+            Map<String, String> fsc = fsConf(properties, conf);
+            return new UserTaskletTable(tasklet, lower(properties), schema, fsc, DeviceObject.resolve(o.path, fsc),
+                    o.splitSize, o.path);
         }
         TableLayout layout = o.isWc98() ? Wc98Layout.layout(schema, o.entryBytes)
                 : TableLayout.text(schema, o.delimiter, o.quote, o.escape, o.header);

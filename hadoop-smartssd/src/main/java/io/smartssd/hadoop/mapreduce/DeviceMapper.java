@@ -38,6 +38,11 @@ public final class DeviceMapper {
     public static final String MAX_OUTPUTS = "smartssd.mapper.max-outputs";
     /** The plan of the {@code plan} tasklet: a serialized {@code smartssd.v1.Plan}, base64. */
     public static final String PLAN = "smartssd.mapper.plan";
+    /**
+     * A user tasklet shipped with the job: its WebAssembly program (tasklet SDK), base64. It is installed
+     * on every device the job reads at submission, under the mapper's tasklet name, like a job resource.
+     */
+    public static final String PROGRAM = "smartssd.mapper.program";
 
     private final String tasklet;
     private final Map<String, String> staticParams;
@@ -45,6 +50,13 @@ public final class DeviceMapper {
     private final List<String> keywords;
     private final long maxOutputs;
     private final Plan plan;
+    private byte[] program;
+
+    private DeviceMapper(String tasklet, Map<String, String> staticParams, Map<String, String> runtimeParams,
+                         List<String> keywords, long maxOutputs, Plan plan, byte[] program) {
+        this(tasklet, staticParams, runtimeParams, keywords, maxOutputs, plan);
+        this.program = program;
+    }
 
     private DeviceMapper(String tasklet, Map<String, String> staticParams, Map<String, String> runtimeParams,
                          List<String> keywords, long maxOutputs, Plan plan) {
@@ -70,25 +82,51 @@ public final class DeviceMapper {
                 Objects.requireNonNull(plan, "plan"));
     }
 
+    /**
+     * Your own tasklet: a WebAssembly program built with the tasklet SDK ({@code bin/smartssd tasklet
+     * build}), shipped with the job and installed on every device at submission under the file's name
+     * without {@code .wasm} (e.g. {@code q1-user.wasm} is tasklet {@code q1-user}); it then runs like a
+     * built-in, sandboxed. A program of that name with other bytes on a device is replaced.
+     */
+    public static DeviceMapper program(java.nio.file.Path wasm) throws IOException {
+        String file = Objects.requireNonNull(wasm, "program path").getFileName().toString();
+        String name = file.endsWith(".wasm") ? file.substring(0, file.length() - 5) : file;
+        return program(name, java.nio.file.Files.readAllBytes(wasm));
+    }
+
+    /** {@link #program(java.nio.file.Path)} with the tasklet's name and program bytes given. */
+    public static DeviceMapper program(String name, byte[] wasm) {
+        DeviceMapper m = tasklet(name);
+        if (Objects.requireNonNull(wasm, "program").length == 0) {
+            throw new IllegalArgumentException("the program of tasklet '" + name + "' is empty");
+        }
+        return new DeviceMapper(m.tasklet, new LinkedHashMap<>(), new LinkedHashMap<>(), List.of(), 0, null, wasm.clone());
+    }
+
+    /** The shipped program, or null when the tasklet is one the devices have. */
+    public byte[] program() {
+        return program == null ? null : program.clone();
+    }
+
     /** With a static param (create_object(TASKLET)). */
     public DeviceMapper param(String key, String value) {
         Map<String, String> m = new LinkedHashMap<>(staticParams);
         m.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
-        return new DeviceMapper(tasklet, m, runtimeParams, keywords, maxOutputs, plan);
+        return new DeviceMapper(tasklet, m, runtimeParams, keywords, maxOutputs, plan, program);
     }
 
     /** With a runtime param (create_object(OUTPUT)); it overrides a static param of the same name. */
     public DeviceMapper runtimeParam(String key, String value) {
         Map<String, String> m = new LinkedHashMap<>(runtimeParams);
         m.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
-        return new DeviceMapper(tasklet, staticParams, m, keywords, maxOutputs, plan);
+        return new DeviceMapper(tasklet, staticParams, m, keywords, maxOutputs, plan, program);
     }
 
     /** With one more runtime keyword (e.g. grep's pattern). */
     public DeviceMapper keyword(String keyword) {
         List<String> k = new ArrayList<>(keywords);
         k.add(Objects.requireNonNull(keyword, "keyword"));
-        return new DeviceMapper(tasklet, staticParams, runtimeParams, k, maxOutputs, plan);
+        return new DeviceMapper(tasklet, staticParams, runtimeParams, k, maxOutputs, plan, program);
     }
 
     /** Each map stops after this many rows (0 = unlimited). */
@@ -96,7 +134,7 @@ public final class DeviceMapper {
         if (n < 0) {
             throw new IllegalArgumentException("maxOutputs must be >= 0 (0 = unlimited), got " + n);
         }
-        return new DeviceMapper(tasklet, staticParams, runtimeParams, keywords, n, plan);
+        return new DeviceMapper(tasklet, staticParams, runtimeParams, keywords, n, plan, program);
     }
 
     public String taskletName() {
@@ -145,6 +183,9 @@ public final class DeviceMapper {
         if (plan != null) {
             conf.set(PLAN, Base64.getEncoder().encodeToString(plan.toByteArray()));
         }
+        if (program != null) {
+            conf.set(PROGRAM, Base64.getEncoder().encodeToString(program));
+        }
     }
 
     /** The mapper conf describes; an IOException names the key that is missing or wrong. */
@@ -175,8 +216,17 @@ public final class DeviceMapper {
         if (max < 0) {
             throw new IOException(MAX_OUTPUTS + " = " + max + ": must be >= 0 (0 = unlimited)");
         }
+        byte[] program = null;
+        String programText = conf.getTrimmed(PROGRAM, "");
+        if (!programText.isEmpty()) {
+            try {
+                program = Base64.getDecoder().decode(programText);
+            } catch (IllegalArgumentException e) {
+                throw new IOException(PROGRAM + " does not hold a base64 tasklet program: " + e.getMessage(), e);
+            }
+        }
         return new DeviceMapper(name, new LinkedHashMap<>(conf.getPropsWithPrefix(STATIC_PARAM_PREFIX)),
-                new LinkedHashMap<>(conf.getPropsWithPrefix(RUNTIME_PARAM_PREFIX)), kw, max, plan);
+                new LinkedHashMap<>(conf.getPropsWithPrefix(RUNTIME_PARAM_PREFIX)), kw, max, plan, program);
     }
 
     /** The configuration key of a static param, for messages. */
@@ -186,7 +236,8 @@ public final class DeviceMapper {
 
     @Override
     public String toString() {
-        return "DeviceMapper[" + tasklet + (plan != null ? " (plan)" : "") + " params " + staticParams + " runtime "
+        return "DeviceMapper[" + tasklet + (plan != null ? " (plan)" : "")
+                + (program != null ? " (program, " + program.length + " bytes)" : "") + " params " + staticParams + " runtime "
                 + runtimeParams + " keywords " + keywords + (maxOutputs > 0 ? " max " + maxOutputs : "") + "]";
     }
 }

@@ -48,7 +48,16 @@ final class DeviceMapperCheck {
         } catch (RuntimeException e) {
             throw new IOException("smartssd device '" + id + "' did not answer identify: " + e.getMessage(), e);
         }
-        if (!ident.tasklets().contains(mapper.taskletName())) {
+        if (mapper.program() != null) {
+            /* the job's own tasklet: installed here like a job resource (the same bytes again are a no-op) */
+            try {
+                fs.device().installTasklet(mapper.taskletName(), mapper.program(), true);
+            } catch (DeviceException e) {
+                throw new IOException("smartssd device '" + id + "' refused the job's tasklet program '"
+                        + mapper.taskletName() + "' (" + DeviceMapper.PROGRAM + "): " + e.getMessage(), e);
+            }
+        } else if (!ident.tasklets().contains(mapper.taskletName())
+                && fs.device().listTasklets().stream().noneMatch(t -> t.name().equals(mapper.taskletName()))) {
             throw new IOException(DeviceMapper.TASKLET + " = '" + mapper.taskletName() + "': smartssd device '" + id
                     + "' has no such tasklet (it has: " + String.join(", ", ident.tasklets()) + ")");
         }

@@ -1,0 +1,77 @@
+/* Native user tasklets: the Smart SSD paper's own model (III-D, IV-A), a shared object run at full
+ * speed in the device's address space, so with no protection at all. Only objects inside the
+ * directory the device configuration names as trusted (tasklet_trusted_dir) load: the program's
+ * bytes are a file name there, resolved with realpath so neither "..", symbolic links nor an
+ * absolute path lead outside it. The object exports `const csd_tasklet_ops *csd_tasklet_entry(void)`
+ * (the SDK's CSD_TASKLET macro) and charges its own cost, as built-ins do. */
+#include "sandbox/sandbox_int.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int csd_native_open(csd_sandbox *s, const char *name, const uint8_t *p, size_t len, csd_user_tasklet *u, char *err,
+                    size_t errlen) {
+    if (!s->trusted_dir[0]) {
+        snprintf(err, errlen, "is native code, and this device names no trusted directory for native tasklets "
+                 "(tasklet_trusted_dir); install it as WebAssembly instead");
+        return -EPERM;
+    }
+    char file[PATH_MAX], dir[PATH_MAX], real[PATH_MAX];
+    if (len == 0 || len >= sizeof file || memchr(p, 0, len)) {
+        snprintf(err, errlen, "is native, and its bytes must be a file name inside %s", s->trusted_dir);
+        return -EINVAL;
+    }
+    memcpy(file, p, len);
+    file[len] = 0;
+    if (!realpath(s->trusted_dir, dir)) {
+        snprintf(err, errlen, "cannot load: the trusted directory %s: %s", s->trusted_dir, strerror(errno));
+        return -ENOENT;
+    }
+    char joined[2 * PATH_MAX + 2];
+    if (file[0] == '/') snprintf(joined, sizeof joined, "%s", file);
+    else snprintf(joined, sizeof joined, "%s/%s", dir, file);
+    if (!realpath(joined, real)) {
+        snprintf(err, errlen, "cannot load %s: %s", joined, strerror(errno));
+        return -ENOENT;
+    }
+    size_t dl = strlen(dir);
+    if (strncmp(real, dir, dl) || real[dl] != '/') {
+        snprintf(err, errlen, "is %s, outside the trusted directory %s (tasklet_trusted_dir): native tasklets "
+                 "load only from there", real, dir);
+        return -EPERM;
+    }
+    /* The object calls csd_io_* by name: make the library that holds them (this one; the JNI library
+     * is loaded RTLD_LOCAL) visible to it. */
+    Dl_info self;
+    if (dladdr((void *)csd_io_charge, &self) && self.dli_fname) {
+        void *g = dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
+        if (g) dlclose(g);
+    }
+    void *h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        snprintf(err, errlen, "cannot be loaded: %s", dlerror());
+        return -EINVAL;
+    }
+    const csd_tasklet_ops *(*entry)(void) = (const csd_tasklet_ops *(*)(void))dlsym(h, "csd_tasklet_entry");
+    const csd_tasklet_ops *ops = entry ? entry() : NULL;
+    if (!ops || !ops->init || !ops->record) {
+        dlclose(h);
+        snprintf(err, errlen, "(%s) exports no csd_tasklet_entry giving init and record (use the SDK's CSD_TASKLET)", real);
+        return -EINVAL;
+    }
+    u->dl = h;
+    u->ops = *ops;
+    u->ops.name = u->name;            /* messages name the tasklet as installed */
+    snprintf(u->summary, sizeof u->summary, "%s", ops->summary ? ops->summary : "");
+    u->ops.summary = u->summary;
+    return 0;
+}
+
+void csd_native_close(csd_user_tasklet *u) {
+    if (u->dl) dlclose(u->dl);
+    u->dl = NULL;
+}
