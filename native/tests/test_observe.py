@@ -109,6 +109,13 @@ def test_top_on_a_daemon_while_a_tasklet_runs(image, tmp_path):
         # the daemon serves the CLI's commands over the socket, but not bulk data
         p = csd("get", sock, "access.log", tmp_path / "copy", ok=False)
         assert p.returncode != 0
+        # every command of the schema has its counter, the newest ones too
+        csd("tasklet", "ls", sock)
+        csd("tasklet", "ls", sock)
+        stats = json.loads(csd("stats", sock, "--json").stdout)
+        counters = stats.get("counters", stats)
+        assert counters["commands.list_tasklets"] == 2
+        assert counters["commands.execute_object"] == 1
     finally:
         daemon.terminate()
         daemon.wait(timeout=30)

@@ -96,11 +96,6 @@ int cmd_identify(csd_device *d, const Smartssd__V1__Identify *m, cmd_ctx *c) {
     return 0;
 }
 
-static const char *const CMD_NAMES[] = {
-    "create_object", "execute_object", "read_object", "write_object", "delete_object", "list", "stat", "trim",
-    "identify", "stats", "rename", "set_times",
-};
-
 /* What a live view needs beside the totals: each run's progress, by output object. */
 static void add_runs(csd_device *d, param_list *l) {
     for (vobj *o = d->vobjs; o; o = o->next) {
@@ -154,10 +149,15 @@ int cmd_stats(csd_device *d, const Smartssd__V1__Stats *m, cmd_ctx *c) {
     add_u64(&l, "ftl.total_blocks", fc.total_blocks);
     add_u64(&l, "ftl.logical_pages_used", fc.logical_pages_used);
     add_u64(&l, "ftl.logical_pages_capacity", fc.logical_pages_capacity);
-    for (size_t i = 0; i < sizeof CMD_NAMES / sizeof CMD_NAMES[0]; i++) {
+    /* one counter per command the protocol has, named as in the schema, so a new command is counted
+     * without touching this list */
+    const ProtobufCMessageDescriptor *rd = &smartssd__v1__request__descriptor;
+    for (unsigned i = 0; i < rd->n_fields; i++) {
+        const ProtobufCFieldDescriptor *fd = &rd->fields[i];
+        if (fd->id < 10 || fd->id - 10 >= CSD_CMD_KINDS) continue;
         char key[64];
-        snprintf(key, sizeof key, "commands.%s", CMD_NAMES[i]);
-        add_u64(&l, key, d->counters.by_kind[i]);
+        snprintf(key, sizeof key, "commands.%s", fd->name);
+        add_u64(&l, key, d->counters.by_kind[fd->id - 10]);
     }
     add_u64(&l, "commands.errors", d->counters.errors);
     add_u64(&l, "commands.bad_packets", d->counters.bad_packets);

@@ -12,8 +12,12 @@
 #include "ftl/ftl.h"
 #include "hil/vobj.h"
 
+/* Request command field numbers 10..73 (object commands 10-29, block I/O 30-39, user tasklets 40-49,
+ * observability 50-59, hardening 60-69) each have a counter. */
+#define CSD_CMD_KINDS 64
+
 typedef struct csd_cmd_counters {
-    uint64_t by_kind[32];            /* indexed by Request command field number - 10 */
+    uint64_t by_kind[CSD_CMD_KINDS]; /* indexed by Request command field number - 10 */
     uint64_t errors, bad_packets;
     uint64_t vobjs_reclaimed, runs_cancelled;   /* the orphan rule's work (vobj_reclaim) */
 } csd_cmd_counters;

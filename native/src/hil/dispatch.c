@@ -155,7 +155,7 @@ int csd_device_command_as(csd_device *d, uint64_t session, const uint8_t *req, s
     } else {
         tag = r->tag;
         unsigned k = (unsigned)r->command_case - 10u;
-        if (k < 32) d->counters.by_kind[k]++;
+        if (k < CSD_CMD_KINDS) d->counters.by_kind[k]++;
         const ProtobufCFieldDescriptor *fd =
             protobuf_c_message_descriptor_get_field(&smartssd__v1__request__descriptor, (unsigned)r->command_case);
         what = fd ? fd->name : "unknown command";
