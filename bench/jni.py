@@ -1,4 +1,4 @@
-"""bench jni: the host-side cost of one device command from Java (issue 3), the overhead the Smart SSD
+"""bench jni: the host-side cost of one device command from Java, the overhead the Smart SSD
 paper measures for its JNI path (Fig. 7: 150-380 us per command on top of a ~215 us SATA command).
 
 Runs the JMH benchmarks of device-runtime (io.smartssd.device.bench.DeviceBenchmark): a stat round trip,
@@ -13,7 +13,7 @@ from benchlib import ROOT
 
 OPS = ["stat", "identify", "read1MiB"]
 MODES = ["embedded", "remote"]
-TARGET_US = {"embedded": 5.0, "remote": 50.0}  # issue 3: round trip targets on this machine
+TARGET_US = {"embedded": 5.0, "remote": 50.0}  # the round-trip targets on this machine
 PAPER_JNI_US = (150.0, 380.0)
 PAPER_SATA_US = 215.0
 

@@ -45,6 +45,7 @@ def build(args):
         cmd = [clang(), "--target=wasm32-wasi", "-O2", "-std=c11", "-mmutable-globals", "-nostartfiles",
                "-Wl,--no-entry", "-Wl,--stack-first", f"-Wl,-z,stack-size={args.stack_bytes}",
                "-Wl,--export=__stack_pointer", "-I", INCLUDE, "-o", out] + src + [GUEST]
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     t0 = time.monotonic()
     r = subprocess.run(cmd)
     if r.returncode:

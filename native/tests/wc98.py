@@ -10,7 +10,7 @@ Record format (20 bytes, big-endian, padded with zero bytes to --entry-bytes):
 
 Subcommands (every answer is printed as tab-separated lines):
     wc98.py gen OUT --records N [--entry-bytes 20] [--seed 1] [--mix realistic|uniform]
-        write N records to OUT. realistic: the shares of /work/shared/data/worldcup98-facts.md;
+        write N records to OUT. realistic: the published shares of the WorldCup98 logs (docs/WEBLOG.md);
         uniform: every region 0-7 and type byte 0-15 equally likely (exercises region-4..7, OTHER).
     wc98.py decode FILE [--entry-bytes 20] [--limit N]
         timestamp clientID objectID size method status type server, one record a line.

@@ -64,6 +64,24 @@ static int format_opt(cli *c, int opt, const char *arg, void *a) {
     return -1;
 }
 
+/* mkdir -p of PATH's directory, as a user expects of `format out/dev.img` in a fresh clone */
+static int make_parents(const char *path) {
+    char dir[4096];
+    if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir) return -ENAMETOOLONG;
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir) return 0;
+    *slash = 0;
+    for (char *p = dir + 1; ; p++) {
+        if (*p == '/' || *p == 0) {
+            char was = *p;
+            *p = 0;
+            if (mkdir(dir, 0777) && errno != EEXIST) return -errno;
+            if (!was) return 0;
+            *p = was;
+        }
+    }
+}
+
 static int run_format(cli *c, int argc, char **argv) {
     static const struct option extra[] = {
         { "capacity", required_argument, 0, 'c' }, { "preset", required_argument, 0, 'p' },
@@ -92,6 +110,8 @@ static int run_format(cli *c, int argc, char **argv) {
         if (csd_params_set(&p, key, eq + 1, err, sizeof err)) return cli_usage_error(c, &CMD_FORMAT, "%s", err);
     }
     if (csd_params_validate(&p, err, sizeof err)) return cli_usage_error(c, &CMD_FORMAT, "%s", err);
+    rc = make_parents(pos[0]);
+    if (rc) return cli_error(c, "IO_ERROR", "format %s: cannot create its directory: %s", pos[0], strerror(-rc));
     rc = csd_format(pos[0], cap, &p, err, sizeof err);
     if (rc) return cli_error(c, "IO_ERROR", "format %s: %s", pos[0], err);
     if (c->json) {
