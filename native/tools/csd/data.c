@@ -321,6 +321,9 @@ static int run_ls(cli *c, int argc, char **argv) {
                 json_object_object_add(o, "object_id", json_object_new_int64((int64_t)in->object_id));
                 json_object_object_add(o, "size", json_object_new_int64((int64_t)in->size));
                 json_object_object_add(o, "pages", json_object_new_int64((int64_t)in->pages));
+                json_object_object_add(o, "mtime_ms", json_object_new_int64((int64_t)in->mtime_ms));
+                json_object_object_add(o, "atime_ms", json_object_new_int64((int64_t)in->atime_ms));
+                json_object_object_add(o, "ctime_ms", json_object_new_int64((int64_t)in->ctime_ms));
                 json_object_array_add(arr, o);
             } else {
                 char when[32] = "-";

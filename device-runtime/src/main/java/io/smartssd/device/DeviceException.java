@@ -23,6 +23,8 @@ public class DeviceException extends RuntimeException {
         OK(0), INVALID_ARGUMENT(1), NOT_FOUND(2), ALREADY_EXISTS(3), NO_SPACE(4), BAD_PACKET(5),
         UNSUPPORTED(6), TASKLET_ERROR(7), BUSY(8), IO_ERROR(9), OUT_OF_RANGE(10),
         RESOURCE_EXHAUSTED(11), INTERNAL(12),
+        /** The daemon does not serve this client's user (csdd --allow); it hangs up after saying so. */
+        PERMISSION_DENIED(60),
         /** A number this library does not know (a newer device). */
         UNKNOWN(-1),
         /**

@@ -23,6 +23,7 @@ import io.smartssd.proto.ReadObjectReply;
 import io.smartssd.proto.RenameObject;
 import io.smartssd.proto.Request;
 import io.smartssd.proto.Response;
+import io.smartssd.proto.SetTimes;
 import io.smartssd.proto.Row;
 import io.smartssd.proto.StatObject;
 import io.smartssd.proto.Stats;
@@ -306,6 +307,30 @@ public final class SmartSsd implements AutoCloseable {
         checkId(objectId, "object id");
         Response r = call(Request.newBuilder().setRename(RenameObject.newBuilder().setObjectId(objectId)
                 .setNewName(Objects.requireNonNull(newName, "new name")).setReplace(replace)), null, null);
+        return new Completed(r.getDeviceNs());
+    }
+
+    /**
+     * Sets a data object's modification and access times, in ms since the epoch, as Hadoop's
+     * {@code FileSystem.setTimes}: a time of -1 leaves that time as it is.
+     *
+     * @throws DeviceException NOT_FOUND for an unknown id, INVALID_ARGUMENT for a negative time other than -1
+     *                         or when both are -1
+     */
+    public Completed setTimes(long objectId, long mtimeMillis, long atimeMillis) {
+        checkId(objectId, "object id");
+        if (mtimeMillis < -1 || atimeMillis < -1) {
+            throw new IllegalArgumentException("times are ms since the epoch, or -1 to keep one: " + mtimeMillis
+                    + ", " + atimeMillis);
+        }
+        SetTimes.Builder b = SetTimes.newBuilder().setObjectId(objectId);
+        if (mtimeMillis >= 0) {
+            b.setMtimeMs(mtimeMillis).setSetMtime(true);
+        }
+        if (atimeMillis >= 0) {
+            b.setAtimeMs(atimeMillis).setSetAtime(true);
+        }
+        Response r = call(Request.newBuilder().setSetTimes(b), null, null);
         return new Completed(r.getDeviceNs());
     }
 

@@ -201,6 +201,9 @@ class CliAgreementTest {
                 m.put("object_id", o.id());
                 m.put("size", o.size());
                 m.put("pages", o.pages());
+                m.put("mtime_ms", o.mtimeMillis());
+                m.put("atime_ms", o.atimeMillis());
+                m.put("ctime_ms", o.ctimeMillis());
                 javaLs.add(m);
             }
             assertEquals(cliLs, javaLs);

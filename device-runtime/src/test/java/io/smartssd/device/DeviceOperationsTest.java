@@ -163,13 +163,48 @@ class DeviceOperationsTest {
     }
 
     @Test
+    void timesAreTheWallClocksAndSetTimesKeepsMinusOne() throws Exception {
+        long before = System.currentTimeMillis();
+        long id = put(ssd, "t/a", random(3000, 7));
+        long after = System.currentTimeMillis();
+        ObjectInfo i = ssd.stat(id).info();
+        assertTrue(i.mtimeMillis() >= before && i.mtimeMillis() <= after, i + " not in " + before + ".." + after);
+        assertTrue(i.ctimeMillis() >= before && i.ctimeMillis() <= i.mtimeMillis(), i.toString());
+        assertEquals(i.mtimeMillis(), i.atimeMillis());
+
+        Thread.sleep(20);
+        ssd.write(id, 0, direct(random(10, 8)));
+        ObjectInfo w = ssd.stat(id).info();
+        assertTrue(w.mtimeMillis() >= i.mtimeMillis() + 20, w + " after " + i);
+        assertEquals(i.ctimeMillis(), w.ctimeMillis());
+
+        ssd.setTimes(id, 1_000_000L, -1);
+        ObjectInfo m = ssd.stat(id).info();
+        assertEquals(1_000_000L, m.mtimeMillis());
+        assertEquals(1_000_000L, m.atimeMillis());   // an access time never set reads as the modification time
+        ssd.setTimes(id, -1, 2_000_000L);
+        ObjectInfo a = ssd.stat("t/a").info();
+        assertEquals(1_000_000L, a.mtimeMillis());
+        assertEquals(2_000_000L, a.atimeMillis());
+        assertEquals(a, ssd.list("t/").objects().get(0));
+
+        DeviceException none = assertThrows(DeviceException.class, () -> ssd.setTimes(id, -1, -1));
+        assertEquals(DeviceException.Code.INVALID_ARGUMENT, none.code());
+        DeviceException gone = assertThrows(DeviceException.class, () -> ssd.setTimes(id + 1000, 5, 5));
+        assertEquals(DeviceException.Code.NOT_FOUND, gone.code());
+        assertThrows(IllegalArgumentException.class, () -> ssd.setTimes(id, -2, 5));
+        assertEquals(a, ssd.stat(id).info());   // nothing changed by the refused calls
+    }
+
+    @Test
     void statListRenameDelete() {
         long a = put(ssd, "logs/a", random(100, 4));
         long b = put(ssd, "logs/b", random(5000, 5));
         put(ssd, "other", random(1, 6));
 
         ObjectStat s = ssd.stat(b);
-        assertEquals(new ObjectInfo(b, ObjectKind.DATA, "logs/b", 5000, 2, s.info().createdSeq()), s.info());
+        assertEquals(new ObjectInfo(b, ObjectKind.DATA, "logs/b", 5000, 2, s.info().createdSeq(), s.info().mtimeMillis(),
+                s.info().atimeMillis(), s.info().ctimeMillis()), s.info());
         assertEquals(s.info(), ssd.stat("logs/b").info());
 
         ObjectList l = ssd.list("logs/");

@@ -21,6 +21,7 @@ import io.smartssd.hadoop.fs.impl.MkdirsOperation;
 import io.smartssd.hadoop.fs.impl.ObjectNames;
 import io.smartssd.hadoop.fs.impl.Probe;
 import io.smartssd.hadoop.fs.impl.RenameOperation;
+import io.smartssd.hadoop.fs.impl.SetTimesOperation;
 import io.smartssd.hadoop.fs.impl.SmartSsdInputStream;
 import io.smartssd.hadoop.fs.impl.StoreContext;
 import java.io.FileNotFoundException;
@@ -190,6 +191,17 @@ public class SmartSsdFileSystem extends FileSystem implements IOStatisticsSource
             throw new FileNotFoundException(p + ": no such file or directory");
         }
         return probe.status();
+    }
+
+    /**
+     * Sets a file's (or a directory's) modification and access times, kept on the device with the object;
+     * -1 leaves one as it is.
+     */
+    @Override
+    public void setTimes(Path f, long mtime, long atime) throws IOException {
+        stats.incrementCounter(Statistic.OP_SET_TIMES.symbol());
+        statistics.incrementWriteOps(1);
+        SetTimesOperation.setTimes(ctx, qualify(f), mtime, atime);
     }
 
     /**

@@ -16,6 +16,7 @@ public enum Statistic {
     OP_RENAME(StoreStatisticNames.OP_RENAME, "rename() calls"),
     OP_GET_FILE_STATUS(StoreStatisticNames.OP_GET_FILE_STATUS, "getFileStatus() calls"),
     OP_LIST_STATUS(StoreStatisticNames.OP_LIST_STATUS, "listStatus() calls"),
+    OP_SET_TIMES(StoreStatisticNames.OP_SET_TIMES, "setTimes() calls"),
     OBJECTS_RENAMED("object_rename", "objects renamed on the device (a directory rename renames each)"),
     OBJECTS_DELETED("object_delete", "objects deleted on the device"),
     DEVICE_COMMANDS("device_commands", "commands sent to the device"),

@@ -92,6 +92,56 @@ class FsShellTest {
         assertFalse(fs.exists(new org.apache.hadoop.fs.Path("/data")));
     }
 
+    /** Times as `hadoop fs` shows and sets them: stored on the device, not 1970. */
+    @Test
+    void timesAreKeptAndSet() throws Exception {
+        Path local = Files.createTempFile(TestImages.dir(), "times", ".txt");
+        Files.writeString(local, "x\n");
+        long before = System.currentTimeMillis();
+        assertEquals(0, shell("-put", local.toString(), "smartssd://shell/times/a.txt").rc());
+        assertEquals(0, shell("-put", local.toString(), "smartssd://shell/times/b.txt").rc());
+        long after = System.currentTimeMillis();
+        org.apache.hadoop.fs.Path a = new org.apache.hadoop.fs.Path("/times/a.txt");
+        org.apache.hadoop.fs.Path b = new org.apache.hadoop.fs.Path("/times/b.txt");
+        long mtime = fs.getFileStatus(a).getModificationTime();
+        assertTrue(mtime >= before && mtime <= after, mtime + " not in " + before + ".." + after);
+        Run ls = shell("-ls", "smartssd://shell/times");
+        assertFalse(ls.out().contains("1970-01-01"), ls.out());
+        assertEquals(mtime + "\n", shell("-stat", "%Y", "smartssd://shell/times/a.txt").out());
+
+        // -ls -t sorts newest first: move a ahead of b, then behind it
+        fs.setTimes(a, 2_000_000_000_000L, -1);
+        fs.setTimes(b, 1_000_000_000_000L, -1);
+        String byTime = shell("-ls", "-t", "smartssd://shell/times").out();
+        assertTrue(byTime.indexOf("a.txt") < byTime.indexOf("b.txt"), byTime);
+        fs.setTimes(a, 500_000_000_000L, 1_234L);
+        byTime = shell("-ls", "-t", "smartssd://shell/times").out();
+        assertTrue(byTime.indexOf("b.txt") < byTime.indexOf("a.txt"), byTime);
+        assertEquals(500_000_000_000L, fs.getFileStatus(a).getModificationTime());
+        assertEquals(1_234L, fs.getFileStatus(a).getAccessTime());
+        fs.setTimes(a, -1, -1);                       // nothing to change
+        assertEquals(500_000_000_000L, fs.getFileStatus(a).getModificationTime());
+
+        // touch -m: now
+        long t0 = System.currentTimeMillis();
+        assertEquals(0, shell("-touch", "-m", "smartssd://shell/times/b.txt").rc());
+        long touched = fs.getFileStatus(b).getModificationTime();
+        assertTrue(touched >= t0 && touched <= System.currentTimeMillis(), Long.toString(touched));
+
+        // a directory implied by its children gets a marker to hold its times; listings show them
+        org.apache.hadoop.fs.Path dir = new org.apache.hadoop.fs.Path("/times");
+        fs.setTimes(dir, 777_000L, -1);
+        assertEquals(777_000L, fs.getFileStatus(dir).getModificationTime());
+        assertTrue(java.util.Arrays.stream(fs.listStatus(new org.apache.hadoop.fs.Path("/")))
+                .anyMatch(st -> st.getPath().getName().equals("times") && st.getModificationTime() == 777_000L));
+        assertEquals(2, fs.listStatus(dir).length);   // the marker is not a child
+
+        Run missing = shell("-touch", "-m", "-c", "smartssd://shell/times/none.txt");
+        assertEquals(0, missing.rc());                // -c: no file made
+        assertFalse(fs.exists(new org.apache.hadoop.fs.Path("/times/none.txt")));
+        assertEquals(0, shell("-rm", "-r", "smartssd://shell/times").rc());
+    }
+
     private static long counter(String name) {
         return ((org.apache.hadoop.fs.statistics.IOStatisticsSource) fs).getIOStatistics().counters().get(name);
     }

@@ -25,7 +25,7 @@ public final class GetFileStatusOperation {
         }
         ObjectInfo marker = ctx.statOrNull(ObjectNames.marker(name));
         if (marker != null) {
-            return new Probe(ctx.dirStatus(path), null, marker);
+            return new Probe(ctx.dirStatus(path, marker), null, marker);
         }
         String prefix = ObjectNames.childPrefix(name);
         ObjectList under = ctx.call("list", path, () -> ctx.device().list(prefix, 1, ""));

@@ -38,7 +38,11 @@ public final class ListStatusOperation {
                 children.putIfAbsent(rest, ctx.fileStatus(child(dir, rest), o));
             } else if (slash > 0) {
                 String d = rest.substring(0, slash);
-                children.putIfAbsent(d, ctx.dirStatus(child(dir, d)));
+                if (slash == rest.length() - 1) {
+                    children.put(d, ctx.dirStatus(child(dir, d), o)); // d's marker: its times
+                } else {
+                    children.putIfAbsent(d, ctx.dirStatus(child(dir, d)));
+                }
             }
             // slash == 0: an odd "a//b" name, not a child
         }

@@ -99,12 +99,20 @@ public final class StoreContext {
         return readBufferSize;
     }
 
+    /** A file: its object's size and times. */
     public FileStatus fileStatus(Path path, ObjectInfo info) {
-        return new FileStatus(info.size(), false, 1, blockSize, 0L, 0L, FsPermission.getFileDefault(), owner, owner,
-                path);
+        return new FileStatus(info.size(), false, 1, blockSize, info.mtimeMillis(), info.atimeMillis(),
+                FsPermission.getFileDefault(), owner, owner, path);
     }
 
+    /** A directory without a marker (implied by the objects under it, or the root): no times, 0. */
     public FileStatus dirStatus(Path path) {
         return new FileStatus(0L, true, 1, 0L, 0L, 0L, FsPermission.getDirDefault(), owner, owner, path);
+    }
+
+    /** A directory with its marker object: the marker's times. */
+    public FileStatus dirStatus(Path path, ObjectInfo marker) {
+        return new FileStatus(0L, true, 1, 0L, marker.mtimeMillis(), marker.atimeMillis(), FsPermission.getDirDefault(),
+                owner, owner, path);
     }
 }
