@@ -30,7 +30,7 @@ def main(b):
     # same time (shared machines) must not swap classes under the benchmark's forked JVMs.
     rt = os.path.join(ROOT, "device-runtime")
     cpfile = os.path.join(b.out, "classpath.txt")
-    b.run("mvn", "-B", "-q", "-ntp", "-f", os.path.join(ROOT, "pom.xml"), "-pl", "device-runtime", "test-compile",
+    b.run("mvn", "-B", "-q", "-ntp", "-f", os.path.join(ROOT, "pom.xml"), "-pl", "device-runtime", "-am", "test-compile",
           "dependency:build-classpath", "-Dmdep.includeScope=test", f"-Dmdep.outputFile={cpfile}", capture=False)
     snap = os.path.join(b.out, "classes")
     shutil.rmtree(snap, ignore_errors=True)

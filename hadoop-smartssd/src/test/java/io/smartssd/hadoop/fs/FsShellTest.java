@@ -97,6 +97,7 @@ class FsShellTest {
     void timesAreKeptAndSet() throws Exception {
         Path local = Files.createTempFile(TestImages.dir(), "times", ".txt");
         Files.writeString(local, "x\n");
+        assertEquals(0, shell("-mkdir", "-p", "smartssd://shell/times").rc());
         long before = System.currentTimeMillis();
         assertEquals(0, shell("-put", local.toString(), "smartssd://shell/times/a.txt").rc());
         assertEquals(0, shell("-put", local.toString(), "smartssd://shell/times/b.txt").rc());
@@ -128,13 +129,16 @@ class FsShellTest {
         long touched = fs.getFileStatus(b).getModificationTime();
         assertTrue(touched >= t0 && touched <= System.currentTimeMillis(), Long.toString(touched));
 
-        // a directory implied by its children gets a marker to hold its times; listings show them
-        org.apache.hadoop.fs.Path dir = new org.apache.hadoop.fs.Path("/times");
+        // a directory implied by its children (an object put on the device directly, no marker) gets a
+        // marker to hold its times
+        org.apache.hadoop.fs.Path dir = new org.apache.hadoop.fs.Path("/times/implied");
+        ((SmartSsdFileSystem) fs).device().createData("times/implied/c.txt");
+        assertEquals(0L, fs.getFileStatus(dir).getModificationTime());
         fs.setTimes(dir, 777_000L, -1);
         assertEquals(777_000L, fs.getFileStatus(dir).getModificationTime());
-        assertTrue(java.util.Arrays.stream(fs.listStatus(new org.apache.hadoop.fs.Path("/")))
-                .anyMatch(st -> st.getPath().getName().equals("times") && st.getModificationTime() == 777_000L));
-        assertEquals(2, fs.listStatus(dir).length);   // the marker is not a child
+        assertTrue(java.util.Arrays.stream(fs.listStatus(new org.apache.hadoop.fs.Path("/times")))
+                .anyMatch(st -> st.getPath().getName().equals("implied") && st.getModificationTime() == 777_000L));
+        assertEquals(1, fs.listStatus(dir).length);   // the marker is not a child
 
         Run missing = shell("-touch", "-m", "-c", "smartssd://shell/times/none.txt");
         assertEquals(0, missing.rc());                // -c: no file made
