@@ -2,6 +2,7 @@
  * as a note when it is a state a crash can leave and open repairs), and a clean image reports 0. */
 #include "check.h"
 #include "ftl/ftl.h"
+#include "smartssd/csd.h"
 #include "store/store.h"
 
 #include <errno.h>
@@ -168,6 +169,25 @@ int main(void) {
     CHECK_EQ_INT(run_check(img), 1);
     CHECK_CONTAINS(LOG, "truncated");
     CHECK_EQ_INT(csd_ftl_check("/nonexistent/x.img", keep_line, NULL), -ENOENT);
+
+    /* a well-sealed superblock naming a policy this build lacks: open refuses it, so check must not
+     * call it clean (found by fuzz_image) */
+    copy_file(clean, img);
+    {
+        uint8_t sb[CSD_SB_BYTES];
+        peek(img, 0, sb, sizeof sb);
+        uint32_t tn = csd_get32(sb + 96);
+        char *ftl = memmem(sb + CSD_SB_HEADER_BYTES, tn, "ftl = page", 10);
+        CHECK(ftl != NULL);
+        ftl[9] = 'X';
+        csd_put32(sb + 100, csd_crc32(csd_crc32(0, sb, 100), sb + CSD_SB_HEADER_BYTES, tn));
+        poke(img, 0, sb, sizeof sb);
+    }
+    LOG[0] = 0;
+    CHECK_EQ_INT(csd_check(img, keep_line, NULL), 1);
+    CHECK_CONTAINS(LOG, "problem: superblock params: ftl 'pagX' is unknown");
+    CHECK_EQ_INT(csd_ftl_open(&f, img, NULL, err, sizeof err), -EINVAL);
+    CHECK_CONTAINS(err, "unknown ftl 'pagX'");
 
     /* a damaged OOB record */
     copy_file(clean, img);

@@ -170,6 +170,7 @@ int csd_ftl_check(const char *path, csd_report_fn report, void *arg) {
             n_void = 0;
             break;
         }
+    uint64_t slot_seq = m[cur].seq, slot_next_seq = m[cur].next_seq;
     for (int s = 0; s < 2; s++)
         if (ok[s]) csd_meta_free(&m[s]);
 
@@ -190,6 +191,14 @@ int csd_ftl_check(const char *path, csd_report_fn report, void *arg) {
                     " pages): open rolls it back", in.last_first, in.last_first + in.last_pages - 1, in.last_found,
                     in.last_pages);
             check_objects(&c, lpages);
+            /* open saves the table when it rolls a group back or drops a spent range: it cannot if
+             * that save would pass the counter bound */
+            int open_saves = in.last_incomplete;
+            for (uint32_t i = 0; i < n_void; i++) open_saves |= !in.void_hit[i];
+            uint64_t next_seq = in.max_seq + 1 > slot_next_seq ? in.max_seq + 1 : slot_next_seq;
+            if (open_saves && (slot_seq >= CSD_COUNTER_MAX || next_seq > CSD_COUNTER_MAX))
+                say(&c, 1, "metadata: counters at their bound (slot seq %" PRIu64 ", next seq %" PRIu64
+                    "): open cannot save the table", slot_seq, next_seq);
         }
         csd_build_free(&c.b);
     }

@@ -41,6 +41,10 @@ static void group_rollback(csd_ftl *f, grp_page *g, uint32_t n, uint64_t s0, int
 static int group_commit(csd_ftl *f, ftl_obj *o, grp_page *g, uint32_t n, int kind, uint64_t size_after,
                         csd_flash_batch *ops) {
     uint64_t s0 = f->next_seq, now = ftl_now_ms();
+    if (n > CSD_COUNTER_MAX - s0) {   /* records past the bound would read back as damage */
+        group_rollback(f, g, n, s0, 0);
+        return -EOVERFLOW;
+    }
     f->next_seq += n;
     int rc = csd_store_barrier(f->st);
     if (rc) {

@@ -260,7 +260,7 @@ static int recover(csd_ftl *f, char *err, size_t errlen) {
         return ch;
     }
     if (ch && (rc = ftl_meta_save(f, NULL, NULL, NULL, 0)) != 0) {
-        ERR("writing metadata: %s", strerror(-rc));
+        ERR("writing metadata: %s", rc == -EOVERFLOW ? "counters at their bound" : strerror(-rc));
         return rc;
     }
     return 0;

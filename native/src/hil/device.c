@@ -4,6 +4,7 @@
 #include "sandbox/sandbox.h"
 #include "hil/pace.h"
 #include "hil/timeline.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -30,7 +31,21 @@ int csd_format(const char *image, uint64_t capacity, const csd_params *p, char *
 }
 
 int csd_check(const char *image, void (*report)(void *arg, const char *line), void *arg) {
-    return csd_ftl_check(image, report, arg);
+    int problems = csd_ftl_check(image, report, arg);
+    if (problems < 0) return problems;
+    /* open also starts the stored policies: a stored name or value this build refuses is damage */
+    csd_store *st;
+    csd_params p;
+    char err[512], line[600];
+    if (csd_store_open(&st, image, 0, &p, err, sizeof err) == 0) {
+        csd_store_close(st);
+        if (csd_params_validate(&p, err, sizeof err)) {
+            snprintf(line, sizeof line, "problem: superblock params: %s", err);
+            if (report) report(arg, line);
+            problems++;
+        }
+    }
+    return problems;
 }
 
 const csd_params *csd_device_params(const csd_device *dev) { return &dev->params; }

@@ -82,6 +82,12 @@ int csd_meta_write(csd_store *s, int slot, uint64_t seq, csd_buf *b) {
     if (b->n > s->l.meta_slot_bytes) return -ENOSPC;
     uint8_t *h = b->p;
     size_t len = b->n - CSD_META_HDR_BYTES;
+    /* a slot past the counter bound would be refused as damage on the next open: out of counters,
+     * not written (the payload opens with next id and next seq) */
+    if (seq > CSD_COUNTER_MAX ||
+        (len >= 16 && (csd_get64(h + CSD_META_HDR_BYTES) > CSD_COUNTER_MAX ||
+                       csd_get64(h + CSD_META_HDR_BYTES + 8) > CSD_COUNTER_MAX)))
+        return -EOVERFLOW;
     memcpy(h, META_MAGIC, 8);
     csd_put64(h + 8, seq);
     csd_put64(h + 16, len);
