@@ -311,11 +311,14 @@ int csd_wasm_engine_create(csd_wasm_engine **out, const csd_sandbox_limits *lim,
     wasmtime_config_max_wasm_stack_set(cfg, (size_t)lim->stack_bytes);
     /* Deterministic results and the same answers on any host. */
     wasmtime_config_cranelift_nan_canonicalization_set(cfg, true);
-    /* Tasklets trade bytes and numbers: typed references (GC, function references, exceptions) are
-     * refused at load, where the C API could not even describe their types (found by fuzz_program). */
+    /* Tasklets trade bytes and scalars: typed references (GC, function references, exceptions) and
+     * v128 are refused at load, where the C API could not even describe such a type in a signature
+     * (found by fuzz_program). The SDK's clang target emits neither. */
     wasmtime_config_wasm_gc_set(cfg, false);
     wasmtime_config_wasm_function_references_set(cfg, false);
     wasmtime_config_wasm_exceptions_set(cfg, false);
+    wasmtime_config_wasm_simd_set(cfg, false);
+    wasmtime_config_wasm_relaxed_simd_set(cfg, false);
     e->engine = wasm_engine_new_with_config(cfg);
     if (!e->engine) {
         free(e);
