@@ -246,6 +246,15 @@ def test_help_on_every_subcommand(cmd):
     assert p.returncode == 0 and f"usage: csd {cmd}".encode() in p.stdout
 
 
+def test_csdd_names_itself():
+    # csdd is `csd serve` under its own name: its usage must be runnable as printed
+    csdd = os.path.join(os.path.dirname(CSD), "csdd")
+    p = subprocess.run([csdd, "--help"], capture_output=True)
+    assert p.returncode == 0 and p.stdout.startswith(b"usage: csdd IMAGE --socket PATH")
+    p = subprocess.run([csdd], capture_output=True)
+    assert p.returncode == 2 and b"(see 'csdd --help')" in p.stderr
+
+
 def test_identify_reports_the_paper_device(image):
     i = csd("identify", image, "--json")
     assert i["geometry"]["channels"] == 16 and i["geometry"]["page_bytes"] == 8192

@@ -8,8 +8,11 @@
 #include "cli.h"
 #include "transport/server.h"
 
+/* "csd serve" also ships as the program csdd, which is not a csd subcommand */
+static const char *cmd_prefix(const subcmd *s) { return strcmp(s->name, "csdd") ? "csd " : ""; }
+
 void cli_print_help(const subcmd *s, FILE *out) {
-    fprintf(out, "usage: csd %s %s\n\n%s\n", s->name, s->args, s->summary);
+    fprintf(out, "usage: %s%s %s\n\n%s\n", cmd_prefix(s), s->name, s->args, s->summary);
     if (s->help && *s->help) fprintf(out, "\n%s", s->help);
     fprintf(out, "\ncommon options:\n"
                  "  --json               print one JSON object instead of text\n"
@@ -23,9 +26,9 @@ void cli_print_help(const subcmd *s, FILE *out) {
 int cli_usage_error(cli *c, const subcmd *s, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "csd %s: ", s->name);
+    fprintf(stderr, "%s%s: ", cmd_prefix(s), s->name);
     vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n(see 'csd %s --help')\n", s->name);
+    fprintf(stderr, "\n(see '%s%s --help')\n", cmd_prefix(s), s->name);
     va_end(ap);
     return EXIT_USAGE;
 }
