@@ -6,11 +6,12 @@ A csdd daemon serves one image while, at the same time,
   * a Hadoop job (the DeviceJob weblog-q1, LocalJobRunner) reads its input through the daemon and
     writes its output to smartssd://d0/out/q1-N through it,
   * a Spark job (the smartssd DataSource, weblog q1 in spark-device form) reads through it,
-  * a writer appends checksummed 4 KiB records to an object and remembers every acknowledged byte,
+  * a writer overwrites a ring of 4096 4 KiB slots in turn with self-describing records for the whole
+    soak and remembers every acknowledged write,
 and the daemon is SIGKILLed at random points (a gap drawn uniformly from --gap seconds, default 1 to 20: some kills land inside a job, some jobs
 finish between kills) and restarted,
 --kills times. After every kill, with the daemon down: `csd check` must call the image clean, and every
-acknowledged byte of the writer and every committed Hadoop output must be there. A job that fails
+slot must hold its last acknowledged write (or the one in flight), and every committed Hadoop output must be there. A job that fails
 must fail with a clear error (the daemon is named) and is run again; at the end, with no more kills,
 both jobs run once more and every answer, of every successful run during the kills too, must equal the
 run made before the first kill. Writes out/bench/killsoak/: results.csv (one row per kill),
@@ -104,9 +105,24 @@ class Conn:
         self.s.close()
 
 
-def record(off):
-    """4 KiB at offset off: deterministic, so any byte found can be checked."""
-    return (("%012d " % off) * 400).encode()[:4096]
+RING = 4096   # the writer's object: 4096 slots of 4 KiB (16 MiB), overwritten in turn for the whole soak
+
+
+def record(n):
+    """The writer's n-th 4 KiB write (to slot n % RING): deterministic, so a slot's bytes name their write."""
+    return (("%012d " % n) * 400).encode()[:4096]
+
+
+def ring_lost(data, acked):
+    """Bytes of slots that do not hold their last confirmed write. Writes 0..acked-1 were confirmed;
+    write number `acked` may have been in flight at the kill, so its slot may hold it instead."""
+    lost = 0
+    for s in range(min(acked, RING)):
+        last = acked - 1 - ((acked - 1 - s) % RING)
+        got = data[s * 4096:(s + 1) * 4096]
+        if got != record(last) and not (acked % RING == s and got == record(acked)):
+            lost += 4096
+    return lost
 
 
 # ------------------------------------------------------------------ the pieces
@@ -138,7 +154,9 @@ class Daemon:
 
 
 class Writer(threading.Thread):
-    """Appends 4 KiB records at the object's end; `acked` is the size the daemon last confirmed."""
+    """Writes 4 KiB records round a ring of RING slots for as long as the soak runs, so every kill
+    lands among writes; `acked` counts the writes the daemon confirmed (write n goes to slot n % RING).
+    A write cut by a kill is sent again after the restart: the same bytes to the same slot."""
 
     def __init__(self, sock, stop):
         super().__init__(daemon=True)
@@ -147,7 +165,6 @@ class Writer(threading.Thread):
         self.failures = []
         self.oid = None
         self.error = None
-        self.cap = 64 << 20
         self.mu = threading.Lock()
 
     def run(self):
@@ -164,21 +181,13 @@ class Writer(threading.Thread):
                         c.close()
                         c = None   # and look it up again
                         continue
-                    info = parse(parse(r[16][0])[1][0])
-                    self.oid, size = info[1][0], info.get(4, [0])[0]
-                    with self.mu:
-                        if size < self.acked:
-                            raise AssertionError(f"acknowledged bytes lost: {size} < {self.acked}")
-                        self.acked = size   # a write that landed without its answer counts once seen
-                off = self.acked
-                r = c.call(fld(13, 2, fld(1, 0, self.oid) + fld(2, 0, off) + fld(3, 2, record(off))))
+                    self.oid = parse(parse(r[16][0])[1][0])[1][0]
+                n = self.acked
+                r = c.call(fld(13, 2, fld(1, 0, self.oid) + fld(2, 0, (n % RING) * 4096) + fld(3, 2, record(n))))
                 if r.get(2, [0])[0]:
                     raise RuntimeError(r.get(3, [b""])[0].decode())
-                size = parse(r[13][0])[1][0]
                 with self.mu:
-                    self.acked = size
-                while self.acked >= self.cap and not self.stop_ev.is_set():
-                    time.sleep(0.1)   # enough written: from here on the kills test what is there
+                    self.acked = n + 1
                 time.sleep(0.01)
             except (OSError, ConnectionError) as e:
                 self.failures.append(str(e))
@@ -293,15 +302,15 @@ def main(b):
         if acked:
             rc = subprocess.run([csd, "get", img, "acked/log", got], capture_output=True, text=True)
             data = open(got, "rb").read() if rc.returncode == 0 else b""
-            want = b"".join(record(o) for o in range(0, acked, 4096))
-            if data[:acked] != want:
-                lost = acked - len(os.path.commonprefix([data[:acked], want]))
+            lost = ring_lost(data, acked)
+            if lost:
                 problems.append(f"kill {k}: {lost} acknowledged bytes of acked/log are not on the image")
-        rows.append({"kill": k, "t_s": round(time.time() - t0, 1), "check_clean": clean, "acked_bytes": acked,
+        rows.append({"kill": k, "t_s": round(time.time() - t0, 1), "check_clean": clean,
+                     "acked_writes": acked,
                      "acked_lost_bytes": lost, "hadoop_ok": hj.ok, "hadoop_failed": hj.failed, "spark_ok": sj.ok,
                      "spark_failed": sj.failed})
         d.start()
-        print(f"kill {k}/{a.kills}: check {'clean' if clean else 'NOT CLEAN'}, {acked} bytes acknowledged, "
+        print(f"kill {k}/{a.kills}: check {'clean' if clean else 'NOT CLEAN'}, {acked} writes acknowledged, "
               f"hadoop {hj.ok} ok / {hj.failed} failed, spark {sj.ok} ok / {sj.failed} failed", flush=True)
     stop.set()
     for t in (w, hj, sj):
@@ -341,7 +350,10 @@ def main(b):
     b.headline("kills (SIGKILL and restart)", len(rows), "kills")
     b.headline("csd check clean after each kill", sum(r["check_clean"] for r in rows), "kills")
     b.headline("acknowledged bytes lost", sum(r["acked_lost_bytes"] for r in rows), "bytes")
-    b.headline("writer: bytes acknowledged", w.acked, "bytes")
+    b.headline("writer: 4 KiB writes acknowledged", w.acked, "writes")
+    prev = [0] + [r["acked_writes"] for r in rows[:-1]]
+    b.headline("kills with acknowledged writes since the previous one",
+               sum(1 for r, p in zip(rows, prev) if r["acked_writes"] > p), "kills")
     b.headline("Hadoop runs ok / failed (retried)", f"{hj.ok} / {hj.failed}", "runs")
     b.headline("Spark runs ok / failed (retried)", f"{sj.ok} / {sj.failed}", "runs")
     b.headline("answers differing from the run without kills", len(wrong_h) + wrong_s, "runs")
