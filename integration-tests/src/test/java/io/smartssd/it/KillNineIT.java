@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 /**
  * kill -9 under real clients, the short version (the long one: {@code bin/smartssd bench killsoak}, 100
  * kills): a Hadoop job writing its output through a csdd daemon, a Spark job reading through it and a
- * writer of checksummed records, while the daemon is SIGKILLed and restarted 4 times. bench/killsoak.py
+ * writer overwriting a ring of self-describing records, while the daemon is SIGKILLed and restarted 4 times. bench/killsoak.py
  * asserts that {@code csd check} is clean after every kill, that no acknowledged byte and no committed
  * job output is lost, that every failed job failed with an error naming the daemon and was run again,
  * and that every answer equals the run made before the first kill; this test holds it to its exit code
