@@ -109,7 +109,7 @@ class UserTaskletSparkTest {
             {"count > 600", "count > 600", null},
             {"region IN ('Paris', 'Plano') AND count >= 600", "region IN ('Paris', 'Plano')", null},
             {"region LIKE 'P%'", "region LIKE 'P%'", null},
-            {"region <> 'Herndon' OR count < 500", "(region <> 'Herndon') OR (count < 500)", null},
+            {"region <> 'Herndon' OR count < 500", "(NOT (region = 'Herndon')) OR (count < 500)", null},
             {"count <= 620 AND count <> 610", "count <= 620", null},
             // not declared: ENDS_WITH on region, IN on count; not translatable: a function of a column
             {"region LIKE '%ris'", null, "ENDS_WITH"},
