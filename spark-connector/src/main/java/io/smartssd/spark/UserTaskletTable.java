@@ -51,8 +51,8 @@ final class UserTaskletTable implements SupportsRead {
     private final long splitSize;
     private final String path;
     private final boolean pushdown;
-    private boolean filtersKnown;
-    private TaskletFilters filters;
+    private boolean looked;
+    private TaskletFilters filters;   // what may be pushed, once looked up; null: nothing
 
     UserTaskletTable(String tasklet, Map<String, String> options, StructType schema, Map<String, String> fsConf,
                      List<DeviceObject> objects, long splitSize, String path) {
@@ -90,33 +90,45 @@ final class UserTaskletTable implements SupportsRead {
 
     @Override
     public ScanBuilder newScanBuilder(CaseInsensitiveStringMap ignored) {
+        lookUp();
         return new TaskletScanBuilder();
     }
 
     /**
-     * What the tasklet declares it can filter, read from the device's list of installed tasklets once per
-     * table; null when nothing can be pushed (pushdown off, a name the device does not list, a device that
+     * Reads, once per table, what the device knows of the tasklet: a name neither installed nor built in
+     * fails the query here, at planning, with the device's lists; an installed one's declaration gives
+     * the filters that may be pushed ({@link #filters}: null when none, pushdown is off, or the device
      * cannot be asked).
      */
-    private TaskletFilters filters() {
-        if (!filtersKnown) {
-            filtersKnown = true;
-            if (pushdown && !objects.isEmpty()) {
-                try {
-                    List<UserTasklet> installed = DeviceObject.fileSystem(objects.get(0).uri(), fsConf).device()
-                            .listTasklets();
-                    for (UserTasklet t : installed) {
-                        if (t.name().equals(tasklet)) {
-                            filters = TaskletFilters.of(schema, t.columns());
-                        }
-                    }
-                } catch (RuntimeException e) {
-                    LOG.warn("smartssd: cannot read what tasklet {} declares; Spark applies every filter: {}", tasklet,
-                            e.toString());
-                }
+    private void lookUp() {
+        if (looked || objects.isEmpty()) {
+            return;
+        }
+        looked = true;
+        List<UserTasklet> installed;
+        List<String> builtIn;
+        try {
+            io.smartssd.device.SmartSsd ssd = DeviceObject.fileSystem(objects.get(0).uri(), fsConf).device();
+            installed = ssd.listTasklets();
+            builtIn = ssd.identify().tasklets();
+        } catch (RuntimeException e) {
+            LOG.warn("smartssd: cannot read what tasklet {} declares; Spark applies every filter: {}", tasklet,
+                    e.toString());
+            return;
+        }
+        for (UserTasklet t : installed) {
+            if (t.name().equals(tasklet)) {
+                filters = pushdown ? TaskletFilters.of(schema, t.columns()) : null;
+                return;
             }
         }
-        return filters;
+        if (!builtIn.contains(tasklet)) {
+            List<String> names = new ArrayList<>();
+            installed.forEach(t -> names.add(t.name()));
+            throw new IllegalArgumentException("option tasklet = '" + tasklet + "': unknown tasklet '" + tasklet
+                    + "' on " + path + " (installed: " + (names.isEmpty() ? "none" : String.join(", ", names))
+                    + "; built in: " + String.join(", ", builtIn) + ")");
+        }
     }
 
     /** Pushes the filters the tasklet declares (SupportsPushDownV2Filters); the rest stay with Spark. */
@@ -126,7 +138,7 @@ final class UserTaskletTable implements SupportsRead {
 
         @Override
         public Predicate[] pushPredicates(Predicate[] predicates) {
-            TaskletFilters f = filters();
+            TaskletFilters f = filters;
             if (f == null) {
                 return predicates;
             }

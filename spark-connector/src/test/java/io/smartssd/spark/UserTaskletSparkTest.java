@@ -150,9 +150,12 @@ class UserTaskletSparkTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> session().read().format("smartssd").option("tasklet", "q1-spark").load(uri).count());
         assertTrue(e.getMessage().contains("needs a declared schema"), e.getMessage());
-        Exception unknown = assertThrows(Exception.class, () -> session().read().format("smartssd")
-                .schema("region STRING, count BIGINT").option("tasklet", "no-such-tasklet").load(uri).count());
-        assertTrue(String.valueOf(unknown.getMessage()).contains("unknown tasklet 'no-such-tasklet'")
-                || String.valueOf(unknown.getCause()).contains("unknown tasklet"), String.valueOf(unknown));
+        // refused at planning, from the device's lists, before any task runs
+        IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class, () -> session().read()
+                .format("smartssd").schema("region STRING, count BIGINT").option("tasklet", "no-such-tasklet")
+                .load(uri).count());
+        assertTrue(unknown.getMessage().contains("unknown tasklet 'no-such-tasklet'")
+                && unknown.getMessage().contains("q1-spark") && unknown.getMessage().contains("built in: weblog-q1"),
+                unknown.getMessage());
     }
 }
