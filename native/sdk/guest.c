@@ -9,6 +9,8 @@
  *        line at offset tag, 1 a page start (tag = page index), 2 a run of fixed-size records back to
  *        back (len a multiple of the record size chosen in init; tag = the first one's offset)
  *   csd_finish() -> 0 or -errno
+ *   csd_schema(), csd_summary() -> a NUL-terminated string in this memory, or 0 (ops.schema,
+ *        ops.summary; optional, read once when the device loads the program)
  * The device copies records into this memory; the tasklet never sees the device's. */
 #include <stdarg.h>
 #include <stdint.h>
@@ -81,6 +83,17 @@ const char *csd_args_get(const csd_tasklet_args *a, const char *key) {
 void csd_args_reject(const csd_tasklet_args *a, const char *key) { h_reject(key, (int32_t)strlen(key)); }
 
 EXPORT("csd_abi_version") int32_t csd_abi_version(void) { return 1; }
+
+/* What the tasklet declares of itself, read by the device once when it loads the program (optional
+ * exports: a program without them declares nothing). */
+EXPORT("csd_schema") const char *csd_schema(void) {
+    const csd_tasklet_ops *o = csd_tasklet_entry();
+    return o ? o->schema : NULL;
+}
+EXPORT("csd_summary") const char *csd_summary(void) {
+    const csd_tasklet_ops *o = csd_tasklet_entry();
+    return o ? o->summary : NULL;
+}
 
 EXPORT("csd_buf") uint8_t *csd_buf(int32_t size) {
     if (size < 0) return NULL;

@@ -93,6 +93,14 @@ typedef struct csd_tasklet_ops {
      * errno after csd_io_fail(). record() is not called for a TWO_STAGE execution. */
     int (*page_scan)(void *state, csd_tasklet_io *io, const csd_extent *x, uint64_t page_index,
                      const uint8_t *data, size_t len, int *cls, int *need_next);
+    /* Optional: the output rows this tasklet emits, so a host may push filters to the device
+     * (docs/USER-TASKLETS.md, "Declaring filterable columns"). Its columns in row order, comma-separated,
+     * each "NAME TYPE" (TYPE: STRING, BIGINT, DOUBLE, BOOLEAN) and, for a column the device may filter
+     * on, "FILTER(op ...)" with ops among = <> < <= > >= IN NULL and, for STRING, STARTS_WITH ENDS_WITH
+     * CONTAINS; e.g. "region STRING FILTER(= IN), count BIGINT FILTER(= < <= > >=)". The device then
+     * drops the rows a pushed filter rejects before they are shipped, and refuses a filter on a column
+     * or with an operator not declared. NULL: nothing can be pushed. */
+    const char *schema;
 } csd_tasklet_ops;
 
 /* Charge work to the core running this tasklet: CPU cycles and DRAM accesses (4-byte read + compare). */

@@ -64,6 +64,9 @@ int cmd_program_reserved(cmd_ctx *c, const char *name, const char *what);
 struct csd_user_tasklet;
 int device_program_load(csd_device *d, cmd_ctx *c, const char *name, struct csd_user_tasklet **out);
 size_t device_program_names(csd_device *d, cmd_ctx *c, char ***out);
+/* A declared schema (csd_tasklet_ops.schema) as the list reply's columns (cmd-owned memory); "" or
+ * NULL gives none. 0 or -ENOMEM. */
+int cmd_decl_columns(cmd_ctx *c, const char *schema, Smartssd__V1__DeclaredColumn ***out, size_t *n);
 struct csd_sandbox *device_sandbox(csd_device *d);
 /* The device itself (cmd_info.c). */
 int cmd_identify(csd_device *d, const Smartssd__V1__Identify *m, cmd_ctx *c);

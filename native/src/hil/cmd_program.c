@@ -5,6 +5,7 @@
  * (a staging object renamed over the old one). A TASKLET object then names it like a built-in. */
 #include "hil/cmd.h"
 #include "sandbox/sandbox.h"
+#include "tasklets/row_filter.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -56,7 +57,10 @@ static int read_record(csd_device *d, cmd_ctx *c, uint64_t id, uint64_t size, ui
     return 0;
 }
 
-int device_program_load(csd_device *d, cmd_ctx *c, const char *name, csd_user_tasklet **out) {
+/* Load installed program name (cached in DRAM after the first time). 0, -ENOENT when none is
+ * installed, or another negative errno with err (st: the status to report it with). */
+static int program_load(csd_device *d, cmd_ctx *c, const char *name, csd_user_tasklet **out, int *st, char *err,
+                        size_t errlen) {
     *out = NULL;
     char oname[CSD_OBJ_NAME_MAX + 1];
     object_name(oname, sizeof oname, name);
@@ -66,23 +70,34 @@ int device_program_load(csd_device *d, cmd_ctx *c, const char *name, csd_user_ta
         csd_ftl_obj_stat(d->ftl, id, &info))
         return -ENOENT;
     csd_sandbox *sb = device_sandbox(d);
-    if (!sb) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
+    *st = CSD_RESOURCE_EXHAUSTED;
+    if (!sb) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
     /* already in device DRAM, from this very object (an install makes a new one) */
     if ((*out = csd_sandbox_find(sb, name, id)) != NULL) return 0;
     uint8_t *rec;
     int rc = read_record(d, c, id, info.size, &rec);
-    if (rc) return cmd_fail_errno(c, rc, "create_object: cannot read tasklet program '%s': %s", name, strerror(-rc));
+    if (rc) {
+        *st = csd_status_from_errno(rc);
+        snprintf(err, errlen, "cannot read tasklet program '%s': %s", name, strerror(-rc));
+        return rc;
+    }
     csd_program prog;
-    char err[512];
-    rc = csd_program_decode(rec, info.size, &prog, err, sizeof err);
-    if (!rc) rc = csd_sandbox_load(sb, name, &prog, out, err, sizeof err);
+    rc = csd_program_decode(rec, info.size, &prog, err, errlen);
+    if (!rc) rc = csd_sandbox_load(sb, name, &prog, out, err, errlen);
     if (!rc) csd_sandbox_note_source(*out, id);
     free(rec);
-    if (rc) {
-        int st = rc == -ENOTSUP ? CSD_UNSUPPORTED : rc == -ENOMEM ? CSD_RESOURCE_EXHAUSTED : CSD_INVALID_ARGUMENT;
-        return cmd_fail(c, st, "create_object: %s", err);
-    }
-    return 0;
+    *st = rc == -ENOTSUP ? CSD_UNSUPPORTED : rc == -ENOMEM ? CSD_RESOURCE_EXHAUSTED : CSD_INVALID_ARGUMENT;
+    return rc;
+}
+
+int device_program_load(csd_device *d, cmd_ctx *c, const char *name, csd_user_tasklet **out) {
+    char err[512] = "";
+    int st = 0, rc = program_load(d, c, name, out, &st, err, sizeof err);
+    if (rc == -ENOENT || !rc) return rc == -ENOENT ? -ENOENT : 0;
+    return cmd_fail(c, st, "create_object: %s", err);
 }
 
 static Smartssd__V1__ProgramFormat pb_format(uint32_t f) {
@@ -144,12 +159,20 @@ int cmd_install_tasklet(csd_device *d, const Smartssd__V1__InstallTasklet *m, cm
     }
     csd_sandbox *sb = device_sandbox(d);
     if (!sb) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
-    /* a malformed program is refused at download, before anything is written */
-    int rc = csd_sandbox_check(sb, name, format, p, len, err, sizeof err);
+    /* a malformed program, or one whose declared schema does not parse, is refused at download,
+     * before anything is written */
+    csd_user_tasklet *u = NULL;
+    int rc = csd_sandbox_open(sb, name, format, p, len, &u, err, sizeof err);
     if (rc) {
         int st = rc == -ENOTSUP ? CSD_UNSUPPORTED : rc == -ENOMEM ? CSD_RESOURCE_EXHAUSTED : CSD_INVALID_ARGUMENT;
         return cmd_fail(c, st, "install_tasklet: %s", err);
     }
+    csd_decl *decl = malloc(sizeof *decl);
+    rc = decl ? csd_decl_parse(csd_user_tasklet_ops(u)->schema, decl, err, sizeof err) : -ENOMEM;
+    free(decl);
+    csd_user_tasklet_put(u);
+    if (rc == -ENOMEM) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
+    if (rc) return cmd_fail(c, CSD_INVALID_ARGUMENT, "install_tasklet: tasklet program '%s' declares a bad %s", name, err);
     size_t slen = csd_program_stored_len(len);
     uint8_t *rec = malloc(slen);
     if (!rec) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
@@ -209,8 +232,20 @@ int cmd_list_tasklets(csd_device *d, const Smartssd__V1__ListTasklets *m, cmd_ct
         t->format = ok ? pb_format(prog.format) : SMARTSSD__V1__PROGRAM_FORMAT__PROGRAM_FORMAT_UNSPECIFIED;
         t->size = ok ? prog.len : 0;
         t->hash = cmd_strdup(c, ok ? prog.hash : "unreadable");
-        t->summary = cmd_strdup(c, ok ? "" : err);
-        if (!t->name || !t->hash || !t->summary) break;
+        /* what the program declares, from loading it (cached after the first time); one that cannot
+         * load here (no trusted directory, no sandbox) lists with empty declarations */
+        csd_user_tasklet *u = NULL;
+        int st = 0;
+        const char *summary = ok ? "" : err, *schema = "";
+        if (ok && !program_load(d, c, name, &u, &st, err, sizeof err) && u) {
+            summary = csd_user_tasklet_summary(u);
+            schema = csd_user_tasklet_ops(u)->schema ? csd_user_tasklet_ops(u)->schema : "";
+        }
+        t->summary = cmd_strdup(c, summary);
+        t->schema = cmd_strdup(c, schema);
+        int cols_ok = cmd_decl_columns(c, schema, &t->columns, &t->n_columns);
+        if (u) csd_user_tasklet_put(u);
+        if (!t->name || !t->hash || !t->summary || !t->schema || cols_ok) break;
         arr[k++] = t;
     }
     free(objs);
@@ -219,6 +254,38 @@ int cmd_list_tasklets(csd_device *d, const Smartssd__V1__ListTasklets *m, cmd_ct
     c->resp->result_case = SMARTSSD__V1__RESPONSE__RESULT_LIST_TASKLETS;
     c->resp->list_tasklets = rep;
     return 0;
+}
+
+int cmd_decl_columns(cmd_ctx *c, const char *schema, Smartssd__V1__DeclaredColumn ***out, size_t *n) {
+    *out = NULL;
+    *n = 0;
+    csd_decl *d = malloc(sizeof *d);
+    char err[256];
+    if (!d) return -ENOMEM;
+    if (csd_decl_parse(schema, d, err, sizeof err) || !d->n) {   /* install refused bad ones */
+        free(d);
+        return 0;
+    }
+    Smartssd__V1__DeclaredColumn **arr = cmd_alloc(c, d->n * sizeof *arr);
+    for (uint32_t i = 0; arr && i < d->n; i++) {
+        Smartssd__V1__DeclaredColumn *dc = cmd_alloc(c, sizeof *dc);
+        Smartssd__V1__FilterOp *ops = cmd_alloc(c, 32 * sizeof *ops);
+        if (!dc || !ops) {
+            free(d);
+            return -ENOMEM;
+        }
+        smartssd__v1__declared_column__init(dc);
+        dc->name = cmd_strdup(c, d->cols[i].name);
+        if (!dc->name) break;
+        dc->type = (Smartssd__V1__ColumnType)d->cols[i].type;   /* PT_* numbers are ColumnType's */
+        dc->filters = ops;
+        for (int op = 1; op <= 31; op++)
+            if (d->cols[i].ops & CSD_FOP_BIT(op)) ops[dc->n_filters++] = (Smartssd__V1__FilterOp)op;
+        arr[(*n)++] = dc;
+    }
+    free(d);
+    *out = arr;
+    return arr ? 0 : -ENOMEM;
 }
 
 int cmd_remove_tasklet(csd_device *d, const Smartssd__V1__RemoveTasklet *m, cmd_ctx *c) {

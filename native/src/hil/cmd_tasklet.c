@@ -2,6 +2,7 @@
  * runtime params), execute_object, read_object(output) with progress for adaptive polling. */
 #include "hil/cmd.h"
 #include "sandbox/sandbox.h"
+#include "tasklets/row_filter.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -79,8 +80,42 @@ static int cmd_create_tasklet_checked(csd_device *d, const Smartssd__V1__CreateO
     if (vobj_count(d) >= CSD_MAX_VOLATILE_OBJECTS)
         return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "create_object: %d tasklet/output objects exist; delete some",
                         CSD_MAX_VOLATILE_OBJECTS);
+    /* A pushed filter is checked against what the tasklet declares, here, so the host hears at once
+     * which filter it may not push; an undeclared column or operator is UNSUPPORTED. */
+    csd_decl *decl = NULL;
+    uint8_t *filter = NULL;
+    size_t filter_len = 0;
+    if (m->filter) {
+        char err[512] = "";
+        decl = malloc(sizeof *decl);
+        if (!decl) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
+        int rc = csd_decl_parse(ops->schema, decl, err, sizeof err);
+        if (rc) {
+            free(decl);
+            return cmd_fail(c, CSD_INVALID_ARGUMENT, "create_object: tasklet '%s' declares a bad %s", ops->name, err);
+        }
+        csd_row_filter *trial = NULL;
+        rc = csd_row_filter_check(decl, m->filter, ops->name, err, sizeof err);
+        if (!rc) rc = csd_row_filter_create(&trial, decl, m->filter, ops->name, err, sizeof err);
+        csd_row_filter_destroy(trial);
+        if (!rc) {
+            filter_len = smartssd__v1__expr__get_packed_size(m->filter);
+            filter = malloc(filter_len ? filter_len : 1);
+            if (filter) smartssd__v1__expr__pack(m->filter, filter);
+            else rc = -ENOMEM;
+        }
+        if (rc) {
+            free(decl);
+            int st = rc == -ENOTSUP ? CSD_UNSUPPORTED : rc == -ENOMEM ? CSD_RESOURCE_EXHAUSTED : CSD_INVALID_ARGUMENT;
+            return cmd_fail(c, st, "create_object: %s", rc == -ENOMEM ? "out of memory" : err);
+        }
+    }
     csd_kv *kv;
-    if (copy_params(c, m->params, m->n_params, &kv, "create_object")) return -1;
+    if (copy_params(c, m->params, m->n_params, &kv, "create_object")) {
+        free(decl);
+        free(filter);
+        return -1;
+    }
     uint8_t *plan = NULL;
     size_t plan_len = 0;
     if (m->plan) {
@@ -88,6 +123,8 @@ static int cmd_create_tasklet_checked(csd_device *d, const Smartssd__V1__CreateO
         plan = malloc(plan_len ? plan_len : 1);
         if (!plan) {
             vobj_kv_free(kv, m->n_params);
+            free(decl);
+            free(filter);
             return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
         }
         smartssd__v1__plan__pack(m->plan, plan);
@@ -104,11 +141,15 @@ static int cmd_create_tasklet_checked(csd_device *d, const Smartssd__V1__CreateO
         if (rc) {
             free(plan);
             vobj_kv_free(kv, m->n_params);
+            free(decl);
+            free(filter);
             return cmd_fail(c, CSD_INVALID_ARGUMENT, "create_object: invalid plan: %s", err);
         }
     }
     vobj *o = vobj_new(d, SMARTSSD__V1__OBJECT_KIND__TASKLET);
     if (!o) {
+        free(decl);
+        free(filter);
         free(plan);
         vobj_kv_free(kv, m->n_params);
         return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
@@ -118,11 +159,15 @@ static int cmd_create_tasklet_checked(csd_device *d, const Smartssd__V1__CreateO
     o->n_params = m->n_params;
     o->plan = plan;
     o->plan_len = plan_len;
+    o->filter = filter;
+    o->filter_len = filter_len;
+    o->decl = decl;
     return cmd_reply_id(c, o->id);
 }
 
 int cmd_create_output(csd_device *d, const Smartssd__V1__CreateObject *m, cmd_ctx *c) {
     if (m->plan) return cmd_fail(c, CSD_INVALID_ARGUMENT, "create_object: a plan belongs to the TASKLET object");
+    if (m->filter) return cmd_fail(c, CSD_INVALID_ARGUMENT, "create_object: a filter belongs to the TASKLET object");
     if (m->name && *m->name) return cmd_fail(c, CSD_INVALID_ARGUMENT, "create_object: an OUTPUT object has no name");
     if (m->n_keywords > CSD_MAX_PARAMS)
         return cmd_fail(c, CSD_INVALID_ARGUMENT, "create_object: %zu keywords exceed the limit of %d", m->n_keywords,
@@ -220,6 +265,21 @@ int cmd_execute(csd_device *d, const Smartssd__V1__ExecuteObject *m, cmd_ctx *c)
         c->diag = o->diag;
         return cmd_fail(c, CSD_INVALID_ARGUMENT, "execute_object: tasklet '%s': %s", t->ops->name, err);
     }
+    if (t->filter) {
+        /* each run its own compiled filter: evaluation keeps per-row state */
+        csd_row_filter_destroy(o->rfilter);
+        o->rfilter = NULL;
+        Smartssd__V1__Expr *e = smartssd__v1__expr__unpack(NULL, t->filter_len, t->filter);
+        rc = e ? csd_row_filter_create(&o->rfilter, t->decl, e, t->ops->name, err, sizeof err) : -ENOMEM;
+        if (e) smartssd__v1__expr__free_unpacked(e, NULL);
+        if (rc) {
+            csd_exec_destroy(o->run);
+            o->run = NULL;
+            return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "execute_object: tasklet '%s': cannot compile its filter: %s",
+                            t->ops->name, rc == -ENOMEM ? "out of memory" : err);
+        }
+        csd_exec_set_row_filter(o->run, csd_row_filter_keep, o->rfilter);
+    }
     uint64_t first, last;
     rc = csd_exec_begin(o->run, info.size, off, len, d->params.page_bytes, &first, &last, err, sizeof err);
     if (rc) {
@@ -307,6 +367,7 @@ int cmd_read_output(csd_device *d, vobj *o, const Smartssd__V1__ReadObject *m, c
     pr->device_ns = ip.device_ns;
     pr->flash_bytes_read = ip.flash_bytes_read;
     pr->bytes_to_host = o->bytes_to_host;
+    pr->rows_filtered = o->out.filtered;
     pr->rows = o->out.rows;
     rep->progress = pr;
     c->resp->result_case = SMARTSSD__V1__RESPONSE__RESULT_READ_OBJECT;

@@ -2,6 +2,7 @@
  * ids from CSD_VOLATILE_ID_BASE up; each output holds at most one run of a tasklet request. */
 #include "hil/vobj.h"
 #include "sandbox/sandbox.h"
+#include "tasklets/row_filter.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -46,6 +47,9 @@ void vobj_free(csd_device *d, vobj *o) {
     for (size_t i = 0; i < o->n_keywords; i++) free(o->keywords[i]);
     free(o->keywords);
     free(o->plan);
+    free(o->filter);
+    free(o->decl);
+    csd_row_filter_destroy(o->rfilter);
     free(o);
 }
 

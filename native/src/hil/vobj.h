@@ -37,6 +37,10 @@ typedef struct vobj {
     size_t plan_len;
     int users;                       /* running outputs using this tasklet */
     struct csd_user_tasklet *user;   /* a user program (TASKLET, and the OUTPUT running it), or NULL */
+    uint8_t *filter;                 /* pushed filter: a packed smartssd.v1.Expr (CreateObject.filter), or NULL */
+    size_t filter_len;
+    struct csd_decl *decl;           /* the tasklet's declared columns, when it has a filter */
+    struct csd_row_filter *rfilter;  /* OUTPUT: the filter its run applies, or NULL */
     /* OUTPUT */
     csd_kv *rparams;
     size_t n_rparams;

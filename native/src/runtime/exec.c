@@ -487,6 +487,11 @@ int csd_exec_finish(csd_exec *t, csd_cost *cost) {
     return rc;
 }
 
+void csd_exec_set_row_filter(csd_exec *t, csd_row_keep_fn keep, void *ctx) {
+    t->io.keep = keep;
+    t->io.keep_ctx = ctx;
+}
+
 const char *csd_exec_error(const csd_exec *t) {
     return t && t->status ? t->io.err : "";
 }

@@ -24,6 +24,7 @@ typedef struct csd_outbuf {
     uint64_t rows;          /* rows emitted */
     uint64_t max_rows;      /* 0 = unlimited */
     int truncated;          /* max_rows reached */
+    uint64_t filtered;      /* rows a pushed filter dropped (never stored) */
 } csd_outbuf;
 
 void csd_outbuf_init(csd_outbuf *o, size_t limit_bytes, uint64_t max_rows);
@@ -79,6 +80,15 @@ int csd_exec_finish(csd_exec *t, csd_cost *cost);
  * 0 or a negative errno. finish() is the second stage. */
 int csd_exec_stage1(csd_exec *t, uint64_t page_index, const uint8_t *data, size_t len, csd_cost *cost,
                     int *cls, int *need_next);
+
+/* A filter on output rows (tasklets/row_filter.c): 1 keep, 0 drop, < 0 with err; cycles grows by the
+ * work it did. vals are the row's values (runtime/exec_io.h), strings in arena. */
+struct csd_io_val;
+typedef int (*csd_row_keep_fn)(void *ctx, const struct csd_io_val *vals, size_t n, const uint8_t *arena,
+                               uint64_t *cycles, char *err, size_t errlen);
+/* Apply keep to every row the tasklet emits, before it is stored for the host; ctx is owned by the
+ * caller and outlives t. */
+void csd_exec_set_row_filter(csd_exec *t, csd_row_keep_fn keep, void *ctx);
 
 /* The failure message ("" when none): the tasklet's csd_io_fail text, the output-buffer-full message,
  * or a framing error. */

@@ -1,6 +1,6 @@
 /* The csd_tasklet_io a tasklet talks to: cost accumulators, the row under construction and the first
  * failure. Shared by exec.c (which owns one per execution) and tasklet_io.c (the csd_io_* API);
- * nothing else should look inside. */
+ * a row filter (tasklets/row_filter.c) reads csd_io_val; nothing else should look inside. */
 #ifndef CSD_RUNTIME_EXEC_IO_H
 #define CSD_RUNTIME_EXEC_IO_H
 
@@ -21,6 +21,8 @@ enum { CSD_IO_V_NULL, CSD_IO_V_INT, CSD_IO_V_DOUBLE, CSD_IO_V_BYTES, CSD_IO_V_BO
 
 struct csd_tasklet_io {
     csd_outbuf *out;
+    csd_row_keep_fn keep;             /* pushed filter (CreateObject.filter), or NULL */
+    void *keep_ctx;
     const char *tasklet_name;
     uint64_t cycles, dram_accesses;   /* charged since the last reset */
     /* the row being built */

@@ -191,11 +191,28 @@ int csd_io_row_end(csd_tasklet_io *io) {
     size_t n = io->nvals;
     io->nvals = 0;
     if (io->status) return io->status;
+    if (io->alloc_failed) {
+        csd_taskio_set_error(io, -ENOMEM, "out of memory building an output row");
+        return -ENOMEM;
+    }
+    if (io->keep) {
+        /* a pushed filter: a dropped row is never stored, counted or shipped */
+        char err[CSD_IO_ERR_MAX] = "";
+        int k = io->keep(io->keep_ctx, io->vals, n, io->arena, &io->cycles, err, sizeof err);
+        if (k < 0) {
+            csd_taskio_set_error(io, k, "%s", err);
+            return k;
+        }
+        if (!k) {
+            o->filtered++;
+            return 0;
+        }
+    }
     if (o->max_rows && o->rows >= o->max_rows) {
         o->truncated = 1;
         return CSD_STOP;
     }
-    if (io->alloc_failed || io_pack_scratch(io, n ? n : 1)) {
+    if (io_pack_scratch(io, n ? n : 1)) {
         csd_taskio_set_error(io, -ENOMEM, "out of memory building an output row");
         return -ENOMEM;
     }

@@ -68,6 +68,15 @@ int csd_native_open(csd_sandbox *s, const char *name, const uint8_t *p, size_t l
     u->ops.name = u->name;            /* messages name the tasklet as installed */
     snprintf(u->summary, sizeof u->summary, "%s", ops->summary ? ops->summary : "");
     u->ops.summary = u->summary;
+    if (ops->schema && strlen(ops->schema) >= sizeof u->schema) {
+        dlclose(h);
+        u->dl = NULL;
+        snprintf(err, errlen, "declares a schema longer than %zu bytes", sizeof u->schema - 1);
+        return -EINVAL;
+    }
+    /* a copy: the program's own string stays valid only while it is open */
+    snprintf(u->schema, sizeof u->schema, "%s", ops->schema ? ops->schema : "");
+    u->ops.schema = u->schema[0] ? u->schema : NULL;
     return 0;
 }
 

@@ -76,6 +76,7 @@ static int open_program(csd_sandbox *s, const char *name, uint32_t format, const
 #ifdef CSD_HAVE_WASMTIME
         rc = s->wasm ? 0 : csd_wasm_engine_create(&s->wasm, &s->lim, why, sizeof why);
         if (!rc) rc = csd_wasm_module_load(s->wasm, p, len, &u->wasm, why, sizeof why);
+        if (!rc) rc = csd_wasm_describe(u, why, sizeof why);
         if (!rc) csd_wasm_fill_ops(u);
 #else
         snprintf(why, sizeof why, "cannot run: this device was built without the WebAssembly sandbox");
@@ -92,6 +93,11 @@ static int open_program(csd_sandbox *s, const char *name, uint32_t format, const
     }
     *out = u;
     return 0;
+}
+
+int csd_sandbox_open(csd_sandbox *s, const char *name, uint32_t format, const uint8_t *p, size_t len,
+                     csd_user_tasklet **out, char *err, size_t errlen) {
+    return open_program(s, name, format, p, len, out, err, errlen);
 }
 
 int csd_sandbox_check(csd_sandbox *s, const char *name, uint32_t format, const uint8_t *p, size_t len,

@@ -59,6 +59,13 @@ const csd_exec_hooks *csd_user_tasklet_hooks(csd_user_tasklet *u);
 /* The program's one-line summary ("" when it gives none). */
 const char *csd_user_tasklet_summary(const csd_user_tasklet *u);
 
+/* Bytes of a declared schema with its NUL (longer ones are refused at load). */
+#define CSD_SANDBOX_SCHEMA_MAX 4097
+
+/* open a program (as csd_sandbox_check) and keep it: one reference, not cached. */
+int csd_sandbox_open(csd_sandbox *s, const char *name, uint32_t format, const uint8_t *p, size_t len,
+                     csd_user_tasklet **out, char *err, size_t errlen);
+
 /* The guest ABI version the sandbox speaks (export csd_abi_version). */
 #define CSD_GUEST_ABI_VERSION 1
 

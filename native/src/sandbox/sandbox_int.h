@@ -21,6 +21,7 @@ struct csd_user_tasklet {
     char name[CSD_PROGRAM_NAME_MAX + 1];
     char hash[CSD_PROGRAM_HASH_MAX];
     char summary[160];
+    char schema[CSD_SANDBOX_SCHEMA_MAX];   /* ops.schema, copied ("" = none) */
     uint32_t format;
     uint64_t source_id;               /* the stored object it was loaded from (0: unknown) */
     csd_wasm_module *wasm;
@@ -35,8 +36,10 @@ void csd_wasm_engine_destroy(csd_wasm_engine *e);
 int csd_wasm_module_load(csd_wasm_engine *e, const uint8_t *p, size_t len, csd_wasm_module **out, char *err,
                          size_t errlen);
 void csd_wasm_module_free(csd_wasm_module *m);
-/* u->ops and u->hooks for a loaded wasm program. */
+/* u->ops and u->hooks for a loaded wasm program (after csd_wasm_describe). */
 void csd_wasm_fill_ops(csd_user_tasklet *u);
+/* u->schema and u->summary from the program's optional exports. 0 or a negative errno with err. */
+int csd_wasm_describe(csd_user_tasklet *u, char *err, size_t errlen);
 
 /* Native: resolve the program's path inside the trusted directory and open it. */
 int csd_native_open(csd_sandbox *s, const char *name, const uint8_t *p, size_t len, csd_user_tasklet *u, char *err,

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -970,10 +971,82 @@ static int wsb_finish(void *state, csd_tasklet_io *io) {
 
 static void wsb_destroy(void *state) { inst_free(state); }
 
+/* A NUL-terminated string at ptr in the guest's memory, into out (cap bytes); -E2BIG when it does not
+ * end within cap - 1 bytes, -EFAULT when it runs out of the memory. */
+static int guest_cstr(wsb_inst *w, uint32_t ptr, char *out, size_t cap) {
+    out[0] = 0;
+    if (!ptr) return 0;
+    if (ptr >= w->gsize) return -EFAULT;
+    const uint8_t *p = w->gmem + ptr;
+    size_t left = (size_t)(w->gsize - ptr);
+    const uint8_t *z = memchr(p, 0, left < cap ? left : cap);
+    if (!z) return left < cap ? -EFAULT : -E2BIG;
+    memcpy(out, p, (size_t)(z - p) + 1);
+    return 0;
+}
+
+/* What the program declares of itself: the optional exports csd_schema() and csd_summary() (the SDK's
+ * guest.c gives ops.schema and ops.summary), read once at load from an instance of its own. */
+int csd_wasm_describe(csd_user_tasklet *u, char *err, size_t errlen) {
+    wsb_inst *w = calloc(1, sizeof *w);
+    if (!w) return -ENOMEM;
+    w->u = u;
+    w->phase = "load";
+    w->store = wasmtime_store_new(u->sb->wasm->engine, w, NULL);
+    if (!w->store) {
+        free(w);
+        return -ENOMEM;
+    }
+    w->cx = wasmtime_store_context(w->store);
+    wasmtime_store_limiter(w->store, (int64_t)u->sb->lim.memory_bytes, 100000, 1, 2, 1);
+    w->init_err = err;
+    w->init_errlen = errlen;
+    wasm_trap_t *trap = NULL;
+    set_fuel(w);
+    wasmtime_error_t *we = wasmtime_instance_pre_instantiate(u->wasm->pre, w->cx, &w->inst, &trap);
+    int rc = 0;
+    if (we || trap) rc = call_failed(w, we, trap, err, errlen);
+    wasmtime_extern_t ex;
+    if (!rc && wasmtime_instance_export_get(w->cx, &w->inst, "memory", 6, &ex) && ex.kind == WASMTIME_EXTERN_MEMORY) {
+        w->mem = ex.of.memory;
+        w->mem_ok = 1;
+        refresh_mem(w);
+    }
+    wasmtime_func_t f;
+    if (!rc && !get_func(w, "_initialize", &f)) {
+        wasmtime_val_t res;
+        set_fuel(w);
+        we = wasmtime_func_call(w->cx, &f, NULL, 0, &res, 0, &trap);
+        if (we || trap) rc = call_failed(w, we, trap, err, errlen);
+    }
+    static const struct { const char *fn; size_t off, cap; } WHAT[] = {
+        { "csd_schema", offsetof(csd_user_tasklet, schema), sizeof ((csd_user_tasklet *)0)->schema },
+        { "csd_summary", offsetof(csd_user_tasklet, summary), sizeof ((csd_user_tasklet *)0)->summary },
+    };
+    for (size_t i = 0; i < 2 && !rc; i++) {
+        int32_t ptr = 0;
+        if (get_func(w, WHAT[i].fn, &f)) continue;   /* older programs: nothing declared */
+        rc = call(w, &f, NULL, 0, &ptr);
+        if (rc) break;
+        char *out = (char *)u + WHAT[i].off;
+        int r = guest_cstr(w, (uint32_t)ptr, out, WHAT[i].cap);
+        if (r == -E2BIG && i == 1) {
+            out[WHAT[i].cap - 1] = 0;   /* a long summary is cut, not refused */
+            memcpy(out, w->gmem + (uint32_t)ptr, WHAT[i].cap - 1);
+        } else if (r) {
+            snprintf(err, errlen, "%s() gives %s", WHAT[i].fn,
+                     r == -E2BIG ? "a string longer than the device takes" : "a pointer outside its memory");
+            rc = -EINVAL;
+        }
+    }
+    inst_free(w);
+    return rc;
+}
+
 void csd_wasm_fill_ops(csd_user_tasklet *u) {
     u->ops = (csd_tasklet_ops){
         .name = u->name, .summary = u->summary, .init = wsb_init, .page = wsb_page, .record = wsb_record,
-        .finish = wsb_finish, .destroy = wsb_destroy,
+        .finish = wsb_finish, .destroy = wsb_destroy, .schema = u->schema[0] ? u->schema : NULL,
     };
     u->hooks = (csd_exec_hooks){ .ctx = u, .flush = wsb_flush, .records = wsb_records };
 }

@@ -457,6 +457,41 @@ static int compile_message(cctx *c, const Smartssd__V1__Plan *m) {
     return 0;
 }
 
+/* Literal strings: offsets become pointers now that the arena is final. */
+static void fix_literals(plan *pl) {
+    for (uint32_t i = 0; i < pl->n_nodes; i++)
+        if (pl->nodes[i].kind == PN_LITERAL && pl->nodes[i].lit.t == PT_STRING)
+            pl->nodes[i].lit.s.p = pl->lits + (uintptr_t)pl->nodes[i].lit.s.p;
+    for (uint32_t i = 0; i < pl->n_in; i++)
+        if (pl->in_vals[i].t == PT_STRING) pl->in_vals[i].s.p = pl->lits + (uintptr_t)pl->in_vals[i].s.p;
+}
+
+int csd_plan_compile_row_filter(plan *pl, const char *const *names, const uint8_t *types, uint32_t n,
+                                const Smartssd__V1__Expr *e, char *err, size_t errlen) {
+    cctx c = {pl, err, errlen};
+    memset(pl, 0, sizeof *pl);
+    pl->filter = -1;
+    if (n > PLAN_MAX_COLUMNS) return cfail(&c, "filter: more than %d columns", PLAN_MAX_COLUMNS);
+    pl->cols = calloc(n ? n : 1, sizeof *pl->cols);
+    if (!pl->cols) return cfail(&c, "out of memory compiling the filter");
+    for (uint32_t i = 0; i < n; i++) {
+        pl->cols[i].name = strdup(names[i]);
+        if (!pl->cols[i].name) return cfail(&c, "out of memory compiling the filter");
+        pl->cols[i].type = types[i];
+        pl->n_cols = i + 1;
+    }
+    pl->filter = compile_expr(&c, e, 1, "filter");
+    if (pl->filter < 0) return -EINVAL;
+    int ft = pl->nodes[pl->filter].type;
+    if (ft != PT_BOOL && ft != PT_NULL) return cfail(&c, "filter: must be BOOL, not %s", csd_plan_type_name(ft));
+    fix_literals(pl);
+    pl->col_gen = calloc(n ? n : 1, sizeof *pl->col_gen);
+    pl->col_val = calloc(n ? n : 1, sizeof *pl->col_val);
+    pl->scratch = calloc(1, sizeof *pl->scratch);
+    if (!pl->col_gen || !pl->col_val || !pl->scratch) return cfail(&c, "out of memory compiling the filter");
+    return 0;
+}
+
 int csd_plan_compile(plan *pl, const uint8_t *bytes, size_t len, char *err, size_t errlen) {
     cctx c = {pl, err, errlen};
     memset(pl, 0, sizeof *pl);
@@ -473,12 +508,7 @@ int csd_plan_compile(plan *pl, const uint8_t *bytes, size_t len, char *err, size
     int rc = compile_message(&c, m);
     smartssd__v1__plan__free_unpacked(m, NULL);
     if (rc) return rc;
-    /* literal strings: offsets become pointers now that the arena is final */
-    for (uint32_t i = 0; i < pl->n_nodes; i++)
-        if (pl->nodes[i].kind == PN_LITERAL && pl->nodes[i].lit.t == PT_STRING)
-            pl->nodes[i].lit.s.p = pl->lits + (uintptr_t)pl->nodes[i].lit.s.p;
-    for (uint32_t i = 0; i < pl->n_in; i++)
-        if (pl->in_vals[i].t == PT_STRING) pl->in_vals[i].s.p = pl->lits + (uintptr_t)pl->in_vals[i].s.p;
+    fix_literals(pl);
     pl->col_gen = calloc(pl->n_cols ? pl->n_cols : 1, sizeof *pl->col_gen);
     pl->col_val = calloc(pl->n_cols ? pl->n_cols : 1, sizeof *pl->col_val);
     pl->scratch = calloc(pl->n_output ? pl->n_output : 1, sizeof *pl->scratch);

@@ -477,3 +477,16 @@ int csd_plan_eval(plan *pl, int32_t n, pv *out) {
     default: return eval_in(pl, x, out);
     }
 }
+
+int csd_plan_filter_row(plan *pl, const pv *vals) {
+    /* the row's values stand in for decoded columns: the column cache is valid for this generation */
+    pl->gen++;
+    for (uint32_t i = 0; i < pl->n_cols; i++) {
+        pl->col_val[i] = vals[i];
+        pl->col_gen[i] = pl->gen;
+    }
+    pv out;
+    int rc = csd_plan_eval(pl, pl->filter, &out);
+    if (rc) return rc;
+    return out.t == PT_BOOL && out.b;
+}

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "smartssd/tasklet.h"
+#include "smartssd/v1/device.pb-c.h"
 
 #define PLAN_MAX_COLUMNS 256
 #define PLAN_MAX_DEPTH 64
@@ -150,6 +151,10 @@ typedef struct plan {
 /* plan_compile.c */
 int csd_plan_compile(plan *pl, const uint8_t *bytes, size_t len, char *err, size_t errlen);
 void csd_plan_free(plan *pl);
+/* A plan that only filters rows handed to it as values (a tasklet's output rows): n columns of the
+ * given names and PT_* types, and the filter expression e over them. 0 or -EINVAL with err. */
+int csd_plan_compile_row_filter(plan *pl, const char *const *names, const uint8_t *types, uint32_t n,
+                                const Smartssd__V1__Expr *e, char *err, size_t errlen);
 const char *csd_plan_type_name(int t);
 
 /* plan_eval.c: evaluate node n on the current record; < 0 after csd_io_fail (division by zero) */
@@ -160,6 +165,9 @@ int csd_plan_equal_group(const pv *a, const pv *b);
 uint64_t csd_plan_hash(const pv *v, size_t n);
 /* -ENOMEM after csd_io_fail when the quoted-field buffer cannot grow to the line */
 int csd_plan_begin_record(plan *pl, const uint8_t *rec, size_t len);
+/* The filter of a row-filter plan on one row of n_cols values: 1 keep (TRUE), 0 drop (FALSE or NULL),
+ * or < 0 after csd_io_fail. */
+int csd_plan_filter_row(plan *pl, const pv *vals);
 
 /* plan_state.c: groups and buffered rows */
 int csd_plan_group_update(plan *pl);

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 
@@ -17,6 +18,8 @@ typedef struct run_opts {
     char *keywords[256];
     size_t nk;
     uint64_t max_outputs;
+    const char *filters[16];
+    size_t nf;
     int bad;
     char badmsg[256];
 } run_opts;
@@ -61,6 +64,10 @@ static int run_opt(cli *c, int opt, const char *arg, void *a) {
     }
     case 'k':
         if (o->nk < 256) o->keywords[o->nk++] = (char *)arg;
+        return 0;
+    case 'f':
+        if (o->nf == 16) goto bad;
+        o->filters[o->nf++] = arg;
         return 0;
     }
     return -1;
@@ -175,6 +182,174 @@ static void free_opts(run_opts *o) {
     }
 }
 
+/* ------------------------------------------------------------------ --filter */
+
+/* A filter the device applies to the tasklet's rows (CreateObject.filter): "COLUMN OP VALUE" with OP
+ * one of = <> < <= > >= STARTS_WITH ENDS_WITH CONTAINS, "COLUMN IN V1,V2,...", "COLUMN IS [NOT] NULL".
+ * Columns are the tasklet's declared ones (list_tasklets), values typed by them. Every --filter holds. */
+static Smartssd__V1__Expr *new_expr(void) {
+    Smartssd__V1__Expr *e = calloc(1, sizeof *e);
+    smartssd__v1__expr__init(e);
+    return e;
+}
+
+/* The literal text v as a value of column type t; -1 when it is not one. */
+static int filter_literal(const char *v, int t, Smartssd__V1__Literal **out) {
+    Smartssd__V1__Literal *l = calloc(1, sizeof *l);
+    smartssd__v1__literal__init(l);
+    *out = l;
+    char *end = NULL;
+    size_t n = strlen(v);
+    if (t == SMARTSSD__V1__COLUMN_TYPE__STRING) {
+        if (n >= 2 && v[0] == '\'' && v[n - 1] == '\'') {   /* 'quoted' keeps spaces and commas */
+            v++;
+            n -= 2;
+        }
+        l->value_case = SMARTSSD__V1__LITERAL__VALUE_S;
+        l->s.data = malloc(n ? n : 1);
+        memcpy(l->s.data, v, n);
+        l->s.len = n;
+        return 0;
+    }
+    errno = 0;
+    if (t == SMARTSSD__V1__COLUMN_TYPE__INT64) {
+        l->value_case = SMARTSSD__V1__LITERAL__VALUE_I;
+        l->i = strtoll(v, &end, 10);
+    } else if (t == SMARTSSD__V1__COLUMN_TYPE__DOUBLE) {
+        l->value_case = SMARTSSD__V1__LITERAL__VALUE_D;
+        l->d = strtod(v, &end);
+    } else {
+        l->value_case = SMARTSSD__V1__LITERAL__VALUE_B;
+        l->b = !strcasecmp(v, "true");
+        return l->b || !strcasecmp(v, "false") ? 0 : -1;
+    }
+    return *v && !*end && !errno ? 0 : -1;
+}
+
+static int filter_parse(const char *text, Smartssd__V1__DeclaredColumn *const *cols, size_t ncols,
+                        Smartssd__V1__Expr **out, char *err, size_t errlen) {
+    static const struct { const char *op; int bin; } OPS[] = {
+        { "=", SMARTSSD__V1__BINARY_OP__EQ }, { "<>", SMARTSSD__V1__BINARY_OP__NE }, { "!=", SMARTSSD__V1__BINARY_OP__NE },
+        { "<", SMARTSSD__V1__BINARY_OP__LT }, { "<=", SMARTSSD__V1__BINARY_OP__LE }, { ">", SMARTSSD__V1__BINARY_OP__GT },
+        { ">=", SMARTSSD__V1__BINARY_OP__GE }, { "STARTS_WITH", SMARTSSD__V1__BINARY_OP__STARTS_WITH },
+        { "ENDS_WITH", SMARTSSD__V1__BINARY_OP__ENDS_WITH }, { "CONTAINS", SMARTSSD__V1__BINARY_OP__CONTAINS },
+    };
+    *out = NULL;
+    char name[128], op[32];
+    int used = 0;
+    if (sscanf(text, " %127[A-Za-z0-9_] %31[^ ] %n", name, op, &used) < 2) {
+        snprintf(err, errlen, "--filter '%s': give COLUMN OP VALUE, COLUMN IN V1,V2 or COLUMN IS [NOT] NULL", text);
+        return -1;
+    }
+    const char *rest = text + used;
+    size_t k = 0;
+    while (k < ncols && strcasecmp(cols[k]->name, name)) k++;
+    if (k == ncols) {
+        snprintf(err, errlen, "--filter '%s': the tasklet declares no column '%s' (csd tasklet ls shows its schema)",
+                 text, name);
+        return -1;
+    }
+    int t = cols[k]->type;
+    Smartssd__V1__Expr *col = new_expr();
+    col->node_case = SMARTSSD__V1__EXPR__NODE_COLUMN;
+    col->column = (uint32_t)k;
+    Smartssd__V1__Expr *e = new_expr();
+    *out = e;
+    if (!strcasecmp(op, "IS")) {
+        int not = !strncasecmp(rest, "NOT ", 4);
+        const char *tail = rest + (not ? 4 : 0);
+        while (*tail == ' ') tail++;
+        Smartssd__V1__Unary *u = calloc(1, sizeof *u);
+        smartssd__v1__unary__init(u);
+        u->op = not ? SMARTSSD__V1__UNARY_OP__IS_NOT_NULL : SMARTSSD__V1__UNARY_OP__IS_NULL;
+        u->arg = col;
+        e->node_case = SMARTSSD__V1__EXPR__NODE_UNARY;
+        e->unary = u;
+        if (strcasecmp(tail, "NULL")) {
+            snprintf(err, errlen, "--filter '%s': IS takes NULL or NOT NULL", text);
+            return -1;
+        }
+        return 0;
+    }
+    if (!strcasecmp(op, "IN")) {
+        Smartssd__V1__In *in = calloc(1, sizeof *in);
+        smartssd__v1__in__init(in);
+        in->arg = col;
+        e->node_case = SMARTSSD__V1__EXPR__NODE_IN;
+        e->in = in;
+        in->values = calloc(strlen(rest) + 1, sizeof *in->values);
+        char *copy = strdup(rest), *save = NULL;
+        int rc = 0;
+        for (char *v = strtok_r(copy, ",", &save); v; v = strtok_r(NULL, ",", &save)) {
+            while (*v == ' ') v++;
+            if (filter_literal(v, t, &in->values[in->n_values++])) rc = -1;
+        }
+        free(copy);
+        if (rc || !in->n_values) snprintf(err, errlen, "--filter '%s': IN takes values of the column's type", text);
+        return rc || !in->n_values ? -1 : 0;
+    }
+    int bin = 0;
+    for (size_t i = 0; i < sizeof OPS / sizeof OPS[0]; i++)
+        if (!strcasecmp(op, OPS[i].op)) bin = OPS[i].bin;
+    Smartssd__V1__Binary *b = calloc(1, sizeof *b);
+    smartssd__v1__binary__init(b);
+    b->op = bin;
+    b->left = col;
+    b->right = new_expr();
+    b->right->node_case = SMARTSSD__V1__EXPR__NODE_LITERAL;
+    e->node_case = SMARTSSD__V1__EXPR__NODE_BINARY;
+    e->binary = b;
+    if (!bin) {
+        snprintf(err, errlen, "--filter '%s': unknown operator '%s' (= <> < <= > >= IN IS STARTS_WITH ENDS_WITH "
+                 "CONTAINS)", text, op);
+        return -1;
+    }
+    if (filter_literal(rest, t, &b->right->literal)) {
+        snprintf(err, errlen, "--filter '%s': '%s' is not a value of column '%s'", text, rest, cols[k]->name);
+        return -1;
+    }
+    return 0;
+}
+
+/* The AND of every --filter, over the declared columns of tasklet name; NULL with err on a failure. */
+static Smartssd__V1__Expr *filter_build(cli *c, const run_opts *o, const char *name, char *err, size_t errlen) {
+    Smartssd__V1__Request req = SMARTSSD__V1__REQUEST__INIT;
+    Smartssd__V1__ListTasklets lt = SMARTSSD__V1__LIST_TASKLETS__INIT;
+    req.command_case = SMARTSSD__V1__REQUEST__COMMAND_LIST_TASKLETS;
+    req.list_tasklets = &lt;
+    Smartssd__V1__Response *r = cli_call(c, &req, NULL);
+    if (!r) return NULL;
+    Smartssd__V1__TaskletInfo *t = NULL;
+    for (size_t i = 0; i < r->list_tasklets->n_tasklets; i++)
+        if (!strcmp(r->list_tasklets->tasklets[i]->name, name)) t = r->list_tasklets->tasklets[i];
+    Smartssd__V1__Expr *all = NULL;
+    snprintf(err, errlen, "--filter: '%s' is no installed tasklet declaring its columns (csd tasklet ls)", name);
+    for (size_t i = 0; t && t->n_columns && i < o->nf; i++) {
+        Smartssd__V1__Expr *e;
+        if (filter_parse(o->filters[i], t->columns, t->n_columns, &e, err, errlen)) {
+            if (e) smartssd__v1__expr__free_unpacked(e, NULL);
+            if (all) smartssd__v1__expr__free_unpacked(all, NULL);
+            all = NULL;
+            break;
+        }
+        if (!all) {
+            all = e;
+            continue;
+        }
+        Smartssd__V1__Expr *both = new_expr();
+        Smartssd__V1__Binary *b = calloc(1, sizeof *b);
+        smartssd__v1__binary__init(b);
+        b->op = SMARTSSD__V1__BINARY_OP__AND;
+        b->left = all;
+        b->right = e;
+        both->node_case = SMARTSSD__V1__EXPR__NODE_BINARY;
+        both->binary = b;
+        all = both;
+    }
+    smartssd__v1__response__free_unpacked(r, NULL);
+    return all;
+}
+
 static uint64_t create_obj(cli *c, Smartssd__V1__CreateObject *co, uint64_t *device_ns) {
     Smartssd__V1__Request req = SMARTSSD__V1__REQUEST__INIT;
     req.command_case = SMARTSSD__V1__REQUEST__COMMAND_CREATE_OBJECT;
@@ -193,10 +368,11 @@ static int run_run(cli *c, int argc, char **argv) {
         { "length", required_argument, 0, 'l' }, { "param", required_argument, 0, 'p' },
         { "runtime", required_argument, 0, 'r' }, { "keyword", required_argument, 0, 'k' },
         { "max-outputs", required_argument, 0, 'm' }, { "plan", required_argument, 0, 'P' },
+        { "filter", required_argument, 0, 'f' },
     };
     run_opts o = { 0 };
     char *pos[2];
-    int np, rc = cli_parse(c, &CMD_RUN, argc, argv, extra, 8, run_opt, &o, pos, 2, 2, &np);
+    int np, rc = cli_parse(c, &CMD_RUN, argc, argv, extra, 9, run_opt, &o, pos, 2, 2, &np);
     if (rc >= 0 || o.bad) {
         if (o.bad) rc = cli_usage_error(c, &CMD_RUN, "%s", o.badmsg);
         free_opts(&o);
@@ -207,6 +383,7 @@ static int run_run(cli *c, int argc, char **argv) {
         return cli_usage_error(c, &CMD_RUN, "--input NAME is required");
     }
     Smartssd__V1__Plan *plan = NULL;
+    Smartssd__V1__Expr *filter = NULL;
     if (o.plan_file) {
         FILE *f = fopen(o.plan_file, "rb");
         uint8_t *buf = malloc(1 << 20);
@@ -224,7 +401,16 @@ static int run_run(cli *c, int argc, char **argv) {
     rc = EXIT_DEVICE;
     if (!input) goto out;
 
+    if (o.nf) {
+        char ferr[512];
+        filter = filter_build(c, &o, pos[1], ferr, sizeof ferr);
+        if (!filter) {
+            rc = cli_usage_error(c, &CMD_RUN, "%s", ferr);
+            goto out;
+        }
+    }
     Smartssd__V1__CreateObject ct = SMARTSSD__V1__CREATE_OBJECT__INIT;
+    ct.filter = filter;
     ct.kind = SMARTSSD__V1__OBJECT_KIND__TASKLET;
     ct.name = pos[1];
     ct.n_params = o.ns;
@@ -260,7 +446,7 @@ static int run_run(cli *c, int argc, char **argv) {
     smartssd__v1__response__free_unpacked(r, NULL);
 
     json_object *rows = json_object_new_array();
-    uint64_t nrows = 0, polls = 0, task_ns = 0, flash = 0, to_host = 0, pages = 0;
+    uint64_t nrows = 0, polls = 0, task_ns = 0, flash = 0, to_host = 0, pages = 0, filtered = 0;
     int truncated = 0;
     for (;;) {
         Smartssd__V1__Request rq = SMARTSSD__V1__REQUEST__INIT;
@@ -293,6 +479,7 @@ static int run_run(cli *c, int argc, char **argv) {
         task_ns = p->device_ns;
         flash = p->flash_bytes_read;
         to_host = p->bytes_to_host;
+        filtered = p->rows_filtered;
         pages = p->pages_done;
         truncated = p->truncated;
         smartssd__v1__response__free_unpacked(r, NULL);
@@ -311,6 +498,7 @@ static int run_run(cli *c, int argc, char **argv) {
         json_object_object_add(res, "pages", json_object_new_int64((int64_t)pages));
         json_object_object_add(res, "flash_bytes_read", json_object_new_int64((int64_t)flash));
         json_object_object_add(res, "bytes_to_host", json_object_new_int64((int64_t)to_host));
+        json_object_object_add(res, "rows_filtered", json_object_new_int64((int64_t)filtered));
         json_object_object_add(res, "polls", json_object_new_int64((int64_t)polls));
         cli_json_print(res);
     } else {
@@ -329,6 +517,7 @@ static int run_run(cli *c, int argc, char **argv) {
     json_object_put(rows);
 out:
     if (plan) smartssd__v1__plan__free_unpacked(plan, NULL);
+    if (filter) smartssd__v1__expr__free_unpacked(filter, NULL);
     free_opts(&o);
     return rc;
 }
@@ -343,6 +532,9 @@ const subcmd CMD_RUN = {
     "  --param K=V          static tasklet parameter (create_object TASKLET), repeatable\n"
     "  --runtime K=V        runtime parameter (create_object OUTPUT), repeatable\n"
     "  --keyword K          runtime search keyword, repeatable\n"
+    "  --filter 'C OP V'    keep only rows where the tasklet's declared column C passes (OP: = <> < <= > >=\n"
+    "                       STARTS_WITH ENDS_WITH CONTAINS; or 'C IN V1,V2', 'C IS [NOT] NULL'); the device\n"
+    "                       drops the others before shipping them; repeatable (all must hold)\n"
     "  --max-outputs N      stop after N result rows\n"
     "  --plan FILE          binary smartssd.v1.Plan for the 'plan' tasklet\n"
     "tasklets: see 'csd identify IMAGE' and docs/TASKLETS.md\n"

@@ -120,6 +120,8 @@ static int do_ls(cli *c, char **pos, int np) {
             json_object_object_add(j, "program_id", json_object_new_int64((int64_t)t->program_id));
             json_object_object_add(j, "size", json_object_new_int64((int64_t)t->size));
             json_object_object_add(j, "hash", json_object_new_string(t->hash));
+            json_object_object_add(j, "summary", json_object_new_string(t->summary ? t->summary : ""));
+            json_object_object_add(j, "schema", json_object_new_string(t->schema ? t->schema : ""));
             json_object_array_add(arr, j);
         }
         json_object *o = json_object_new_object();
@@ -129,6 +131,7 @@ static int do_ls(cli *c, char **pos, int np) {
         for (size_t i = 0; i < l->n_tasklets; i++) {
             Smartssd__V1__TaskletInfo *t = l->tasklets[i];
             printf("%-24s %-6s %10" PRIu64 "  %s\n", t->name, format_name(t->format), t->size, t->hash);
+            if (t->schema && *t->schema) printf("  schema: %s\n", t->schema);
         }
     }
     smartssd__v1__response__free_unpacked(r, NULL);
@@ -183,6 +186,6 @@ const subcmd CMD_TASKLET = {
     "                       the same bytes again change nothing\n"
     "  --native             FILE is a shared object's name inside the device's tasklet_trusted_dir\n"
     "  --replace            replace a program of that name that holds other bytes\n"
-    "  ls IMAGE             installed programs: name, format, bytes, content hash\n"
+    "  ls IMAGE             installed programs: name, format, bytes, content hash (and a declared schema)\n"
     "  rm IMAGE NAME        remove a program\n"
     "Run one like a built-in: csd run IMAGE NAME --input OBJECT [--param K=V].\n" };

@@ -17,6 +17,7 @@ import io.smartssd.proto.IdentifyReply;
 import io.smartssd.proto.ListObjects;
 import io.smartssd.proto.ListObjectsReply;
 import io.smartssd.proto.Param;
+import io.smartssd.proto.Expr;
 import io.smartssd.proto.Plan;
 import io.smartssd.proto.ReadObject;
 import io.smartssd.proto.ReadObjectReply;
@@ -153,11 +154,24 @@ public final class SmartSsd implements AutoCloseable {
 
     /** Creates a tasklet object; plan is the declarative program of the "plan" tasklet (or null). */
     public Created createTasklet(String name, Map<String, String> staticParams, Plan plan) {
+        return createTasklet(name, staticParams, plan, null);
+    }
+
+    /**
+     * Creates a tasklet object whose output rows the device filters before shipping them: filter (or
+     * null) compares the tasklet's declared columns ({@link UserTasklet#columns()}, by index) with literals,
+     * using only the filters each column declares. Anything else is a {@link DeviceException}:
+     * UNSUPPORTED for an undeclared column or operator, INVALID_ARGUMENT for another shape.
+     */
+    public Created createTasklet(String name, Map<String, String> staticParams, Plan plan, Expr filter) {
         CreateObject.Builder c = CreateObject.newBuilder().setKind(io.smartssd.proto.ObjectKind.TASKLET)
                 .setName(Objects.requireNonNull(name, "tasklet name"))
                 .addAllParams(params(staticParams));
         if (plan != null) {
             c.setPlan(plan);
+        }
+        if (filter != null) {
+            c.setFilter(filter);
         }
         Response r = call(Request.newBuilder().setCreateObject(c), null, null);
         return new Created(r.getCreateObject().getObjectId(), r.getDeviceNs());
@@ -501,9 +515,15 @@ public final class SmartSsd implements AutoCloseable {
         Response r = call(Request.newBuilder().setListTasklets(ListTasklets.getDefaultInstance()), null, null);
         List<UserTasklet> out = new ArrayList<>();
         for (TaskletInfo t : r.getListTasklets().getTaskletsList()) {
+            List<UserTasklet.Column> cols = new ArrayList<>();
+            for (io.smartssd.proto.DeclaredColumn c : t.getColumnsList()) {
+                cols.add(new UserTasklet.Column(c.getName(), c.getType(), java.util.EnumSet.copyOf(
+                        c.getFiltersCount() == 0 ? java.util.EnumSet.noneOf(io.smartssd.proto.FilterOp.class)
+                                : c.getFiltersList())));
+            }
             out.add(new UserTasklet(t.getName(), t.getFormat() == ProgramFormat.WASM ? "wasm"
                     : t.getFormat() == ProgramFormat.NATIVE ? "native" : "unknown", t.getProgramId(), t.getSize(),
-                    t.getHash()));
+                    t.getHash(), t.getSummary(), t.getSchema(), cols));
         }
         return out;
     }

@@ -1,5 +1,6 @@
 package io.smartssd.device;
 
+import io.smartssd.proto.Expr;
 import io.smartssd.proto.Plan;
 import io.smartssd.proto.Row;
 import java.util.List;
@@ -18,14 +19,23 @@ import org.slf4j.LoggerFactory;
 public final class TaskletRun implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TaskletRun.class);
 
-    /** What to run: the TASKLET object's name, static params and plan, and the OUTPUT object's runtime params. */
+    /**
+     * What to run: the TASKLET object's name, static params, plan and pushed filter (or null), and the
+     * OUTPUT object's runtime params.
+     */
     public record Spec(String tasklet, Map<String, String> staticParams, Plan plan, Map<String, String> runtimeParams,
-                       List<String> keywords, long maxOutputs) {
+                       List<String> keywords, long maxOutputs, Expr filter) {
         public Spec {
             Objects.requireNonNull(tasklet, "tasklet");
             staticParams = staticParams == null ? Map.of() : staticParams;
             runtimeParams = runtimeParams == null ? Map.of() : runtimeParams;
             keywords = keywords == null ? List.of() : keywords;
+        }
+
+        /** Without a pushed filter. */
+        public Spec(String tasklet, Map<String, String> staticParams, Plan plan, Map<String, String> runtimeParams,
+                    List<String> keywords, long maxOutputs) {
+            this(tasklet, staticParams, plan, runtimeParams, keywords, maxOutputs, null);
         }
 
         /** A tasklet with static params only. */
@@ -58,7 +68,8 @@ public final class TaskletRun implements AutoCloseable {
                                    Consumer<TaskProgress> onProgress) {
         TaskletRun run = new TaskletRun(Objects.requireNonNull(ssd, "ssd"));
         try {
-            run.taskletId = run.count(ssd.createTasklet(spec.tasklet(), spec.staticParams(), spec.plan())).id();
+            run.taskletId = run.count(ssd.createTasklet(spec.tasklet(), spec.staticParams(), spec.plan(),
+                    spec.filter())).id();
             run.outputId = run.count(ssd.createOutput(spec.runtimeParams(), spec.keywords(), spec.maxOutputs())).id();
             run.count(ssd.execute(run.taskletId, run.outputId, extent));
             run.rows = ssd.results(run.outputId, policy == null ? PollingPolicy.DEFAULT : policy, onProgress);

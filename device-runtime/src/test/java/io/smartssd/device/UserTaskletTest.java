@@ -69,6 +69,50 @@ class UserTaskletTest {
         }
     }
 
+    private static io.smartssd.proto.Expr regionIs(String region) {
+        return io.smartssd.proto.Expr.newBuilder().setBinary(io.smartssd.proto.Binary.newBuilder()
+                .setOp(io.smartssd.proto.BinaryOp.EQ)
+                .setLeft(io.smartssd.proto.Expr.newBuilder().setColumn(0))
+                .setRight(io.smartssd.proto.Expr.newBuilder().setLiteral(io.smartssd.proto.Literal.newBuilder()
+                        .setS(com.google.protobuf.ByteString.copyFromUtf8(region))))).build();
+    }
+
+    @Test
+    void theDeviceAppliesAFilterTheTaskletDeclaresAndRefusesOthers() {
+        byte[] logs = Wc98.generate(3000, 32, 17);
+        try (TestDevice dev = TestDevice.fresh(mode, dir, "f.img")) {
+            SmartSsd ssd = dev.ssd();
+            long id = put(ssd, "wc98", logs);
+            ssd.installTasklet("q1-user", q1Wasm);
+            TreeMap<String, Long> all = Wc98.q1(logs, 32, 0, logs.length);
+            String region = all.firstKey();
+            TaskletRun.Spec spec = new TaskletRun.Spec("q1-user", Map.of("entry_bytes", "32"), null, Map.of(),
+                    List.of(), 0, regionIs(region));
+            List<Row> rows = new java.util.ArrayList<>();
+            TaskProgress last;
+            try (TaskletRun run = TaskletRun.start(ssd, spec, Extent.whole(id), PollingPolicy.DEFAULT, null)) {
+                while (run.hasNext()) {
+                    rows.add(run.next());
+                }
+                last = run.progress();
+            }
+            assertEquals(1, rows.size(), "only the region asked for crosses from the device: " + rows);
+            assertEquals(region, rows.get(0).getValues(0).getS().toStringUtf8());
+            assertEquals(all.get(region), rows.get(0).getValues(1).getI());
+            assertTrue(last.bytesToHost() > 0 && last.bytesToHost() < 40, "bytes to host " + last.bytesToHost());
+
+            // count declares no IN: the device refuses, naming the column and what it does declare
+            io.smartssd.proto.Expr countIn = io.smartssd.proto.Expr.newBuilder().setIn(io.smartssd.proto.In.newBuilder()
+                    .setArg(io.smartssd.proto.Expr.newBuilder().setColumn(1))
+                    .addValues(io.smartssd.proto.Literal.newBuilder().setI(3))).build();
+            DeviceException e = assertThrows(DeviceException.class,
+                    () -> ssd.createTasklet("q1-user", Map.of("entry_bytes", "32"), null, countIn));
+            assertEquals(DeviceException.Code.UNSUPPORTED, e.code());
+            assertTrue(e.getMessage().contains("tasklet 'q1-user' does not take filter IN on column 'count'"),
+                    e.getMessage());
+        }
+    }
+
     @Test
     void installedUserQ1AnswersAsTheBuiltIn() {
         byte[] logs = Wc98.generate(20_000, 32, 3);
@@ -80,8 +124,23 @@ class UserTaskletTest {
             TaskletInstalled again = ssd.installTasklet("q1-user", q1Wasm);
             assertTrue(again.unchanged(), "the same bytes again are a no-op");
             assertEquals(first.hash(), again.hash());
-            assertEquals(List.of(new UserTasklet("q1-user", "wasm", first.programId(), q1Wasm.length, first.hash())),
-                    ssd.listTasklets());
+            List<UserTasklet> listed = ssd.listTasklets();
+            assertEquals(1, listed.size());
+            UserTasklet q1 = listed.get(0);
+            assertEquals(new UserTasklet("q1-user", "wasm", first.programId(), q1Wasm.length, first.hash()),
+                    new UserTasklet(q1.name(), q1.format(), q1.programId(), q1.size(), q1.hash()));
+            // what the example declares in its source, as the device read it from the WebAssembly program
+            assertTrue(q1.summary().startsWith("accesses per region"), q1.summary());
+            assertEquals("region STRING FILTER(= <> IN STARTS_WITH NULL), count BIGINT FILTER(= <> < <= > >=)",
+                    q1.schema());
+            assertEquals(List.of(
+                    new UserTasklet.Column("region", io.smartssd.proto.ColumnType.STRING, java.util.EnumSet.of(
+                            io.smartssd.proto.FilterOp.FILTER_EQ, io.smartssd.proto.FilterOp.FILTER_NE,
+                            io.smartssd.proto.FilterOp.FILTER_IN, io.smartssd.proto.FilterOp.FILTER_STARTS_WITH,
+                            io.smartssd.proto.FilterOp.FILTER_NULL)),
+                    new UserTasklet.Column("count", io.smartssd.proto.ColumnType.INT64, java.util.EnumSet.range(
+                            io.smartssd.proto.FilterOp.FILTER_EQ, io.smartssd.proto.FilterOp.FILTER_GE))),
+                    q1.columns());
             TreeMap<String, Long> want = Wc98.q1(logs, 32, 0, logs.length);
             assertEquals(want, q1(ssd, "weblog-q1", id));
             assertEquals(want, q1(ssd, "q1-user", id));

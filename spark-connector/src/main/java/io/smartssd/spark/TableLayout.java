@@ -74,6 +74,14 @@ final class TableLayout implements Serializable {
         return new TableLayout(nullable(schema), cols, fmt, desc);
     }
 
+    /**
+     * A user tasklet's output rows: column i of the schema is value i of each row. Only for translating
+     * predicates (column indexes and types); no plan reads this format.
+     */
+    static TableLayout rows(StructType schema) {
+        return text(schema, ",", false);
+    }
+
     /** The device type a Spark column is read as, or an error naming the column. */
     static ColumnType deviceType(StructField f) {
         DataType t = f.dataType();

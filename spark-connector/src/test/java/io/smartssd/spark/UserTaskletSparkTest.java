@@ -7,10 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.smartssd.hadoop.fs.SmartSsdFileSystem;
+import io.smartssd.spark.metrics.BytesToHostMetric;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
@@ -66,9 +69,80 @@ class UserTaskletSparkTest {
             got.put(r.getString(0), r.getLong(1));
         }
         assertEquals(want, got);
-        // filters are Spark's: the tasklet emits partial counts per split, Spark keeps the ones asked for
+        // the tasklet emits partial counts per split; the filter keeps Paris's (on the device), Spark sums them
         long paris = df.filter("region = 'Paris'").groupBy().sum("count").first().getLong(0);
         assertEquals(want.get("Paris"), paris);
+    }
+
+    private static Dataset<Row> q1(boolean pushdown) {
+        return session().read().format("smartssd").schema("region STRING, count BIGINT")
+                .option("tasklet", "q1-spark").option("param.entry_bytes", Integer.toString(ENTRY))
+                .option("split_size", "100000").option("pushdown", Boolean.toString(pushdown)).load(uri);
+    }
+
+    private static List<String> sorted(List<Row> rows) {
+        List<String> out = new ArrayList<>();
+        rows.forEach(r -> out.add(r.toString()));
+        out.sort(null);
+        return out;
+    }
+
+    private static long bytesToHost(Dataset<Row> df) {
+        df.collectAsList();
+        return TestSpark.scan(df).metrics().get(BytesToHostMetric.NAME).get().value();
+    }
+
+    /**
+     * The example declares region (= <> IN STARTS_WITH NULL) and count (= <> < <= > >=) filterable:
+     * those filters run on the device, the rest stay with Spark, and every answer equals Spark's own
+     * evaluation of the same filter on the tasklet's unfiltered rows.
+     */
+    @Test
+    void filtersTheTaskletDeclaresRunOnTheDevice() {
+        List<Row> unpushed = q1(false).collectAsList();
+        assertTrue(unpushed.size() > 20, "partial counts of several splits: " + unpushed.size());
+        Dataset<Row> local = session().createDataFrame(unpushed, q1(false).schema());
+        String countIn = "count IN (" + unpushed.get(0).getLong(1) + ", " + unpushed.get(1).getLong(1) + ")";
+        String[][] cases = {
+            // filter, what the plan shows pushed (null: nothing of it), what it must not show pushed
+            {"region = 'Paris'", "region = 'Paris'", null},
+            {"count > 600", "count > 600", null},
+            {"region IN ('Paris', 'Plano') AND count >= 600", "region IN ('Paris', 'Plano')", null},
+            {"region LIKE 'P%'", "region LIKE 'P%'", null},
+            {"region <> 'Herndon' OR count < 500", "(NOT (region = 'Herndon')) OR (count < 500)", null},
+            {"count <= 620 AND count <> 610", "count <= 620", null},
+            // not declared: ENDS_WITH on region, IN on count; not translatable: a function of a column
+            {"region LIKE '%ris'", null, "ENDS_WITH"},
+            {countIn, null, "count IN"},
+            {"upper(region) = 'PARIS'", null, "upper"},
+        };
+        long all = bytesToHost(q1(true));
+        for (String[] c : cases) {
+            Dataset<Row> df = q1(true).filter(c[0]);
+            String plan = TestSpark.scan(df).scan().description();
+            assertTrue(plan.contains("PushedFilters: ["), plan);
+            if (c[1] != null) {
+                assertTrue(plan.contains(c[1]), c[0] + ": " + plan);
+            } else {
+                assertTrue(!plan.substring(plan.indexOf("PushedFilters")).contains(c[2]), c[0] + ": " + plan);
+            }
+            List<String> want = sorted(local.filter(c[0]).collectAsList());
+            assertEquals(want, sorted(df.collectAsList()), c[0]);
+            assertTrue(want.size() < unpushed.size(), c[0] + " drops rows: " + want.size());
+            long bytes = bytesToHost(q1(true).filter(c[0]));
+            if (c[1] == null) {
+                assertEquals(all, bytes, c[0] + ": every row crosses");
+            } else {
+                assertTrue(!want.isEmpty(), c[0] + " keeps rows");
+                assertTrue(bytes < all, c[0] + ": " + bytes + " bytes crossed, unfiltered " + all);
+            }
+        }
+        // the web-log answer: Paris's accesses, from only Paris's rows
+        Dataset<Row> paris = q1(true).filter("region = 'Paris'");
+        assertEquals(want.get("Paris"), paris.groupBy().sum("count").first().getLong(0));
+        // pushdown off: nothing is pushed, the same answer
+        assertTrue(TestSpark.scan(q1(false).filter("region = 'Paris'")).scan().description()
+                .contains("PushedFilters: []"));
     }
 
     @Test
@@ -76,9 +150,12 @@ class UserTaskletSparkTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> session().read().format("smartssd").option("tasklet", "q1-spark").load(uri).count());
         assertTrue(e.getMessage().contains("needs a declared schema"), e.getMessage());
-        Exception unknown = assertThrows(Exception.class, () -> session().read().format("smartssd")
-                .schema("region STRING, count BIGINT").option("tasklet", "no-such-tasklet").load(uri).count());
-        assertTrue(String.valueOf(unknown.getMessage()).contains("unknown tasklet 'no-such-tasklet'")
-                || String.valueOf(unknown.getCause()).contains("unknown tasklet"), String.valueOf(unknown));
+        // refused at planning, from the device's lists, before any task runs
+        IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class, () -> session().read()
+                .format("smartssd").schema("region STRING, count BIGINT").option("tasklet", "no-such-tasklet")
+                .load(uri).count());
+        assertTrue(unknown.getMessage().contains("unknown tasklet 'no-such-tasklet'")
+                && unknown.getMessage().contains("q1-spark") && unknown.getMessage().contains("built in: weblog-q1"),
+                unknown.getMessage());
     }
 }
