@@ -340,5 +340,6 @@ def real_jobs(b, quick):
                "Spark LIKE, device (partitions summed)": (pols, [r["spark_partitions_device_ms"] for r in rows]),
                "Spark LIKE, wall": (pols, [r["spark_wall_ms"] for r in rows]),
                "write, device (mean)": (pols, [r["write_device_mean_ms"] for r in rows]),
-               "write, wall (mean)": (pols, [r["write_wall_mean_ms"] for r in rows])}, kind="bar", logy=True)
+               "write, wall (mean)": (pols, [r["write_wall_mean_ms"] for r in rows])}, kind="bar", logy=True,
+           legend_below=True)
     return rows
