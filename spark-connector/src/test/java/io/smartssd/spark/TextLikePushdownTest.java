@@ -138,6 +138,18 @@ class TextLikePushdownTest {
     }
 
     @Test
+    void aUserSchemaRenamesTheColumn() {
+        session().read().format("smartssd").option("format", "text").schema("line STRING")
+                .option("split_size", String.valueOf(SPLIT)).load("smartssd://t0/text/app.log")
+                .createOrReplaceTempView("tx_line");
+        session().read().text(TestSpark.localDir().resolve("app.log").toString()).withColumnRenamed("value", "line")
+                .createOrReplaceTempView("tx_line_ref");
+        String sql = "SELECT line FROM {t} WHERE line LIKE '%ERROR%'";
+        sameRows(sql, "tx_line", "tx_line_ref");
+        assertTrue(explain(sql, "tx_line").contains("grep2 start='ERROR'"), explain(sql, "tx_line"));
+    }
+
+    @Test
     void crlfAndNoFinalLineBreak() {
         for (String sql : new String[] {"SELECT value FROM {t}", "SELECT value FROM {t} WHERE value LIKE '%GET%'",
             "SELECT value FROM {t} WHERE value LIKE '%line%'", "SELECT value FROM {t} WHERE value LIKE 'GET%'"}) {
