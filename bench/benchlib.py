@@ -48,8 +48,9 @@ class Bench:
             entry["paper"] = paper
         self.summary.append(entry)
 
-    def plot(self, filename, title, xlabel, ylabel, series, kind="line", logx=False, logy=False):
-        """series: {label: ([x...], [y...])}. Axis labels must carry units."""
+    def plot(self, filename, title, xlabel, ylabel, series, kind="line", logx=False, logy=False, legend_below=False):
+        """series: {label: ([x...], [y...])}. Axis labels must carry units. legend_below: the legend under
+        the axes (many series: inside it would hide bars)."""
         plt = _pyplot()
         fig, ax = plt.subplots(figsize=(7, 4.5))
         if kind == "bar":
@@ -71,7 +72,10 @@ class Bench:
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         ax.grid(True, alpha=0.3)
-        ax.legend()
+        if legend_below:
+            ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=3, fontsize=8)
+        else:
+            ax.legend()
         fig.tight_layout()
         path = os.path.join(self.out, filename)
         fig.savefig(path, dpi=110)

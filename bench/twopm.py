@@ -14,14 +14,28 @@ migration on the same chips; its count is checked against the lines planted.
   jobs      a grep job (grep2 over a log in splits, through the device's object commands) while a host
             writer overwrites another object on the same device: split and job latency per chip policy,
             and the in-order mode (stages=1) beside the two-stage one
+  real jobs on a csdd daemon serving a 2pm-preset image with chip_scheduler set for the session, per
+            chip policy, while a host writer (its own connection) overwrites an object on the same
+            device: `bin/smartssd grep --tasklet grep2` (a Hadoop DeviceJob) and a Spark
+            `LIKE '%timeout%'` over format text (pushed to grep2); each job's device (virtual) time and
+            wall time, and the writer's write latency (jobs_real.csv, jobs_real.png)
 
-usage: bin/smartssd bench 2pm [--quick]      (--quick: 4 workloads, 600 requests each; default all 16
-                                              and 1500 requests; ~10 minutes on 2 cores)
+usage: bin/smartssd bench 2pm [--quick] [--jobs]
+       --quick: 4 workloads, 600 requests each, 8 MiB log and 4 policies for the real jobs (default all 16
+                workloads and 1500 requests, 16 MiB and 7 policies; ~10 minutes on 2 cores)
+       --jobs:  only the real jobs (a few minutes)
 docs/2PM.md explains the setup and where our model differs from the paper's.
 """
 import csv
 import io
+import json
+import os
+import random
+import shutil
 import statistics
+import subprocess
+import sys
+import time
 
 POLICIES = ["paq", "slacker", "cars", "flin", "2pm", "2pm+"]
 SUBSET = "2,7,9,12"          # one workload of each kind (and one more balanced) for the sweeps
@@ -58,6 +72,11 @@ def kind_of(workload):
 
 def main(b):
     quick = "--quick" in b.args
+    if "--jobs" in b.args:
+        rows = real_jobs(b, quick)
+        b.write_csv(rows)
+        b.finish(rows, list(rows[0].keys()))
+        return
     requests = "600" if quick else "1500"
     workloads = SUBSET if quick else "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15"
     exe = b.tool("bench_2pm")
@@ -177,5 +196,150 @@ def main(b):
                "job": ([j["policy"] for j in jobs if j["stages"] == "2"],
                        [float(j["job_ns"]) / 1e6 for j in jobs if j["stages"] == "2"])}, kind="bar")
 
+    real_jobs(b, quick)
+
     cols = ["workload", "kind"] + [f"{p} {m}" for p in POLICIES[1:] for m in ("key %", "non-key %")]
     b.finish(table, cols)
+
+
+# ---- real jobs: Hadoop and Spark on a daemon, a host writer beside them ------------------------------
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+JOB_POLICIES = ["fcfs", "paq", "2pm", "2pm+", "slacker", "cars", "flin"]
+KEY = "timeout"
+SPLIT = 2 << 20   # bytes per split of both jobs: 4 or 8 splits, so several run at once
+
+
+def make_log(path, mib):
+    """Lines of 40-160 bytes of lowercase words (no 'u': "timeout" only where planted); in the third
+    quarter one line in 50 begins "ERROR x timeout" (a burst of errors), everywhere one in 50 "ERROR".
+    Returns the number of lines holding KEY."""
+    r = random.Random(1998)
+    letters = "abcdefghijklmnopqrstvwxyz   "
+    n, out, planted = mib << 20, [], 0
+    size = 0
+    while size < n:
+        k = r.randrange(50)
+        burst = n // 2 <= size < n * 3 // 4
+        head = "ERROR x timeout " if k == 0 and burst else "ERROR " if k == 1 else ""
+        planted += head.startswith("ERROR x")
+        line = head + "".join(r.choice(letters) for _ in range(40 + r.randrange(120) - len(head))) + "\n"
+        out.append(line)
+        size += len(line)
+    with open(path, "w") as f:
+        f.write("".join(out))
+    return planted
+
+
+def java_cmd(cls, *args):
+    import spark  # the JVM flags Spark 4 needs on Java 17
+    cp = os.environ.get("SMARTSSD_EXAMPLES_CP")
+    if not cp:
+        sys.exit("bench 2pm: run it as `bin/smartssd bench 2pm` (it builds the examples module first)")
+    return [os.environ.get("SMARTSSD_JAVA", "java"), "-Xmx1g", *spark.JVM_FLAGS,
+            "-Dorg.slf4j.simpleLogger.defaultLogLevel=error", "-Dlog4j2.level=error", "-cp", cp,
+            f"io.smartssd.examples.bench.{cls}", *map(str, args)]
+
+
+def run_json(cmd):
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    lines = [l for l in r.stdout.splitlines() if l.startswith("{")]
+    if r.returncode or not lines:
+        sys.exit(f"{' '.join(cmd)}: exit {r.returncode}\n{r.stdout[-2000:]}\n{r.stderr[-4000:]}")
+    return json.loads(lines[-1])
+
+
+def real_jobs(b, quick):
+    """Per chip policy: a csdd daemon on one 2pm-preset image (chip_scheduler set for its session), a host
+    writer on its own connection overwriting a 32 MiB object 256 KiB at a time for as long as the jobs
+    run, `bin/smartssd grep --tasklet grep2` (a DeviceJob; it also runs the host job, whose count must
+    agree) and the Spark query. Both answers must equal the lines planted under every policy."""
+    policies = JOB_POLICIES[:4] if quick else JOB_POLICIES
+    mib = 8 if quick else 16
+    work = os.path.join(b.out, "jobs-work")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    log, img, sock = os.path.join(work, "log.txt"), os.path.join(work, "dev.img"), os.path.join(work, "d.sock")
+    planted = make_log(log, mib)
+    csd = b.tool("csd")
+    b.run(csd, "format", img, "--capacity", "256M", "--preset", "2pm")
+    b.run(csd, "put", img, "log", log)
+    rows = []
+    for p in policies:
+        stop, wcsv = os.path.join(work, "stop"), os.path.join(work, "writer.csv")
+        for f in (stop, wcsv):
+            if os.path.exists(f):
+                os.remove(f)
+        daemon = subprocess.Popen([csd, "serve", img, "--socket", sock, "--set", f"chip_scheduler={p}"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        writer = None
+        try:
+            for _ in range(100):
+                if os.path.exists(sock) or daemon.poll() is not None:
+                    break
+                time.sleep(0.1)
+            if not os.path.exists(sock):
+                sys.exit(f"csd serve {img}: no socket ({daemon.stderr.read() if daemon.poll() is not None else 'timeout'})")
+            writer = subprocess.Popen(java_cmd("HostWriter", sock, "writer", 32, 256, stop, wcsv),
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            time.sleep(2)  # the writer's JVM up and writing before the jobs start
+            g = run_json([os.path.join(ROOT, "bin", "smartssd"), "grep", "--tasklet", "grep2", "--input",
+                          "smartssd://j0/log", "--conf", f"fs.smartssd.device.j0.socket={sock}",
+                          "--conf", f"mapreduce.input.fileinputformat.split.maxsize={SPLIT}", "--pattern", KEY,
+                          "--json"])
+            sp = run_json(java_cmd("SparkLike", sock, "log", KEY, SPLIT))
+            open(stop, "w").close()
+            if writer.wait(timeout=120):
+                sys.exit(f"the host writer failed: {writer.stderr.read()[-4000:]}")
+            with open(wcsv) as f:
+                w = {k: float(v) for k, v in next(csv.DictReader(f)).items()}
+        finally:
+            open(stop, "w").close()
+            if writer and writer.poll() is None:
+                writer.kill()
+            daemon.terminate()
+            daemon.wait(timeout=60)
+        dev = next(r for r in g["runs"] if r["version"].startswith("device"))
+        host = next(r for r in g["runs"] if r["version"] == "host")
+        if dev["count"] != planted or host["count"] != planted or sp["count"] != planted:
+            sys.exit(f"{p}: grep2 job counted {dev['count']}, host job {host['count']}, Spark {sp['count']};"
+                     f" {planted} lines planted")
+        if "grep2 start='" + KEY + "'" not in sp["scan"]:
+            sys.exit(f"{p}: the Spark scan did not push the LIKE to grep2: {sp['scan']}")
+        rows.append({"exp": "jobs-real", "policy": p, "log_mib": mib, "matches": planted,
+                     "grep_device_ms": round(dev["device_ns"] / 1e6, 3),
+                     "grep_splits_device_ms": round(dev["splits_device_ns"] / 1e6, 3), "grep_wall_ms": round(dev["wall_ns"] / 1e6, 1),
+                     "spark_device_ms": round(sp["device_clock_ns"] / 1e6, 3),
+                     "spark_partitions_device_ms": round(sp["partitions_device_ns"] / 1e6, 3),
+                     "spark_wall_ms": round(sp["wall_ns"] / 1e6, 1), "spark_bytes_to_host": sp["bytes_to_host"],
+                     "writes": int(w["writes"]), "write_device_mean_ms": round(w["write_dev_mean_ns"] / 1e6, 3),
+                     "write_device_p99_ms": round(w["write_dev_p99_ns"] / 1e6, 3),
+                     "write_wall_mean_ms": round(w["write_wall_mean_ns"] / 1e6, 3),
+                     "write_wall_p99_ms": round(w["write_wall_p99_ns"] / 1e6, 3)})
+        print(f"jobs under a writer, {p}: " + ", ".join(f"{k} {v}" for k, v in rows[-1].items()
+                                                        if k not in ("exp", "policy")), flush=True)
+    shutil.rmtree(work, ignore_errors=True)
+    b.write_csv(rows, name="jobs_real.csv")
+    base = rows[0]
+    for r in rows:
+        p = r["policy"]
+        for key, what in (("grep_splits_device_ms", "bin/smartssd grep --tasklet grep2: device time of its splits, summed"),
+                          ("grep_wall_ms", "bin/smartssd grep --tasklet grep2: wall time"),
+                          ("spark_partitions_device_ms", "Spark LIKE '%timeout%' (grep2): device time of its partitions, summed"),
+                          ("spark_wall_ms", "Spark LIKE '%timeout%' (grep2): wall time"),
+                          ("write_device_mean_ms", "host writer beside them: mean write device time"),
+                          ("write_wall_mean_ms", "host writer beside them: mean write wall time")):
+            b.headline(f"jobs under a writer, {p}: {what}", r[key], "ms")
+            if r is not base and "device" in key:
+                b.headline(f"jobs under a writer, {p}: {what} vs fcfs",
+                           round(100.0 * (r[key] / base[key] - 1), 1) if base[key] else 0.0, "%")
+    pols = [r["policy"] for r in rows]
+    b.plot("jobs_real.png", "Hadoop grep and Spark LIKE via grep2 beside a host writer (2pm preset)",
+           "chip policy", "time (ms, log scale)", {
+               "grep job, device (splits summed)": (pols, [r["grep_splits_device_ms"] for r in rows]),
+               "grep job, wall": (pols, [r["grep_wall_ms"] for r in rows]),
+               "Spark LIKE, device (partitions summed)": (pols, [r["spark_partitions_device_ms"] for r in rows]),
+               "Spark LIKE, wall": (pols, [r["spark_wall_ms"] for r in rows]),
+               "write, device (mean)": (pols, [r["write_device_mean_ms"] for r in rows]),
+               "write, wall (mean)": (pols, [r["write_wall_mean_ms"] for r in rows])}, kind="bar", logy=True,
+           legend_below=True)
+    return rows

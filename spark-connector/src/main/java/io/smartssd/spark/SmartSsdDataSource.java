@@ -37,6 +37,9 @@ public final class SmartSsdDataSource implements TableProvider, DataSourceRegist
         if (o.isWc98()) {
             return Wc98Layout.schema();
         }
+        if (o.isText()) {
+            return TextTable.SCHEMA;
+        }
         throw new IllegalArgumentException("schema: format csv needs a schema: spark.read.schema(\"a INT, b STRING\")"
                 + " or CREATE TABLE t (a INT, b STRING) USING smartssd");
     }
@@ -63,6 +66,10 @@ public final class SmartSsdDataSource implements TableProvider, DataSourceRegist
             Map<String, String> fsc = fsConf(properties, conf);
             return new UserTaskletTable(tasklet, lower(properties), schema, fsc, DeviceObject.resolve(o.path, fsc),
                     o.splitSize, o.path);
+        }
+        if (o.isText()) {
+            Map<String, String> fsc = fsConf(properties, conf);
+            return new TextTable(o, TextTable.schema(schema), fsc, DeviceObject.resolve(o.path, fsc));
         }
         TableLayout layout = o.isWc98() ? Wc98Layout.layout(schema, o.entryBytes)
                 : TableLayout.text(schema, o.delimiter, o.quote, o.escape, o.header);
