@@ -566,7 +566,13 @@ public final class RemoteTransport implements Transport {
                 }
                 checkNoExtra(rx.position() - total);
                 // Parsing copies the bytes fields out, so rx can be reused by the next command.
-                return Response.parseFrom(rx.flip().position(4).slice());
+                try {
+                    return Response.parseFrom(rx.flip().position(4).slice());
+                } catch (IndexOutOfBoundsException e) {
+                    // protobuf-java's UTF-8 check over a direct buffer can overrun on a malformed string
+                    // instead of refusing it (found by the Jazzer target): still a reply that does not decode
+                    throw new InvalidProtocolBufferException("malformed string field (" + e.getMessage() + ")");
+                }
             }
             byte[] body = new byte[n];
             int have = rx.position() - 4;
