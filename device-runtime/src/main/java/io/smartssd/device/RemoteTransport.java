@@ -565,14 +565,15 @@ public final class RemoteTransport implements Transport {
                     fill(rx);
                 }
                 checkNoExtra(rx.position() - total);
-                // Parsing copies the bytes fields out, so rx can be reused by the next command.
-                try {
-                    return Response.parseFrom(rx.flip().position(4).slice());
-                } catch (IndexOutOfBoundsException e) {
-                    // protobuf-java's UTF-8 check over a direct buffer can overrun on a malformed string
-                    // instead of refusing it (found by the Jazzer target): still a reply that does not decode
-                    throw new InvalidProtocolBufferException("malformed string field (" + e.getMessage() + ")");
-                }
+                // Parsed from a heap copy, never from rx itself: protobuf-java's decoder over a direct
+                // buffer reads it with Unsafe and, on a malformed reply, overran its end (an
+                // ArrayIndexOutOfBoundsException in its UTF-8 check, and a JVM crash copying a field
+                // whose length passed the frame; both found by the Jazzer target). The copy is one
+                // small frame; rx is reused by the next command.
+                byte[] frame = new byte[n];
+                rx.flip().position(4);
+                rx.get(frame);
+                return Response.parseFrom(frame);
             }
             byte[] body = new byte[n];
             int have = rx.position() - 4;
