@@ -629,10 +629,14 @@ public final class RemoteTransport implements Transport {
             Response.Builder b = Response.newBuilder().mergeFrom(head);
             int innerTail = innerEnd - afterData;
             ReadObjectReply rr = ReadObjectReply.newBuilder().mergeFrom(tail, 0, innerTail).setPayloadLength(d).build();
+            // in wire order, as protobuf merges a message field that occurs more than once: this
+            // read_object, then whatever follows it (another read_object merges into it, not over it;
+            // found by the Jazzer target)
+            b.mergeReadObject(rr);
             if (innerTail < tail.length) {
                 b.mergeFrom(tail, innerTail, tail.length - innerTail);
             }
-            return b.setReadObject(rr).build();
+            return b.build();
         }
 
         /** Reads at least one byte into b. */
