@@ -80,9 +80,10 @@ static inline void dev_write(csd_device *d, uint64_t id, uint64_t off, const voi
     smartssd__v1__response__free_unpacked(r, NULL);
 }
 
-/* create_object TASKLET with k=v params ("k=v" strings, NULL-terminated); returns the response. */
-static inline Smartssd__V1__Response *dev_create_tasklet(csd_device *d, const char *name, const char *const *kv,
-                                                         Smartssd__V1__Plan *plan) {
+/* create_object TASKLET with k=v params ("k=v" strings, NULL-terminated), a plan and a pushed filter
+ * (either may be NULL); returns the response. */
+static inline Smartssd__V1__Response *dev_create_filtered(csd_device *d, const char *name, const char *const *kv,
+                                                          Smartssd__V1__Plan *plan, Smartssd__V1__Expr *filter) {
     Smartssd__V1__Request req = SMARTSSD__V1__REQUEST__INIT;
     Smartssd__V1__CreateObject co = SMARTSSD__V1__CREATE_OBJECT__INIT;
     Smartssd__V1__Param ps[16], *pp[16];
@@ -101,9 +102,24 @@ static inline Smartssd__V1__Response *dev_create_tasklet(csd_device *d, const ch
     co.n_params = n;
     co.params = pp;
     co.plan = plan;
+    co.filter = filter;
     req.command_case = SMARTSSD__V1__REQUEST__COMMAND_CREATE_OBJECT;
     req.create_object = &co;
     return dev_call(d, &req, NULL);
+}
+
+static inline Smartssd__V1__Response *dev_create_tasklet(csd_device *d, const char *name, const char *const *kv,
+                                                         Smartssd__V1__Plan *plan) {
+    return dev_create_filtered(d, name, kv, plan, NULL);
+}
+
+static inline void dev_delete(csd_device *d, uint64_t id) {
+    Smartssd__V1__Request req = SMARTSSD__V1__REQUEST__INIT;
+    Smartssd__V1__DeleteObject dl = SMARTSSD__V1__DELETE_OBJECT__INIT;
+    dl.object_id = id;
+    req.command_case = SMARTSSD__V1__REQUEST__COMMAND_DELETE_OBJECT;
+    req.delete_object = &dl;
+    smartssd__v1__response__free_unpacked(dev_call(d, &req, NULL), NULL);
 }
 
 static inline uint64_t dev_create_output(csd_device *d, uint64_t max_outputs) {

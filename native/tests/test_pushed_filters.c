@@ -224,36 +224,7 @@ typedef struct run_out {
 
 static Smartssd__V1__Response *create(csd_device *d, const char *name, const char *const *kv,
                                       Smartssd__V1__Expr *filter) {
-    Smartssd__V1__Request req = SMARTSSD__V1__REQUEST__INIT;
-    Smartssd__V1__CreateObject co = SMARTSSD__V1__CREATE_OBJECT__INIT;
-    Smartssd__V1__Param ps[4], *pp[4];
-    size_t n = 0;
-    char keys[4][32];
-    for (; kv && kv[n]; n++) {
-        const char *eq = strchr(kv[n], '=');
-        smartssd__v1__param__init(&ps[n]);
-        snprintf(keys[n], sizeof keys[n], "%.*s", (int)(eq - kv[n]), kv[n]);
-        ps[n].key = keys[n];
-        ps[n].value = (char *)eq + 1;
-        pp[n] = &ps[n];
-    }
-    co.kind = SMARTSSD__V1__OBJECT_KIND__TASKLET;
-    co.name = (char *)name;
-    co.n_params = n;
-    co.params = pp;
-    co.filter = filter;
-    req.command_case = SMARTSSD__V1__REQUEST__COMMAND_CREATE_OBJECT;
-    req.create_object = &co;
-    return dev_call(d, &req, NULL);
-}
-
-static void del(csd_device *d, uint64_t id) {
-    Smartssd__V1__Request req = SMARTSSD__V1__REQUEST__INIT;
-    Smartssd__V1__DeleteObject dl = SMARTSSD__V1__DELETE_OBJECT__INIT;
-    dl.object_id = id;
-    req.command_case = SMARTSSD__V1__REQUEST__COMMAND_DELETE_OBJECT;
-    req.delete_object = &dl;
-    smartssd__v1__response__free_unpacked(dev_call(d, &req, NULL), NULL);
+    return dev_create_filtered(d, name, kv, NULL, filter);
 }
 
 static run_out run(csd_device *d, const char *name, const char *const *kv, Smartssd__V1__Expr *filter, uint64_t input) {
@@ -287,8 +258,8 @@ static run_out run(csd_device *d, const char *name, const char *const *kv, Smart
         smartssd__v1__response__free_unpacked(r, NULL);
         if (done) break;
     }
-    del(d, out);
-    del(d, t);
+    dev_delete(d, out);
+    dev_delete(d, t);
     return o;
 }
 

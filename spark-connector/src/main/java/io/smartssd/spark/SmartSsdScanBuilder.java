@@ -2,7 +2,6 @@ package io.smartssd.spark;
 
 import io.smartssd.proto.AggFn;
 import io.smartssd.proto.Aggregate;
-import io.smartssd.proto.BinaryOp;
 import io.smartssd.proto.ColumnType;
 import io.smartssd.proto.Expr;
 import io.smartssd.proto.Literal;
@@ -49,8 +48,7 @@ final class SmartSsdScanBuilder implements ScanBuilder, SupportsPushDownV2Filter
     private final SmartSsdOptions options;
     private final PredicateConverter converter;
 
-    private final List<Predicate> pushed = new ArrayList<>();
-    private final List<Expr> pushedExprs = new ArrayList<>();
+    private final PushedFilters pushed = new PushedFilters();
     private StructType required;
     private PushedAggregate aggregate;
     private int limit;
@@ -71,25 +69,12 @@ final class SmartSsdScanBuilder implements ScanBuilder, SupportsPushDownV2Filter
 
     @Override
     public Predicate[] pushPredicates(Predicate[] predicates) {
-        if (!options.pushdown) {
-            return predicates;
-        }
-        List<Predicate> rest = new ArrayList<>();
-        for (Predicate p : predicates) {
-            Expr e = converter.convert(p);
-            if (e == null) {
-                rest.add(p);
-            } else {
-                pushed.add(p);
-                pushedExprs.add(e);
-            }
-        }
-        return rest.toArray(new Predicate[0]);
+        return options.pushdown ? pushed.push(predicates, converter::convert) : predicates;
     }
 
     @Override
     public Predicate[] pushedPredicates() {
-        return pushed.toArray(new Predicate[0]);
+        return pushed.predicates();
     }
 
     @Override
@@ -191,12 +176,9 @@ final class SmartSsdScanBuilder implements ScanBuilder, SupportsPushDownV2Filter
     @Override
     public Scan build() {
         Plan.Builder plan = layout.planBuilder();
-        if (!pushedExprs.isEmpty()) {
-            Expr f = pushedExprs.get(0);
-            for (int i = 1; i < pushedExprs.size(); i++) {
-                f = PredicateConverter.bin(BinaryOp.AND, f, pushedExprs.get(i));
-            }
-            plan.setFilter(f);
+        Expr filter = pushed.conjunction();
+        if (filter != null) {
+            plan.setFilter(filter);
         }
         StructType readSchema;
         String topNDescription = null;
@@ -235,9 +217,7 @@ final class SmartSsdScanBuilder implements ScanBuilder, SupportsPushDownV2Filter
             plan.setLimit(planLimit);
         }
         StringBuilder d = new StringBuilder();
-        List<String> filters = new ArrayList<>();
-        pushed.forEach(p -> filters.add(p.toString()));
-        d.append("PushedFilters: ").append(filters);
+        d.append(pushed.description());
         if (aggregate != null) {
             d.append(", PushedAggregates: ").append(aggregate.description)
              .append(", PushedGroupBy: ").append(aggregate.groupByDescription);

@@ -2,7 +2,6 @@ package io.smartssd.spark;
 
 import io.smartssd.device.TaskletRun;
 import io.smartssd.device.UserTasklet;
-import io.smartssd.proto.BinaryOp;
 import io.smartssd.proto.Expr;
 import io.smartssd.spark.metrics.BytesToHostMetric;
 import io.smartssd.spark.metrics.DeviceTimeMetric;
@@ -133,42 +132,22 @@ final class UserTaskletTable implements SupportsRead {
 
     /** Pushes the filters the tasklet declares (SupportsPushDownV2Filters); the rest stay with Spark. */
     private final class TaskletScanBuilder implements ScanBuilder, SupportsPushDownV2Filters {
-        private final List<Predicate> pushed = new ArrayList<>();
-        private final List<Expr> pushedExprs = new ArrayList<>();
+        private final PushedFilters pushed = new PushedFilters();
 
         @Override
         public Predicate[] pushPredicates(Predicate[] predicates) {
             TaskletFilters f = filters;
-            if (f == null) {
-                return predicates;
-            }
-            List<Predicate> rest = new ArrayList<>();
-            for (Predicate p : predicates) {
-                Expr e = f.convert(p);
-                if (e == null) {
-                    rest.add(p);
-                } else {
-                    pushed.add(p);
-                    pushedExprs.add(e);
-                }
-            }
-            return rest.toArray(new Predicate[0]);
+            return f == null ? predicates : pushed.push(predicates, f::convert);
         }
 
         @Override
         public Predicate[] pushedPredicates() {
-            return pushed.toArray(new Predicate[0]);
+            return pushed.predicates();
         }
 
         @Override
         public Scan build() {
-            Expr filter = null;
-            for (Expr e : pushedExprs) {
-                filter = filter == null ? e : PredicateConverter.bin(BinaryOp.AND, filter, e);
-            }
-            List<String> names = new ArrayList<>();
-            pushed.forEach(p -> names.add(p.toString()));
-            return new TaskletScan(filter, "PushedFilters: " + names);
+            return new TaskletScan(pushed.conjunction(), pushed.description());
         }
     }
 
