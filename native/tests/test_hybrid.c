@@ -111,26 +111,29 @@ static csd_params small(const char *placement, uint32_t units, uint32_t bpp, uin
 
 /* Derived blocks per plane with SLC blocks, by hand: 2 units, 96 logical pages, 20% over-provisioning
  * -> 116 pages. Greedy GC's floor is 6 blocks (IMAGE-FORMAT.md); with SLC the plane needs
- * max(ceil(116/2), ceil(100/2) + 12 + 4 + 1) = 67 pages and at least 8 blocks: 8 blocks of which
- * 8 x 25% = 2 in SLC mode hold 6 x 12 + 2 x 4 = 80 pages. Headroom: 2 x (80 - 12 - 4 - 1) - 96 = 30. */
+ * max(ceil(116/2), ceil(100/2) + 12 + 4 + 1) = 67 pages, at least 8 blocks and 3 SLC-mode blocks:
+ * 12 blocks (12 x 25% = 3 SLC) hold 9 x 12 + 3 x 4 = 120 pages. Headroom: 2 x (120 - 17) - 96 = 110. */
 static void test_layout(void) {
     csd_params p = small("level", 2, 0, 25);
     csd_layout l;
     char err[256];
     CHECK(csd_layout_compute(&l, 96 * 4096, &p, err, sizeof err) == 0);
-    CHECK_EQ_U64(l.blocks_per_plane, 8);
-    CHECK_EQ_U64(l.slc_blocks, 2);
-    CHECK_EQ_U64(l.unit_pages, 80);
-    CHECK_EQ_INT(csd_layout_headroom(&l), 30);
+    CHECK_EQ_U64(l.blocks_per_plane, 12);
+    CHECK_EQ_U64(l.slc_blocks, 3);
+    CHECK_EQ_U64(l.unit_pages, 120);
+    CHECK_EQ_INT(csd_layout_headroom(&l), 110);
     /* without SLC the same capacity derives 6 blocks (the existing rule, unchanged) */
     p.slc_share_pct = 0;
     CHECK(csd_layout_compute(&l, 96 * 4096, &p, err, sizeof err) == 0);
     CHECK_EQ_U64(l.blocks_per_plane, 6);
     CHECK_EQ_U64(l.slc_blocks, 0);
-    /* too few blocks for both regions' reserves: refused with a reason */
+    /* too few SLC-mode blocks, or too few blocks for both regions' reserves: refused with a reason */
     p = small("level", 2, 8, 25);
-    CHECK(csd_layout_compute(&l, 140 * 4096, &p, err, sizeof err) == -EINVAL);
-    CHECK_CONTAINS(err, "SLC mode");
+    CHECK(csd_layout_compute(&l, 96 * 4096, &p, err, sizeof err) == -EINVAL);
+    CHECK_CONTAINS(err, "gives 2 SLC-mode blocks per plane; at least 3 are needed");
+    p = small("level", 2, 12, 25);
+    CHECK(csd_layout_compute(&l, 210 * 4096, &p, err, sizeof err) == -EINVAL);
+    CHECK_CONTAINS(err, "in SLC mode");
 }
 
 /* ---------------------------------------------------------------- hand-checked decisions */

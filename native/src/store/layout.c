@@ -26,6 +26,12 @@ static uint64_t unit_pages(const csd_params *p, uint64_t bpp) {
     return (bpp - slc) * p->pages_per_block + slc * p->slc_pages_per_block;
 }
 
+static uint32_t slc_of(const csd_params *p, uint64_t bpp) {
+    csd_params q = *p;
+    q.blocks_per_plane = (uint32_t)bpp;
+    return csd_params_slc_blocks(&q);
+}
+
 int64_t csd_layout_headroom(const csd_layout *l) {
     /* one block per region per unit stays reserved for garbage collection */
     int64_t per_unit = l->slc_blocks ? (int64_t)l->unit_pages - l->pages_per_block - l->slc_pages_per_block - 1
@@ -73,7 +79,7 @@ int csd_layout_compute(csd_layout *l, uint64_t capacity, const csd_params *p, ch
             uint64_t need = div_up(phys, units), reserve = (uint64_t)ppb + p->slc_pages_per_block + 1;
             uint64_t need2 = div_up(lpages + 2ull * units, units) + reserve;
             if (need2 > need) need = need2;
-            while (unit_pages(p, bpp) < need || bpp < min_b + 2) bpp++;
+            while (unit_pages(p, bpp) < need || bpp < min_b + 2 || slc_of(p, bpp) < CSD_SLC_BLOCKS_MIN) bpp++;
         }
     } else if (bpp < min_b) {
         snprintf(err, errlen, "blocks_per_plane %" PRIu64 " is too small for capacity %" PRIu64
@@ -96,6 +102,12 @@ int csd_layout_compute(csd_layout *l, uint64_t capacity, const csd_params *p, ch
     l->slc_blocks = csd_params_slc_blocks(&q);
     l->slc_pages_per_block = l->slc_blocks ? p->slc_pages_per_block : 0;
     l->unit_pages = unit_pages(p, bpp);
+    if (l->slc_blocks && l->slc_blocks < CSD_SLC_BLOCKS_MIN) {
+        snprintf(err, errlen, "blocks_per_plane %" PRIu64 " with slc_share_pct %u gives %u SLC-mode blocks per plane; "
+                 "at least %u are needed (one open, two kept free for GC)", bpp, p->slc_share_pct, l->slc_blocks,
+                 CSD_SLC_BLOCKS_MIN);
+        return -EINVAL;
+    }
     if (l->slc_blocks && (l->slc_blocks + 2 > bpp || csd_layout_headroom(l) < 2ll * units)) {
         snprintf(err, errlen, "blocks_per_plane %" PRIu64 " leaves no room for capacity %" PRIu64
                  " with %u%% of the blocks in SLC mode (each region needs a GC reserve)", bpp, capacity,

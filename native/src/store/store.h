@@ -38,6 +38,8 @@ typedef struct csd_layout {
     uint64_t unit_pages;             /* pages one plane holds */
 } csd_layout;
 
+/* SLC-mode blocks a plane needs for SLC to take host writes: one open, two free for its GC. */
+#define CSD_SLC_BLOCKS_MIN 3u
 /* Fills l for capacity bytes with geometry p; blocks_per_plane = 0 in p is derived (see
  * IMAGE-FORMAT.md "Derived blocks per plane"). 0 or -EINVAL with err. */
 int csd_layout_compute(csd_layout *l, uint64_t capacity, const csd_params *p, char *err, size_t errlen);
