@@ -152,6 +152,13 @@ static int erase_block(csd_ftl *f, uint32_t gb, csd_flash_batch *ops) {
 
 typedef struct gc_move { uint64_t src, dst; csd_oob rec; } gc_move;
 
+/* May a page GC moves out of another region go to region r of unit u? Its default stream has a free
+ * page, or r has a free block besides the one its own GC needs. */
+static int room_for_copy(const csd_ftl *f, uint32_t u, int r) {
+    uint32_t a = *ftl_active(f, u, (uint32_t)r);
+    return (a != NONE32 && f->bwp[a] < ftl_block_pages(f, a)) || ftl_nfree(f, u, r) >= 2;
+}
+
 /* Copy every valid page of block gb into an open block (its region's default stream, or the region
  * the policy's gc_dest names: migration), then erase gb. Copies keep their sequence number (same
  * version of the data) and count copies + 1, so recovery prefers the copy when a crash leaves both.
@@ -180,6 +187,7 @@ static int gc_block(csd_ftl *f, uint32_t gb, csd_flash_batch *ops) {
             ftl_op(f, ops, CSD_FLASH_READ, 1, src);
         }
         int dr = f->place->gc_dest ? f->place->gc_dest(f->place_state, f, src) : r;
+        if (dr != r && !room_for_copy(f, u, dr)) dr = r;   /* never take the other region's GC reserve */
         rc = ftl_stream_take(f, u, (uint32_t)dr, dr, 1, ops, &m->dst);
         if (rc == -ENOSPC && dr != r) rc = ftl_stream_take(f, u, (uint32_t)r, r, 1, ops, &m->dst);
         if (rc) break;
