@@ -244,6 +244,14 @@ static void test_level_decisions(void) {
     CHECK_EQ_U64(c1.region_programs[1], 12);   /* + the two GC copies */
     (void)c0;
     CHECK_EQ_INT(csd_ftl_close(f), 0);
+    /* SLCTargetLevel and the page levels survive a reopen (wear record, OOB records) */
+    char err[512];
+    CHECK_EQ_INT(csd_ftl_open(&f, path_of("level1.img"), NULL, err, sizeof err), 0);
+    CHECK_EQ_U64(place_stat(f, "slc_target_set"), 1);
+    CHECK_EQ_U64(place_stat(f, "slc_target_hint"), 3);
+    CHECK_EQ_U64(csd_ftl_page_hint(f, csd_ftl_lookup(f, d, 2)), 2);
+    CHECK(put(f, e, 1, 4, 0xe1) >= 48);   /* L3: TLC, as before the reopen */
+    CHECK_EQ_INT(csd_ftl_close(f), 0);
 }
 
 /* Migration (Algorithms 4-5): L3 data (hint 4) sits in SLC from before the first SLC GC, so the GC

@@ -266,7 +266,11 @@ uint32_t ftl_greedy_victim(const csd_ftl *f, uint32_t u, int r) {
     return victim;
 }
 
-int ftl_wear_save(csd_ftl *f) { return csd_store_write_wear(f->st, f->berase); }
+int ftl_wear_save(csd_ftl *f) {
+    uint8_t extra[CSD_WEAR_EXTRA_MAX];
+    size_t n = f->place->save ? f->place->save(f->place_state, extra, sizeof extra) : 0;
+    return csd_store_write_wear(f->st, f->berase, extra, n);
+}
 
 void csd_ftl_wear_get(const csd_ftl *f, csd_ftl_wear *w) {
     memset(w, 0, sizeof *w);

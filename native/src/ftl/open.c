@@ -357,12 +357,15 @@ int csd_ftl_open(csd_ftl **out, const char *path, csd_params *p, char *err, size
         goto fail;
     }
     /* P/E counts: a missing record (older image) or a damaged one starts from zero */
-    rc = csd_store_read_wear(f->st, f->berase);
+    uint8_t extra[CSD_WEAR_EXTRA_MAX];
+    size_t nextra = 0;
+    rc = csd_store_read_wear(f->st, f->berase, extra, &nextra);
     if (rc && rc != -EBADMSG) {
         ERR("%s: reading the wear record: %s", path, strerror(-rc));
         goto fail;
     }
     rc = 0;
+    if (nextra && f->place->load) f->place->load(f->place_state, extra, nextra);
     if (p) *p = f->p;
     *out = f;
     return 0;

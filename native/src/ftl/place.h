@@ -34,6 +34,10 @@ typedef struct csd_place_ops {
     void (*moved)(void *state, csd_ftl *f, uint64_t src, uint64_t dst);
     /* Optional: the policy's own state as counters (stats "place.<key>"). */
     void (*report)(void *state, csd_place_report_fn fn, void *arg);
+    /* Optional: the state worth keeping across a reopen, saved with the wear record (at most cap
+     * bytes; returns the length), and loaded back after recovery. */
+    size_t (*save)(void *state, uint8_t *buf, size_t cap);
+    void (*load)(void *state, const uint8_t *buf, size_t len);
     void (*destroy)(void *state);
 } csd_place_ops;
 

@@ -18,6 +18,7 @@ typedef struct combo {
     uint32_t units, rr;
     uint64_t slc_gcs;          /* the SLC clock: SLC GC runs so far */
     uint64_t *born;            /* per ppn: the clock when the page was written to SLC */
+    uint64_t nppn;
     uint64_t hot, cold;        /* host pages placed in SLC / TLC */
     uint32_t order[];
 } combo;
@@ -31,6 +32,7 @@ static int combo_init(void **state, csd_ftl *f) {
         return -ENOMEM;
     }
     s->units = f->units;
+    s->nppn = f->physical;
     ftl_stripe_order(f, s->order);
     *state = s;
     return 0;
@@ -90,6 +92,26 @@ static void combo_report(void *state, csd_place_report_fn fn, void *arg) {
     fn(arg, "slc_gcs", s->slc_gcs);
 }
 
+/* Kept across a reopen: the SLC clock and the counters ('C' 1 marks the layout). Page ages are not:
+ * every SLC page counts as written at the reopen. */
+static size_t combo_save(void *state, uint8_t *buf, size_t cap) {
+    combo *s = state;
+    const uint64_t v[] = { 0x4301, s->slc_gcs, s->hot, s->cold, s->rr };
+    if (cap < sizeof v) return 0;
+    for (size_t i = 0; i < 5; i++) csd_put64(buf + 8 * i, v[i]);
+    return sizeof v;
+}
+
+static void combo_load(void *state, const uint8_t *buf, size_t len) {
+    combo *s = state;
+    if (len != 40 || csd_get64(buf) != 0x4301) return;
+    s->slc_gcs = csd_get64(buf + 8);
+    s->hot = csd_get64(buf + 16);
+    s->cold = csd_get64(buf + 24);
+    s->rr = (uint32_t)(csd_get64(buf + 32) % s->units);
+    for (uint64_t i = 0; i < s->nppn; i++) s->born[i] = s->slc_gcs;
+}
+
 static void combo_destroy(void *state) {
     combo *s = state;
     if (s) free(s->born);
@@ -98,5 +120,6 @@ static void combo_destroy(void *state) {
 
 const csd_place_ops csd_place_combo = {
     .name = "combo", .init = combo_init, .alloc = combo_alloc, .victim = combo_victim,
-    .gc_dest = combo_gc_dest, .moved = combo_moved, .report = combo_report, .destroy = combo_destroy,
+    .gc_dest = combo_gc_dest, .moved = combo_moved, .report = combo_report, .save = combo_save,
+    .load = combo_load, .destroy = combo_destroy,
 };

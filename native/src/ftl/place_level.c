@@ -194,9 +194,35 @@ static void level_report(void *state, csd_place_report_fn fn, void *arg) {
     fn(arg, "write_amount_tlc_pages", s->w_tlc);
 }
 
+/* Kept across a reopen (with the wear record): SLCTargetLevel and Algorithms 2-3's amounts. */
+static size_t level_save(void *state, uint8_t *buf, size_t cap) {
+    level *s = state;
+    const uint64_t v[] = { 1, (uint64_t)s->target_set, (uint64_t)(int64_t)s->target, (uint64_t)(int64_t)s->deepest,
+                           s->w_slc, s->w_tlc, s->w_slc_over, (uint64_t)s->overflow_flag, s->rr };
+    size_t n = sizeof v / sizeof v[0];
+    if (cap < 8 * n) return 0;
+    for (size_t i = 0; i < n; i++) csd_put64(buf + 8 * i, v[i]);
+    return 8 * n;
+}
+
+static void level_load(void *state, const uint8_t *buf, size_t len) {
+    level *s = state;
+    if (len != 9 * 8 || csd_get64(buf) != 1) return;   /* another policy's or version's state */
+    s->target_set = csd_get64(buf + 8) != 0;
+    s->target = (int)(int64_t)csd_get64(buf + 16);
+    s->deepest = (int)(int64_t)csd_get64(buf + 24);
+    s->w_slc = csd_get64(buf + 32);
+    s->w_tlc = csd_get64(buf + 40);
+    s->w_slc_over = csd_get64(buf + 48);
+    s->overflow_flag = csd_get64(buf + 56) != 0;
+    s->rr = (uint32_t)(csd_get64(buf + 64) % s->units);
+    if (s->target < -1 || s->target > 254) s->target = s->deepest;
+}
+
 static void level_destroy(void *state) { free(state); }
 
 const csd_place_ops csd_place_level = {
     .name = "level", .init = level_init, .alloc = level_alloc, .victim = level_victim,
-    .gc_dest = level_gc_dest, .report = level_report, .destroy = level_destroy,
+    .gc_dest = level_gc_dest, .report = level_report, .save = level_save, .load = level_load,
+    .destroy = level_destroy,
 };

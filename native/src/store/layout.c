@@ -135,6 +135,6 @@ int csd_layout_equal(const csd_layout *a, const csd_layout *b) {
 }
 
 uint64_t csd_wear_bytes(const csd_layout *l) {
-    uint64_t n = 16 + 4 * (uint64_t)l->units * l->blocks_per_plane + 4;
+    uint64_t n = 16 + 4 * (uint64_t)l->units * l->blocks_per_plane + 4 + CSD_WEAR_EXTRA_MAX + 4;
     return align_up(n, 4096);
 }

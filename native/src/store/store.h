@@ -122,13 +122,16 @@ int csd_store_pwrite(csd_store *s, uint64_t off, const void *buf, size_t len);
 /* ---------------------------------------------------------------- wear record */
 
 /* Bytes the wear record takes after the data area (at file_bytes): magic "CSDWEAR1", u64 block count,
- * u32 P/E count per block, CRC-32; padded to 4096. */
+ * u32 P/E count per block, u32 length + the placement policy's state (at most CSD_WEAR_EXTRA_MAX
+ * bytes), CRC-32 of all before; padded to 4096. */
+#define CSD_WEAR_EXTRA_MAX 256u
 uint64_t csd_wear_bytes(const csd_layout *l);
-/* Every block's P/E count into counts (units * blocks_per_plane): zeros when the image has no record
+/* Every block's P/E count into counts (units * blocks_per_plane) and the policy state into extra
+ * (CSD_WEAR_EXTRA_MAX bytes; *extra_len its length): zeros and no state when the image has no record
  * (0) or a damaged one (-EBADMSG); -errno on a read error. */
-int csd_store_read_wear(csd_store *s, uint32_t *counts);
+int csd_store_read_wear(csd_store *s, uint32_t *counts, uint8_t *extra, size_t *extra_len);
 /* Write the record (the file grows by csd_wear_bytes the first time). 0 or -errno. */
-int csd_store_write_wear(csd_store *s, const uint32_t *counts);
+int csd_store_write_wear(csd_store *s, const uint32_t *counts, const uint8_t *extra, size_t extra_len);
 
 /* ---------------------------------------------------------------- metadata slots */
 
