@@ -287,6 +287,33 @@ static void test_level_migration(void) {
     CHECK_EQ_INT(csd_ftl_close(f), 0);
 }
 
+/* Algorithm 3 raising the target: phi = (4/12) x (4/16) x (100,000/2,500) = 3.33 here. After the first
+ * SLC GC sets the target to L1 (hint 2), 40 pages of L5 go to TLC; then L0 writes to SLC. When
+ * WriteAmount_SLC reaches the SLC region (4 blocks x 4 pages = 16) it is below (3.33 - 0.1) x 40 = 129,
+ * so SLCTargetLevel goes up by one (L2, hint 3) and both amounts restart at 0. */
+static void test_level_balance_up(void) {
+    csd_params p = small("level", 1, 20, 20);
+    csd_ftl *f = fresh("level3.img", &p, 96 * 4096);
+    CHECK_EQ_U64(place_stat(f, "phi_milli"), 3333);
+    uint64_t deep = mk(f, "deep"), top = mk(f, "top"), tlc = mk(f, "tlc");
+    for (uint64_t i = 0; i < 4; i++) put(f, deep, i, 2, 1);
+    int k = 0;
+    while (!place_stat(f, "slc_target_set")) put(f, top, (uint64_t)(k++ % 4), 1, 2);
+    CHECK_EQ_U64(place_stat(f, "slc_target_hint"), 2);
+    for (uint64_t i = 0; i < 40; i++) CHECK(put(f, tlc, i % 8, 6, 3) >= 48);
+    CHECK_EQ_U64(place_stat(f, "write_amount_tlc_pages"), 40);
+    uint64_t w = place_stat(f, "write_amount_slc_pages");
+    CHECK(w < 16);
+    for (uint64_t n = w; n < 15; n++) put(f, top, (uint64_t)(k++ % 4), 1, 4);
+    CHECK_EQ_U64(place_stat(f, "slc_target_hint"), 2);   /* 15 SLC pages: not yet */
+    uint64_t ppn = put(f, top, (uint64_t)(k++ % 4), 1, 4);
+    CHECK(ppn < 48);   /* the 16th went to SLC */
+    CHECK_EQ_U64(place_stat(f, "slc_target_hint"), 3);
+    CHECK_EQ_U64(place_stat(f, "write_amount_slc_pages"), 0);
+    CHECK_EQ_U64(place_stat(f, "write_amount_tlc_pages"), 0);
+    CHECK_EQ_INT(csd_ftl_close(f), 0);
+}
+
 /* combo: a small write (<= combo_small_bytes) or an update is hot (SLC); a large new write is cold. */
 static void test_combo_decisions(void) {
     csd_params p = small("combo", 1, 20, 20);
@@ -461,6 +488,7 @@ int main(void) {
     test_layout();
     test_level_decisions();
     test_level_migration();
+    test_level_balance_up();
     test_combo_decisions();
     test_bad_hint();
     random_run("level", 11);
