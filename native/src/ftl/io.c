@@ -204,6 +204,7 @@ int csd_ftl_trim(csd_ftl *f, uint64_t id, uint64_t offset, uint64_t len, csd_fla
     grp_page *g = malloc((size_t)min64(f->group_pages, lim > i ? lim - i : 1) * sizeof *g);
     if (!g) return -ENOMEM;
     int rc = 0;
+    f->cur_bytes = len;   /* tombstones are placed as a request of the trimmed length, without a hint */
     while (!rc && i < lim) {
         uint32_t n = 0;
         for (; i < lim && n < f->group_pages; i++) {
@@ -222,6 +223,7 @@ int csd_ftl_trim(csd_ftl *f, uint64_t id, uint64_t offset, uint64_t len, csd_fla
         if (n) rc = group_commit(f, o, g, n, CSD_OOB_TOMBSTONE, o->size, ops);
         if (!rc) f->c.trimmed_pages += n;
     }
+    f->cur_bytes = 0;
     free(g);
     return rc;
 }
