@@ -302,6 +302,44 @@ def test_identify_lists_every_pluggable_layer(tiny):
     assert p.returncode != 0 and b"request_scheduler 'edf' is unknown (known: fcfs, cfs" in p.stdout + p.stderr
 
 
+# ------------------------------------------------------------------ hybrid SLC/TLC (docs/HYBRID.md)
+
+def test_hybrid_hints_trim_and_wear(tmp_path):
+    """put --hint places by level (SLC pages program in 300 us, TLC in 2500 us: put's device time says
+    which), a bad hint is refused (usage error or device status), trim zeroes the pages, and stats and
+    identify report the regions and their wear."""
+    img = tmp_path / "hybrid.img"
+    csd("format", img, "--capacity", "64M", "--preset", "hybrid", "--json")
+    data = tmp_path / "sst"
+    payload = bytes(random.Random(5).randrange(256) for _ in range(5 * 16384))
+    data.write_bytes(payload)
+    slc = csd("put", img, "L0.sst", data, "--hint", "1", "--json")
+    tlc = csd("put", img, "plain", data, "--json")
+    # 5 pages in stripe order over 4 channels: the link brings 81920 bytes in (one transfer), then the
+    # 5th page waits on channel 0 behind the 1st (2 x 40960) and programs last
+    link = -(-5 * 16384 * 10**9 // 3938461538)
+    assert link == 20801
+    assert slc["device_ns"] == 5000 + link + 2 * 40960 + 300000
+    assert tlc["device_ns"] == 5000 + link + 2 * 40960 + 2500000
+    out = tmp_path / "back"
+    csd("get", img, "L0.sst", out)
+    assert out.read_bytes() == payload
+    p = csd("put", img, "x", data, "--hint", "abc", ok=False, raw=True)
+    assert p.returncode == 2 and b"bad --hint 'abc'" in p.stderr
+    p = csd("put", img, "y", data, "--hint", "256", ok=False, raw=True)
+    assert p.returncode != 0 and b"INVALID_ARGUMENT: write_object: hint 256 is out of range" in p.stderr
+    t = csd("trim", img, "L0.sst", "--offset", "16384", "--length", "32768", "--json")
+    assert t["length"] == 32768
+    csd("get", img, "L0.sst", out)
+    assert out.read_bytes() == payload[:16384] + bytes(32768) + payload[49152:]
+    st = csd("stats", img, "--json")
+    assert st["wear.slc.pe_limit"] == 100000 and st["wear.tlc.pe_limit"] == 2500
+    assert st["wear.slc.blocks"] == 8 * 3 and st["wear.total_erases"] == 0
+    ident = csd("identify", img, "--json")
+    assert ident["placement"] == "level" and {"level", "combo", "stripe"} <= set(ident["policies"]["placement"].split(", "))
+    assert ident["params"]["slc_blocks_per_plane"] == "3"
+
+
 # ------------------------------------------------------------------ two-stage grep (docs/2PM.md)
 
 def test_grep2_two_stage_matches_grep(tmp_path):

@@ -10,7 +10,11 @@
  *    these definitions win over libc's) and the child kills itself just before, in the middle of
  *    (a torn write), or just after the K-th write of a chosen kind: any write, a metadata slot write,
  *    a garbage-collection copy's record, or an erase. That reaches every window, including the ones
- *    inside GC, deterministically. */
+ *    inside GC, deterministically.
+ *
+ * A third set of runs uses a hybrid SLC/TLC device under placement "level" (docs/HYBRID.md) with
+ * level-hinted writes, and dies at the K-th record of an SLC-to-TLC migration (a GC copy into a TLC
+ * block whose source record is still in an SLC block): a crash in the middle of a migration. */
 #include "check.h"
 #include "ftl/ftl.h"
 #include "store/store.h"
@@ -30,12 +34,36 @@
 
 /* ---------------------------------------------------------------- fault injection */
 
-enum { W_ANY, W_META, W_OOB_GC, W_ERASE, W_CLASSES };
-static const char *const CLASS_NAME[] = { "any", "meta", "gc-record", "erase" };
+enum { W_ANY, W_META, W_OOB_GC, W_ERASE, W_MIGRATE, W_CLASSES };
+static const char *const CLASS_NAME[] = { "any", "meta", "gc-record", "erase", "migration-record" };
+
+/* 1 = the hybrid runs: the device of hybrid_params(), writes carry level hints */
+static int g_hybrid;
+
+/* tiny, with 4 of each plane's 16 blocks in SLC mode (8 pages each) and placement level; P/E limits
+ * 18,000 vs 3,000 make phi = (8/16) x (4/12) x 6 = 1: SLC should take as many writes as TLC, so with
+ * levels 0..3 drawn evenly the target level moves up and down and SLC GC migrates pages */
+static void hybrid_params(csd_params *p) {
+    CHECK(csd_params_preset(p, "tiny") == 0);
+    p->slc_share_pct = 25;
+    p->slc_pages_per_block = 8;
+    p->blocks_per_plane = 16;
+    p->pe_cycles_slc = 18000;
+    p->pe_cycles_tlc = 3000;
+    p->t_read_slc_ns = p->t_read_ns;
+    p->t_prog_slc_ns = p->t_prog_ns;
+    p->t_erase_slc_ns = p->t_erase_ns;
+    snprintf(p->placement, sizeof p->placement, "level");
+}
+
+static void run_params(csd_params *p) {
+    if (g_hybrid) hybrid_params(p);
+    else CHECK(csd_params_preset(p, "tiny") == 0);
+}
 enum { AT_BEFORE, AT_TORN, AT_AFTER };
 
 static struct {
-    int armed, cls, when, pipe_fd;
+    int armed, cls, when, pipe_fd, fd;
     long countdown;
     csd_layout l;
     long writes;   /* pass-through count, to prove the interposition works */
@@ -49,13 +77,35 @@ static void die_now(const char *what) {
     _exit(9);
 }
 
+/* Is the version r names still recorded in an SLC-mode block (the source of a migration)? Reads the
+ * image's OOB records directly. */
+static int from_slc(const csd_oob *r) {
+    const csd_layout *l = &fault.l;
+    uint8_t raw[CSD_OOB_BYTES];
+    for (uint64_t u = 0; u < l->units; u++)
+        for (uint64_t b = 0; b < l->slc_blocks; b++)
+            for (uint64_t i = 0; i < l->slc_pages_per_block; i++) {
+                uint64_t ppn = (u * l->blocks_per_plane + b) * l->pages_per_block + i;
+                csd_oob x;
+                if (pread(fault.fd, raw, sizeof raw, (off_t)(l->oob_off + ppn * CSD_OOB_BYTES)) != (ssize_t)sizeof raw)
+                    continue;
+                if (csd_oob_decode(raw, PB, &x) == CSD_OOB_OK && x.obj == r->obj && x.page == r->page && x.seq == r->seq)
+                    return 1;
+            }
+    return 0;
+}
+
 static int classify(const void *buf, size_t len, uint64_t off) {
     const csd_layout *l = &fault.l;
     if (off >= l->meta_off[0] && off < l->oob_off) return W_META;
     if (off >= l->oob_off && off < l->data_off) {
         if (len > CSD_OOB_BYTES) return W_ERASE;   /* zeroing a block's records */
         csd_oob r;
-        if (len == CSD_OOB_BYTES && csd_oob_decode(buf, PB, &r) == CSD_OOB_OK && r.copies > 0) return W_OOB_GC;
+        if (len == CSD_OOB_BYTES && csd_oob_decode(buf, PB, &r) == CSD_OOB_OK && r.copies > 0) {
+            uint64_t ppn = (off - l->oob_off) / CSD_OOB_BYTES, blk = ppn / l->pages_per_block;
+            if (l->slc_blocks && blk % l->blocks_per_plane >= l->slc_blocks && from_slc(&r)) return W_MIGRATE;
+            return W_OOB_GC;
+        }
     }
     return -1;
 }
@@ -69,6 +119,7 @@ static int hit(int cls) {
 
 ssize_t pwrite(int fd, const void *buf, size_t len, off_t off) {
     fault.writes++;
+    fault.fd = fd;
     if (fault.armed && hit(classify(buf, len, (uint64_t)off))) {
         if (fault.when == AT_BEFORE) die_now("before");
         if (fault.when == AT_TORN) {
@@ -271,7 +322,9 @@ static int dev_apply(csd_ftl *f, const model *m, const op *o) {
     }
     case OP_WRITE:
         fill(buf, o->len, o->seed);
-        return csd_ftl_write(f, m->o[o->t].id, o->off, buf, o->len, NULL);
+        /* hybrid runs: an LSM level 0..3 as the hint, from the op's seed */
+        return csd_ftl_write_hint(f, m->o[o->t].id, o->off, buf, o->len, g_hybrid ? 1 + (uint32_t)(o->seed % 4) : 0,
+                                  NULL);
     case OP_TRIM: return csd_ftl_trim(f, m->o[o->t].id, o->off, o->len, NULL);
     case OP_DELETE: return csd_ftl_obj_delete(f, m->o[o->t].id);
     case OP_RENAME: return csd_ftl_obj_rename(f, m->o[o->t].id, o->name, o->replace);
@@ -361,7 +414,7 @@ static void check_image(const char *img, const char *when) {
 /* One crash: mode 0 = timed kill, else kill at a write of class cls. */
 static void one_run(const char *img, uint64_t seed, int timed, int cls, int when, long countdown, stats *st) {
     csd_params p;
-    CHECK(csd_params_preset(&p, "tiny") == 0);
+    run_params(&p);
     char err[512];
     CHECK(csd_ftl_format(img, CAPACITY, &p, err, sizeof err) == 0);
     csd_ftl *f;
@@ -517,14 +570,23 @@ int main(int argc, char **argv) {
     uint64_t seed = 1;
     for (int i = 0; i < 12 * scale; i++) one_run(img, seed++, 1, W_ANY, 0, 0, &st);
     /* kill at the K-th write of each kind, before / torn / after it */
-    static const long range[W_CLASSES] = { 6000, 120, 300, 200 };
+    static const long range[W_CLASSES] = { 6000, 120, 300, 200, 0 };
     uint64_t s = 99;
     for (int i = 0; i < 10 * scale; i++)
-        for (int cls = 0; cls < W_CLASSES; cls++) {
+        for (int cls = 0; cls <= W_ERASE; cls++) {   /* the tiny device's classes */
             int when = (int)below(&s, 3);
             long k = 1 + (long)below(&s, (uint64_t)range[cls]);
             one_run(img, seed++, 0, cls, when, k, &st);
         }
+    /* a crash in the middle of an SLC-to-TLC migration */
+    g_hybrid = 1;
+    int migrate_before = st.by_class[W_MIGRATE];
+    for (int i = 0; i < 12 * scale; i++) {
+        int when = (int)below(&s, 3);
+        long k = 1 + (long)below(&s, 6);
+        one_run(img, seed++, 0, W_MIGRATE, when, k, &st);
+    }
+    g_hybrid = 0;
     fprintf(stderr, "crash runs: %d (%d killed, %d finished first), %d killed after GC had started, "
             "%d recovered to the in-flight op's state; kills at a write:", st.runs, st.killed, st.finished,
             st.gc_kills, st.newer);
@@ -534,6 +596,7 @@ int main(int argc, char **argv) {
     CHECK(st.killed >= 30);
     CHECK(st.gc_kills >= 10);
     CHECK(st.by_class[W_OOB_GC] >= 5 && st.by_class[W_ERASE] >= 5 && st.by_class[W_META] >= 5);
+    CHECK(st.by_class[W_MIGRATE] - migrate_before >= 8);
     unlink(img);
     rmdir(dir);
     TEST_OK("test_crash");

@@ -93,7 +93,25 @@ typedef struct csd_params {
     uint64_t orphan_timeout_ms;         /* ms: tasklet and output objects of a client that disconnected,
                                          * and a running output whose client stopped reading it, are
                                          * reclaimed once unused this long (0 = at once) */
+
+    /* hybrid SLC/TLC cells and wear (docs/HYBRID.md; hybrid paper VI-A, Table 2) */
+    uint32_t slc_share_pct;             /* percent of each plane's blocks run in SLC mode (the first ones);
+                                         * 0 = one cell type (t_read_ns, t_prog_ns, pages_per_block) */
+    uint32_t slc_pages_per_block;       /* count: pages a block holds in SLC mode (<= pages_per_block) */
+    uint64_t t_read_slc_ns;             /* ns, page read of an SLC-mode block */
+    uint64_t t_prog_slc_ns;             /* ns, page program of an SLC-mode block */
+    uint64_t t_erase_slc_ns;            /* ns, erase of an SLC-mode block */
+    uint32_t pe_cycles_slc;             /* P/E cycles an SLC-mode block endures */
+    uint32_t pe_cycles_tlc;             /* P/E cycles a TLC (normal) block endures */
+    uint32_t gc_free_pct;               /* percent of a region's blocks per plane GC keeps free (at
+                                         * least gc_free_blocks_min); 0 = gc_free_blocks_min alone */
+    uint32_t level_balance_weight_pct;  /* percent: BalancingWeight of placement "level" (hybrid paper
+                                         * V-B, Algorithm 3; 10 = 0.1) */
+    uint32_t combo_small_bytes;         /* bytes: placement "combo" sends writes up to this size to SLC */
 } csd_params;
+
+/* Blocks of each plane in SLC mode for p (blocks_per_plane set): the first ones of the plane. */
+uint32_t csd_params_slc_blocks(const csd_params *p);
 
 /* Fill p with the named preset ("smartssd-paper", "tiny", "ys9203", "2pm"). Returns 0 or -ENOENT. */
 int csd_params_preset(csd_params *p, const char *name);

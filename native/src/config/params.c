@@ -74,6 +74,17 @@ static const field FIELDS[] = {
     FLD(sync_writes, F_U32, "bool"),
     /* hardening: clients of a daemon */
     FLD(orphan_timeout_ms, F_U64, "ms"),
+    /* hybrid SLC/TLC cells and wear */
+    FLD(slc_share_pct, F_U32, "percent"),
+    FLD(slc_pages_per_block, F_U32, "count"),
+    FLD(t_read_slc_ns, F_U64, "ns"),
+    FLD(t_prog_slc_ns, F_U64, "ns"),
+    FLD(t_erase_slc_ns, F_U64, "ns"),
+    FLD(pe_cycles_slc, F_U32, "cycles"),
+    FLD(pe_cycles_tlc, F_U32, "cycles"),
+    FLD(gc_free_pct, F_U32, "percent"),
+    FLD(level_balance_weight_pct, F_U32, "percent"),
+    FLD(combo_small_bytes, F_BYTES, "bytes"),
 };
 #define NFIELDS (sizeof FIELDS / sizeof FIELDS[0])
 
@@ -125,6 +136,15 @@ static void preset_paper(csd_params *p) {
     p->tasklet_fuel_per_page = 100000000;
     p->tasklet_cycles_per_kfuel = 1000;
     p->tasklet_stack_bytes = 512u << 10;
+    /* one cell type; the SLC values only matter once slc_share_pct > 0 */
+    p->slc_pages_per_block = 128;
+    p->t_read_slc_ns = 25000;
+    p->t_prog_slc_ns = 200000;
+    p->t_erase_slc_ns = 1500000;
+    p->pe_cycles_slc = 100000;
+    p->pe_cycles_tlc = 3000;
+    p->level_balance_weight_pct = 10;
+    p->combo_small_bytes = 64u << 10;
 }
 
 /* Small and round numbers, so tests can derive times by hand. */
@@ -206,6 +226,43 @@ static void preset_2pm(csd_params *p) {
     name_set(p->chip_scheduler, "2pm+");
 }
 
+/* The hybrid paper's SLC/TLC device (Table 2): 16 KB pages, 4 channels x 2 ways, one plane; SLC
+ * mode 50/300 us read/program and 256 pages per block, TLC 250/2500 us and 768 pages, erase 10 ms,
+ * 100,000 vs 2,500 P/E cycles, 10% free-block retention per region, 20% over-provisioning, 10% of
+ * the blocks in SLC mode (Table 4's largest share), placement "level" with BalancingWeight 0.1.
+ * Channel speed, firmware and link costs are not in the paper: assumptions in docs/HYBRID.md. */
+static void preset_hybrid(csd_params *p) {
+    preset_paper(p);
+    name_set(p->preset, "hybrid");
+    p->channels = 4;
+    p->chips_per_channel = 2;
+    p->dies_per_chip = 1;
+    p->planes_per_die = 1;
+    p->page_bytes = 16384;
+    p->pages_per_block = 768;
+    p->slc_pages_per_block = 256;
+    p->overprovision_pct = 20;
+    p->gc_free_blocks_min = 2;
+    p->gc_free_pct = 10;
+    p->t_read_ns = 250000;
+    p->t_prog_ns = 2500000;
+    p->t_erase_ns = 10000000;
+    p->t_read_slc_ns = 50000;
+    p->t_prog_slc_ns = 300000;
+    p->t_erase_slc_ns = 10000000;
+    p->pe_cycles_slc = 100000;
+    p->pe_cycles_tlc = 2500;
+    p->slc_share_pct = 10;
+    p->channel_bytes_per_s = 400000000;  /* assumed ONFI 400 MB/s: a 16 KB page in 40,960 ns */
+    p->fw_page_ns = 0;
+    p->host_link_bytes_per_s = 3938461538ull; /* assumed PCIe Gen3 x4 */
+    p->cmd_overhead_ns = 5000;
+    p->isp_batch_pages = 64;
+    p->isp_buffer_bytes = 16u << 20;
+    p->level_balance_weight_pct = 10;
+    name_set(p->placement, "level");
+}
+
 typedef struct preset {
     const char *name;
     void (*fill)(csd_params *p);
@@ -216,9 +273,10 @@ static const preset PRESETS[] = {
     { "tiny", preset_tiny },
     { "ys9203", preset_ys9203 },
     { "2pm", preset_2pm },
+    { "hybrid", preset_hybrid },
 };
 
-static const char *const PRESET_NAMES[] = { "smartssd-paper", "tiny", "ys9203", "2pm", NULL };
+static const char *const PRESET_NAMES[] = { "smartssd-paper", "tiny", "ys9203", "2pm", "hybrid", NULL };
 
 const char *const *csd_params_preset_names(void) { return PRESET_NAMES; }
 
@@ -399,8 +457,20 @@ int csd_config_check_values(const csd_params *p, char *err, size_t errlen) {
     REQUIRE(p->tasklet_stack_bytes >= (64u << 10) && p->tasklet_stack_bytes <= (64u << 20),
             "tasklet_stack_bytes must be 64K..64M");
     REQUIRE(p->trace_to_ns == 0 || p->trace_to_ns > p->trace_from_ns, "trace_to_ns must be 0 or above trace_from_ns");
+    REQUIRE(p->slc_share_pct <= 90, "slc_share_pct must be 0..90");
+    REQUIRE(!p->slc_share_pct || (p->slc_pages_per_block >= 4 && p->slc_pages_per_block <= p->pages_per_block),
+            "slc_pages_per_block must be 4..pages_per_block");
+    REQUIRE(p->pe_cycles_slc >= 1 && p->pe_cycles_tlc >= 1, "pe_cycles_slc and pe_cycles_tlc must be positive");
+    REQUIRE(p->gc_free_pct <= 50, "gc_free_pct must be 0..50");
+    REQUIRE(p->level_balance_weight_pct <= 100, "level_balance_weight_pct must be 0..100");
 #undef REQUIRE
     return 0;
+}
+
+uint32_t csd_params_slc_blocks(const csd_params *p) {
+    if (!p->slc_share_pct || !p->blocks_per_plane) return 0;
+    uint32_t n = (uint32_t)((uint64_t)p->blocks_per_plane * p->slc_share_pct / 100);
+    return n ? n : 1;   /* a share rounds down to whole blocks, but a region is never empty */
 }
 
 void csd_params_visit(const csd_params *p, csd_params_visit_fn fn, void *arg) {

@@ -7,9 +7,9 @@
 
 uint64_t cq_est(const cq *q, const csd_flash_op *op) {
     switch (op->kind) {
-    case CSD_FLASH_READ: return q->p.t_read_ns + q->xfer_ns;
-    case CSD_FLASH_PROGRAM: return q->xfer_ns + q->p.t_prog_ns;
-    default: return q->p.t_erase_ns;
+    case CSD_FLASH_READ: return csd_flash_cell_ns(&q->p, CSD_FLASH_READ, op->ppn) + q->xfer_ns;
+    case CSD_FLASH_PROGRAM: return q->xfer_ns + csd_flash_cell_ns(&q->p, CSD_FLASH_PROGRAM, op->ppn);
+    default: return csd_flash_cell_ns(&q->p, CSD_FLASH_ERASE, op->ppn);
     }
 }
 

@@ -148,16 +148,18 @@ static void chip_kick_ev(csd_sim *sim, void *arg) {
     switch (op->kind) {
     case CSD_FLASH_READ:
         c->phase = CHIP_ARRAY;
-        if (f->trace) csd_trace_span(f->trace, CSD_TRACK_CHIP, c->index, PHASE_READ, op->req_id, now, now + f->p.t_read_ns, op->ppn);
-        sched(f, now + f->p.t_read_ns, chip_array_done_ev, c);
+        uint64_t t_r = csd_flash_cell_ns(&f->p, CSD_FLASH_READ, op->ppn);
+        if (f->trace) csd_trace_span(f->trace, CSD_TRACK_CHIP, c->index, PHASE_READ, op->req_id, now, now + t_r, op->ppn);
+        sched(f, now + t_r, chip_array_done_ev, c);
         break;
     case CSD_FLASH_PROGRAM:
         chip_wait_channel(c);      /* data in first, then the array program */
         break;
     default:
         c->phase = CHIP_ERASE;
-        if (f->trace) csd_trace_span(f->trace, CSD_TRACK_CHIP, c->index, PHASE_ERASE, op->req_id, now, now + f->p.t_erase_ns, op->ppn);
-        sched(f, now + f->p.t_erase_ns, chip_op_done_ev, c);
+        uint64_t t_e = csd_flash_cell_ns(&f->p, CSD_FLASH_ERASE, op->ppn);
+        if (f->trace) csd_trace_span(f->trace, CSD_TRACK_CHIP, c->index, PHASE_ERASE, op->req_id, now, now + t_e, op->ppn);
+        sched(f, now + t_e, chip_op_done_ev, c);
         break;
     }
 }
@@ -175,8 +177,9 @@ static void chan_xfer_done_ev(csd_sim *sim, void *arg) {
     } else {
         c->phase = CHIP_PROGRAM;
         uint64_t now = csd_sim_now(sim);
-        if (f->trace) csd_trace_span(f->trace, CSD_TRACK_CHIP, c->index, PHASE_PROGRAM, op->req_id, now, now + f->p.t_prog_ns, op->ppn);
-        sched(f, now + f->p.t_prog_ns, chip_op_done_ev, c);
+        uint64_t t_p = csd_flash_cell_ns(&f->p, CSD_FLASH_PROGRAM, op->ppn);
+        if (f->trace) csd_trace_span(f->trace, CSD_TRACK_CHIP, c->index, PHASE_PROGRAM, op->req_id, now, now + t_p, op->ppn);
+        sched(f, now + t_p, chip_op_done_ev, c);
     }
     chan_request(ch);
 }

@@ -69,6 +69,11 @@ typedef struct csd_addr {
 void csd_ppn_decode(const csd_params *p, uint64_t ppn, csd_addr *a);
 uint64_t csd_ppn_encode(const csd_params *p, const csd_addr *a);
 uint32_t csd_units(const csd_params *p);  /* channels * chips * dies * planes */
+/* Cell type of ppn's block: 1 = SLC mode (the first csd_params_slc_blocks() blocks of every plane),
+ * 0 = the normal (TLC) cells. docs/TIMING-MODEL.md, "Hybrid SLC/TLC blocks". */
+int csd_ppn_is_slc(const csd_params *p, uint64_t ppn);
+/* Array time of one operation of kind on ppn's block: t_read/t_prog/t_erase of its cell type. */
+uint64_t csd_flash_cell_ns(const csd_params *p, uint8_t kind, uint64_t ppn);
 
 typedef struct csd_flash_op csd_flash_op;
 typedef void (*csd_flash_done_fn)(csd_flash_op *op, uint64_t t_done);

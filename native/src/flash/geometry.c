@@ -30,3 +30,19 @@ uint64_t csd_ppn_encode(const csd_params *p, const csd_addr *a) {
     uint64_t unit = (chip * p->dies_per_chip + a->die) * p->planes_per_die + a->plane;
     return (unit * p->blocks_per_plane + a->block) * p->pages_per_block + a->page;
 }
+
+int csd_ppn_is_slc(const csd_params *p, uint64_t ppn) {
+    if (!p->slc_share_pct) return 0;
+    uint64_t ppb = p->pages_per_block ? p->pages_per_block : 1;
+    uint64_t bpp = p->blocks_per_plane ? p->blocks_per_plane : 1;
+    return (ppn / ppb) % bpp < csd_params_slc_blocks(p);
+}
+
+uint64_t csd_flash_cell_ns(const csd_params *p, uint8_t kind, uint64_t ppn) {
+    int slc = csd_ppn_is_slc(p, ppn);
+    switch (kind) {
+    case CSD_FLASH_READ: return slc ? p->t_read_slc_ns : p->t_read_ns;
+    case CSD_FLASH_PROGRAM: return slc ? p->t_prog_slc_ns : p->t_prog_ns;
+    default: return slc ? p->t_erase_slc_ns : p->t_erase_ns;
+    }
+}

@@ -1,10 +1,13 @@
 /* Log-structured allocation and garbage collection: the mechanism under the placement policy
- * (ftl/place.h), which chooses the unit of each host page and the GC victim.
+ * (ftl/place.h), which chooses the unit (and stream and region) of each host page and the GC victim.
  *
- * Each unit (plane) fills its active block page by page; a full block is closed and the next free
- * block (FIFO) opened. GC works per unit: when a unit has fewer than gc_free_blocks_min free blocks,
- * the policy's victim is copied into the unit's active block and erased. One block per unit is kept
- * for GC alone (host pages may not take the last free block), so GC can always make room. */
+ * Each unit (plane) fills open blocks page by page, one per stream; a full block is closed and the
+ * next free block (FIFO) of the stream's region opened. Regions (docs/HYBRID.md) are the unit's
+ * SLC-mode blocks and its normal (TLC) ones; a device without SLC has only the latter. GC works per
+ * unit and region: when a unit has fewer free blocks of a region than that region's threshold, the
+ * policy's victim is copied (into the region's default stream, or another region's when the policy
+ * migrates the page) and erased. One block per unit and region is kept for GC alone (host pages may
+ * not take the last free block), so GC can always make room. */
 #include "ftl/ftl_int.h"
 
 #include <errno.h>
@@ -13,59 +16,77 @@
 
 static uint64_t block_first(const csd_ftl *f, uint32_t gb) { return (uint64_t)gb * f->ppb; }
 
-static uint32_t fq_pop(csd_ftl *f, uint32_t u) {
-    uint32_t gb = f->fq[(uint64_t)u * f->bpp + f->fq_head[u]];
-    f->fq_head[u] = (f->fq_head[u] + 1) % f->bpp;
-    f->nfree[u]--;
+static uint32_t fq_pop(csd_ftl *f, uint32_t u, int r) {
+    uint32_t q = u * FTL_REGIONS + (uint32_t)r;
+    uint32_t gb = f->fq[(uint64_t)q * f->bpp + f->fq_head[q]];
+    f->fq_head[q] = (f->fq_head[q] + 1) % f->bpp;
+    f->nfree[q]--;
     f->free_blocks--;
     return gb;
 }
 
-static void fq_push(csd_ftl *f, uint32_t u, uint32_t gb) {
-    f->fq[(uint64_t)u * f->bpp + (f->fq_head[u] + f->nfree[u]) % f->bpp] = gb;
-    f->nfree[u]++;
+static void fq_push(csd_ftl *f, uint32_t gb) {
+    uint32_t q = ftl_unit_of_block(f, gb) * FTL_REGIONS + (uint32_t)ftl_block_region(f, gb);
+    f->fq[(uint64_t)q * f->bpp + (f->fq_head[q] + f->nfree[q]) % f->bpp] = gb;
+    f->nfree[q]++;
     f->free_blocks++;
 }
 
-static int gc_unit(csd_ftl *f, uint32_t u, csd_flash_batch *ops);
+static int gc_unit(csd_ftl *f, uint32_t u, int r, csd_flash_batch *ops);
 
-int ftl_unit_take(csd_ftl *f, uint32_t u, int gc, csd_flash_batch *ops, uint64_t *ppn) {
-    uint32_t a = f->active[u];
-    if (a == NONE32 || f->bwp[a] == f->ppb) {
-        if (a != NONE32) {
-            f->bstate[a] = BLK_CLOSED;
-            f->active[u] = NONE32;
-        }
+static void close_if_full(csd_ftl *f, uint32_t *a) {
+    if (*a != NONE32 && f->bwp[*a] >= ftl_block_pages(f, *a)) {
+        f->bstate[*a] = BLK_CLOSED;
+        *a = NONE32;
+    }
+}
+
+int ftl_stream_take(csd_ftl *f, uint32_t u, uint32_t s, int r, int gc, csd_flash_batch *ops, uint64_t *ppn) {
+    uint32_t *a = ftl_active(f, u, s);
+    close_if_full(f, a);
+    if (*a == NONE32) {
         if (!gc) {
-            if (f->nfree[u] < f->gc_min) {
-                int rc = gc_unit(f, u, ops);
+            if (ftl_nfree(f, u, r) < f->gc_min_r[r]) {
+                int rc = gc_unit(f, u, r, ops);
                 if (rc) return rc;
             }
-            /* GC may have opened a new active block for its copies: use it */
-            a = f->active[u];
-            if (a != NONE32 && f->bwp[a] < f->ppb) goto take;
-            if (a != NONE32) {
-                f->bstate[a] = BLK_CLOSED;
-                f->active[u] = NONE32;
-            }
-            if (f->nfree[u] < 2) return -ENOSPC;
-        } else if (f->nfree[u] < 1) {
+            /* GC may have opened a new block for its copies in this stream: use it */
+            close_if_full(f, a);
+            if (*a != NONE32) goto take;
+            if (ftl_nfree(f, u, r) < 2) return -ENOSPC;
+        } else if (ftl_nfree(f, u, r) < 1) {
             return -ENOSPC;
         }
-        a = fq_pop(f, u);
-        f->active[u] = a;
-        f->bstate[a] = BLK_ACTIVE;
-        f->bwp[a] = 0;
+        *a = fq_pop(f, u, r);
+        f->bstate[*a] = BLK_ACTIVE;
+        f->bwp[*a] = 0;
     }
 take:
-    *ppn = block_first(f, a) + f->bwp[a]++;
+    *ppn = block_first(f, *a) + f->bwp[*a]++;
     f->pstate[*ppn] = PG_RESERVED;
-    f->bres[a]++;
+    f->bres[*a]++;
+    /* a policy stream's full block is closed at once, so GC may take it while the stream is idle
+     * (a level no longer written); the default streams close on their next page, as they always did */
+    if (s >= FTL_REGIONS) close_if_full(f, a);
     return 0;
 }
 
+int ftl_unit_take(csd_ftl *f, uint32_t u, int gc, csd_flash_batch *ops, uint64_t *ppn) {
+    return ftl_stream_take(f, u, REG_TLC, REG_TLC, gc, ops, ppn);
+}
+
+void ftl_stream_move(csd_ftl *f, uint32_t u, uint32_t from, uint32_t to) {
+    uint32_t *a = ftl_active(f, u, from), *b = ftl_active(f, u, to);
+    if (*b == NONE32) {
+        *b = *a;
+        *a = NONE32;
+    }
+}
+
 int ftl_alloc_host(csd_ftl *f, csd_flash_batch *ops, uint64_t *ppn) {
-    return f->place->alloc(f->place_state, f, 0, ops, ppn);
+    int rc = f->place->alloc(f->place_state, f, f->cur_hint, ops, ppn);
+    if (!rc) f->phint[*ppn] = (uint8_t)f->cur_hint;
+    return rc;
 }
 
 void ftl_release(csd_ftl *f, uint64_t ppn) {
@@ -118,32 +139,41 @@ static int erase_block(csd_ftl *f, uint32_t gb, csd_flash_batch *ops) {
             }
         }
         f->pstate[ppn] = PG_FREE;
+        f->phint[ppn] = 0;
     }
     f->bvalid[gb] = 0;
     f->bwp[gb] = 0;
     f->bres[gb] = 0;
     f->berase[gb]++;
     f->bstate[gb] = BLK_FREE;
-    fq_push(f, ftl_unit_of_block(f, gb), gb);
+    fq_push(f, gb);
     return 0;
 }
 
 typedef struct gc_move { uint64_t src, dst; csd_oob rec; } gc_move;
 
-/* Copy every valid page of block gb into its unit's active block, then erase gb. Copies keep their
- * sequence number (same version of the data) and count copies + 1, so recovery prefers the copy
- * when a crash leaves both. Data before records before erase: a crash anywhere leaves one intact
- * copy of every page. */
+/* May a page GC moves out of another region go to region r of unit u? Its default stream has a free
+ * page, or r has a free block besides the one its own GC needs. */
+static int room_for_copy(const csd_ftl *f, uint32_t u, int r) {
+    uint32_t a = *ftl_active(f, u, (uint32_t)r);
+    return (a != NONE32 && f->bwp[a] < ftl_block_pages(f, a)) || ftl_nfree(f, u, r) >= 2;
+}
+
+/* Copy every valid page of block gb into an open block (its region's default stream, or the region
+ * the policy's gc_dest names: migration), then erase gb. Copies keep their sequence number (same
+ * version of the data) and count copies + 1, so recovery prefers the copy when a crash leaves both.
+ * Data before records before erase: a crash anywhere leaves one intact copy of every page. */
 static int gc_block(csd_ftl *f, uint32_t gb, csd_flash_batch *ops) {
     uint32_t u = ftl_unit_of_block(f, gb);
+    int r = ftl_block_region(f, gb);
     uint64_t first = block_first(f, gb);
     uint8_t *raw = malloc((size_t)f->ppb * CSD_OOB_BYTES);
     gc_move *mv = malloc((size_t)f->ppb * sizeof *mv);
     int rc = (!raw || !mv) ? -ENOMEM : csd_store_read_oob(f->st, first, f->ppb, raw);
-    uint32_t n = 0;
+    uint32_t n = 0, migrated = 0;
     for (uint32_t i = 0; !rc && i < f->ppb; i++) {
         uint64_t src = first + i;
-        if (f->pstate[src] != PG_VALID) continue;
+        if (f->pstate[src] != PG_VALID) continue;   /* stale, trimmed, dead: not copied */
         gc_move *m = &mv[n];
         m->src = src;
         if (csd_oob_decode(raw + (size_t)i * CSD_OOB_BYTES, f->pb, &m->rec) != CSD_OOB_OK) {
@@ -156,9 +186,15 @@ static int gc_block(csd_ftl *f, uint32_t gb, csd_flash_batch *ops) {
             if (rc) break;
             ftl_op(f, ops, CSD_FLASH_READ, 1, src);
         }
-        rc = ftl_unit_take(f, u, 1, ops, &m->dst);
+        int dr = f->place->gc_dest ? f->place->gc_dest(f->place_state, f, src) : r;
+        if (dr != r && !room_for_copy(f, u, dr)) dr = r;   /* never take the other region's GC reserve */
+        rc = ftl_stream_take(f, u, (uint32_t)dr, dr, 1, ops, &m->dst);
+        if (rc == -ENOSPC && dr != r) rc = ftl_stream_take(f, u, (uint32_t)r, r, 1, ops, &m->dst);
         if (rc) break;
         n++;
+        f->phint[m->dst] = f->phint[src];
+        if (f->place->moved) f->place->moved(f->place_state, f, src, m->dst);
+        if (ftl_ppn_region(f, m->dst) != r) migrated++;
         if (data) {
             rc = csd_store_write_data(f->st, m->dst, f->gcbuf);
             if (rc) break;
@@ -192,22 +228,79 @@ static int gc_block(csd_ftl *f, uint32_t gb, csd_flash_batch *ops) {
         }
     }
     f->c.gc_pages_moved += n;
+    f->c.migrated_pages += migrated;
     f->c.gc_runs++;
     free(raw);
     free(mv);
     return erase_block(f, gb, ops);
 }
 
-static int gc_unit(csd_ftl *f, uint32_t u, csd_flash_batch *ops) {
-    while (f->nfree[u] < f->gc_min) {
-        uint32_t victim = f->place->victim(f->place_state, f, u);
-        if (victim == NONE32) return 0;   /* nothing to reclaim: the unit is full */
+static int gc_unit(csd_ftl *f, uint32_t u, int r, csd_flash_batch *ops) {
+    while (ftl_nfree(f, u, r) < f->gc_min_r[r]) {
+        uint32_t victim = f->place->victim(f->place_state, f, u, r);
+        if (victim == NONE32) return 0;   /* nothing to reclaim: the region is full */
         uint32_t best = f->bvalid[victim];
-        uint32_t a = f->active[u];
-        uint64_t room = (uint64_t)f->nfree[u] * f->ppb + (a != NONE32 ? f->ppb - f->bwp[a] : 0);
+        uint32_t a = *ftl_active(f, u, (uint32_t)r);
+        uint32_t bp = r == REG_SLC ? f->sppb : f->ppb;
+        uint64_t room = (uint64_t)ftl_nfree(f, u, r) * bp + (a != NONE32 ? ftl_block_pages(f, a) - f->bwp[a] : 0);
         if (room < best) return 0;
         int rc = gc_block(f, victim, ops);
         if (rc) return rc;
     }
     return 0;
 }
+
+/* The greedy choice (hybrid paper VI-A: the block with the most invalid pages), within one region:
+ * the closed block with the fewest valid pages. */
+uint32_t ftl_greedy_victim(const csd_ftl *f, uint32_t u, int r) {
+    uint32_t victim = NONE32, best = UINT32_MAX;
+    uint32_t b0 = r == REG_SLC ? 0 : f->slcb, b1 = r == REG_SLC ? f->slcb : f->bpp;
+    for (uint32_t b = b0; b < b1; b++) {
+        uint32_t gb = u * f->bpp + b;
+        if (f->bstate[gb] == BLK_CLOSED && f->bres[gb] == 0 && f->bvalid[gb] < best &&
+            f->bvalid[gb] < ftl_block_pages(f, gb)) {
+            victim = gb;
+            best = f->bvalid[gb];
+        }
+    }
+    return victim;
+}
+
+int ftl_wear_save(csd_ftl *f) {
+    uint8_t extra[CSD_WEAR_EXTRA_MAX];
+    size_t n = f->place->save ? f->place->save(f->place_state, extra, sizeof extra) : 0;
+    return csd_store_write_wear(f->st, f->berase, extra, n);
+}
+
+void csd_ftl_wear_get(const csd_ftl *f, csd_ftl_wear *w) {
+    memset(w, 0, sizeof *w);
+    w->pe_limit[REG_TLC] = f->p.pe_cycles_tlc;
+    w->pe_limit[REG_SLC] = f->p.pe_cycles_slc;
+    for (uint32_t gb = 0; gb < f->nblocks; gb++) {
+        int r = ftl_block_region(f, gb);
+        w->blocks[r]++;
+        w->erases[r] += f->berase[gb];
+        if (f->berase[gb] > w->pe_max[r]) w->pe_max[r] = f->berase[gb];
+    }
+}
+
+uint32_t csd_ftl_block_erases(const csd_ftl *f, uint64_t block) {
+    return block < f->nblocks ? f->berase[block] : UINT32_MAX;
+}
+
+uint32_t csd_ftl_page_hint(const csd_ftl *f, uint64_t ppn) { return ppn < f->physical ? f->phint[ppn] : 0; }
+
+void ftl_stripe_order(const csd_ftl *f, uint32_t *order) {
+    const csd_params *p = &f->p;
+    uint32_t C = p->channels, K = p->chips_per_channel, D = p->dies_per_chip;
+    for (uint32_t r = 0; r < f->units; r++) {
+        uint32_t ch = r % C, chip = (r / C) % K, die = (r / (C * K)) % D, plane = r / (C * K * D);
+        order[r] = ((ch * K + chip) * D + die) * p->planes_per_die + plane;
+    }
+}
+
+void csd_ftl_place_report(const csd_ftl *f, void (*fn)(void *arg, const char *key, uint64_t value), void *arg) {
+    if (f->place->report) f->place->report(f->place_state, fn, arg);
+}
+
+uint32_t csd_ftl_slc_blocks(const csd_ftl *f) { return f->slcb; }

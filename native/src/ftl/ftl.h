@@ -35,7 +35,22 @@ typedef struct csd_ftl_counters {
     uint64_t trimmed_pages;
     uint64_t free_blocks, total_blocks;
     uint64_t logical_pages_used, logical_pages_capacity;
+    /* per cell region, [0] TLC (normal cells), [1] SLC mode (docs/HYBRID.md): flash operations of
+     * every source, the host's own page reads and programs among them, and pages GC moved from SLC
+     * to TLC (migration) */
+    uint64_t region_reads[2], region_programs[2], region_erases[2];
+    uint64_t region_host_reads[2], region_host_programs[2];
+    uint64_t migrated_pages;
 } csd_ftl_counters;
+
+/* Wear per cell region ([0] TLC, [1] SLC): P/E counts as persisted in the image. */
+typedef struct csd_ftl_wear {
+    uint64_t blocks[2];          /* blocks in the region */
+    uint64_t erases[2];          /* P/E cycles summed over its blocks */
+    uint32_t pe_max[2];          /* most-erased block */
+    uint32_t pe_limit[2];        /* P/E cycles a block of the region endures (pe_cycles_slc/_tlc) */
+} csd_ftl_wear;
+
 
 typedef struct csd_ftl csd_ftl;
 
@@ -86,6 +101,13 @@ int csd_ftl_obj_list(const csd_ftl *f, const char *prefix, const char *start_aft
  * (ops may be NULL). Returns 0 or -errno (-ENOSPC when the logical capacity is exhausted). */
 int csd_ftl_write(csd_ftl *f, uint64_t id, uint64_t offset, const void *data, size_t len,
                   csd_flash_batch *ops);
+/* The same with a hint for the placement policy: the data's lifetime class (an LSM level + 1, or any
+ * class the host states; 0 = none), at most CSD_FTL_HINT_MAX, kept with each page. -EINVAL above. */
+#define CSD_FTL_HINT_MAX 255u
+int csd_ftl_write_hint(csd_ftl *f, uint64_t id, uint64_t offset, const void *data, size_t len, uint32_t hint,
+                       csd_flash_batch *ops);
+/* The hint ppn's page was written with (0 = none or unknown). */
+uint32_t csd_ftl_page_hint(const csd_ftl *f, uint64_t ppn);
 int csd_ftl_read(csd_ftl *f, uint64_t id, uint64_t offset, void *buf, size_t len, csd_flash_batch *ops);
 /* Deallocate the whole pages inside [offset, offset+len); they read as zeros afterwards. */
 int csd_ftl_trim(csd_ftl *f, uint64_t id, uint64_t offset, uint64_t len, csd_flash_batch *ops);
@@ -104,6 +126,13 @@ int csd_ftl_read_ppn(csd_ftl *f, uint64_t ppn, void *buf);
 const uint8_t *csd_ftl_view_ppn(csd_ftl *f, uint64_t ppn, int *rc);
 
 void csd_ftl_counters_get(const csd_ftl *f, csd_ftl_counters *c);
+void csd_ftl_wear_get(const csd_ftl *f, csd_ftl_wear *w);
+/* The placement policy's own counters (fn(arg, key, value)); nothing for policies without any. */
+void csd_ftl_place_report(const csd_ftl *f, void (*fn)(void *arg, const char *key, uint64_t value), void *arg);
+/* Blocks of each plane in SLC mode (0: one cell type). */
+uint32_t csd_ftl_slc_blocks(const csd_ftl *f);
+/* P/E count of block (unit * blocks_per_plane + block), UINT32_MAX past the last. */
+uint32_t csd_ftl_block_erases(const csd_ftl *f, uint64_t block);
 
 /* Verify an image offline: superblock, metadata, every OOB record and data checksum of live pages,
  * mapping consistency. Writes a human-readable report line per problem to report (may be NULL).

@@ -28,6 +28,13 @@ static inline uint64_t map_ppn(uint64_t e) { return e & ~MAP_TOMB; }
 
 #define NONE32 UINT32_MAX
 
+/* Cell regions (docs/HYBRID.md): the first slc blocks of every unit run in SLC mode. */
+enum { REG_TLC = 0, REG_SLC = 1, FTL_REGIONS = 2 };
+/* Open blocks one unit may have at once: stream r < FTL_REGIONS is region r's default (host pages of
+ * policies without streams, and GC copies); placement policies may use the others, each bound to a
+ * region while it holds a block. */
+#define FTL_STREAMS 16
+
 typedef struct ftl_obj {
     uint64_t id, created_seq, size;
     uint64_t ctime_ms, mtime_ms, atime_ms;   /* wall times, ms since the epoch; 0 = unknown / unset */
@@ -86,12 +93,19 @@ struct csd_ftl {
     uint64_t *rev_id;
     uint32_t *rev_idx, *pcrc;
 
-    uint8_t *bstate;             /* per block (unit * bpp + block) */
-    uint32_t *bvalid, *bwp, *bres, *berase;
+    uint8_t *phint;              /* per ppn: the hint its page was written with (0 = none; in its OOB) */
 
-    uint32_t *active;            /* per unit: block or NONE32 */
-    uint32_t *nfree, *fq_head, *fq;  /* per unit FIFO of free blocks (fq: units x bpp) */
+    uint8_t *bstate;             /* per block (unit * bpp + block) */
+    uint32_t *bvalid, *bwp, *bres, *berase;   /* berase: P/E count, persisted in the wear record */
+
+    uint32_t slcb, sppb;         /* SLC-mode blocks per unit (the first ones), pages each (0: none) */
+    uint32_t *active;            /* per unit x FTL_STREAMS: block or NONE32 */
+    uint32_t *nfree, *fq_head, *fq;  /* per unit x region FIFO of free blocks (fq: units x regions x bpp) */
     uint64_t free_blocks;
+    uint32_t gc_min_r[FTL_REGIONS];  /* per region: GC when a unit has fewer free blocks of it */
+    uint32_t cur_hint;           /* the host write being placed: its hint, length in bytes, and whether */
+    uint64_t cur_bytes;          /* the page being placed overwrites a mapped one (an update) */
+    int cur_update;
 
     uint64_t next_seq;
     csd_objtab tab;
@@ -112,6 +126,21 @@ struct csd_ftl {
 void ftl_op(csd_ftl *f, csd_flash_batch *ops, int kind, int gc, uint64_t ppn);
 /* alloc.c: page allocation, garbage collection, erase */
 int ftl_alloc_host(csd_ftl *f, csd_flash_batch *ops, uint64_t *ppn);   /* page becomes PG_RESERVED */
+/* Next page of stream s of unit u, a block of region r (the stream's block is opened from r's free
+ * blocks; GC of region r first when the unit is short of them). As ftl_unit_take otherwise. */
+int ftl_stream_take(csd_ftl *f, uint32_t u, uint32_t s, int r, int gc, csd_flash_batch *ops, uint64_t *ppn);
+/* Hand stream from's open block of unit u to stream to (which must have none): Fig. 8's expired
+ * level block reused for the next level. */
+void ftl_stream_move(csd_ftl *f, uint32_t u, uint32_t from, uint32_t to);
+static inline uint32_t *ftl_active(const csd_ftl *f, uint32_t u, uint32_t s) {
+    return &f->active[(uint64_t)u * FTL_STREAMS + s];
+}
+static inline int ftl_block_region(const csd_ftl *f, uint32_t gb) { return gb % f->bpp < f->slcb ? REG_SLC : REG_TLC; }
+static inline uint32_t ftl_block_pages(const csd_ftl *f, uint32_t gb) {
+    return gb % f->bpp < f->slcb ? f->sppb : f->ppb;
+}
+static inline int ftl_ppn_region(const csd_ftl *f, uint64_t ppn) { return ftl_block_region(f, (uint32_t)(ppn / f->ppb)); }
+static inline uint32_t ftl_nfree(const csd_ftl *f, uint32_t u, int r) { return f->nfree[u * FTL_REGIONS + r]; }
 /* Next page of unit u's active block, opening a free block when needed (GC first when the unit is
  * short of free blocks). Host pages need two free blocks to open one (the last is GC's); GC pages
  * (gc = 1) may take the last. The page becomes RESERVED. 0, -ENOSPC, or -errno. */
@@ -120,6 +149,12 @@ void ftl_release(csd_ftl *f, uint64_t ppn);     /* a reserved page that will not
 void ftl_set_valid(csd_ftl *f, uint64_t ppn, uint64_t id, uint32_t idx, uint32_t crc);
 void ftl_unmap(csd_ftl *f, uint64_t ppn, int to_state);   /* a VALID page -> STALE or DEAD */
 void ftl_maybe_drop_tomb(csd_ftl *f, ftl_obj *o, uint64_t idx);
+/* Units in stripe order (channel fastest, then chip, die, plane): order[position] = unit. */
+void ftl_stripe_order(const csd_ftl *f, uint32_t *order);
+/* Greedy GC victim of region r in unit u: the closed block with the fewest valid pages (not a full one). */
+uint32_t ftl_greedy_victim(const csd_ftl *f, uint32_t u, int r);
+/* Persist every block's P/E count (the wear record). 0 or -errno. */
+int ftl_wear_save(csd_ftl *f);
 static inline uint32_t ftl_block_of(const csd_ftl *f, uint64_t ppn) { return (uint32_t)(ppn / f->ppb); }
 static inline uint32_t ftl_unit_of_block(const csd_ftl *f, uint32_t gb) { return gb / f->bpp; }
 static inline uint64_t ftl_obj_pages(const csd_ftl *f, const ftl_obj *o) { return (o->size + f->pb - 1) / f->pb; }

@@ -54,7 +54,7 @@ static int group_commit(csd_ftl *f, ftl_obj *o, grp_page *g, uint32_t n, int kin
     for (uint32_t k = 0; k < n; k++) {
         csd_oob r = { .kind = (uint8_t)kind, .copies = 0, .valid_bytes = g[k].valid, .obj = o->id,
                       .page = g[k].idx, .seq = s0 + k, .op_first = s0, .op_pages = n, .data_crc = g[k].crc,
-                      .time_ms = now };
+                      .time_ms = now, .hint = f->phint[g[k].ppn] };
         rc = csd_store_write_oob(f->st, g[k].ppn, &r);
         if (rc) {
             group_rollback(f, g, n, s0, 1);
@@ -97,7 +97,13 @@ static int group_commit(csd_ftl *f, ftl_obj *o, grp_page *g, uint32_t n, int kin
 }
 
 int csd_ftl_write(csd_ftl *f, uint64_t id, uint64_t offset, const void *data, size_t len, csd_flash_batch *ops) {
+    return csd_ftl_write_hint(f, id, offset, data, len, 0, ops);
+}
+
+int csd_ftl_write_hint(csd_ftl *f, uint64_t id, uint64_t offset, const void *data, size_t len, uint32_t hint,
+                       csd_flash_batch *ops) {
     if (f->broken) return -EIO;
+    if (hint > CSD_FTL_HINT_MAX) return -EINVAL;
     ftl_obj *o = csd_objtab_by_id(&f->tab, id);
     if (!o) return -ENOENT;
     if (offset > o->size || len > UINT64_MAX - offset) return -ERANGE;
@@ -115,6 +121,8 @@ int csd_ftl_write(csd_ftl *f, uint64_t id, uint64_t offset, const void *data, si
     const uint8_t *src = data;
     uint8_t *buf = f->pagebuf;
     int rc = 0;
+    f->cur_hint = hint;   /* for the placement policy (ftl_alloc_host), this write's pages only */
+    f->cur_bytes = len;
     for (uint64_t g0 = first; !rc && g0 <= last; g0 += gmax) {
         uint64_t g1 = min64(last, g0 + gmax - 1);
         uint64_t size_after = max64(o->size, min64(end, (g1 + 1) * pb));
@@ -135,6 +143,7 @@ int csd_ftl_write(csd_ftl *f, uint64_t id, uint64_t offset, const void *data, si
                 memcpy(buf + (lo - ps), src + (lo - offset), hi - lo);
             }
             uint64_t ppn;
+            f->cur_update = map_is_data(o->map[i]);
             rc = ftl_alloc_host(f, ops, &ppn);
             if (rc) break;
             g[n++] = (grp_page){ i, ppn, csd_crc32(0, buf, pb), (uint32_t)min64(pb, size_after - ps) };
@@ -149,6 +158,9 @@ int csd_ftl_write(csd_ftl *f, uint64_t id, uint64_t offset, const void *data, si
         rc = group_commit(f, o, g, n, CSD_OOB_DATA, size_after, ops);
         if (!rc) f->c.host_pages_written += n;
     }
+    f->cur_hint = 0;
+    f->cur_bytes = 0;
+    f->cur_update = 0;
     free(g);
     return rc;
 }
@@ -192,6 +204,7 @@ int csd_ftl_trim(csd_ftl *f, uint64_t id, uint64_t offset, uint64_t len, csd_fla
     grp_page *g = malloc((size_t)min64(f->group_pages, lim > i ? lim - i : 1) * sizeof *g);
     if (!g) return -ENOMEM;
     int rc = 0;
+    f->cur_bytes = len;   /* tombstones are placed as a request of the trimmed length, without a hint */
     while (!rc && i < lim) {
         uint32_t n = 0;
         for (; i < lim && n < f->group_pages; i++) {
@@ -210,6 +223,7 @@ int csd_ftl_trim(csd_ftl *f, uint64_t id, uint64_t offset, uint64_t len, csd_fla
         if (n) rc = group_commit(f, o, g, n, CSD_OOB_TOMBSTONE, o->size, ops);
         if (!rc) f->c.trimmed_pages += n;
     }
+    f->cur_bytes = 0;
     free(g);
     return rc;
 }

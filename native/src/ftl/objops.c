@@ -33,6 +33,9 @@ int ftl_meta_save(csd_ftl *f, const ftl_obj *skip, const ftl_obj *ren, const cha
     if (rc) return rc;
     f->meta_slot = slot;
     f->meta_seq++;
+    /* P/E counts ride along with every table save (and close); they are reported, never needed to
+     * read data, so a failure here does not fail the table change */
+    (void)ftl_wear_save(f);
     return 0;
 }
 

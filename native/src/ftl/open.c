@@ -65,6 +65,7 @@ static void ftl_free(csd_ftl *f) {
     free(f->bwp);
     free(f->bres);
     free(f->berase);
+    free(f->phint);
     free(f->active);
     free(f->nfree);
     free(f->fq_head);
@@ -87,6 +88,16 @@ static int alloc_state(csd_ftl *f) {
     int64_t head = csd_layout_headroom(l);
     f->group_pages = head > 2 ? (uint64_t)head / 2 : 1;
     f->gc_min = f->p.gc_free_blocks_min > 2 ? f->p.gc_free_blocks_min : 2;
+    f->slcb = l->slc_blocks;
+    f->sppb = l->slc_pages_per_block;
+    uint32_t rb[FTL_REGIONS] = { f->bpp - f->slcb, f->slcb };
+    for (int r = 0; r < FTL_REGIONS; r++) {
+        /* gc_free_pct of the region's blocks, at least gc_min, but a region's GC must leave it room */
+        uint32_t m = (uint32_t)((uint64_t)rb[r] * f->p.gc_free_pct / 100);
+        if (m < f->gc_min) m = f->gc_min;
+        if (rb[r] && m > rb[r] - 1) m = rb[r] > 2 ? rb[r] - 1 : 2;
+        f->gc_min_r[r] = m;
+    }
     size_t np = (size_t)f->physical, nb = (size_t)f->nblocks, nu = f->units;
     f->pstate = calloc(np, 1);
     f->rev_id = calloc(np, sizeof *f->rev_id);
@@ -97,16 +108,17 @@ static int alloc_state(csd_ftl *f) {
     f->bwp = calloc(nb, sizeof *f->bwp);
     f->bres = calloc(nb, sizeof *f->bres);
     f->berase = calloc(nb, sizeof *f->berase);
-    f->active = malloc(nu * sizeof *f->active);
-    f->nfree = calloc(nu, sizeof *f->nfree);
-    f->fq_head = calloc(nu, sizeof *f->fq_head);
-    f->fq = calloc(nb, sizeof *f->fq);
+    f->phint = calloc(np, 1);
+    f->active = malloc(nu * FTL_STREAMS * sizeof *f->active);
+    f->nfree = calloc(nu * FTL_REGIONS, sizeof *f->nfree);
+    f->fq_head = calloc(nu * FTL_REGIONS, sizeof *f->fq_head);
+    f->fq = calloc(nb * FTL_REGIONS, sizeof *f->fq);
     f->pagebuf = malloc(f->pb);
     f->gcbuf = malloc(f->pb);
     if (!f->pstate || !f->rev_id || !f->rev_idx || !f->pcrc || !f->bstate || !f->bvalid || !f->bwp ||
-        !f->bres || !f->berase || !f->active || !f->nfree || !f->fq_head || !f->fq || !f->pagebuf || !f->gcbuf)
+        !f->bres || !f->berase || !f->phint || !f->active || !f->nfree || !f->fq_head || !f->fq || !f->pagebuf || !f->gcbuf)
         return -ENOMEM;
-    for (uint32_t u = 0; u < nu; u++) f->active[u] = NONE32;
+    for (size_t i = 0; i < nu * FTL_STREAMS; i++) f->active[i] = NONE32;
     return 0;
 }
 
@@ -127,6 +139,7 @@ static void rec_record(void *arg, uint64_t ppn, const csd_oob *r, int sst, int o
     if (page + 1 > f->bwp[gb]) f->bwp[gb] = page + 1;
     f->pstate[ppn] = PG_DEAD;   /* occupied; winners become VALID, older data versions STALE */
     if (sst != SCAN_ACCEPT) return;
+    f->phint[ppn] = r->hint;
     if (r->seq > c->bmaxseq[gb]) c->bmaxseq[gb] = r->seq;
     ftl_obj *o = csd_objtab_by_id(&f->tab, r->obj);
     if (o && r->seq >= o->newest_seq) {
@@ -183,21 +196,24 @@ static void rebuild_blocks(csd_ftl *f, const uint64_t *bmaxseq) {
         uint64_t first = (uint64_t)gb * f->ppb;
         for (uint32_t i = 0; i < wp; i++)
             if (f->pstate[first + i] == PG_FREE) f->pstate[first + i] = PG_DEAD;   /* a gap: not writable */
+        int r = ftl_block_region(f, gb);
         if (wp == 0) {
+            uint32_t q = u * FTL_REGIONS + (uint32_t)r;
             f->bstate[gb] = BLK_FREE;
-            f->fq[(uint64_t)u * f->bpp + f->nfree[u]] = gb;
-            f->nfree[u]++;
+            f->fq[(uint64_t)q * f->bpp + f->nfree[q]] = gb;
+            f->nfree[q]++;
             f->free_blocks++;
             continue;
         }
         f->bstate[gb] = BLK_CLOSED;
-        if (wp == f->ppb) continue;
-        /* normally one partly written block per unit; keep appending to the newest */
-        uint32_t a = f->active[u];
-        if (a == NONE32 || bmaxseq[gb] > bmaxseq[a]) {
-            f->active[u] = gb;
+        if (wp >= ftl_block_pages(f, gb)) continue;
+        /* appending goes on in the newest partly written block of each region (its default stream);
+         * the open blocks of other streams stay closed part-full (GC reclaims their free pages) */
+        uint32_t *a = ftl_active(f, u, (uint32_t)r);
+        if (*a == NONE32 || bmaxseq[gb] > bmaxseq[*a]) {
+            if (*a != NONE32) f->bstate[*a] = BLK_CLOSED;
+            *a = gb;
             f->bstate[gb] = BLK_ACTIVE;
-            if (a != NONE32) f->bstate[a] = BLK_CLOSED;
         }
     }
 }
@@ -340,6 +356,16 @@ int csd_ftl_open(csd_ftl **out, const char *path, csd_params *p, char *err, size
         ERR("%s: %s", path, e2);
         goto fail;
     }
+    /* P/E counts: a missing record (older image) or a damaged one starts from zero */
+    uint8_t extra[CSD_WEAR_EXTRA_MAX];
+    size_t nextra = 0;
+    rc = csd_store_read_wear(f->st, f->berase, extra, &nextra);
+    if (rc && rc != -EBADMSG) {
+        ERR("%s: reading the wear record: %s", path, strerror(-rc));
+        goto fail;
+    }
+    rc = 0;
+    if (nextra && f->place->load) f->place->load(f->place_state, extra, nextra);
     if (p) *p = f->p;
     *out = f;
     return 0;
@@ -351,6 +377,8 @@ fail:
 int csd_ftl_close(csd_ftl *f) {
     if (!f) return 0;
     int rc = f->map->flush(f->map_state, f, NULL);
+    int rw = ftl_wear_save(f);
+    if (!rc) rc = rw;
     int rs = csd_store_sync(f->st);
     if (!rc) rc = rs;
     ftl_free(f);

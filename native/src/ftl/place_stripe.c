@@ -15,21 +15,17 @@ typedef struct stripe {
 } stripe;
 
 static int stripe_init(void **state, csd_ftl *f) {
-    const csd_params *p = &f->p;
     uint32_t nu = f->units;
     stripe *s = calloc(1, sizeof *s + (size_t)nu * sizeof s->order[0]);
     if (!s) return -ENOMEM;
     s->units = nu;
-    uint32_t C = p->channels, K = p->chips_per_channel, D = p->dies_per_chip;
-    for (uint32_t r = 0; r < nu; r++) {
-        uint32_t ch = r % C, chip = (r / C) % K, die = (r / (C * K)) % D, plane = r / (C * K * D);
-        s->order[r] = ((ch * K + chip) * D + die) * p->planes_per_die + plane;
-    }
+    ftl_stripe_order(f, s->order);
     *state = s;
     return 0;
 }
 
 static int stripe_alloc(void *state, csd_ftl *f, uint32_t hint, csd_flash_batch *ops, uint64_t *ppn) {
+    (void)hint;   /* one stream: stripe separates nothing (a device with SLC blocks leaves them unused) */
     stripe *s = state;
     int rc = -ENOSPC;
     for (uint32_t t = 0; t < s->units; t++) {
@@ -41,16 +37,9 @@ static int stripe_alloc(void *state, csd_ftl *f, uint32_t hint, csd_flash_batch 
     return rc;
 }
 
-static uint32_t stripe_victim(void *state, csd_ftl *f, uint32_t u) {
-    uint32_t victim = NONE32, best = f->ppb;
-    for (uint32_t b = 0; b < f->bpp; b++) {
-        uint32_t gb = u * f->bpp + b;
-        if (f->bstate[gb] == BLK_CLOSED && f->bres[gb] == 0 && f->bvalid[gb] < best) {
-            victim = gb;
-            best = f->bvalid[gb];
-        }
-    }
-    return victim;
+static uint32_t stripe_victim(void *state, csd_ftl *f, uint32_t u, int r) {
+    (void)state;
+    return ftl_greedy_victim(f, u, r);
 }
 
 static void stripe_destroy(void *state) { free(state); }

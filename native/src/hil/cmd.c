@@ -59,6 +59,13 @@ void cmd_charge(csd_device *d, cmd_ctx *c, const csd_flash_batch *ops, uint64_t 
     vobj_poll_runs(d);
 }
 
+void cmd_charge_io(csd_device *d, cmd_ctx *c, const csd_flash_batch *ops, uint64_t to_dev, uint64_t to_host) {
+    uint64_t before = c->device_ns;
+    cmd_charge(d, c, ops, to_dev, to_host);
+    d->counters.io_commands++;
+    d->counters.io_ns += c->device_ns - before;
+}
+
 int cmd_reply_id(cmd_ctx *c, uint64_t id) {
     Smartssd__V1__CreateObjectReply *rep = cmd_alloc(c, sizeof *rep);
     if (!rep) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");

@@ -34,6 +34,8 @@ void *cmd_alloc(cmd_ctx *c, size_t n);
 char *cmd_strdup(cmd_ctx *c, const char *s);
 /* Charge the command's device time: cmd overhead + ops + host link bytes (advancing tasklet runs). */
 void cmd_charge(csd_device *d, cmd_ctx *c, const csd_flash_batch *ops, uint64_t to_dev, uint64_t to_host);
+/* The same for a data read or write, also counted in the I/O latency counters (stats io.*). */
+void cmd_charge_io(csd_device *d, cmd_ctx *c, const csd_flash_batch *ops, uint64_t to_dev, uint64_t to_host);
 /* Reply to create_object with the new object's id. */
 int cmd_reply_id(cmd_ctx *c, uint64_t id);
 

@@ -77,6 +77,12 @@ int cmd_identify(csd_device *d, const Smartssd__V1__Identify *m, cmd_ctx *c) {
     rep->n_tasklets = nt;
     rep->tasklets = names;
     csd_params_visit(p, visit_param, &l);
+    /* derived geometry and wear: SLC-mode blocks per plane, each region's most-erased block */
+    csd_ftl_wear w;
+    csd_ftl_wear_get(d->ftl, &w);
+    add_u64(&l, "slc_blocks_per_plane", csd_ftl_slc_blocks(d->ftl));
+    add_u64(&l, "wear.tlc.pe_max", w.pe_max[0]);
+    add_u64(&l, "wear.slc.pe_max", w.pe_max[1]);
     if (l.oom) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
     rep->n_params = l.n;
     rep->params = l.arr;
@@ -115,11 +121,68 @@ static void add_runs(csd_device *d, param_list *l) {
     }
 }
 
+static void add_place(void *arg, const char *key, uint64_t v) {
+    char k[64];
+    snprintf(k, sizeof k, "place.%s", key);
+    add_u64(arg, k, v);
+}
+
+/* Cell regions, wear and I/O latency (docs/HYBRID.md "Counters"). */
+static void add_hybrid(csd_device *d, param_list *l, const csd_ftl_counters *fc) {
+    static const char *const RN[2] = { "tlc", "slc" };
+    uint64_t pb = d->params.page_bytes;
+    csd_ftl_wear w;
+    csd_ftl_wear_get(d->ftl, &w);
+    char k[64];
+    add_u64(l, "io.commands", d->counters.io_commands);
+    add_u64(l, "io.device_ns", d->counters.io_ns);
+    add_u64(l, "io.avg_latency_ns", d->counters.io_commands ? d->counters.io_ns / d->counters.io_commands : 0);
+    add_u64(l, "ftl.migrated_pages", fc->migrated_pages);
+    add_u64(l, "wear.total_erases", w.erases[0] + w.erases[1]);
+    /* hybrid paper VI-B: durability = MIN over regions of blocks x max P/E / erases (regions that were
+     * not erased do not bound it); in thousandths, over every erase of the image so far */
+    uint64_t dur = UINT64_MAX;
+    for (int r = 0; r < 2; r++) {
+        uint64_t life = w.blocks[r] * (uint64_t)w.pe_limit[r];
+        snprintf(k, sizeof k, "region.%s.reads", RN[r]);
+        add_u64(l, k, fc->region_reads[r]);
+        snprintf(k, sizeof k, "region.%s.programs", RN[r]);
+        add_u64(l, k, fc->region_programs[r]);
+        snprintf(k, sizeof k, "region.%s.bytes_read", RN[r]);
+        add_u64(l, k, fc->region_reads[r] * pb);
+        snprintf(k, sizeof k, "region.%s.bytes_written", RN[r]);
+        add_u64(l, k, fc->region_programs[r] * pb);
+        snprintf(k, sizeof k, "region.%s.host_reads", RN[r]);
+        add_u64(l, k, fc->region_host_reads[r]);
+        snprintf(k, sizeof k, "region.%s.host_programs", RN[r]);
+        add_u64(l, k, fc->region_host_programs[r]);
+        snprintf(k, sizeof k, "region.%s.erases", RN[r]);
+        add_u64(l, k, fc->region_erases[r]);
+        snprintf(k, sizeof k, "wear.%s.blocks", RN[r]);
+        add_u64(l, k, w.blocks[r]);
+        snprintf(k, sizeof k, "wear.%s.erases", RN[r]);
+        add_u64(l, k, w.erases[r]);
+        snprintf(k, sizeof k, "wear.%s.pe_max", RN[r]);
+        add_u64(l, k, w.pe_max[r]);
+        snprintf(k, sizeof k, "wear.%s.pe_mean_milli", RN[r]);
+        add_u64(l, k, w.blocks[r] ? w.erases[r] * 1000 / w.blocks[r] : 0);
+        snprintf(k, sizeof k, "wear.%s.pe_limit", RN[r]);
+        add_u64(l, k, w.pe_limit[r]);
+        snprintf(k, sizeof k, "wear.%s.durability", RN[r]);
+        add_u64(l, k, life);
+        snprintf(k, sizeof k, "wear.%s.life_left_permille", RN[r]);
+        add_u64(l, k, life ? (w.erases[r] >= life ? 0 : (life - w.erases[r]) * 1000 / life) : 0);
+        if (w.blocks[r] && w.erases[r] && life * 1000 / w.erases[r] < dur) dur = life * 1000 / w.erases[r];
+    }
+    if (dur != UINT64_MAX) add_u64(l, "wear.durability_milli", dur);
+    csd_ftl_place_report(d->ftl, add_place, l);
+}
+
 int cmd_stats(csd_device *d, const Smartssd__V1__Stats *m, cmd_ctx *c) {
     Smartssd__V1__StatsReply *rep = cmd_alloc(c, sizeof *rep);
     const csd_params *pp = &d->params;
     uint32_t chips = pp->channels * pp->chips_per_channel;
-    size_t cap = 128 + pp->cores + chips + 4 * (size_t)d->running;
+    size_t cap = 192 + pp->cores + chips + 4 * (size_t)d->running;
     param_list l = { c, cmd_alloc(c, cap * sizeof(Smartssd__V1__Param *)), 0, cap, 0 };
     if (!rep || !l.arr) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
     smartssd__v1__stats_reply__init(rep);
@@ -149,6 +212,7 @@ int cmd_stats(csd_device *d, const Smartssd__V1__Stats *m, cmd_ctx *c) {
     add_u64(&l, "ftl.total_blocks", fc.total_blocks);
     add_u64(&l, "ftl.logical_pages_used", fc.logical_pages_used);
     add_u64(&l, "ftl.logical_pages_capacity", fc.logical_pages_capacity);
+    add_hybrid(d, &l, &fc);
     /* one counter per command the protocol has, named as in the schema, so a new command is counted
      * without touching this list */
     const ProtobufCMessageDescriptor *rd = &smartssd__v1__request__descriptor;

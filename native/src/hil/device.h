@@ -20,6 +20,7 @@ typedef struct csd_cmd_counters {
     uint64_t by_kind[CSD_CMD_KINDS]; /* indexed by Request command field number - 10 */
     uint64_t errors, bad_packets;
     uint64_t vobjs_reclaimed, runs_cancelled;   /* the orphan rule's work (vobj_reclaim) */
+    uint64_t io_commands, io_ns;     /* write_object and read_object of data: count, device ns */
 } csd_cmd_counters;
 
 struct csd_device {

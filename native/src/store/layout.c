@@ -18,8 +18,24 @@ static uint64_t meta_slot_bytes(uint32_t max_objects) {
     return align_up(fixed + (uint64_t)max_objects * (CSD_META_ENTRY_FIXED + 1024), 4096);
 }
 
+/* Pages one plane holds: SLC-mode blocks hold slc_pages_per_block of their pages_per_block. */
+static uint64_t unit_pages(const csd_params *p, uint64_t bpp) {
+    csd_params q = *p;
+    q.blocks_per_plane = (uint32_t)bpp;
+    uint64_t slc = csd_params_slc_blocks(&q);
+    return (bpp - slc) * p->pages_per_block + slc * p->slc_pages_per_block;
+}
+
+static uint32_t slc_of(const csd_params *p, uint64_t bpp) {
+    csd_params q = *p;
+    q.blocks_per_plane = (uint32_t)bpp;
+    return csd_params_slc_blocks(&q);
+}
+
 int64_t csd_layout_headroom(const csd_layout *l) {
-    int64_t per_unit = ((int64_t)l->blocks_per_plane - 1) * l->pages_per_block - 1;
+    /* one block per region per unit stays reserved for garbage collection */
+    int64_t per_unit = l->slc_blocks ? (int64_t)l->unit_pages - l->pages_per_block - l->slc_pages_per_block - 1
+                                     : ((int64_t)l->blocks_per_plane - 1) * l->pages_per_block - 1;
     return (int64_t)l->units * per_unit - (int64_t)(l->capacity / l->page_bytes);
 }
 
@@ -57,6 +73,14 @@ int csd_layout_compute(csd_layout *l, uint64_t capacity, const csd_params *p, ch
         uint64_t phys = div_up(lpages * (100ull + p->overprovision_pct), 100);
         bpp = div_up(phys, stripe);
         if (bpp < min_b) bpp = min_b;
+        if (p->slc_share_pct) {
+            /* SLC-mode blocks hold fewer pages: grow until the pages (and the GC reserve of both
+             * regions, two pages of headroom per unit) are there */
+            uint64_t need = div_up(phys, units), reserve = (uint64_t)ppb + p->slc_pages_per_block + 1;
+            uint64_t need2 = div_up(lpages + 2ull * units, units) + reserve;
+            if (need2 > need) need = need2;
+            while (unit_pages(p, bpp) < need || bpp < min_b + 2 || slc_of(p, bpp) < CSD_SLC_BLOCKS_MIN) bpp++;
+        }
     } else if (bpp < min_b) {
         snprintf(err, errlen, "blocks_per_plane %" PRIu64 " is too small for capacity %" PRIu64
                  " (at least %" PRIu64 " needed: capacity plus a garbage-collection reserve)", bpp, capacity, min_b);
@@ -73,6 +97,23 @@ int csd_layout_compute(csd_layout *l, uint64_t capacity, const csd_params *p, ch
     l->blocks_per_plane = (uint32_t)bpp;
     l->units = units;
     l->physical_pages = physical;
+    csd_params q = *p;
+    q.blocks_per_plane = (uint32_t)bpp;
+    l->slc_blocks = csd_params_slc_blocks(&q);
+    l->slc_pages_per_block = l->slc_blocks ? p->slc_pages_per_block : 0;
+    l->unit_pages = unit_pages(p, bpp);
+    if (l->slc_blocks && l->slc_blocks < CSD_SLC_BLOCKS_MIN) {
+        snprintf(err, errlen, "blocks_per_plane %" PRIu64 " with slc_share_pct %u gives %u SLC-mode blocks per plane; "
+                 "at least %u are needed (one open, two kept free for GC)", bpp, p->slc_share_pct, l->slc_blocks,
+                 CSD_SLC_BLOCKS_MIN);
+        return -EINVAL;
+    }
+    if (l->slc_blocks && (l->slc_blocks + 2 > bpp || csd_layout_headroom(l) < 2ll * units)) {
+        snprintf(err, errlen, "blocks_per_plane %" PRIu64 " leaves no room for capacity %" PRIu64
+                 " with %u%% of the blocks in SLC mode (each region needs a GC reserve)", bpp, capacity,
+                 p->slc_share_pct);
+        return -EINVAL;
+    }
     l->meta_slot_bytes = meta_slot_bytes(p->max_objects);
     l->meta_off[0] = CSD_SB_BYTES;
     l->meta_off[1] = l->meta_off[0] + l->meta_slot_bytes;
@@ -91,4 +132,9 @@ int csd_layout_equal(const csd_layout *a, const csd_layout *b) {
            a->meta_slot_bytes == b->meta_slot_bytes && a->meta_off[0] == b->meta_off[0] &&
            a->meta_off[1] == b->meta_off[1] && a->oob_off == b->oob_off && a->data_off == b->data_off &&
            a->file_bytes == b->file_bytes;
+}
+
+uint64_t csd_wear_bytes(const csd_layout *l) {
+    uint64_t n = 16 + 4 * (uint64_t)l->units * l->blocks_per_plane + 4 + CSD_WEAR_EXTRA_MAX + 4;
+    return align_up(n, 4096);
 }

@@ -11,6 +11,7 @@ void csd_oob_encode(uint8_t out[CSD_OOB_BYTES], const csd_oob *r) {
     memset(out, 0, CSD_OOB_BYTES);
     csd_put32(out + 0, OOB_MAGIC);
     out[4] = r->kind;
+    out[5] = r->hint;   /* a byte version 1 left zero, so older records read as "no hint" */
     /* the write time fills bytes version 1 left zero: ms within the second, then seconds */
     csd_put16(out + 6, (uint16_t)(r->time_ms % 1000));
     csd_put32(out + 56, (uint32_t)(r->time_ms / 1000));
@@ -32,6 +33,7 @@ int csd_oob_decode(const uint8_t in[CSD_OOB_BYTES], uint32_t page_bytes, csd_oob
     if (csd_get32(in) != OOB_MAGIC) return CSD_OOB_BAD_MAGIC;
     if (csd_crc32(0, in, OOB_CRC_OFF) != csd_get32(in + OOB_CRC_OFF)) return CSD_OOB_BAD_CRC;
     r->kind = in[4];
+    r->hint = in[5];
     r->copies = csd_get32(in + 8);
     r->valid_bytes = csd_get32(in + 12);
     r->obj = csd_get64(in + 16);

@@ -150,7 +150,10 @@ int csd_store_open(csd_store **out, const char *path, int writable, csd_params *
         snprintf(err, errlen, "%s: %s", path, e2);
         goto fail_fd;
     }
-    if ((uint64_t)st.st_size != s->l.file_bytes) {
+    /* the wear record after the data area: absent in older images, possibly torn by a crash while it
+     * was first written (it then reads as zero counts) */
+    s->wear_present = (uint64_t)st.st_size > s->l.file_bytes;
+    if ((uint64_t)st.st_size < s->l.file_bytes || (uint64_t)st.st_size > s->l.file_bytes + csd_wear_bytes(&s->l)) {
         rc = -EBADMSG;
         snprintf(err, errlen, "%s: image is %" PRIu64 " bytes, its superblock says %" PRIu64 " (truncated?)", path,
                  (uint64_t)st.st_size, s->l.file_bytes);

@@ -32,8 +32,14 @@ typedef struct csd_layout {
     uint64_t meta_slot_bytes;
     uint64_t meta_off[2];
     uint64_t oob_off, data_off, file_bytes;
+    /* hybrid cells (derived from the params, not stored in the header) */
+    uint32_t slc_blocks;             /* blocks of each plane in SLC mode (the first ones); 0 = none */
+    uint32_t slc_pages_per_block;    /* pages an SLC-mode block holds (0 when slc_blocks is 0) */
+    uint64_t unit_pages;             /* pages one plane holds */
 } csd_layout;
 
+/* SLC-mode blocks a plane needs for SLC to take host writes: one open, two free for its GC. */
+#define CSD_SLC_BLOCKS_MIN 3u
 /* Fills l for capacity bytes with geometry p; blocks_per_plane = 0 in p is derived (see
  * IMAGE-FORMAT.md "Derived blocks per plane"). 0 or -EINVAL with err. */
 int csd_layout_compute(csd_layout *l, uint64_t capacity, const csd_params *p, char *err, size_t errlen);
@@ -56,6 +62,7 @@ enum { CSD_OOB_EMPTY = 0, CSD_OOB_OK = 1, CSD_OOB_BAD_MAGIC = 2, CSD_OOB_BAD_CRC
 
 typedef struct csd_oob {
     uint8_t kind;            /* CSD_OOB_DATA / CSD_OOB_TOMBSTONE */
+    uint8_t hint;            /* the write's placement hint (0 = none; older records have 0) */
     uint32_t copies;         /* how many times garbage collection copied this version */
     uint32_t valid_bytes;    /* bytes of the page inside the object (page_bytes except the last page) */
     uint64_t obj;            /* object id */
@@ -82,6 +89,7 @@ typedef struct csd_store {
     csd_layout l;
     const uint8_t *data_map; /* the data area mapped read-only (NULL when mmap is not possible) */
     uint64_t views;          /* pages viewed since the mapping's page tables were last dropped */
+    int wear_present;        /* the file holds a wear record after the data area */
 } csd_store;
 
 /* Create (or truncate) path as a sparse image and write the superblock. 0 or -errno with err. */
@@ -110,6 +118,20 @@ int csd_store_pread(csd_store *s, uint64_t off, void *buf, size_t len);
 int csd_store_pwrite(csd_store *s, uint64_t off, const void *buf, size_t len);
 /* Every write above returns -EDQUOT when the host file system holding the image is full (ENOSPC or
  * EDQUOT from the kernel), so callers can tell it from the device's own capacity (-ENOSPC). */
+
+/* ---------------------------------------------------------------- wear record */
+
+/* Bytes the wear record takes after the data area (at file_bytes): magic "CSDWEAR1", u64 block count,
+ * u32 P/E count per block, u32 length + the placement policy's state (at most CSD_WEAR_EXTRA_MAX
+ * bytes), CRC-32 of all before; padded to 4096. */
+#define CSD_WEAR_EXTRA_MAX 256u
+uint64_t csd_wear_bytes(const csd_layout *l);
+/* Every block's P/E count into counts (units * blocks_per_plane) and the policy state into extra
+ * (CSD_WEAR_EXTRA_MAX bytes; *extra_len its length): zeros and no state when the image has no record
+ * (0) or a damaged one (-EBADMSG); -errno on a read error. */
+int csd_store_read_wear(csd_store *s, uint32_t *counts, uint8_t *extra, size_t *extra_len);
+/* Write the record (the file grows by csd_wear_bytes the first time). 0 or -errno. */
+int csd_store_write_wear(csd_store *s, const uint32_t *counts, const uint8_t *extra, size_t extra_len);
 
 /* ---------------------------------------------------------------- metadata slots */
 

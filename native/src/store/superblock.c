@@ -143,5 +143,6 @@ int csd_sb_decode(const uint8_t *buf, csd_layout *l, csd_params *p, char *err, s
         snprintf(err, errlen, "superblock geometry is inconsistent with its params");
         return -EBADMSG;
     }
+    *l = want;   /* equal, plus the derived hybrid fields the header does not carry */
     return 0;
 }

@@ -131,7 +131,7 @@ const subcmd CMD_FORMAT = {
     "create a device image (sparse) holding SIZE bytes of data", run_format,
     "options:\n"
     "  --capacity SIZE      host-visible capacity, e.g. 1G, 512M (required)\n"
-    "  --preset NAME        device preset: smartssd-paper (default), tiny, ys9203\n"
+    "  --preset NAME        device preset: smartssd-paper (default), tiny, ys9203, 2pm, hybrid\n"
     "  --config FILE        device configuration file (key = value; 'preset = NAME' first)\n"
     "  --set KEY=VALUE      set one parameter (see docs/DEVICE-CONFIG.md)\n",
 };
@@ -155,10 +155,27 @@ static Smartssd__V1__Response *create_data(cli *c, const char *name) {
     return cli_call(c, &req, NULL);
 }
 
+typedef struct put_opts { int64_t hint; const char *bad; } put_opts;
+
+static int put_opt(cli *c, int opt, const char *arg, void *a) {
+    (void)c;
+    put_opts *o = a;
+    if (opt != 'H') return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(arg, &end, 10);
+    if (!*arg || *end || errno || arg[0] == '-' || v > UINT32_MAX) o->bad = arg;
+    else o->hint = (int64_t)v;
+    return 0;
+}
+
 static int run_put(cli *c, int argc, char **argv) {
+    static const struct option extra[] = { { "hint", required_argument, 0, 'H' } };
+    put_opts po = { 0, NULL };
     char *pos[3];
-    int np, rc = parse(c, &CMD_PUT, argc, argv, NULL, 0, NULL, NULL, pos, 3, 3, &np);
+    int np, rc = parse(c, &CMD_PUT, argc, argv, extra, 1, put_opt, &po, pos, 3, 3, &np);
     if (rc >= 0) return rc;
+    if (po.bad) return cli_usage_error(c, &CMD_PUT, "bad --hint '%s' (a number, 0 = none)", po.bad);
     int fd = strcmp(pos[2], "-") ? open(pos[2], O_RDONLY) : 0;
     if (fd < 0) return cli_error(c, "INVALID_ARGUMENT", "%s: %s", pos[2], strerror(errno));
     struct stat st;
@@ -195,6 +212,7 @@ static int run_put(cli *c, int argc, char **argv) {
         Smartssd__V1__WriteObject w = SMARTSSD__V1__WRITE_OBJECT__INIT;
         w.object_id = id;
         w.offset = off;
+        w.hint = (uint32_t)po.hint;
         req.command_case = SMARTSSD__V1__REQUEST__COMMAND_WRITE_OBJECT;
         req.write_object = &w;
         csd_payload pl = { .in = buf, .in_len = got };
@@ -227,7 +245,10 @@ static int run_put(cli *c, int argc, char **argv) {
     return 0;
 }
 
-const subcmd CMD_PUT = { "put", "IMAGE NAME FILE", "store FILE (or - for stdin) as data object NAME", run_put, "" };
+const subcmd CMD_PUT = { "put", "IMAGE NAME FILE [--hint N]", "store FILE (or - for stdin) as data object NAME",
+                         run_put,
+                         "options:\n  --hint N             placement hint of the data: its lifetime class, e.g. an LSM\n"
+                         "                       level + 1 (0 = none, the default; at most 255; docs/HYBRID.md)\n" };
 
 /* ---------------------------------------------------------------- get */
 
@@ -380,6 +401,61 @@ static int run_rm(cli *c, int argc, char **argv) {
 }
 
 const subcmd CMD_RM = { "rm", "IMAGE NAME", "delete data object NAME", run_rm, "" };
+
+typedef struct trim_opts { uint64_t off, len; int have_len; const char *bad; } trim_opts;
+
+static int trim_opt(cli *c, int opt, const char *arg, void *a) {
+    (void)c;
+    trim_opts *o = a;
+    if (opt != 'O' && opt != 'L') return -1;
+    uint64_t v;
+    if (csd_parse_size(arg, &v)) o->bad = arg;
+    else if (opt == 'O') o->off = v;
+    else {
+        o->len = v;
+        o->have_len = 1;
+    }
+    return 0;
+}
+
+static int run_trim(cli *c, int argc, char **argv) {
+    static const struct option extra[] = { { "offset", required_argument, 0, 'O' },
+                                           { "length", required_argument, 0, 'L' } };
+    trim_opts to = { 0 };
+    char *pos[2];
+    int np, rc = parse(c, &CMD_TRIM, argc, argv, extra, 2, trim_opt, &to, pos, 2, 2, &np);
+    if (rc >= 0) return rc;
+    if (to.bad) return cli_usage_error(c, &CMD_TRIM, "bad size '%s' (bytes, K/M/G suffixes)", to.bad);
+    if ((rc = cli_open(c, pos[0]))) return rc;
+    uint64_t size = 0, id = cli_find_object(c, pos[1], &size);
+    if (!id) return EXIT_DEVICE;
+    Smartssd__V1__Request req = SMARTSSD__V1__REQUEST__INIT;
+    Smartssd__V1__TrimObject t = SMARTSSD__V1__TRIM_OBJECT__INIT;
+    t.object_id = id;
+    t.offset = to.off;
+    /* the default is the rest of the object; the device checks the range */
+    t.length = to.have_len ? to.len : (size > to.off ? size - to.off : 0);
+    req.command_case = SMARTSSD__V1__REQUEST__COMMAND_TRIM;
+    req.trim = &t;
+    Smartssd__V1__Response *r = cli_call(c, &req, NULL);
+    if (!r) return EXIT_DEVICE;
+    uint64_t ns = r->device_ns;
+    smartssd__v1__response__free_unpacked(r, NULL);
+    if (c->json) {
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "trimmed", json_object_new_string(pos[1]));
+        json_object_object_add(o, "offset", json_object_new_int64((int64_t)t.offset));
+        json_object_object_add(o, "length", json_object_new_int64((int64_t)t.length));
+        json_object_object_add(o, "device_ns", json_object_new_int64((int64_t)ns));
+        cli_json_print(o);
+    }
+    return 0;
+}
+
+const subcmd CMD_TRIM = { "trim", "IMAGE NAME [--offset N] [--length N]",
+                          "deallocate whole pages of data object NAME (they read as zeros)", run_trim,
+                          "options:\n  --offset N           first byte (default 0)\n"
+                          "  --length N           bytes (default: to the end of the object)\n" };
 
 static int mv_opt(cli *c, int opt, const char *arg, void *a) {
     if (opt == 'f') {

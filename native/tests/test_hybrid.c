@@ -1,0 +1,498 @@
+/* Hybrid SLC/TLC device (docs/HYBRID.md): exact flash times per cell type, the region layout, the
+ * placement policies "level" (hybrid paper V) and "combo" (its baseline) on hand-checked cases, and
+ * randomized invariants across GC, migration and TRIM against an in-memory reference: read-back
+ * equals what was written, P/E counts equal the erases performed and survive reopen, an image
+ * without a wear record opens with zero counts. */
+#include "check.h"
+#include "flash/flash.h"
+#include "ftl/ftl.h"
+#include "store/store.h"
+
+#include <errno.h>
+
+static const char *DIR_;
+
+static const char *path_of(const char *name) {
+    static char buf[4][4096];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", DIR_, name);
+    return buf[k];
+}
+
+static uint64_t rng_state;
+static uint64_t rnd(void) {   /* xorshift64* */
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 2685821657736338717ull;
+}
+static uint64_t rnd_below(uint64_t n) { return n ? rnd() % n : 0; }
+
+/* ---------------------------------------------------------------- exact times */
+
+typedef struct harness {
+    csd_params p;
+    csd_sim *sim;
+    csd_flash *f;
+    csd_flash_op ops[8];
+    uint64_t done_at[8];
+} harness;
+
+static void on_done(csd_flash_op *op, uint64_t t) {
+    harness *h = op->arg;
+    h->done_at[op - h->ops] = t;
+}
+
+/* hybrid preset (Table 2), 64 blocks per plane: blocks 0..5 are SLC-mode (64 x 10% = 6.4 -> 6).
+ * A 16 KiB page crosses a 400 MB/s channel in 40,960 ns; no firmware cost per page.
+ *   SLC read on chip 0:    50,000 + 40,960           =     90,960
+ *   TLC read on chip 1:   250,000 + 40,960           =    290,960 (same channel, no overlap)
+ *   SLC program, chip 2:   40,960 + 300,000          =    340,960
+ *   TLC program, chip 4:   40,960 + 2,500,000        =  2,540,960
+ *   SLC erase, chip 6:                                 10,000,000 */
+static void test_times(void) {
+    harness h;
+    memset(&h, 0, sizeof h);
+    CHECK(csd_params_preset(&h.p, "hybrid") == 0);
+    h.p.blocks_per_plane = 64;
+    CHECK_EQ_INT(csd_params_slc_blocks(&h.p), 6);
+    h.sim = csd_sim_create();
+    char err[256];
+    CHECK(csd_flash_create(&h.f, &h.p, h.sim, err, sizeof err) == 0);
+    CHECK_EQ_U64(csd_flash_page_xfer_ns(h.f), 40960);
+    struct { int chip; uint32_t block; uint8_t kind; uint64_t want; int slc; } c[] = {
+        { 0, 0, CSD_FLASH_READ, 90960, 1 },
+        { 1, 10, CSD_FLASH_READ, 290960, 0 },
+        { 2, 5, CSD_FLASH_PROGRAM, 340960, 1 },
+        { 4, 6, CSD_FLASH_PROGRAM, 2540960, 0 },
+        { 6, 3, CSD_FLASH_ERASE, 10000000, 1 },
+    };
+    for (int i = 0; i < 5; i++) {
+        csd_addr a = { .channel = (uint32_t)c[i].chip / 2, .chip = (uint32_t)c[i].chip % 2, .block = c[i].block };
+        uint64_t ppn = csd_ppn_encode(&h.p, &a);
+        CHECK_EQ_INT(csd_ppn_is_slc(&h.p, ppn), c[i].slc);
+        h.ops[i] = (csd_flash_op){ .kind = c[i].kind, .ppn = ppn, .done = on_done, .arg = &h };
+        csd_flash_submit(h.f, &h.ops[i]);
+    }
+    while (csd_sim_step(h.sim)) {}
+    for (int i = 0; i < 5; i++) CHECK_EQ_U64(h.done_at[i], c[i].want);
+    csd_flash_destroy(h.f);
+    csd_sim_destroy(h.sim);
+
+    /* one cell type (slc_share_pct 0): every block takes the normal times, as before */
+    csd_params t;
+    CHECK(csd_params_preset(&t, "tiny") == 0);
+    t.blocks_per_plane = 8;
+    CHECK_EQ_INT(csd_ppn_is_slc(&t, 0), 0);
+    CHECK_EQ_U64(csd_flash_cell_ns(&t, CSD_FLASH_READ, 0), t.t_read_ns);
+    CHECK_EQ_U64(csd_flash_cell_ns(&t, CSD_FLASH_PROGRAM, 0), t.t_prog_ns);
+}
+
+/* ---------------------------------------------------------------- layout */
+
+/* One plane per unit, 12 pages per block (4 in SLC mode), 16 KiB... no: 4 KiB pages. */
+static csd_params small(const char *placement, uint32_t units, uint32_t bpp, uint32_t slc_pct) {
+    csd_params p;
+    CHECK(csd_params_preset(&p, "hybrid") == 0);
+    p.channels = units;
+    p.chips_per_channel = 1;
+    p.page_bytes = 4096;
+    p.pages_per_block = 12;
+    p.slc_pages_per_block = 4;
+    p.blocks_per_plane = bpp;
+    p.slc_share_pct = slc_pct;
+    p.gc_free_pct = 0;
+    p.gc_free_blocks_min = 2;
+    p.isp_buffer_bytes = 1 << 20;
+    snprintf(p.placement, sizeof p.placement, "%s", placement);
+    return p;
+}
+
+/* Derived blocks per plane with SLC blocks, by hand: 2 units, 96 logical pages, 20% over-provisioning
+ * -> 116 pages. Greedy GC's floor is 6 blocks (IMAGE-FORMAT.md); with SLC the plane needs
+ * max(ceil(116/2), ceil(100/2) + 12 + 4 + 1) = 67 pages, at least 8 blocks and 3 SLC-mode blocks:
+ * 12 blocks (12 x 25% = 3 SLC) hold 9 x 12 + 3 x 4 = 120 pages. Headroom: 2 x (120 - 17) - 96 = 110. */
+static void test_layout(void) {
+    csd_params p = small("level", 2, 0, 25);
+    csd_layout l;
+    char err[256];
+    CHECK(csd_layout_compute(&l, 96 * 4096, &p, err, sizeof err) == 0);
+    CHECK_EQ_U64(l.blocks_per_plane, 12);
+    CHECK_EQ_U64(l.slc_blocks, 3);
+    CHECK_EQ_U64(l.unit_pages, 120);
+    CHECK_EQ_INT(csd_layout_headroom(&l), 110);
+    /* without SLC the same capacity derives 6 blocks (the existing rule, unchanged) */
+    p.slc_share_pct = 0;
+    CHECK(csd_layout_compute(&l, 96 * 4096, &p, err, sizeof err) == 0);
+    CHECK_EQ_U64(l.blocks_per_plane, 6);
+    CHECK_EQ_U64(l.slc_blocks, 0);
+    /* too few SLC-mode blocks, or too few blocks for both regions' reserves: refused with a reason */
+    p = small("level", 2, 8, 25);
+    CHECK(csd_layout_compute(&l, 96 * 4096, &p, err, sizeof err) == -EINVAL);
+    CHECK_CONTAINS(err, "gives 2 SLC-mode blocks per plane; at least 3 are needed");
+    p = small("level", 2, 12, 25);
+    CHECK(csd_layout_compute(&l, 210 * 4096, &p, err, sizeof err) == -EINVAL);
+    CHECK_CONTAINS(err, "in SLC mode");
+}
+
+/* ---------------------------------------------------------------- hand-checked decisions */
+
+static csd_ftl *fresh(const char *name, const csd_params *p, uint64_t cap) {
+    char err[512] = "";
+    int rc = csd_ftl_format(path_of(name), cap, p, err, sizeof err);
+    if (rc) fprintf(stderr, "format: %s\n", err);
+    CHECK(rc == 0);
+    csd_ftl *f;
+    rc = csd_ftl_open(&f, path_of(name), NULL, err, sizeof err);
+    if (rc) fprintf(stderr, "open: %s\n", err);
+    CHECK(rc == 0);
+    return f;
+}
+
+static uint64_t mk(csd_ftl *f, const char *name) {
+    uint64_t id;
+    CHECK_EQ_INT(csd_ftl_obj_create(f, name, &id), 0);
+    return id;
+}
+
+static uint8_t page_buf[4096];
+/* Append one page (filled with tag) to object id with hint; returns its physical page. */
+static uint64_t put(csd_ftl *f, uint64_t id, uint64_t idx, uint32_t hint, uint8_t tag) {
+    memset(page_buf, tag, sizeof page_buf);
+    CHECK_EQ_INT(csd_ftl_write_hint(f, id, idx * 4096, page_buf, 4096, hint, NULL), 0);
+    uint64_t ppn = csd_ftl_lookup(f, id, idx);
+    CHECK_EQ_U64(csd_ftl_page_hint(f, ppn), hint);
+    return ppn;
+}
+
+static void expect_page(csd_ftl *f, uint64_t id, uint64_t idx, uint8_t tag) {
+    uint8_t b[4096];
+    CHECK_EQ_INT(csd_ftl_read(f, id, idx * 4096, b, 4096, NULL), 0);
+    for (int i = 0; i < 4096; i++) CHECK_EQ_INT(b[i], tag);
+}
+
+typedef struct kv { const char *key; uint64_t v; int found; } kv;
+static void find_kv(void *arg, const char *key, uint64_t v) {
+    kv *k = arg;
+    if (!strcmp(k->key, key)) {
+        k->v = v;
+        k->found = 1;
+    }
+}
+static uint64_t place_stat(csd_ftl *f, const char *key) {
+    kv k = { key, 0, 0 };
+    csd_ftl_place_report(f, find_kv, &k);
+    CHECK(k.found);
+    return k.v;
+}
+
+/* One unit of 20 blocks: blocks 0-3 SLC-mode (4 pages each: ppn b*12 .. b*12+3), blocks 4-19 TLC
+ * (ppn 48 on). GC keeps 2 free blocks per region. Hint = level + 1. */
+static void test_level_decisions(void) {
+    csd_params p = small("level", 1, 20, 20);
+    csd_ftl *f = fresh("level1.img", &p, 96 * 4096);
+    CHECK_EQ_INT(csd_ftl_slc_blocks(f), 4);
+    uint64_t a = mk(f, "a"), b = mk(f, "b"), c = mk(f, "c"), d = mk(f, "d");
+    /* before the first SLC GC every levelled write goes to SLC, one open block per level (Fig. 8):
+     * L0 opens block 0, L2 block 1 (free blocks FIFO), unlevelled data goes to TLC block 4 */
+    CHECK_EQ_U64(put(f, a, 0, 1, 0xa0), 0);
+    CHECK_EQ_U64(put(f, b, 0, 3, 0xb0), 12);
+    CHECK_EQ_U64(put(f, a, 1, 1, 0xa1), 1);
+    CHECK_EQ_U64(put(f, c, 0, 0, 0xc0), 48);
+    CHECK_EQ_U64(put(f, b, 1, 3, 0xb1), 13);
+    CHECK_EQ_U64(place_stat(f, "slc_target_set"), 0);
+    /* L1 opens block 2 (two SLC blocks were free: no GC yet) */
+    for (int i = 0; i < 4; i++) CHECK_EQ_U64(put(f, d, (uint64_t)i, 2, (uint8_t)(0xd0 + i)), 24 + (uint64_t)i);
+    /* the 5th L1 page: block 2 is full and one SLC block is free (< 2): the first SLC GC, which sets
+     * SLCTargetLevel to the deepest level in SLC, L2 (hint 3). No block can be reclaimed (block 2
+     * is all valid, 0 and 1 are open), so the page overflows to TLC (Algorithm 1, line 11) */
+    csd_ftl_counters c0;
+    csd_ftl_counters_get(f, &c0);
+    CHECK_EQ_U64(put(f, d, 4, 2, 0xd4), 49);
+    CHECK_EQ_U64(place_stat(f, "slc_target_set"), 1);
+    CHECK_EQ_U64(place_stat(f, "slc_target_hint"), 3);
+    /* a level deeper than SLCTargetLevel goes to TLC (Algorithm 1, line 16) */
+    uint64_t e = mk(f, "e");
+    CHECK_EQ_U64(put(f, e, 0, 4, 0xe0), 50);
+    /* L0 within the target: its open block 0 still has pages 2 and 3 */
+    CHECK_EQ_U64(put(f, d, 0, 1, 0xd5), 2);
+    CHECK_EQ_U64(put(f, d, 1, 1, 0xd6), 3);
+    /* GC victim: block 0 is now full and closed with 4 valid pages, block 2 holds d2, d3 (d0, d1
+     * were rewritten). The next L0 page needs a block: SLC GC. Algorithm 4's candidate is the
+     * highest average level, block 2 (L1 = 1), not above the target (2): no migration; greedy picks
+     * block 2 (2 valid, block 0 is full). d2, d3 move to SLC block 3 (GC's stream), block 2 is
+     * erased; one SLC block free again (< 2) and nothing more to reclaim: the page overflows to TLC. */
+    CHECK_EQ_U64(put(f, a, 2, 1, 0xa2), 51);
+    csd_ftl_counters c1;
+    csd_ftl_counters_get(f, &c1);
+    CHECK_EQ_U64(c1.gc_runs, 1);
+    CHECK_EQ_U64(c1.gc_pages_moved, 2);
+    CHECK_EQ_U64(c1.migrated_pages, 0);
+    CHECK_EQ_U64(csd_ftl_lookup(f, d, 2), 36);
+    CHECK_EQ_U64(csd_ftl_lookup(f, d, 3), 37);
+    CHECK_EQ_U64(csd_ftl_block_erases(f, 2), 1);
+    CHECK_EQ_U64(c1.region_erases[1], 1);
+    CHECK_EQ_U64(c1.region_erases[0], 0);
+    expect_page(f, d, 2, 0xd2);
+    expect_page(f, d, 3, 0xd3);
+    expect_page(f, d, 0, 0xd5);
+    expect_page(f, b, 1, 0xb1);
+    /* host programs per region: SLC a0 b0 a1 b1 d0-d3 d0' d1' = 10, TLC c0 d4 e0 a2 = 4 */
+    CHECK_EQ_U64(c1.region_host_programs[1], 10);
+    CHECK_EQ_U64(c1.region_host_programs[0], 4);
+    CHECK_EQ_U64(c1.region_programs[1], 12);   /* + the two GC copies */
+    (void)c0;
+    CHECK_EQ_INT(csd_ftl_close(f), 0);
+    /* SLCTargetLevel and the page levels survive a reopen (wear record, OOB records) */
+    char err[512];
+    CHECK_EQ_INT(csd_ftl_open(&f, path_of("level1.img"), NULL, err, sizeof err), 0);
+    CHECK_EQ_U64(place_stat(f, "slc_target_set"), 1);
+    CHECK_EQ_U64(place_stat(f, "slc_target_hint"), 3);
+    CHECK_EQ_U64(csd_ftl_page_hint(f, csd_ftl_lookup(f, d, 2)), 2);
+    CHECK(put(f, e, 1, 4, 0xe1) >= 48);   /* L3: TLC, as before the reopen */
+    CHECK_EQ_INT(csd_ftl_close(f), 0);
+}
+
+/* Migration (Algorithms 4-5): L3 data (hint 4) sits in SLC from before the first SLC GC, so the GC
+ * sets SLCTargetLevel to L3. Then only SLC writes (no TLC writes): once an SLC region's worth has
+ * been written since, Algorithm 3 finds WriteAmount_SLC above (phi + 0.1) x WriteAmount_TLC = 0 and
+ * lowers the target to L2. The next SLC GC's candidate is the block with the highest average level,
+ * the L3 block (3 > 2): its valid L3 pages move to TLC; nothing is lost. */
+static void test_level_migration(void) {
+    csd_params p = small("level", 1, 20, 20);
+    csd_ftl *f = fresh("level2.img", &p, 96 * 4096);
+    uint64_t deep = mk(f, "deep"), top = mk(f, "top");
+    for (uint64_t i = 0; i < 4; i++) CHECK_EQ_U64(put(f, deep, i, 4, (uint8_t)(0x30 + i)), i);   /* block 0 */
+    /* L0 churn: rewrite 4 pages of "top" in SLC over and over */
+    uint64_t migrated = 0;
+    int k;
+    for (k = 0; k < 200 && !migrated; k++) {
+        put(f, top, (uint64_t)(k % 4), 1, (uint8_t)k);
+        csd_ftl_counters c;
+        csd_ftl_counters_get(f, &c);
+        migrated = c.migrated_pages;
+    }
+    CHECK_EQ_U64(migrated, 4);
+    CHECK_EQ_U64(place_stat(f, "slc_target_hint"), 3);   /* L2 */
+    for (uint64_t i = 0; i < 4; i++) {
+        uint64_t ppn = csd_ftl_lookup(f, deep, i);
+        CHECK(ppn >= 48);   /* TLC */
+        CHECK_EQ_U64(csd_ftl_page_hint(f, ppn), 4);
+        expect_page(f, deep, i, (uint8_t)(0x30 + i));
+    }
+    CHECK_EQ_U64(csd_ftl_block_erases(f, 0), 1);   /* the migration victim was reclaimed */
+    for (uint64_t i = 0; i < 4; i++)
+        if ((int)i < k) expect_page(f, top, i, (uint8_t)(k - 1 - (int)((k - 1 - (int)i) % 4)));
+    CHECK_EQ_INT(csd_ftl_close(f), 0);
+}
+
+/* Algorithm 3 raising the target: phi = (4/12) x (4/16) x (100,000/2,500) = 3.33 here. After the first
+ * SLC GC sets the target to L1 (hint 2), 40 pages of L5 go to TLC; then L0 writes to SLC. When
+ * WriteAmount_SLC reaches the SLC region (4 blocks x 4 pages = 16) it is below (3.33 - 0.1) x 40 = 129,
+ * so SLCTargetLevel goes up by one (L2, hint 3) and both amounts restart at 0. */
+static void test_level_balance_up(void) {
+    csd_params p = small("level", 1, 20, 20);
+    csd_ftl *f = fresh("level3.img", &p, 96 * 4096);
+    CHECK_EQ_U64(place_stat(f, "phi_milli"), 3333);
+    uint64_t deep = mk(f, "deep"), top = mk(f, "top"), tlc = mk(f, "tlc");
+    for (uint64_t i = 0; i < 4; i++) put(f, deep, i, 2, 1);
+    int k = 0;
+    while (!place_stat(f, "slc_target_set")) put(f, top, (uint64_t)(k++ % 4), 1, 2);
+    CHECK_EQ_U64(place_stat(f, "slc_target_hint"), 2);
+    for (uint64_t i = 0; i < 40; i++) CHECK(put(f, tlc, i % 8, 6, 3) >= 48);
+    CHECK_EQ_U64(place_stat(f, "write_amount_tlc_pages"), 40);
+    uint64_t w = place_stat(f, "write_amount_slc_pages");
+    CHECK(w < 16);
+    for (uint64_t n = w; n < 15; n++) put(f, top, (uint64_t)(k++ % 4), 1, 4);
+    CHECK_EQ_U64(place_stat(f, "slc_target_hint"), 2);   /* 15 SLC pages: not yet */
+    uint64_t ppn = put(f, top, (uint64_t)(k++ % 4), 1, 4);
+    CHECK(ppn < 48);   /* the 16th went to SLC */
+    CHECK_EQ_U64(place_stat(f, "slc_target_hint"), 3);
+    CHECK_EQ_U64(place_stat(f, "write_amount_slc_pages"), 0);
+    CHECK_EQ_U64(place_stat(f, "write_amount_tlc_pages"), 0);
+    CHECK_EQ_INT(csd_ftl_close(f), 0);
+}
+
+/* combo: a small write (<= combo_small_bytes) or an update is hot (SLC); a large new write is cold. */
+static void test_combo_decisions(void) {
+    csd_params p = small("combo", 1, 20, 20);
+    p.combo_small_bytes = 8192;
+    csd_ftl *f = fresh("combo1.img", &p, 96 * 4096);
+    uint64_t big = mk(f, "big"), sm = mk(f, "small");
+    static uint8_t buf[4 * 4096];
+    memset(buf, 7, sizeof buf);
+    CHECK_EQ_INT(csd_ftl_write_hint(f, big, 0, buf, sizeof buf, 1, NULL), 0);   /* 16 KiB, new: TLC */
+    for (uint64_t i = 0; i < 4; i++) CHECK_EQ_U64(csd_ftl_lookup(f, big, i), 48 + i);
+    CHECK_EQ_INT(csd_ftl_write(f, sm, 0, buf, 8192, NULL), 0);                  /* 8 KiB: SLC */
+    CHECK_EQ_U64(csd_ftl_lookup(f, sm, 0), 0);
+    CHECK_EQ_U64(csd_ftl_lookup(f, sm, 1), 1);
+    CHECK_EQ_INT(csd_ftl_write(f, big, 0, buf, sizeof buf, NULL), 0);           /* update: SLC */
+    for (uint64_t i = 0; i < 4; i++) CHECK_EQ_U64(csd_ftl_lookup(f, big, i), i < 2 ? 2 + i : 12 + (i - 2));
+    CHECK_EQ_U64(place_stat(f, "hot_pages"), 6);
+    CHECK_EQ_U64(place_stat(f, "cold_pages"), 4);
+    CHECK_EQ_INT(csd_ftl_close(f), 0);
+}
+
+/* ---------------------------------------------------------------- randomized invariants */
+
+typedef struct ref { uint64_t id; uint8_t *data; uint64_t size; int live; char name[16]; } ref;
+
+static void verify_all(csd_ftl *f, ref *r, int n) {
+    for (int i = 0; i < n; i++) {
+        if (!r[i].live) continue;
+        csd_obj_info info;
+        CHECK_EQ_INT(csd_ftl_obj_stat(f, r[i].id, &info), 0);
+        CHECK_EQ_U64(info.size, r[i].size);
+        uint8_t *b = malloc(r[i].size + 1);
+        CHECK_EQ_INT(csd_ftl_read(f, r[i].id, 0, b, r[i].size, NULL), 0);
+        CHECK(!memcmp(b, r[i].data, r[i].size));
+        free(b);
+    }
+}
+
+static uint64_t sum_erases(csd_ftl *f, uint64_t nblocks, uint32_t *out) {
+    uint64_t s = 0;
+    for (uint64_t b = 0; b < nblocks; b++) {
+        uint32_t e = csd_ftl_block_erases(f, b);
+        if (out) out[b] = e;
+        s += e;
+    }
+    return s;
+}
+
+static void random_run(const char *placement, uint64_t seed) {
+    enum { NOBJ = 6, MAXP = 10 };
+    csd_params p = small(placement, 2, 24, 25);
+    /* phi = (4/12) x (6/18) x (5000/2500) = 0.22: SLC may take about a fifth of TLC's writes, so the
+     * target level moves both ways and migrations happen */
+    p.pe_cycles_slc = 5000;
+    char img[64];
+    snprintf(img, sizeof img, "rand-%s.img", placement);
+    csd_ftl *f = fresh(img, &p, 96 * 4096);
+    uint64_t nblocks = 2ull * 24;
+    CHECK_EQ_U64(csd_ftl_block_erases(f, nblocks), UINT32_MAX);
+    rng_state = seed;
+    ref r[NOBJ];
+    memset(r, 0, sizeof r);
+    for (int i = 0; i < NOBJ; i++) snprintf(r[i].name, sizeof r[i].name, "o%d", i);
+    static uint8_t buf[MAXP * 4096];
+    uint64_t trims = 0, deletes = 0;
+    for (int step = 0; step < 3000; step++) {
+        int i = (int)rnd_below(NOBJ);
+        ref *o = &r[i];
+        if (!o->live) {
+            CHECK_EQ_INT(csd_ftl_obj_create(f, o->name, &o->id), 0);
+            o->live = 1;
+            o->data = calloc(MAXP * 4096, 1);
+            o->size = 0;
+            continue;
+        }
+        uint64_t what = rnd_below(20);
+        if (what < 14) {   /* write (append or overwrite) with a level hint */
+            uint64_t off = rnd_below(o->size + 1), len = 1 + rnd_below(3 * 4096);
+            if (off + len > MAXP * 4096) len = MAXP * 4096 - off;
+            if (!len) continue;
+            for (uint64_t j = 0; j < len; j++) buf[j] = (uint8_t)rnd();
+            uint32_t hint = (uint32_t)rnd_below(5);
+            int rc = csd_ftl_write_hint(f, o->id, off, buf, len, hint, NULL);
+            CHECK_EQ_INT(rc, 0);
+            memcpy(o->data + off, buf, len);
+            if (off + len > o->size) o->size = off + len;
+        } else if (what < 18) {   /* trim whole pages inside a range */
+            uint64_t off = rnd_below(o->size + 1), len = rnd_below(o->size - off + 1);
+            CHECK_EQ_INT(csd_ftl_trim(f, o->id, off, len, NULL), 0);
+            uint64_t end = off + len;
+            uint64_t lim = (end >= o->size ? (o->size + 4095) / 4096 * 4096 : end) / 4096;
+            for (uint64_t pg = (off + 4095) / 4096; pg < lim; pg++) {
+                uint64_t e = (pg + 1) * 4096 > o->size ? o->size : (pg + 1) * 4096;
+                memset(o->data + pg * 4096, 0, e - pg * 4096);
+                CHECK_EQ_U64(csd_ftl_lookup(f, o->id, pg), CSD_PPN_NONE);
+            }
+            trims++;
+        } else {   /* delete */
+            CHECK_EQ_INT(csd_ftl_obj_delete(f, o->id), 0);
+            free(o->data);
+            o->data = NULL;
+            o->live = 0;
+            deletes++;
+        }
+        if (step % 500 == 0) verify_all(f, r, NOBJ);
+    }
+    verify_all(f, r, NOBJ);
+    csd_ftl_counters c;
+    csd_ftl_counters_get(f, &c);
+    /* wear counts equal the erases performed: per block sums, per region and in total */
+    uint32_t *pe = calloc(nblocks, sizeof *pe);
+    CHECK_EQ_U64(sum_erases(f, nblocks, pe), c.flash_erases);
+    CHECK_EQ_U64(c.region_erases[0] + c.region_erases[1], c.flash_erases);
+    csd_ftl_wear w;
+    csd_ftl_wear_get(f, &w);
+    CHECK_EQ_U64(w.erases[0], c.region_erases[0]);
+    CHECK_EQ_U64(w.erases[1], c.region_erases[1]);
+    CHECK_EQ_U64(w.blocks[1], 2 * 6);   /* 24 x 25% per unit */
+    CHECK_EQ_U64(c.region_programs[0] + c.region_programs[1], c.flash_programs);
+    fprintf(stderr, "%s: %" PRIu64 " host pages, gc %" PRIu64 " runs, %" PRIu64 " moved, %" PRIu64
+            " migrated, erases TLC %" PRIu64 " SLC %" PRIu64 ", host programs TLC %" PRIu64 " SLC %" PRIu64 "\n",
+            placement, c.host_pages_written, c.gc_runs, c.gc_pages_moved, c.migrated_pages, c.region_erases[0],
+            c.region_erases[1], c.region_host_programs[0], c.region_host_programs[1]);
+    CHECK(c.gc_runs > 10 && trims > 50 && deletes > 10);
+    if (!strcmp(placement, "level")) {
+        CHECK(c.region_host_programs[1] > 0);
+        CHECK(c.migrated_pages > 0);
+    }
+    if (!strcmp(placement, "stripe")) CHECK_EQ_U64(c.region_programs[1], 0);   /* stripe leaves SLC unused */
+    CHECK_EQ_INT(csd_ftl_close(f), 0);
+
+    /* P/E counts and data survive reopen */
+    char err[512];
+    CHECK_EQ_INT(csd_ftl_open(&f, path_of(img), NULL, err, sizeof err), 0);
+    for (uint64_t b = 0; b < nblocks; b++) CHECK_EQ_U64(csd_ftl_block_erases(f, b), pe[b]);
+    verify_all(f, r, NOBJ);
+    CHECK_EQ_INT(csd_ftl_close(f), 0);
+    CHECK_EQ_INT(csd_ftl_check(path_of(img), NULL, NULL), 0);
+
+    /* an image without a wear record (as made before it existed) opens with zero counts */
+    csd_layout l;
+    CHECK(csd_layout_compute(&l, 96 * 4096, &p, err, sizeof err) == 0);
+    CHECK_EQ_INT(truncate(path_of(img), (off_t)l.file_bytes), 0);
+    CHECK_EQ_INT(csd_ftl_open(&f, path_of(img), NULL, err, sizeof err), 0);
+    CHECK_EQ_U64(sum_erases(f, nblocks, NULL), 0);
+    verify_all(f, r, NOBJ);
+    CHECK_EQ_INT(csd_ftl_close(f), 0);
+    /* a torn wear record (a crash while it was first written) also reads as zero counts */
+    CHECK_EQ_INT(truncate(path_of(img), (off_t)l.file_bytes + 100), 0);
+    CHECK_EQ_INT(csd_ftl_open(&f, path_of(img), NULL, err, sizeof err), 0);
+    CHECK_EQ_U64(sum_erases(f, nblocks, NULL), 0);
+    CHECK_EQ_INT(csd_ftl_close(f), 0);
+    free(pe);
+    for (int i = 0; i < NOBJ; i++) free(r[i].data);
+}
+
+/* A hint above the range is refused before anything is written. */
+static void test_bad_hint(void) {
+    csd_params p = small("level", 1, 20, 20);
+    csd_ftl *f = fresh("hint.img", &p, 96 * 4096);
+    uint64_t id = mk(f, "x");
+    CHECK_EQ_INT(csd_ftl_write_hint(f, id, 0, page_buf, 4096, 256, NULL), -EINVAL);
+    csd_obj_info info;
+    CHECK_EQ_INT(csd_ftl_obj_stat(f, id, &info), 0);
+    CHECK_EQ_U64(info.size, 0);
+    CHECK_EQ_U64(put(f, id, 0, 255, 1), 0);   /* the largest hint is a level too (254): SLC first */
+    CHECK_EQ_INT(csd_ftl_close(f), 0);
+}
+
+int main(void) {
+    DIR_ = csd_test_dir("test_hybrid");
+    test_times();
+    test_layout();
+    test_level_decisions();
+    test_level_migration();
+    test_level_balance_up();
+    test_combo_decisions();
+    test_bad_hint();
+    random_run("level", 11);
+    random_run("combo", 12);
+    random_run("stripe", 13);
+    TEST_OK("test_hybrid");
+}
