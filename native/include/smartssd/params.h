@@ -93,9 +93,13 @@ typedef struct csd_params {
     uint64_t orphan_timeout_ms;         /* ms: tasklet and output objects of a client that disconnected,
                                          * and a running output whose client stopped reading it, are
                                          * reclaimed once unused this long (0 = at once) */
+
+    /* host block I/O (docs/BLOCK-IO.md) */
+    uint32_t block_queue_depth;         /* requests: block requests in service at once; later arrivals
+                                         * wait in the I/O request queue for a slot (1..65536) */
 } csd_params;
 
-/* Fill p with the named preset ("smartssd-paper", "tiny", "ys9203", "2pm"). Returns 0 or -ENOENT. */
+/* Fill p with the named preset ("smartssd-paper", "tiny", "ys9203", "2pm", "drs"). Returns 0 or -ENOENT. */
 int csd_params_preset(csd_params *p, const char *name);
 
 /* Names of the presets, NULL-terminated. */

@@ -121,9 +121,17 @@ struct csd_engine {
     void *trace_arg;
     csd_trace *timeline;
     csd_engine_stats st;
+    /* host block I/O (block.c) */
+    csd_blk_req *blk_all;                        /* every request not reaped */
+    csd_blk_req *blk_wait_head, *blk_wait_tail;  /* the I/O request queue: arrived, no slot yet */
+    csd_blk_req *blk_done_head, *blk_done_tail;  /* completed, in completion order */
+    uint64_t blk_inflight, blk_ready, blk_outstanding, blk_next_id;
     csd_serial *pm;            /* two-stage processing: one pattern-matching unit per channel (2PM paper
                                 * IV-E), when pm_bytes_per_s is set */
 };
+
+/* block.c: free every block request (engine destroy) */
+void csd_eng_blk_free(csd_engine *e);
 
 /* core.c: what the public face and both issue models use */
 void csd_eng_sched(csd_engine *e, uint64_t t, csd_sim_fn fn, void *arg);

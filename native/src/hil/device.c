@@ -238,6 +238,8 @@ int csd_device_close(csd_device *d) {
     csd_sandbox_destroy(d->sandbox);
     int trc = timeline_close(d, d->name);
     csd_engine_destroy(d->eng);
+    free(d->blk_buf);
+    csd_flash_batch_free(&d->blk_ops);
     int rc = csd_ftl_close(d->ftl);
     if (!rc) rc = trc;
     pthread_cond_destroy(&d->progress_cv);
