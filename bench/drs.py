@@ -13,7 +13,9 @@ public here).
             (--cache-param) and a map-cached FTL is chosen
   Fig. 11b  mean read latency against the queue depth, 1..512
 
-Each image is formatted fresh for every run (the paper: no pre-conditioning). Latency is completion
+Each image is formatted fresh for every run (the paper: no pre-conditioning), and the LBAs a trace
+reads before writing them are written first (csd replay --prefill), so every read finds its data on
+flash as on a device in use; the trace's clock starts after that. Latency is completion
 minus arrival; the breakdown comes from each request's admission, first flash command and completion
 (docs/BLOCK-IO.md).
 
@@ -53,7 +55,7 @@ def replay(ctx, scratch, trace, ftl, sched, qd=None, sets=()):
         os.unlink(img)
     ctx.run(ctx.tool("csd"), "format", img, "--capacity", CAPACITY, "--preset", "drs", "--set", f"ftl={ftl}",
             *[x for s in sets for x in ("--set", s)])
-    args = [ctx.tool("csd"), "replay", img, trace, "--json", "--set", f"flash_scheduler={sched}"]
+    args = [ctx.tool("csd"), "replay", img, trace, "--json", "--prefill", "--set", f"flash_scheduler={sched}"]
     if qd:
         args += ["--queue-depth", str(qd)]
     for s in sets:

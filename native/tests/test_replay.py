@@ -192,3 +192,20 @@ def test_usage_errors(tiny, tmp_path):
     tr.write_text("hello world\n")
     p = csd("replay", tiny, tr, ok=False)
     assert "t.csv:1: cannot tell the trace format" in p.stderr
+
+
+def test_prefill_writes_what_the_trace_reads_first(tiny, tmp_path):
+    tr = tmp_path / "t.csv"
+    # reads of LBAs 0-3, a write of 2-5, a read of 4-7: LBAs 0-3 and 6-7 are read before any write
+    tr.write_text("128166372003061629,hm,1,Read,0,16384,0\n128166372003061729,hm,1,Write,8192,16384,0\n"
+                  "128166372003071629,hm,1,Read,16384,16384,0\n")
+    out = tmp_path / "o.csv"
+    j = json.loads(csd("replay", tiny, tr, "--prefill", "--csv", out, "--json").stdout)
+    assert j["prefilled_lbas"] == 6
+    r = rows(out)
+    # every read now finds a page on flash for each LBA: one flash read per LBA
+    assert [int(x["flash_ops"]) for x in r if x["op"] == "read"] == [4, 4]
+    # without it the first read finds holes: no flash command at all
+    csd("format", tiny, "--capacity", "1M", "--preset", "tiny")
+    csd("replay", tiny, tr, "--csv", out)
+    assert int(rows(out)[0]["flash_ops"]) == 0

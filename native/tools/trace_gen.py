@@ -101,6 +101,16 @@ def stats(path):
             "requests": n, "reads": len(rs), "writes": len(ws)}
 
 
+def size_arg(text):
+    """A byte count with an optional K/M/G suffix (powers of 1024), as the device's tools take."""
+    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    t = text.strip().upper()
+    try:
+        return int(t[:-1]) * mult[t[-1]] if t and t[-1] in mult else int(t)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a size: '{text}' (e.g. 256M)")
+
+
 def table(rows):
     print(f"{'workload':<10} {'read kB':>15} {'write kB':>15} {'write %':>15} {'rate /s':>17}   (generated / Table 1)")
     for name, s in rows:
@@ -115,7 +125,7 @@ def main(argv=None):
     ap.add_argument("--all", action="store_true", help="all eight workloads (into --outdir)")
     ap.add_argument("--requests", type=int, default=20000, help="requests per trace (default 20000)")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--span", type=int, default=256 << 20, help="bytes the offsets fall in (default 256 MiB)")
+    ap.add_argument("--span", type=size_arg, default=256 << 20, help="bytes the offsets fall in, e.g. 64M (default 256M)")
     ap.add_argument("--seq", type=float, default=0.5, help="share of requests that continue their type's "
                     "previous request (default 0.5)")
     ap.add_argument("--out", help="trace file (--workload)")

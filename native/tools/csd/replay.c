@@ -37,7 +37,7 @@ typedef struct rres {
 } rres;
 
 typedef struct replay_opts {
-    int format, afap, wrap, skip;
+    int format, afap, wrap, skip, prefill;
     uint64_t limit;
     const char *csv, *plot;
     char qd_set[64];
@@ -331,6 +331,65 @@ static int64_t take(cli *c, Smartssd__V1__Response *r, rres *res, size_t n, uint
     return out;
 }
 
+/* Write, as fast as possible, every LBA the trace reads before it writes it, so those reads find data
+ * on flash (as they would on a device in use) rather than holes that need no flash read. Returns the
+ * LBAs written, or -1 after an error was printed. */
+static int64_t prefill(cli *c, const trace *tr, uint64_t lbas, Smartssd__V1__BlockRequest *br,
+                       Smartssd__V1__BlockRequest **bp) {
+    uint8_t *st = calloc(lbas ? lbas : 1, 1);   /* 1 = written by the trace first, 2 = to fill */
+    if (!st) return cli_error(c, "RESOURCE_EXHAUSTED", "out of memory"), -1;
+    for (size_t i = 0; i < tr->n; i++) {
+        const treq *q = &tr->r[i];
+        for (uint64_t k = q->lba; k < q->lba + q->count; k++)
+            if (!st[k]) st[k] = q->op == OP_READ ? 2 : 1;
+    }
+    int64_t total = 0, outstanding = 0;
+    uint64_t id = tr->n, nflash = 0;
+    size_t k = 0;
+    for (uint64_t l = 0; l <= lbas; l++) {
+        if (l < lbas && st[l] == 2) {
+            uint64_t run = 1;
+            while (l + run < lbas && st[l + run] == 2 && run < MAX_LBAS) run++;
+            smartssd__v1__block_request__init(&br[k]);
+            br[k].id = id++;
+            br[k].op = SMARTSSD__V1__BLOCK_OP__BLOCK_WRITE;
+            br[k].lba = l;
+            br[k].count = (uint32_t)run;
+            br[k].fill = l + 1;
+            bp[k] = &br[k];
+            k++;
+            total += (int64_t)run;
+            l += run - 1;
+        }
+        if (k == CHUNK || (l == lbas && k)) {
+            Smartssd__V1__BlockSubmit bs = SMARTSSD__V1__BLOCK_SUBMIT__INIT;
+            bs.n_requests = k;
+            bs.requests = bp;
+            Smartssd__V1__Request req = SMARTSSD__V1__REQUEST__INIT;
+            req.command_case = SMARTSSD__V1__REQUEST__COMMAND_BLOCK_SUBMIT;
+            req.block_submit = &bs;
+            Smartssd__V1__Response *r = cli_call(c, &req, NULL);
+            if (!r) {
+                free(st);
+                return -1;
+            }
+            outstanding = (int64_t)r->block_submit->outstanding;
+            smartssd__v1__response__free_unpacked(r, NULL);
+            k = 0;
+            while (outstanding > 0) {
+                outstanding = take(c, poll(c, (uint32_t)(outstanding > 262144 ? 262144 : outstanding), 0), NULL, 0,
+                                   &nflash);
+                if (outstanding < 0) {
+                    free(st);
+                    return -1;
+                }
+            }
+        }
+    }
+    free(st);
+    return total;
+}
+
 static int cmp_u64(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
@@ -457,6 +516,7 @@ static int replay_opt(cli *c, int opt, const char *arg, void *a) {
         else if (!strcmp(arg, "skip")) o->skip = 1;
         else return cli_usage_error(c, &CMD_REPLAY, "--on-error is stop or skip, not '%s'", arg);
         return 0;
+    case 'P': o->prefill = 1; return 0;
     case 'c': o->csv = arg; return 0;
     case 'p': o->plot = arg; return 0;
     case 'l': {
@@ -487,6 +547,7 @@ static int run_replay(cli *c, int argc, char **argv) {
         { "queue-depth", required_argument, 0, 'q' }, { "wrap", no_argument, 0, 'w' },
         { "on-error", required_argument, 0, 'e' }, { "csv", required_argument, 0, 'c' },
         { "plot", required_argument, 0, 'p' }, { "limit", required_argument, 0, 'l' },
+        { "prefill", no_argument, 0, 'P' },
     };
     replay_opts o = { 0 };
     char *pos[2];
@@ -523,7 +584,22 @@ static int run_replay(cli *c, int argc, char **argv) {
         return cli_error(c, "RESOURCE_EXHAUSTED", "out of memory");
     }
     uint64_t nflash = 0;
-    int64_t outstanding = 0;
+    int64_t outstanding = 0, filled = 0;
+    if (o.prefill) {
+        filled = prefill(c, &tr, lbas, br, bp);
+        if (filled < 0) {
+            free(tr.r);
+            free(res);
+            free(br);
+            free(bp);
+            return EXIT_DEVICE;
+        }
+        /* the trace starts once the prefill is done */
+        Smartssd__V1__Response *pr = poll(c, 0, 0);
+        if (!pr) return EXIT_DEVICE;
+        base = pr->device_clock_ns;
+        smartssd__v1__response__free_unpacked(pr, NULL);
+    }
     double w1 = wall_s();
     for (size_t i = 0; i < tr.n && rc == 0;) {
         size_t room = MAX_OUTSTANDING - (size_t)outstanding, k = tr.n - i;
@@ -634,6 +710,7 @@ static int run_replay(cli *c, int argc, char **argv) {
         json_object_object_add(j, "trims", json_object_new_int64((int64_t)s[OP_TRIM].n));
         json_object_object_add(j, "failed", json_object_new_int64((int64_t)failed));
         json_object_object_add(j, "skipped_lines", json_object_new_int64((int64_t)tr.skipped));
+        json_object_object_add(j, "prefilled_lbas", json_object_new_int64(filled));
         json_object_object_add(j, "queue_depth", json_object_new_int((int)qd));
         json_object_object_add(j, "device_s", json_object_new_double(dev_s));
         json_object_object_add(j, "flash_commands", json_object_new_int64((int64_t)nflash));
@@ -654,6 +731,7 @@ static int run_replay(cli *c, int argc, char **argv) {
         printf("replayed %zu requests (%zu reads, %zu writes, %zu trims; %zu failed, %" PRIu64 " lines skipped) "
                "at queue depth %u%s\n", tr.n, s[OP_READ].n, s[OP_WRITE].n, s[OP_TRIM].n, failed, tr.skipped, qd,
                o.afap ? ", as fast as possible" : "");
+        if (o.prefill) printf("prefilled %" PRId64 " LBAs the trace reads before writing them\n", filled);
         printf("device time %.6f s; %" PRIu64 " flash commands in %.3f s of wall time (%.0f per second)\n", dev_s,
                nflash, w_replay, fps);
         printf("\nlatency (us)   count       mean        p50        p90        p99      p99.9        max\n");
@@ -690,6 +768,8 @@ const subcmd CMD_REPLAY = {
     "  --wrap                 fold offsets past the namespace back into it (default: a bad line)\n"
     "  --on-error stop|skip   on a bad line: stop with its line number and reason (default), or skip it\n"
     "  --limit N              replay the first N requests only\n"
+    "  --prefill              first write every LBA the trace reads before writing it (as fast as\n"
+    "                         possible), so its reads find data on flash; the trace starts after\n"
     "  --csv FILE             one row per request: arrival, admission, first flash command, completion\n"
     "  --plot FILE            a PNG of the latency CDF per read / write (python3 with matplotlib)\n"
     "Percentiles are nearest-rank over the requests that completed OK; latency = completion - arrival.\n",
