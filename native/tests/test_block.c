@@ -455,6 +455,19 @@ static void test_protocol(const char *dir) {
         smartssd__v1__response__free_unpacked(r, NULL);
     }
     EXPECT_STATUS(submit_pb(d, NULL, 0), CSD_INVALID_ARGUMENT, "no requests");
+    /* more LBAs in one submission than the bound: 65 requests of 4096 */
+    {
+        Smartssd__V1__BlockRequest big[65], *bp[65];
+        for (int i = 0; i < 65; i++) {
+            smartssd__v1__block_request__init(&big[i]);
+            big[i].id = (uint64_t)i;
+            big[i].op = SMARTSSD__V1__BLOCK_OP__BLOCK_READ;
+            big[i].count = CSD_BLOCK_MAX_LBAS;
+            bp[i] = &big[i];
+        }
+        EXPECT_STATUS(submit_pb(d, bp, 65), CSD_RESOURCE_EXHAUSTED,
+                      "the submission covers 266240 LBAs, more than 262144; split it");
+    }
     /* too many outstanding: one over the bound in a single packet */
     {
         size_t n = CSD_BLOCK_MAX_OUTSTANDING + 1;

@@ -61,6 +61,11 @@ static int blk_check(csd_device *d, cmd_ctx *c, const csd_block_req *q, size_t n
     if (n > CSD_BLOCK_MAX_OUTSTANDING - out)
         return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "block_submit: %zu requests with %" PRIu64 " outstanding would "
                         "exceed %u; poll completions first", n, out, CSD_BLOCK_MAX_OUTSTANDING);
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++) total += q[i].count;
+    if (total > CSD_BLOCK_MAX_SUBMIT_LBAS)
+        return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "block_submit: the submission covers %" PRIu64 " LBAs, more than "
+                        "%u; split it", total, CSD_BLOCK_MAX_SUBMIT_LBAS);
     const uint64_t pb = d->params.page_bytes, now = csd_engine_now(d->eng);
     uint64_t prev = d->blk_last_arrival > now ? d->blk_last_arrival : now, held = d->blk_data_bytes;
     for (size_t i = 0; i < n; i++) {

@@ -18,6 +18,7 @@
 #define CHUNK 4096u
 #define MAX_LBAS 4096u              /* CSD_BLOCK_MAX_LBAS */
 #define MAX_OUTSTANDING 65536u      /* CSD_BLOCK_MAX_OUTSTANDING */
+#define MAX_SUBMIT_LBAS 262144u     /* CSD_BLOCK_MAX_SUBMIT_LBAS */
 
 enum { FMT_AUTO, FMT_MSR, FMT_BLKPARSE };
 enum { OP_READ = 1, OP_WRITE = 2, OP_TRIM = 3 };
@@ -344,9 +345,13 @@ static int64_t prefill(cli *c, const trace *tr, uint64_t lbas, Smartssd__V1__Blo
             if (!st[k]) st[k] = q->op == OP_READ ? 2 : 1;
     }
     int64_t total = 0, outstanding = 0;
-    uint64_t id = tr->n, nflash = 0;
+    uint64_t id = tr->n, nflash = 0, chunk_lbas = 0;
     size_t k = 0;
     for (uint64_t l = 0; l <= lbas; l++) {
+        if (l < lbas && st[l] == 2 && chunk_lbas + MAX_LBAS > MAX_SUBMIT_LBAS) {
+            l--;   /* this run goes in the next packet */
+            goto flush;
+        }
         if (l < lbas && st[l] == 2) {
             uint64_t run = 1;
             while (l + run < lbas && st[l + run] == 2 && run < MAX_LBAS) run++;
@@ -359,9 +364,11 @@ static int64_t prefill(cli *c, const trace *tr, uint64_t lbas, Smartssd__V1__Blo
             bp[k] = &br[k];
             k++;
             total += (int64_t)run;
+            chunk_lbas += run;
             l += run - 1;
         }
         if (k == CHUNK || (l == lbas && k)) {
+        flush:;
             Smartssd__V1__BlockSubmit bs = SMARTSSD__V1__BLOCK_SUBMIT__INIT;
             bs.n_requests = k;
             bs.requests = bp;
@@ -376,6 +383,7 @@ static int64_t prefill(cli *c, const trace *tr, uint64_t lbas, Smartssd__V1__Blo
             outstanding = (int64_t)r->block_submit->outstanding;
             smartssd__v1__response__free_unpacked(r, NULL);
             k = 0;
+            chunk_lbas = 0;
             while (outstanding > 0) {
                 outstanding = take(c, poll(c, (uint32_t)(outstanding > 262144 ? 262144 : outstanding), 0), NULL, 0,
                                    &nflash);
@@ -605,6 +613,15 @@ static int run_replay(cli *c, int argc, char **argv) {
         size_t room = MAX_OUTSTANDING - (size_t)outstanding, k = tr.n - i;
         if (k > CHUNK) k = CHUNK;
         if (k > room) k = room;
+        uint64_t lsum = 0;
+        for (size_t j = 0; j < k; j++) {
+            lsum += tr.r[i + j].count;
+            if (lsum > MAX_SUBMIT_LBAS) {
+                k = j;
+                break;
+            }
+        }
+        if (k == 0 && room) k = 1;   /* one request is at most MAX_LBAS */
         if (k == 0) {
             /* the device holds the most it may: run it up to the next arrival (or for one completion) */
             outstanding = take(c, poll(c, o.afap ? 1 : 0, o.afap ? 0 : base + tr.r[i].t_ns), res, tr.n, &nflash);
