@@ -518,6 +518,7 @@ static void test_protocol(const char *dir) {
     BAD((b.op = SMARTSSD__V1__BLOCK_OP__BLOCK_TRIM, b.return_data = 1), CSD_INVALID_ARGUMENT, "return_data is for reads");
     uint64_t now = csd_device_clock(d);
     BAD(b.arrival_ns = now - 1, CSD_INVALID_ARGUMENT, "is before the device clock");
+    BAD(b.arrival_ns = UINT64_MAX, CSD_INVALID_ARGUMENT, "arrival_ns 18446744073709551615 is past 4611686018427387904");
     /* arrival times going backwards inside a packet */
     {
         Smartssd__V1__BlockRequest a = SMARTSSD__V1__BLOCK_REQUEST__INIT, z = SMARTSSD__V1__BLOCK_REQUEST__INIT;
@@ -570,6 +571,7 @@ static void test_protocol(const char *dir) {
     smartssd__v1__response__free_unpacked(r, NULL);
     EXPECT_STATUS(poll_pb(d, 0, 0, clock - 1), CSD_INVALID_ARGUMENT, "until_ns");
     EXPECT_STATUS(poll_pb(d, 5, 2, 0), CSD_INVALID_ARGUMENT, "min_completions 5 exceeds max_completions 2");
+    EXPECT_STATUS(poll_pb(d, 0, 0, UINT64_MAX), CSD_INVALID_ARGUMENT, "is past 4611686018427387904");
     /* poll with until_ns moves the clock there */
     r = poll_pb(d, 0, 0, clock + 1000000);
     CHECK_EQ_INT(r->status, 0);

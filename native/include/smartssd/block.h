@@ -27,6 +27,7 @@ extern "C" {
 #define CSD_BLOCK_MAX_OUTSTANDING 65536u   /* requests submitted and not yet polled */
 #define CSD_BLOCK_MAX_LBAS 4096u           /* LBAs of one request */
 #define CSD_BLOCK_MAX_SUBMIT_LBAS 262144u  /* LBAs of all the requests of one submission */
+#define CSD_BLOCK_MAX_TIME_NS (1ull << 62) /* arrival and poll times: ~146 years, far from overflow */
 #define CSD_BLOCK_MAX_DATA_BYTES (32u << 20) /* read data held for BlockPoll replies (return_data) */
 
 /* The same numbers as smartssd.v1.BlockOp. */

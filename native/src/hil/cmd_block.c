@@ -107,6 +107,9 @@ static int blk_check(csd_device *d, cmd_ctx *c, const csd_block_req *q, size_t n
                                 "held for polls would exceed %u bytes; poll completions first", i, r->id,
                                 CSD_BLOCK_MAX_DATA_BYTES);
         }
+        if (r->arrival_ns > CSD_BLOCK_MAX_TIME_NS)
+            return cmd_fail(c, CSD_INVALID_ARGUMENT, "block_submit: request %zu (id %" PRIu64 "): arrival_ns %" PRIu64
+                            " is past %llu", i, r->id, r->arrival_ns, CSD_BLOCK_MAX_TIME_NS);
         uint64_t a = r->arrival_ns ? r->arrival_ns : prev;
         if (a < now)
             return cmd_fail(c, CSD_INVALID_ARGUMENT, "block_submit: request %zu (id %" PRIu64 "): arrival_ns %" PRIu64
@@ -299,6 +302,9 @@ int cmd_block_poll(csd_device *d, const Smartssd__V1__BlockPoll *m, cmd_ctx *c) 
     if (m->until_ns && m->until_ns < t0)
         return cmd_fail(c, CSD_INVALID_ARGUMENT, "block_poll: until_ns %" PRIu64 " is before the device clock %" PRIu64,
                         m->until_ns, t0);
+    if (m->until_ns > CSD_BLOCK_MAX_TIME_NS)
+        return cmd_fail(c, CSD_INVALID_ARGUMENT, "block_poll: until_ns %" PRIu64 " is past %llu", m->until_ns,
+                        CSD_BLOCK_MAX_TIME_NS);
     if (m->max_completions && m->min_completions > m->max_completions)
         return cmd_fail(c, CSD_INVALID_ARGUMENT, "block_poll: min_completions %u exceeds max_completions %u",
                         m->min_completions, m->max_completions);
@@ -395,6 +401,9 @@ int csd_block_poll(csd_device *d, size_t min_completions, uint64_t until_ns, csd
     if (until_ns && until_ns < now) {
         cmd_fail(&c, CSD_INVALID_ARGUMENT, "block_poll: until_ns %" PRIu64 " is before the device clock %" PRIu64,
                  until_ns, now);
+    } else if (until_ns > CSD_BLOCK_MAX_TIME_NS) {
+        cmd_fail(&c, CSD_INVALID_ARGUMENT, "block_poll: until_ns %" PRIu64 " is past %llu", until_ns,
+                 CSD_BLOCK_MAX_TIME_NS);
     } else if (min_completions > max) {
         cmd_fail(&c, CSD_INVALID_ARGUMENT, "block_poll: min_completions %zu exceeds the room for %zu", min_completions,
                  max);
