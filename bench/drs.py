@@ -150,7 +150,7 @@ def main(ctx):
              {f"{s}: {part}": (workloads, [r[key] for r in fig9 if r["scheduler"] == s])
               for s in scheds for part, key in (("I/O queue", "io_queue_us"), ("flash queue", "flash_queue_us"),
                                                 ("flash ops", "flash_us"))},
-             kind="bar", legend_below=True)
+             kind="bar", logy=True, legend_below=True)
     qrows = [r for r in rows if r["exp"] == "fig11b"]
     ctx.plot("fig11b_queue_depth.png", f"Fig. 11b: mean read latency vs queue depth ({sweep_sched})",
              "queue depth (requests)", "mean read latency (us)",
