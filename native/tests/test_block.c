@@ -2,7 +2,8 @@
  * works them out), out-of-order completion, the queue depth, read-back against an in-memory reference
  * over thousands of random reads, writes and trims with GC, persistence across reopen, a process
  * that dies without closing and one killed with SIGKILL mid-stream,
- * the namespace hidden from object commands, and every bad input refused with a status while the
+ * a queue pair per client session, the namespace hidden from object commands, and every bad input
+ * refused with a status while the
  * device keeps serving. */
 #include "devutil.h"
 #include "smartssd/block.h"
@@ -611,12 +612,111 @@ static void test_protocol(const char *dir) {
     csd_device_close(d);
 }
 
+static Smartssd__V1__Response *call_as(csd_device *d, uint64_t session, Smartssd__V1__Request *req) {
+    size_t n = smartssd__v1__request__get_packed_size(req);
+    uint8_t *b = malloc(n ? n : 1), *out;
+    size_t out_len;
+    smartssd__v1__request__pack(req, b);
+    CHECK(csd_device_command_as(d, session, b, n, NULL, &out, &out_len) == 0);
+    free(b);
+    Smartssd__V1__Response *r = smartssd__v1__response__unpack(NULL, out_len, out);
+    csd_free(out);
+    CHECK(r != NULL);
+    return r;
+}
+
+static Smartssd__V1__Response *submit_as(csd_device *d, uint64_t session, uint64_t id0, size_t n, uint64_t arrival) {
+    Smartssd__V1__BlockRequest *rq = calloc(n, sizeof *rq), **rp = calloc(n, sizeof *rp);
+    for (size_t i = 0; i < n; i++) {
+        smartssd__v1__block_request__init(&rq[i]);
+        rq[i].id = id0 + i;
+        rq[i].op = SMARTSSD__V1__BLOCK_OP__BLOCK_READ;
+        rq[i].count = 1;
+        rq[i].arrival_ns = arrival;
+        rp[i] = &rq[i];
+    }
+    Smartssd__V1__Request req = SMARTSSD__V1__REQUEST__INIT;
+    Smartssd__V1__BlockSubmit bs = SMARTSSD__V1__BLOCK_SUBMIT__INIT;
+    bs.n_requests = n;
+    bs.requests = rp;
+    req.command_case = SMARTSSD__V1__REQUEST__COMMAND_BLOCK_SUBMIT;
+    req.block_submit = &bs;
+    Smartssd__V1__Response *r = call_as(d, session, &req);
+    free(rq);
+    free(rp);
+    return r;
+}
+
+static Smartssd__V1__Response *poll_as(csd_device *d, uint64_t session, uint32_t min, uint64_t until) {
+    Smartssd__V1__Request req = SMARTSSD__V1__REQUEST__INIT;
+    Smartssd__V1__BlockPoll bp = SMARTSSD__V1__BLOCK_POLL__INIT;
+    bp.min_completions = min;
+    bp.until_ns = until;
+    req.command_case = SMARTSSD__V1__REQUEST__COMMAND_BLOCK_POLL;
+    req.block_poll = &bp;
+    return call_as(d, session, &req);
+}
+
+/* Each client session (a daemon connection) is its own queue pair: it polls only its completions;
+ * the requests of a session that ends are dropped once done, and their slots come back. */
+static void test_sessions(const char *dir) {
+    csd_device *d = fresh(dir, 1u << 20, 0);
+    uint64_t a, b;
+    CHECK_EQ_INT(csd_session_begin(d, &a), 0);
+    CHECK_EQ_INT(csd_session_begin(d, &b), 0);
+    uint64_t t = csd_device_clock(d) + 1000000;
+    Smartssd__V1__Response *r = submit_as(d, a, 100, 3, t);
+    CHECK_EQ_INT(r->status, 0);
+    CHECK_EQ_U64(r->block_submit->outstanding, 3);
+    smartssd__v1__response__free_unpacked(r, NULL);
+    r = submit_as(d, b, 200, 2, t);
+    CHECK_EQ_U64(r->block_submit->outstanding, 2);
+    smartssd__v1__response__free_unpacked(r, NULL);
+    r = poll_as(d, a, 3, 0);
+    CHECK_EQ_U64(r->block_poll->n_completions, 3);
+    for (size_t i = 0; i < 3; i++) CHECK(r->block_poll->completions[i]->id / 100 == 1);
+    CHECK_EQ_U64(r->block_poll->outstanding, 0);
+    smartssd__v1__response__free_unpacked(r, NULL);
+    r = poll_as(d, b, 2, 0);
+    CHECK_EQ_U64(r->block_poll->n_completions, 2);
+    for (size_t i = 0; i < 2; i++) CHECK(r->block_poll->completions[i]->id / 100 == 2);
+    smartssd__v1__response__free_unpacked(r, NULL);
+    /* b fills the device's bound with requests that arrive much later, then goes away */
+    uint64_t late = csd_device_clock(d) + 1000000000ull;
+    r = submit_as(d, b, 0, CSD_BLOCK_MAX_OUTSTANDING, late);
+    CHECK_EQ_INT(r->status, 0);
+    smartssd__v1__response__free_unpacked(r, NULL);
+    r = submit_as(d, a, 0, 1, late);
+    CHECK_EQ_INT(r->status, CSD_RESOURCE_EXHAUSTED);
+    smartssd__v1__response__free_unpacked(r, NULL);
+    csd_session_end(d, b);
+    /* b's requests still occupy the device until they are done; then their slots are free */
+    r = submit_as(d, a, 0, 1, late);
+    CHECK_EQ_INT(r->status, CSD_RESOURCE_EXHAUSTED);
+    smartssd__v1__response__free_unpacked(r, NULL);
+    r = poll_as(d, a, 0, late + 1000000000ull);
+    CHECK_EQ_INT(r->status, 0);
+    CHECK_EQ_U64(r->block_poll->n_completions, 0);
+    smartssd__v1__response__free_unpacked(r, NULL);
+    r = submit_as(d, a, 7, 1, 0);
+    CHECK_EQ_INT(r->status, 0);
+    CHECK_EQ_U64(r->block_submit->outstanding, 1);
+    smartssd__v1__response__free_unpacked(r, NULL);
+    r = poll_as(d, a, 1, 0);
+    CHECK_EQ_U64(r->block_poll->n_completions, 1);
+    CHECK_EQ_U64(r->block_poll->completions[0]->id, 7);
+    smartssd__v1__response__free_unpacked(r, NULL);
+    csd_session_end(d, a);
+    csd_device_close(d);
+}
+
 int main(void) {
     const char *dir = csd_test_dir("test_block");
     test_hand_checked(dir);
     test_protocol(dir);
     test_crash(dir);
     test_kill(dir);
+    test_sessions(dir);
     test_random(dir);
     TEST_OK("test_block");
 }

@@ -11,7 +11,8 @@
  * arrival order), their flash commands overlap on the chips, and completions come back in completion
  * order with the virtual times of each step. The data moves when a request is submitted, in
  * submission order (so a read sees every write submitted before it); the virtual times follow the
- * timing model. The same commands travel as BlockSubmit / BlockPoll / BlockInfo packets
+ * timing model. A client session (csd_session_begin) polls only its own completions; these functions
+ * act as session 0, this process. The same commands travel as BlockSubmit / BlockPoll / BlockInfo packets
  * (proto/smartssd/v1/device.proto); these functions call them without the packing. */
 #ifndef SMARTSSD_BLOCK_H
 #define SMARTSSD_BLOCK_H

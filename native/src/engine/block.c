@@ -22,6 +22,7 @@ struct csd_blk_req {
     uint64_t arrival, admit, first, done;
     uint64_t to_dev, to_host, link_end;
     uint64_t id;                  /* flash ops' req_id, unique among the engine's block requests */
+    int dropped;                  /* its session ended: freed when it completes */
     size_t n, pending;
     csd_flash_op ops[];
 };
@@ -37,6 +38,34 @@ static uint64_t service_ns(const csd_engine *e, uint8_t kind) {
     }
 }
 
+/* The counters of one session's requests (a host's queue pair); NULL when it has none. */
+static csd_blk_sess *sess_find(csd_engine *e, uint64_t session) {
+    for (size_t i = 0; i < e->blk_nsess; i++)
+        if (e->blk_sess[i].session == session) return &e->blk_sess[i];
+    return NULL;
+}
+
+static csd_blk_sess *sess_get(csd_engine *e, uint64_t session) {
+    csd_blk_sess *s = sess_find(e, session);
+    if (s) return s;
+    if (e->blk_nsess == e->blk_capsess) {
+        size_t cap = e->blk_capsess ? e->blk_capsess * 2 : 4;
+        csd_blk_sess *a = realloc(e->blk_sess, cap * sizeof *a);
+        if (!a) return NULL;
+        e->blk_sess = a;
+        e->blk_capsess = cap;
+    }
+    s = &e->blk_sess[e->blk_nsess++];
+    *s = (csd_blk_sess){ .session = session };
+    return s;
+}
+
+static void unlink_all(csd_engine *e, csd_blk_req *r) {
+    if (r->aprev) r->aprev->anext = r->anext;
+    else e->blk_all = r->anext;
+    if (r->anext) r->anext->aprev = r->aprev;
+}
+
 static void blk_admit(csd_engine *e, csd_blk_req *r, uint64_t now);
 
 static void blk_done_ev(csd_sim *sim, void *arg) {
@@ -44,12 +73,20 @@ static void blk_done_ev(csd_sim *sim, void *arg) {
     csd_engine *e = r->e;
     uint64_t now = csd_sim_now(sim);
     r->done = now;
-    r->next = NULL;
-    if (e->blk_done_tail) e->blk_done_tail->next = r;
-    else e->blk_done_head = r;
-    e->blk_done_tail = r;
-    e->blk_ready++;
     e->blk_inflight--;
+    if (r->dropped) {
+        /* nobody will poll for it */
+        unlink_all(e, r);
+        e->blk_outstanding--;
+        free(r);
+    } else {
+        r->next = NULL;
+        if (e->blk_done_tail) e->blk_done_tail->next = r;
+        else e->blk_done_head = r;
+        e->blk_done_tail = r;
+        csd_blk_sess *ss = sess_find(e, r->tag.session);
+        if (ss) ss->ready++;
+    }
     /* the freed slot goes to the longest waiting request */
     csd_blk_req *w = e->blk_wait_head;
     if (w) {
@@ -119,8 +156,11 @@ int csd_engine_blk_submit(csd_engine *e, uint64_t arrival_ns, const csd_flash_ba
                           uint64_t bytes_to_host, const csd_blk_tag *tag) {
     size_t n = ops ? ops->n : 0;
     if (n > (SIZE_MAX - sizeof(csd_blk_req)) / sizeof(csd_flash_op)) return -ENOMEM;
-    csd_blk_req *r = malloc(sizeof *r + n * sizeof(csd_flash_op));
+    csd_blk_sess *ss = sess_get(e, tag->session);
+    csd_blk_req *r = ss ? malloc(sizeof *r + n * sizeof(csd_flash_op)) : NULL;
     if (!r) return -ENOMEM;
+    ss->outstanding++;
+    e->blk_data_bytes += tag->data ? tag->data_len : 0;
     uint64_t now = csd_sim_now(e->sim);
     *r = (csd_blk_req){ .e = e, .tag = *tag, .arrival = arrival_ns > now ? arrival_ns : now,
                         .to_dev = bytes_to_device, .to_host = bytes_to_host, .id = ++e->blk_next_id,
@@ -141,26 +181,76 @@ int csd_engine_blk_submit(csd_engine *e, uint64_t arrival_ns, const csd_flash_ba
     return 0;
 }
 
-size_t csd_engine_blk_reap(csd_engine *e, csd_blk_done *out, size_t max) {
+size_t csd_engine_blk_reap(csd_engine *e, uint64_t session, csd_blk_done *out, size_t max) {
+    csd_blk_sess *ss = sess_find(e, session);
     size_t k = 0;
-    while (k < max && e->blk_done_head) {
-        csd_blk_req *r = e->blk_done_head;
-        e->blk_done_head = r->next;
-        if (!e->blk_done_head) e->blk_done_tail = NULL;
+    csd_blk_req *prev = NULL, *r = e->blk_done_head;
+    while (ss && k < max && ss->ready && r) {
+        csd_blk_req *next = r->next;
+        if (r->tag.session != session) {
+            prev = r;
+            r = next;
+            continue;
+        }
+        if (prev) prev->next = next;
+        else e->blk_done_head = next;
+        if (e->blk_done_tail == r) e->blk_done_tail = prev;
         out[k++] = (csd_blk_done){ .tag = r->tag, .arrival_ns = r->arrival, .admit_ns = r->admit,
                                    .first_flash_ns = r->first, .done_ns = r->done, .flash_ops = (uint32_t)r->n };
-        e->blk_ready--;
+        ss->ready--;
+        ss->outstanding--;
         e->blk_outstanding--;
-        if (r->aprev) r->aprev->anext = r->anext;
-        else e->blk_all = r->anext;
-        if (r->anext) r->anext->aprev = r->aprev;
+        if (r->tag.data) e->blk_data_bytes -= r->tag.data_len;   /* the caller owns the data now */
+        unlink_all(e, r);
         free(r);
+        r = next;
     }
     return k;
 }
 
-size_t csd_engine_blk_ready(const csd_engine *e) { return e->blk_ready; }
-size_t csd_engine_blk_outstanding(const csd_engine *e) { return e->blk_outstanding; }
+size_t csd_engine_blk_ready(const csd_engine *e, uint64_t session) {
+    const csd_blk_sess *s = sess_find((csd_engine *)e, session);
+    return s ? s->ready : 0;
+}
+
+size_t csd_engine_blk_outstanding(const csd_engine *e, uint64_t session) {
+    const csd_blk_sess *s = sess_find((csd_engine *)e, session);
+    return s ? s->outstanding : 0;
+}
+
+size_t csd_engine_blk_outstanding_all(const csd_engine *e) { return e->blk_outstanding; }
+uint64_t csd_engine_blk_data_bytes(const csd_engine *e) { return e->blk_data_bytes; }
+
+void csd_engine_blk_drop(csd_engine *e, uint64_t session) {
+    csd_blk_sess *ss = sess_find(e, session);
+    if (!ss) return;
+    /* completed ones go now; the rest still occupy the device and go when they complete */
+    csd_blk_req *prev = NULL, *r = e->blk_done_head;
+    while (r) {
+        csd_blk_req *next = r->next;
+        if (r->tag.session == session) {
+            if (prev) prev->next = next;
+            else e->blk_done_head = next;
+            if (e->blk_done_tail == r) e->blk_done_tail = prev;
+            e->blk_outstanding--;
+            if (r->tag.data) e->blk_data_bytes -= r->tag.data_len;
+            free(r->tag.data);
+            unlink_all(e, r);
+            free(r);
+        } else {
+            prev = r;
+        }
+        r = next;
+    }
+    for (r = e->blk_all; r; r = r->anext) {
+        if (r->tag.session != session) continue;
+        r->dropped = 1;
+        if (r->tag.data) e->blk_data_bytes -= r->tag.data_len;
+        free(r->tag.data);
+        r->tag.data = NULL;
+    }
+    *ss = e->blk_sess[--e->blk_nsess];
+}
 
 /* Requests not yet reaped, in flight or not: freed with the engine (their events die with its sim). */
 void csd_eng_blk_free(csd_engine *e) {
@@ -172,4 +262,7 @@ void csd_eng_blk_free(csd_engine *e) {
         r = n;
     }
     e->blk_all = e->blk_done_head = e->blk_done_tail = e->blk_wait_head = e->blk_wait_tail = NULL;
+    free(e->blk_sess);
+    e->blk_sess = NULL;
+    e->blk_nsess = e->blk_capsess = 0;
 }

@@ -97,6 +97,9 @@ typedef struct core {
     sub *slot_sub;            /* SLOT_PAGE / SLOT_SEND: the sub-request served */
 } core;
 
+/* block.c: one session's requests not reaped, and those of them completed */
+typedef struct csd_blk_sess { uint64_t session, outstanding, ready; } csd_blk_sess;
+
 struct csd_engine {
     csd_params p;
     csd_sim *sim;
@@ -125,7 +128,10 @@ struct csd_engine {
     csd_blk_req *blk_all;                        /* every request not reaped */
     csd_blk_req *blk_wait_head, *blk_wait_tail;  /* the I/O request queue: arrived, no slot yet */
     csd_blk_req *blk_done_head, *blk_done_tail;  /* completed, in completion order */
-    uint64_t blk_inflight, blk_ready, blk_outstanding, blk_next_id;
+    uint64_t blk_inflight, blk_outstanding, blk_next_id;
+    uint64_t blk_data_bytes;                     /* read data the requests not reaped hold */
+    csd_blk_sess *blk_sess;                      /* per session: its requests' counters */
+    size_t blk_nsess, blk_capsess;
     csd_serial *pm;            /* two-stage processing: one pattern-matching unit per channel (2PM paper
                                 * IV-E), when pm_bytes_per_s is set */
 };

@@ -57,7 +57,7 @@ static const char *op_name(uint8_t op) {
 static int blk_check(csd_device *d, cmd_ctx *c, const csd_block_req *q, size_t n, const size_t *data_len,
                      const uint8_t *want, uint64_t *arrivals) {
     if (n == 0) return cmd_fail(c, CSD_INVALID_ARGUMENT, "block_submit: no requests");
-    uint64_t out = csd_engine_blk_outstanding(d->eng);
+    uint64_t out = csd_engine_blk_outstanding_all(d->eng);
     if (n > CSD_BLOCK_MAX_OUTSTANDING - out)
         return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "block_submit: %zu requests with %" PRIu64 " outstanding would "
                         "exceed %u; poll completions first", n, out, CSD_BLOCK_MAX_OUTSTANDING);
@@ -67,7 +67,7 @@ static int blk_check(csd_device *d, cmd_ctx *c, const csd_block_req *q, size_t n
         return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "block_submit: the submission covers %" PRIu64 " LBAs, more than "
                         "%u; split it", total, CSD_BLOCK_MAX_SUBMIT_LBAS);
     const uint64_t pb = d->params.page_bytes, now = csd_engine_now(d->eng);
-    uint64_t prev = d->blk_last_arrival > now ? d->blk_last_arrival : now, held = d->blk_data_bytes;
+    uint64_t prev = d->blk_last_arrival > now ? d->blk_last_arrival : now, held = csd_engine_blk_data_bytes(d->eng);
     for (size_t i = 0; i < n; i++) {
         const csd_block_req *r = &q[i];
         if (r->op < CSD_BLOCK_READ || r->op > CSD_BLOCK_TRIM)
@@ -179,11 +179,11 @@ static int blk_apply(csd_device *d, const csd_block_req *r, uint64_t arrival, in
     }
     csd_blk_tag tag = { .id = r->id, .lba = r->lba, .count = r->count, .op = r->op,
                         .status = rc ? (rc == -ENOSPC ? CSD_NO_SPACE : csd_status_from_errno(rc)) : CSD_OK,
-                        .data = own ? r->buf : NULL };
+                        .data = own ? r->buf : NULL, .data_len = own && r->buf ? bytes : 0,
+                        .session = d->cur_session };
     /* a failed request still replays what the FTL did before it failed */
     int erc = csd_engine_blk_submit(d->eng, arrival, ops, to_dev, to_host, &tag);
     if (erc) return erc;
-    if (own && r->buf) d->blk_data_bytes += bytes;
     d->blk_last_arrival = arrival;
     return 0;
 }
@@ -206,10 +206,12 @@ static int blk_submit(csd_device *d, cmd_ctx *c, const csd_block_req *q, size_t 
     return rc;
 }
 
-/* Run until min completions are ready (or none is outstanding), then to until_ns. */
-static void blk_run(csd_device *d, size_t min, uint64_t until_ns) {
+/* Run until min of the session's completions are ready (or none of its requests is outstanding),
+ * then to until_ns. */
+static void blk_run(csd_device *d, uint64_t session, size_t min, uint64_t until_ns) {
     csd_engine *e = d->eng;
-    while (csd_engine_blk_ready(e) < min && csd_engine_blk_ready(e) < csd_engine_blk_outstanding(e))
+    while (csd_engine_blk_ready(e, session) < min &&
+           csd_engine_blk_ready(e, session) < csd_engine_blk_outstanding(e, session))
         if (!csd_engine_step(e)) break;
     if (until_ns > csd_engine_now(e)) csd_engine_run_until(e, until_ns);
 }
@@ -277,7 +279,7 @@ int cmd_block_submit(csd_device *d, const Smartssd__V1__BlockSubmit *m, cmd_ctx 
     if (rc) return -1;
     smartssd__v1__block_submit_reply__init(rep);
     rep->accepted = (uint32_t)accepted;
-    rep->outstanding = csd_engine_blk_outstanding(d->eng);
+    rep->outstanding = csd_engine_blk_outstanding(d->eng, d->cur_session);
     c->resp->result_case = SMARTSSD__V1__RESPONSE__RESULT_BLOCK_SUBMIT;
     c->resp->block_submit = rep;
     return 0;
@@ -308,11 +310,11 @@ int cmd_block_poll(csd_device *d, const Smartssd__V1__BlockPoll *m, cmd_ctx *c) 
     if (m->max_completions && m->min_completions > m->max_completions)
         return cmd_fail(c, CSD_INVALID_ARGUMENT, "block_poll: min_completions %u exceeds max_completions %u",
                         m->min_completions, m->max_completions);
-    blk_run(d, m->min_completions, m->until_ns);
+    blk_run(d, d->cur_session, m->min_completions, m->until_ns);
     c->charged = 1;
     c->device_ns = csd_engine_now(d->eng) - t0;
     size_t max = m->max_completions && m->max_completions < POLL_MAX ? m->max_completions : POLL_MAX;
-    size_t ready = csd_engine_blk_ready(d->eng);
+    size_t ready = csd_engine_blk_ready(d->eng, d->cur_session);
     if (max > ready) max = ready;
     Smartssd__V1__BlockPollReply *rep = cmd_alloc(c, sizeof *rep);
     csd_blk_done *done = cmd_alloc(c, (max ? max : 1) * sizeof *done);
@@ -320,7 +322,7 @@ int cmd_block_poll(csd_device *d, const Smartssd__V1__BlockPoll *m, cmd_ctx *c) 
     Smartssd__V1__BlockCompletion **arr = cmd_alloc(c, (max ? max : 1) * sizeof *arr);
     if (!rep || !done || !cm || !arr) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
     smartssd__v1__block_poll_reply__init(rep);
-    size_t got = csd_engine_blk_reap(d->eng, done, max);
+    size_t got = csd_engine_blk_reap(d->eng, d->cur_session, done, max);
     for (size_t i = 0; i < got; i++) {
         const csd_blk_done *x = &done[i];
         smartssd__v1__block_completion__init(&cm[i]);
@@ -340,7 +342,6 @@ int cmd_block_poll(csd_device *d, const Smartssd__V1__BlockPoll *m, cmd_ctx *c) 
             uint8_t *b = cmd_alloc(c, bytes);
             if (b) memcpy(b, x->tag.data, bytes);
             free(x->tag.data);
-            d->blk_data_bytes -= bytes;
             if (!b) return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory (completions were lost)");
             cm[i].data.data = b;
             cm[i].data.len = bytes;
@@ -349,7 +350,7 @@ int cmd_block_poll(csd_device *d, const Smartssd__V1__BlockPoll *m, cmd_ctx *c) 
     }
     rep->n_completions = got;
     rep->completions = arr;
-    rep->outstanding = csd_engine_blk_outstanding(d->eng);
+    rep->outstanding = csd_engine_blk_outstanding(d->eng, d->cur_session);
     c->resp->result_case = SMARTSSD__V1__RESPONSE__RESULT_BLOCK_POLL;
     c->resp->block_poll = rep;
     return 0;
@@ -408,10 +409,10 @@ int csd_block_poll(csd_device *d, size_t min_completions, uint64_t until_ns, csd
         cmd_fail(&c, CSD_INVALID_ARGUMENT, "block_poll: min_completions %zu exceeds the room for %zu", min_completions,
                  max);
     } else {
-        blk_run(d, min_completions, until_ns);
+        blk_run(d, 0, min_completions, until_ns);
         while (*got < max) {
             size_t want = max - *got < 256 ? max - *got : 256;
-            size_t k = csd_engine_blk_reap(d->eng, buf, want);
+            size_t k = csd_engine_blk_reap(d->eng, 0, buf, want);
             for (size_t i = 0; i < k; i++) to_cpl(&buf[i], &out[*got + i]);
             *got += k;
             if (k < want) break;
@@ -423,7 +424,7 @@ int csd_block_poll(csd_device *d, size_t min_completions, uint64_t until_ns, csd
 
 uint64_t csd_block_outstanding(csd_device *d) {
     pthread_mutex_lock(&d->mu);
-    uint64_t n = csd_engine_blk_outstanding(d->eng);
+    uint64_t n = csd_engine_blk_outstanding(d->eng, 0);
     pthread_mutex_unlock(&d->mu);
     return n;
 }

@@ -99,6 +99,7 @@ void csd_session_end(csd_device *d, uint64_t session) {
             d->sessions[i] = d->sessions[--d->n_sessions];
             uint64_t now = pace_wall_ns();
             vobj_session_ended(d, session, now);
+            csd_engine_blk_drop(d->eng, session);   /* its block completions have no one to poll them */
             if (now >= d->reclaim_at_ns) vobj_reclaim(d, now);
             break;
         }

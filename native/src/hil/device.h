@@ -55,7 +55,6 @@ struct csd_device {
     /* host block I/O (cmd_block.c) */
     uint64_t blk_ns, blk_lbas;       /* the namespace object (0 = not opened yet) and its LBAs */
     uint64_t blk_last_arrival;       /* the newest accepted request's arrival: arrivals never go back */
-    uint64_t blk_data_bytes;         /* read data held for BlockPoll replies */
     uint8_t *blk_buf;                /* fill-pattern writes */
     size_t blk_buf_cap;
     csd_flash_batch blk_ops;
