@@ -1,9 +1,8 @@
 /* Host block I/O: exact virtual times of hand-checked requests on the tiny preset (docs/BLOCK-IO.md
  * works them out), out-of-order completion, the queue depth, read-back against an in-memory reference
  * over thousands of random reads, writes and trims with GC, persistence across reopen, a process
- * that dies without closing and one killed with SIGKILL mid-stream,
- * a queue pair per client session, the namespace hidden from object commands, and every bad input
- * refused with a status while the
+ * that dies without closing and one killed with SIGKILL mid-stream, a queue pair per client session,
+ * the namespace hidden from object commands, and every bad input refused with a status while the
  * device keeps serving. */
 #include "devutil.h"
 #include "smartssd/block.h"
