@@ -431,8 +431,12 @@ static summary summarize(uint64_t *v, size_t n) {
 }
 
 static const char *PLOT_PY =
-    "import csv, sys\n"
-    "import matplotlib\n"
+    "import csv, subprocess, sys\n"
+    "try:\n"
+    "    import matplotlib\n"
+    "except ImportError:\n"   /* as the other plotting tools do */
+    "    subprocess.run([sys.executable, '-m', 'pip', 'install', '-q', '--root-user-action=ignore', 'matplotlib'], check=True)\n"
+    "    import matplotlib\n"
     "matplotlib.use('Agg')\n"
     "import matplotlib.pyplot as plt\n"
     "lat = {'read': [], 'write': [], 'trim': []}\n"
