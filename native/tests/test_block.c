@@ -245,9 +245,20 @@ static void test_random(const char *dir) {
     req.command_case = SMARTSSD__V1__REQUEST__COMMAND_STATS;
     req.stats = &st;
     Smartssd__V1__Response *r = dev_call(d, &req, NULL);
-    uint64_t gc = 0;
-    for (size_t i = 0; i < r->stats->n_counters; i++)
-        if (!strcmp(r->stats->counters[i]->key, "ftl.gc_runs")) gc = strtoull(r->stats->counters[i]->value, NULL, 10);
+    uint64_t gc = 0, sr = 0, sw = 0, st_ = 0, so = 99;
+    for (size_t i = 0; i < r->stats->n_counters; i++) {
+        const char *k = r->stats->counters[i]->key;
+        uint64_t v = strtoull(r->stats->counters[i]->value, NULL, 10);
+        if (!strcmp(k, "ftl.gc_runs")) gc = v;
+        if (!strcmp(k, "block.reads")) sr = v;
+        if (!strcmp(k, "block.writes")) sw = v;
+        if (!strcmp(k, "block.trims")) st_ = v;
+        if (!strcmp(k, "block.outstanding")) so = v;
+    }
+    CHECK_EQ_U64(sr, reads);
+    CHECK_EQ_U64(sw, writes);
+    CHECK_EQ_U64(st_, trims);
+    CHECK_EQ_U64(so, 0);
     smartssd__v1__response__free_unpacked(r, NULL);
     CHECK(gc > 10);
     /* the whole namespace, read back after a reopen */

@@ -184,6 +184,8 @@ static int blk_apply(csd_device *d, const csd_block_req *r, uint64_t arrival, in
     /* a failed request still replays what the FTL did before it failed */
     int erc = csd_engine_blk_submit(d->eng, arrival, ops, to_dev, to_host, &tag);
     if (erc) return erc;
+    d->counters.blk_by_op[r->op]++;
+    if (rc) d->counters.blk_failed++;
     d->blk_last_arrival = arrival;
     return 0;
 }

@@ -21,6 +21,8 @@ typedef struct csd_cmd_counters {
     uint64_t by_kind[CSD_CMD_KINDS]; /* indexed by Request command field number - 10 */
     uint64_t errors, bad_packets;
     uint64_t vobjs_reclaimed, runs_cancelled;   /* the orphan rule's work (vobj_reclaim) */
+    uint64_t blk_by_op[4];                      /* block requests accepted, by csd_block_op */
+    uint64_t blk_failed;                        /* of them, failed in the FTL (NO_SPACE, IO_ERROR) */
 } csd_cmd_counters;
 
 struct csd_device {
