@@ -86,11 +86,12 @@ def main(ctx):
         scheds = [s for s in a.schedulers.split(",") if s]
     if a.ftl:
         ftls = [f for f in a.ftl.split(",") if f]
-    base = "rcf" if "rcf" in scheds else scheds[0]
+    low = {x.lower(): x for x in scheds}
+    base = low.get("rcf", scheds[0])
     workloads = QUICK_WORKLOADS if a.quick else sorted(trace_gen.TABLE1)
     n = a.requests or (2000 if a.quick else 20000)
     qds = [1, 16, 256] if a.quick else [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
-    sweep_sched = "drs" if "drs" in scheds else base
+    sweep_sched = low.get("drs", base)
     print(f"bench drs: workloads {', '.join(workloads)}; {n} requests each; schedulers {', '.join(scheds)} "
           f"(normalized to {base}); ftl {', '.join(ftls)}", flush=True)
 
@@ -169,7 +170,7 @@ def main(ctx):
             continue
         rel = [r["read_rel_pct"] for r in fig9 if r["scheduler"] == s]
         ctx.headline(f"{s} read latency vs {base}, best workload", min(rel), "%",
-                     PAPER_DRS_READ_BEST if s == "drs" and base == "rcf" else None)
+                     PAPER_DRS_READ_BEST if s.lower() == "drs" and base.lower() == "rcf" else None)
         ctx.headline(f"{s} read latency vs {base}, mean of workloads", round(sum(rel) / len(rel), 2), "%")
     wall = sum(r["replay_wall_s"] for r in rows)
     cmds = sum(r["flash_commands"] for r in rows)
