@@ -172,6 +172,39 @@ static void test_hand_checked(const char *dir) {
     csd_device_close(d);
 }
 
+/* The drs preset: X = ceil(4096 B / 400 MB/s) = 10240, no firmware time, tR 60000, tProg 700000,
+ * overhead 5000, a page over the 1.6 GB/s host link 2560. */
+static void test_drs_preset(const char *dir) {
+    char path[4300], err[512];
+    snprintf(path, sizeof path, "%s/drs.img", dir);
+    unlink(path);
+    csd_params p;
+    CHECK_EQ_INT(csd_params_preset(&p, "drs"), 0);
+    CHECK_EQ_U64(p.block_queue_depth, 256);
+    CHECK(csd_format(path, 16u << 20, &p, err, sizeof err) == 0);
+    csd_device *d;
+    csd_open_opts o = { .background = 0 };
+    CHECK(csd_device_open(&d, path, &o, err, sizeof err) == 0);
+    csd_block_info bi;
+    CHECK_EQ_INT(csd_block_info_get(d, &bi, err, sizeof err), 0);
+    /* the namespace's record: overhead, transfer, program */
+    uint64_t T0 = csd_device_clock(d);
+    CHECK_EQ_U64(T0, 5000 + 10240 + 700000);
+    csd_block_req w = { .id = 0, .op = CSD_BLOCK_WRITE, .lba = 3, .count = 1, .fill = 1 };
+    submit_ok(d, &w, 1);
+    csd_block_cpl c[1];
+    poll_all(d, c, 1, NULL);
+    CHECK_EQ_U64(c[0].done_ns, T0 + 5000 + 2560 + 10240 + 700000);
+    CHECK_EQ_U64(c[0].first_flash_ns, T0 + 7560);
+    uint64_t T1 = c[0].done_ns + 1000;
+    csd_block_req r = { .id = 0, .op = CSD_BLOCK_READ, .lba = 3, .count = 1, .arrival_ns = T1 };
+    submit_ok(d, &r, 1);
+    poll_all(d, c, 1, NULL);
+    CHECK_EQ_U64(c[0].first_flash_ns, T1 + 5000);
+    CHECK_EQ_U64(c[0].done_ns, T1 + 5000 + 60000 + 10240 + 2560);
+    csd_device_close(d);
+}
+
 /* Random reads, writes and trims in batches with arrival gaps, on a small device (GC runs often);
  * every read returns what an in-memory copy of the namespace holds at its submission, and at most
  * queue_depth requests are ever in service. */
@@ -723,6 +756,7 @@ static void test_sessions(const char *dir) {
 int main(void) {
     const char *dir = csd_test_dir("test_block");
     test_hand_checked(dir);
+    test_drs_preset(dir);
     test_protocol(dir);
     test_crash(dir);
     test_kill(dir);
