@@ -46,6 +46,12 @@ seeds = {
     "trim": request(12, 17, msg(field(1, 0, 2), field(2, 0, 0), field(3, 0, 4096))),
     "rename": request(13, 20, msg(field(1, 0, 2), field(2, 2, b"c"))),
     "delete": request(14, 14, msg(field(1, 0, 2))),
+    "block_info": request(15, 45, b""),
+    "block_submit": request(16, 43, msg(
+        field(1, 2, msg(field(1, 0, 1), field(2, 0, 2), field(3, 0, 0), field(4, 0, 2), field(7, 0, 7))),
+        field(1, 2, msg(field(1, 0, 2), field(2, 0, 1), field(3, 0, 0), field(4, 0, 2), field(8, 0, 1))),
+        field(1, 2, msg(field(1, 0, 3), field(2, 0, 3), field(3, 0, 1), field(4, 0, 1), field(5, 0, 1 << 20))))),
+    "block_poll": request(17, 44, msg(field(1, 0, 3), field(3, 0, 1 << 21))),
 }
 out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "corpus", "fuzz_packet")
 os.makedirs(out, exist_ok=True)

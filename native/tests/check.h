@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int csd_check_failures;
+static int csd_check_failures __attribute__((unused));   /* headers that include this one need not use it */
 
 #define CHECK(cond) do { if (!(cond)) { \
     fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); exit(1); } } while (0)

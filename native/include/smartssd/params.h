@@ -108,12 +108,16 @@ typedef struct csd_params {
     uint32_t level_balance_weight_pct;  /* percent: BalancingWeight of placement "level" (hybrid paper
                                          * V-B, Algorithm 3; 10 = 0.1) */
     uint32_t combo_small_bytes;         /* bytes: placement "combo" sends writes up to this size to SLC */
+
+    /* host block I/O (docs/BLOCK-IO.md) */
+    uint32_t block_queue_depth;         /* requests: block requests in service at once; later arrivals
+                                         * wait in the I/O request queue for a slot (1..65536) */
 } csd_params;
 
 /* Blocks of each plane in SLC mode for p (blocks_per_plane set): the first ones of the plane. */
 uint32_t csd_params_slc_blocks(const csd_params *p);
 
-/* Fill p with the named preset ("smartssd-paper", "tiny", "ys9203", "2pm"). Returns 0 or -ENOENT. */
+/* Fill p with the named preset ("smartssd-paper", "tiny", "ys9203", "2pm", "hybrid", "drs"). Returns 0 or -ENOENT. */
 int csd_params_preset(csd_params *p, const char *name);
 
 /* Names of the presets, NULL-terminated. */

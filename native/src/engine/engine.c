@@ -34,6 +34,7 @@ int csd_engine_create(csd_engine **out, const csd_params *p, char *err, size_t e
     else if (p->core_mhz == 0) bad = "core_mhz must be at least 1";
     else if (p->page_bytes == 0) bad = "page_bytes must be at least 1";
     else if (p->isp_batch_pages == 0) bad = "isp_batch_pages must be at least 1";
+    else if (p->block_queue_depth == 0) bad = "block_queue_depth must be at least 1";
     else if (p->blocks_per_plane == 0) bad = "blocks_per_plane is 0: the geometry is not derived yet";
     if (bad) {
         snprintf(err, errlen, "engine: %s", bad);
@@ -102,6 +103,7 @@ void csd_engine_destroy(csd_engine *e) {
         csd_eng_req_free(r);
         r = n;
     }
+    csd_eng_blk_free(e);
     if (e->rs_state) e->rs->destroy(e->rs_state);
     if (e->im) e->im->free(e);
     csd_flash_destroy(e->flash);

@@ -161,6 +161,48 @@ void csd_engine_visit_requests(const csd_engine *e, void (*fn)(void *arg, uint64
 /* Forget a request (cancelling it if it is still running). */
 void csd_engine_release(csd_engine *e, csd_isp_req *r);
 
+/* ---- Block I/O (block.c): host block requests, NVMe-like (docs/BLOCK-IO.md) ----
+ * A request arrives at arrival_ns (clamped to now); if block_queue_depth requests are in service it
+ * waits in the I/O request queue (arrival order) for a slot. Admitted at t_adm, it holds the host link
+ * for cmd_overhead_ns + xfer(bytes_to_device), then submits all of ops (the FTL's, in issue order; GC
+ * ones as CSD_SRC_GC) to the flash-command scheduler at once; each READ streams min(page, bytes left)
+ * to the host link as it lands, the rest after the last op. It completes at the end of its last op or
+ * link transfer. Each request belongs to a session (a host's queue pair): a session reaps only its own
+ * completions, in completion order. */
+typedef struct csd_blk_req csd_blk_req;
+/* What the host interface keeps with a request; the engine hands it back with the completion. data,
+ * when set, is malloc'd memory the engine frees if the request is never reaped. */
+typedef struct csd_blk_tag {
+    uint64_t session;
+    uint64_t id, lba;
+    uint32_t count;
+    uint8_t op;
+    int status;
+    void *data;
+    size_t data_len;
+} csd_blk_tag;
+typedef struct csd_blk_done {
+    csd_blk_tag tag;
+    uint64_t arrival_ns;      /* arrived */
+    uint64_t admit_ns;        /* took a device queue slot */
+    uint64_t first_flash_ns;  /* earliest start of one of its flash operations: its completion minus its
+                               * service time (flash.h) when it never waits once started; 0 = none */
+    uint64_t done_ns;
+    uint32_t flash_ops;
+} csd_blk_done;
+/* 0 or -ENOMEM. tag comes back with the completion. */
+int csd_engine_blk_submit(csd_engine *e, uint64_t arrival_ns, const csd_flash_batch *ops, uint64_t bytes_to_device,
+                          uint64_t bytes_to_host, const csd_blk_tag *tag);
+/* Up to max of session's completed requests, oldest completion first; they are forgotten (the caller
+ * owns their data). */
+size_t csd_engine_blk_reap(csd_engine *e, uint64_t session, csd_blk_done *out, size_t max);
+size_t csd_engine_blk_ready(const csd_engine *e, uint64_t session);        /* completed, not reaped */
+size_t csd_engine_blk_outstanding(const csd_engine *e, uint64_t session);  /* submitted, not reaped */
+size_t csd_engine_blk_outstanding_all(const csd_engine *e);               /* every session's */
+uint64_t csd_engine_blk_data_bytes(const csd_engine *e);                  /* data held for reaps */
+/* The session is gone: its completions are freed, and its requests in flight when they complete. */
+void csd_engine_blk_drop(csd_engine *e, uint64_t session);
+
 /* Run one event; 1 if one ran, 0 if idle. */
 int csd_engine_step(csd_engine *e);
 /* Time of the next pending event into *t: 1, or 0 when none is pending. */

@@ -97,6 +97,9 @@ typedef struct core {
     sub *slot_sub;            /* SLOT_PAGE / SLOT_SEND: the sub-request served */
 } core;
 
+/* block.c: one session's requests not reaped, and those of them completed */
+typedef struct csd_blk_sess { uint64_t session, outstanding, ready; } csd_blk_sess;
+
 struct csd_engine {
     csd_params p;
     csd_sim *sim;
@@ -121,9 +124,20 @@ struct csd_engine {
     void *trace_arg;
     csd_trace *timeline;
     csd_engine_stats st;
+    /* host block I/O (block.c) */
+    csd_blk_req *blk_all;                        /* every request not reaped */
+    csd_blk_req *blk_wait_head, *blk_wait_tail;  /* the I/O request queue: arrived, no slot yet */
+    csd_blk_req *blk_done_head, *blk_done_tail;  /* completed, in completion order */
+    uint64_t blk_inflight, blk_outstanding, blk_next_id;
+    uint64_t blk_data_bytes;                     /* read data the requests not reaped hold */
+    csd_blk_sess *blk_sess;                      /* per session: its requests' counters */
+    size_t blk_nsess, blk_capsess;
     csd_serial *pm;            /* two-stage processing: one pattern-matching unit per channel (2PM paper
                                 * IV-E), when pm_bytes_per_s is set */
 };
+
+/* block.c: free every block request (engine destroy) */
+void csd_eng_blk_free(csd_engine *e);
 
 /* core.c: what the public face and both issue models use */
 void csd_eng_sched(csd_engine *e, uint64_t t, csd_sim_fn fn, void *arg);

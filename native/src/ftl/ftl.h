@@ -112,6 +112,13 @@ int csd_ftl_read(csd_ftl *f, uint64_t id, uint64_t offset, void *buf, size_t len
 /* Deallocate the whole pages inside [offset, offset+len); they read as zeros afterwards. */
 int csd_ftl_trim(csd_ftl *f, uint64_t id, uint64_t offset, uint64_t len, csd_flash_batch *ops);
 
+/* Grow an object to size bytes without writing its data: the new pages are holes that read as zeros
+ * and may be written in any order (a block namespace). One tombstone record on the new last page
+ * keeps the size across a crash (appended to ops). -ERANGE when size is below the object's, -EINVAL
+ * when the new end is inside the object's last page,
+ * -ENOSPC, -ENOENT, or -errno. */
+int csd_ftl_extend(csd_ftl *f, uint64_t id, uint64_t size, csd_flash_batch *ops);
+
 /* Physical page of (id, page index), or CSD_PPN_NONE if unmapped/trimmed: the FTL's ground truth,
  * at no cost (checks, tools). */
 uint64_t csd_ftl_lookup(const csd_ftl *f, uint64_t id, uint64_t page_index);

@@ -265,3 +265,26 @@ const uint8_t *csd_ftl_view_ppn(csd_ftl *f, uint64_t ppn, int *rc) {
     if (page && (*rc = verify_ppn(f, ppn, page)) != 0) return NULL;
     return page;
 }
+
+int csd_ftl_extend(csd_ftl *f, uint64_t id, uint64_t size, csd_flash_batch *ops) {
+    if (f->broken) return -EIO;
+    ftl_obj *o = csd_objtab_by_id(&f->tab, id);
+    if (!o) return -ENOENT;
+    if (size < o->size) return -ERANGE;
+    if (size == o->size) return 0;
+    const uint64_t pb = f->pb, last = (size - 1) / pb;
+    if (last >= f->lpages) return -ENOSPC;
+    /* growing inside the last page would need its record rewritten: not what a namespace needs */
+    if (last < ftl_obj_pages(f, o)) return -EINVAL;
+    if (f->lused + 1 > f->lpages) return -ENOSPC;
+    if (csd_obj_reserve(o, last + 1)) return -ENOMEM;
+    /* a tombstone on the new last page carries the size across a crash (recovery derives sizes from
+     * records) and keeps every page before it a hole that reads as zeros */
+    grp_page g;
+    uint64_t ppn;
+    int rc = ftl_alloc_host(f, ops, &ppn);
+    if (rc) return rc;
+    g = (grp_page){ last, ppn, 0, (uint32_t)(size - last * pb) };
+    ftl_op(f, ops, CSD_FLASH_PROGRAM, 0, ppn);
+    return group_commit(f, o, &g, 1, CSD_OOB_TOMBSTONE, size, ops);
+}

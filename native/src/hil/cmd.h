@@ -70,6 +70,12 @@ size_t device_program_names(csd_device *d, cmd_ctx *c, char ***out);
  * NULL gives none. 0 or -ENOMEM. */
 int cmd_decl_columns(cmd_ctx *c, const char *schema, Smartssd__V1__DeclaredColumn ***out, size_t *n);
 struct csd_sandbox *device_sandbox(csd_device *d);
+/* Host block I/O (cmd_block.c): BlockSubmit, BlockPoll, BlockInfo. */
+int cmd_block_submit(csd_device *d, const Smartssd__V1__BlockSubmit *m, cmd_ctx *c);
+int cmd_block_poll(csd_device *d, const Smartssd__V1__BlockPoll *m, cmd_ctx *c);
+int cmd_block_info(csd_device *d, const Smartssd__V1__BlockInfo *m, cmd_ctx *c);
+/* 1 when name is in the block namespace's reserved prefix (object commands may not see it). */
+int cmd_block_reserved(const char *name);
 /* The device itself (cmd_info.c). */
 int cmd_identify(csd_device *d, const Smartssd__V1__Identify *m, cmd_ctx *c);
 int cmd_stats(csd_device *d, const Smartssd__V1__Stats *m, cmd_ctx *c);

@@ -22,6 +22,9 @@ static int valid_name(cmd_ctx *c, const char *name, const char *what) {
         csd_utf8_quote(shown, sizeof shown, name, n, 64);
         return cmd_fail(c, CSD_INVALID_ARGUMENT, "%s: name '%s' refused: %s", what, shown, why);
     }
+    if (cmd_block_reserved(name))
+        return cmd_fail(c, CSD_INVALID_ARGUMENT, "%s: names under '%s' are reserved for the block namespace", what,
+                        CSD_BLOCK_PREFIX);
     return 0;
 }
 
@@ -51,6 +54,9 @@ static int data_object(csd_device *d, cmd_ctx *c, uint64_t id, const char *what,
     }
     if (csd_ftl_obj_stat(d->ftl, id, info))
         return cmd_fail(c, CSD_NOT_FOUND, "%s: no object %" PRIu64, what, id);
+    if (cmd_block_reserved(info->name))
+        return cmd_fail(c, CSD_NOT_FOUND, "%s: no object %" PRIu64 " (the block namespace is reached by the block "
+                        "commands only)", what, id);
     return 0;
 }
 
@@ -196,15 +202,17 @@ int cmd_list(csd_device *d, const Smartssd__V1__ListObjects *m, cmd_ctx *c) {
         return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
     }
     smartssd__v1__list_objects_reply__init(rep);
+    size_t k = 0;
     for (int i = 0; i < n; i++) {
-        arr[i] = info_msg(c, &objs[i]);
-        if (!arr[i]) {
+        if (cmd_block_reserved(objs[i].name)) continue;   /* the block namespace is not an object */
+        arr[k] = info_msg(c, &objs[i]);
+        if (!arr[k++]) {
             free(objs);
             return cmd_fail(c, CSD_RESOURCE_EXHAUSTED, "out of memory");
         }
     }
     free(objs);
-    rep->n_objects = (size_t)n;
+    rep->n_objects = k;
     rep->objects = arr;
     rep->more = more;
     c->resp->result_case = SMARTSSD__V1__RESPONSE__RESULT_LIST;

@@ -235,7 +235,8 @@ int cmd_execute(csd_device *d, const Smartssd__V1__ExecuteObject *m, cmd_ctx *c)
     if (!m->input) return cmd_fail(c, CSD_INVALID_ARGUMENT, "execute_object: an input extent is required");
     const Smartssd__V1__Extent *x = m->input;
     csd_obj_info info;
-    if (x->object_id == 0 || x->object_id >= CSD_VOLATILE_ID_BASE || csd_ftl_obj_stat(d->ftl, x->object_id, &info))
+    if (x->object_id == 0 || x->object_id >= CSD_VOLATILE_ID_BASE || csd_ftl_obj_stat(d->ftl, x->object_id, &info) ||
+        cmd_block_reserved(info.name))
         return cmd_fail(c, CSD_NOT_FOUND, "execute_object: no data object %" PRIu64 " to read", x->object_id);
     uint64_t off = x->offset, len = x->length;
     if (x->whole) {

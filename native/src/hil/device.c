@@ -99,6 +99,7 @@ void csd_session_end(csd_device *d, uint64_t session) {
             d->sessions[i] = d->sessions[--d->n_sessions];
             uint64_t now = pace_wall_ns();
             vobj_session_ended(d, session, now);
+            csd_engine_blk_drop(d->eng, session);   /* its block completions have no one to poll them */
             if (now >= d->reclaim_at_ns) vobj_reclaim(d, now);
             break;
         }
@@ -238,6 +239,8 @@ int csd_device_close(csd_device *d) {
     csd_sandbox_destroy(d->sandbox);
     int trc = timeline_close(d, d->name);
     csd_engine_destroy(d->eng);
+    free(d->blk_buf);
+    csd_flash_batch_free(&d->blk_ops);
     int rc = csd_ftl_close(d->ftl);
     if (!rc) rc = trc;
     pthread_cond_destroy(&d->progress_cv);

@@ -10,9 +10,10 @@
 #include "smartssd/csd.h"
 #include "engine/engine.h"
 #include "ftl/ftl.h"
+#include "flash/flash.h"
 #include "hil/vobj.h"
 
-/* Request command field numbers 10..73 (object commands 10-29, block I/O 30-39, user tasklets 40-49,
+/* Request command field numbers 10..73 (object commands 10-29, user tasklets 40-42, block I/O 43-49,
  * observability 50-59, hardening 60-69) each have a counter. */
 #define CSD_CMD_KINDS 64
 
@@ -21,6 +22,8 @@ typedef struct csd_cmd_counters {
     uint64_t errors, bad_packets;
     uint64_t vobjs_reclaimed, runs_cancelled;   /* the orphan rule's work (vobj_reclaim) */
     uint64_t io_commands, io_ns;     /* write_object and read_object of data: count, device ns */
+    uint64_t blk_by_op[4];                      /* block requests accepted, by csd_block_op */
+    uint64_t blk_failed;                        /* of them, failed in the FTL (NO_SPACE, IO_ERROR) */
 } csd_cmd_counters;
 
 struct csd_device {
@@ -52,7 +55,17 @@ struct csd_device {
     vobj_gone_rec gone[CSD_VOBJ_GONE_KEEP];
     size_t gone_next;
     char gone_msg[200];
+    /* host block I/O (cmd_block.c) */
+    uint64_t blk_ns, blk_lbas;       /* the namespace object (0 = not opened yet) and its LBAs */
+    uint64_t blk_last_arrival;       /* the newest accepted request's arrival: arrivals never go back */
+    uint8_t *blk_buf;                /* fill-pattern writes */
+    size_t blk_buf_cap;
+    csd_flash_batch blk_ops;
 };
+
+/* The block namespace's object: object commands neither list nor touch names under the prefix. */
+#define CSD_BLOCK_PREFIX ".block/"
+#define CSD_BLOCK_NS_NAME CSD_BLOCK_PREFIX "namespace"
 
 /* Every policy name in p against its layer's registry; err names the key and the known names.
  * 0 or -EINVAL. */

@@ -64,6 +64,9 @@ static int dispatch(csd_device *d, const Smartssd__V1__Request *r, cmd_ctx *c) {
     case SMARTSSD__V1__REQUEST__COMMAND_INSTALL_TASKLET: return cmd_install_tasklet(d, r->install_tasklet, c);
     case SMARTSSD__V1__REQUEST__COMMAND_LIST_TASKLETS: return cmd_list_tasklets(d, r->list_tasklets, c);
     case SMARTSSD__V1__REQUEST__COMMAND_REMOVE_TASKLET: return cmd_remove_tasklet(d, r->remove_tasklet, c);
+    case SMARTSSD__V1__REQUEST__COMMAND_BLOCK_SUBMIT: return cmd_block_submit(d, r->block_submit, c);
+    case SMARTSSD__V1__REQUEST__COMMAND_BLOCK_POLL: return cmd_block_poll(d, r->block_poll, c);
+    case SMARTSSD__V1__REQUEST__COMMAND_BLOCK_INFO: return cmd_block_info(d, r->block_info, c);
     default:
         return cmd_fail(c, CSD_UNSUPPORTED, "unknown or missing command in request (protocol version %d)",
                         CSD_PROTOCOL_VERSION);

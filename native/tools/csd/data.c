@@ -131,7 +131,7 @@ const subcmd CMD_FORMAT = {
     "create a device image (sparse) holding SIZE bytes of data", run_format,
     "options:\n"
     "  --capacity SIZE      host-visible capacity, e.g. 1G, 512M (required)\n"
-    "  --preset NAME        device preset: smartssd-paper (default), tiny, ys9203, 2pm, hybrid\n"
+    "  --preset NAME        device preset: smartssd-paper (default), tiny, ys9203, 2pm, hybrid, drs\n"
     "  --config FILE        device configuration file (key = value; 'preset = NAME' first)\n"
     "  --set KEY=VALUE      set one parameter (see docs/DEVICE-CONFIG.md)\n",
 };
