@@ -129,7 +129,7 @@ static int run_host(const csd_params *p, uint64_t pages, result *r) {
     if (!reqs) return -ENOMEM;
     for (uint64_t k = 0; k < pages; k += per_cmd) {
         uint64_t n = pages - k < per_cmd ? pages - k : per_cmd;
-        for (uint64_t i = 0; i < n; i++) reqs[i] = (csd_flash_req){ CSD_FLASH_READ, 0, ppn_of(p, k + i) };
+        for (uint64_t i = 0; i < n; i++) reqs[i] = (csd_flash_req){ .kind = CSD_FLASH_READ, .gc = 0, .ppn = ppn_of(p, k + i) };
         csd_flash_batch b = { reqs, n, n };
         ns += csd_engine_host_io(e, &b, 0, n * p->page_bytes);
     }

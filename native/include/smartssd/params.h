@@ -93,6 +93,10 @@ typedef struct csd_params {
     uint64_t orphan_timeout_ms;         /* ms: tasklet and output objects of a client that disconnected,
                                          * and a running output whose client stopped reading it, are
                                          * reclaimed once unused this long (0 = at once) */
+
+    /* map-cached FTL (ftl = dftl; DRS paper II-A) */
+    uint64_t map_cache_bytes;           /* bytes of device DRAM for cached map entries (8 bytes each) */
+    uint32_t map_cache_line_entries;    /* entries per cache line: the unit fetched from a map page */
 } csd_params;
 
 /* Fill p with the named preset ("smartssd-paper", "tiny", "ys9203", "2pm"). Returns 0 or -ENOENT. */

@@ -105,6 +105,10 @@ const uint8_t *csd_ftl_view_ppn(csd_ftl *f, uint64_t ppn, int *rc);
 
 void csd_ftl_counters_get(const csd_ftl *f, csd_ftl_counters *c);
 
+/* The mapping policy's own copy of the map (a map cache and its map pages on flash) against the
+ * ground truth: 0, or -EIO with err naming the first disagreement. 0 for policies without one. */
+int csd_ftl_map_check(csd_ftl *f, char *err, size_t errlen);
+
 /* Verify an image offline: superblock, metadata, every OOB record and data checksum of live pages,
  * mapping consistency. Writes a human-readable report line per problem to report (may be NULL).
  * Returns the number of problems (0 = clean) or -errno if the image cannot be read. */

@@ -8,5 +8,28 @@ void ftl_op(csd_ftl *f, csd_flash_batch *ops, int kind, int gc, uint64_t ppn) {
     if (kind == CSD_FLASH_READ) f->c.flash_reads++;
     else if (kind == CSD_FLASH_PROGRAM) f->c.flash_programs++;
     else f->c.flash_erases++;
-    if (ops) (void)csd_flash_batch_add(ops, (uint8_t)kind, gc, ppn);
+    if (!ops) return;
+    /* an FTL with a map cache labels data operations with the page they serve; GC's stand alone */
+    csd_flash_req r = { .kind = (uint8_t)kind, .gc = (uint8_t)(gc != 0), .ppn = ppn };
+    if (!gc && f->hidden_id) {
+        r.role = CSD_ROLE_DATA;
+        r.set = f->op_set;
+        if (f->op_wait && f->op_wait_set == f->op_set) {
+            r.wait = f->op_wait;
+            r.wait_kind = f->op_wait_kind;
+            f->op_wait = 0;
+        }
+    }
+    (void)csd_flash_batch_add_req(ops, &r);
+}
+
+void ftl_op_req(csd_ftl *f, csd_flash_batch *ops, const csd_flash_req *r) {
+    if (r->kind == CSD_FLASH_READ) f->c.flash_reads++;
+    else if (r->kind == CSD_FLASH_PROGRAM) f->c.flash_programs++;
+    else f->c.flash_erases++;
+    if (ops) (void)csd_flash_batch_add_req(ops, r);
+}
+
+int csd_ftl_map_check(csd_ftl *f, char *err, size_t errlen) {
+    return f->map->check ? f->map->check(f->map_state, f, err, errlen) : 0;
 }
