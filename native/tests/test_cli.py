@@ -298,6 +298,9 @@ def test_identify_lists_every_pluggable_layer(tiny):
         assert ident[key] in ident["policies"][key].split(", "), key
     assert ident["issue_model"] == "batch"
     assert "remus" in ident["policies"]["request_scheduler"].split(", ")
+    # the DRS paper's map-cached FTL and flash-command schedulers (docs/DRS.md)
+    assert ident["policies"]["ftl"].split(", ") == ["page", "dftl"]
+    assert ident["policies"]["flash_scheduler"].split(", ") == ["fifo", "rcf", "size", "rrf", "fot", "drs"]
     p = csd("run", tiny, "grep", "--input", "x", "--set", "request_scheduler=edf", ok=False, raw=True)
     assert p.returncode != 0 and b"request_scheduler 'edf' is unknown (known: fcfs, cfs" in p.stdout + p.stderr
 

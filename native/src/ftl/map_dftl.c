@@ -385,7 +385,7 @@ static int dftl_flush(void *state, csd_ftl *f, csd_flash_batch *ops) {
 }
 
 /* Trim the map pages of obj (or every page listed in ks) from the hidden object. */
-static int trim_pages(dftl *d, const uint64_t *ks, size_t n) {
+static int trim_pages(dftl *d, const uint64_t *ks, size_t n, int apply) {
     ftl_obj *mo = hidden(d);
     int rc = 0;
     d->busy = 1;
@@ -394,7 +394,7 @@ static int trim_pages(dftl *d, const uint64_t *ks, size_t n) {
         mo = hidden(d);
     }
     d->busy = 0;
-    return rc ? rc : drain(d, NULL);
+    return rc || !apply ? rc : drain(d, NULL);
 }
 
 static void dftl_forget(void *state, csd_ftl *f, uint64_t obj) {
@@ -422,7 +422,7 @@ static void dftl_forget(void *state, csd_ftl *f, uint64_t obj) {
         }
     }
     /* a failed trim leaves a map page whose object is gone: recovery drops it at the next open */
-    if (!trim_pages(d, ks, n)) {
+    if (!trim_pages(d, ks, n, 1)) {
         for (size_t i = 0; i < n && !free_k_reserve(d); i++) d->free_k[d->nfree_k++] = ks[i];
     }
     free(ks);
@@ -465,7 +465,9 @@ static int dftl_recovered(void *state, csd_ftl *f) {
     }
     d->next_k = np;
     d->ready = 1;
-    if (!rc) rc = trim_pages(d, drop, ndrop);
+    /* GC during recovery's writes only queues its updates: they are applied once every map page
+     * matches the recovered map, so no line is fetched from a page still to be rewritten */
+    if (!rc) rc = trim_pages(d, drop, ndrop, 0);
     for (size_t i = 0; !rc && i < ndrop; i++) {
         if ((rc = free_k_reserve(d)) == 0) d->free_k[d->nfree_k++] = drop[i];
     }
@@ -490,10 +492,9 @@ static int dftl_recovered(void *state, csd_ftl *f) {
             rc = mp_write(d, id, mpage, d->buf, NULL, &ppn);
             d->busy = 0;
             d->rewritten++;
-            if (!rc) rc = drain(d, NULL);
         }
     }
-    return rc;
+    return rc ? rc : drain(d, NULL);
 }
 
 static int dftl_check(void *state, csd_ftl *f, char *err, size_t errlen) {
