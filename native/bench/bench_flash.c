@@ -88,7 +88,7 @@ static int run_isp(const csd_params *p, uint64_t pages, int nreq, result *r) {
     csd_isp_req *req[2] = { NULL, NULL };
     csd_isp_work work[2];
     csd_tasklet_args args = { .page_bytes = p->page_bytes };
-    csd_page_source src = { (void *)p, src_ppn, src_read, NULL };
+    csd_page_source src = { (void *)p, src_ppn, src_read, NULL, NULL };
     uint64_t size = pages * p->page_bytes, slice = pages / (uint64_t)nreq * p->page_bytes;
     int rc = 0;
     for (int i = 0; i < nreq; i++) {

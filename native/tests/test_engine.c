@@ -170,7 +170,7 @@ static void job_start(csd_engine *e, job *j, const csd_tasklet_ops *ops, object 
     CHECK_EQ_INT(csd_exec_create(&j->run, ops, &a, &j->out, err, sizeof err), 0);
     uint64_t first, last;
     CHECK_EQ_INT(csd_exec_begin(j->run, o->size, off, len, P, &first, &last, err, sizeof err), 0);
-    j->src = (csd_page_source){ o, obj_ppn, obj_read, NULL };
+    j->src = (csd_page_source){ o, obj_ppn, obj_read, NULL, NULL };
     uint64_t max_page = o->size ? (o->size - 1) / P : 0;
     uint32_t last_len = o->size ? (uint32_t)(o->size - max_page * P) : 0;
     csd_isp_work w = csd_exec_work(j->run);
@@ -242,7 +242,7 @@ static void test_create_errors(void) {
     csd_outbuf_init(&out, 1 << 16, 0);
     csd_exec *run;
     CHECK_EQ_INT(csd_exec_create(&run, &cost_ops, NULL, &out, err, sizeof err), 0);
-    csd_page_source src = { &o, obj_ppn, obj_read, NULL };
+    csd_page_source src = { &o, obj_ppn, obj_read, NULL, NULL };
     csd_isp_req *r = (csd_isp_req *)&o;
     csd_isp_work w = csd_exec_work(run);
     CHECK_EQ_INT(csd_engine_submit(e, &r, &w, &src, 0, 4, 3, PAGE), -ERANGE);   /* past max_page */

@@ -119,6 +119,7 @@ static void op_done(csd_flash_op *op, uint64_t t) {
     cset *s = op->arg;
     csd_cmdset *cs = s->cs;
     csd_flash_req *q = &s->reqs[s->cur];
+    if (s->r->op_done) s->r->op_done(s->r, op, t);
     /* Algorithm 2: past the batch update the DLE-delayed requests no longer depend on this set, past
      * the cache-line fetch nobody but its own request does */
     if (q->role == CSD_ROLE_DLE_MP) s->ri[2] = s->ri[1];
@@ -147,6 +148,7 @@ static uint64_t kind_ns(csd_cmdset *cs, const csd_flash_req *q) { return csd_fla
 
 static void gc_done(csd_flash_op *op, uint64_t t) {
     csd_hreq *r = op->owner;
+    if (r->op_done) r->op_done(r, op, t);
     free(op);
     req_op_done(r, t);
 }

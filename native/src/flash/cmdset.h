@@ -19,6 +19,8 @@ struct csd_hreq {
     uint64_t id;             /* for timelines (req_id of its commands) */
     csd_hreq_done_fn done;   /* when every command of the request has completed */
     void *arg;
+    /* Optional: each command as it completes (before done), e.g. to stream read data */
+    void (*op_done)(csd_hreq *r, const csd_flash_op *op, uint64_t t);
     /* filled by csd_cmdset_submit */
     uint64_t submit_ns, done_ns;
     uint64_t fot_ns;         /* its FOT: own commands plus the delaying commands it waits for */

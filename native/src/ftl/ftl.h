@@ -94,7 +94,9 @@ int csd_ftl_trim(csd_ftl *f, uint64_t id, uint64_t offset, uint64_t len, csd_fla
  * at no cost (checks, tools). */
 uint64_t csd_ftl_lookup(const csd_ftl *f, uint64_t id, uint64_t page_index);
 /* The same as the device does it for a read: the mapping policy appends the flash operations the
- * translation needs (a map-page read on a cache miss) to ops (may be NULL). 0 or -errno. */
+ * translation needs (a map-page read on a cache miss) to ops (may be NULL). With a map-cached policy,
+ * when it needed any (or must wait for an earlier request's), the data read of *ppn follows them in
+ * ops as the set's last command (flash.h, command sets); ops empty = a plain read. 0 or -errno. */
 int csd_ftl_translate(csd_ftl *f, uint64_t id, uint64_t page_index, csd_flash_batch *ops, uint64_t *ppn);
 /* Raw page read by physical page number into buf (page_bytes). 0 or -errno. */
 int csd_ftl_read_ppn(csd_ftl *f, uint64_t ppn, void *buf);

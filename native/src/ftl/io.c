@@ -252,8 +252,14 @@ int csd_ftl_translate(csd_ftl *f, uint64_t id, uint64_t page_index, csd_flash_ba
     *ppn = csd_ftl_lookup(f, id, page_index);
     f->op_set = page_index + 1;
     if (*ppn == CSD_PPN_NONE) return 0;
+    size_t before = ops ? ops->n : 0;
     int rc = f->map->lookup(f->map_state, f, id, page_index, ops);
     *ppn = csd_ftl_lookup(f, id, page_index);   /* GC may have moved it meanwhile */
+    /* a map-cached FTL: the translation is part of a command set; the data read closes it (and
+     * carries a delay on an earlier request's map command) */
+    if (!rc && ops && f->hidden_id && (ops->n > before || (f->op_wait && f->op_wait_set == f->op_set)))
+        ftl_op(f, ops, CSD_FLASH_READ, 0, *ppn);
+    f->op_wait = 0;
     return rc;
 }
 
