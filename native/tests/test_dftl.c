@@ -174,10 +174,31 @@ static void command_sets(const char *img) {
     CHECK_EQ_INT(csd_ftl_close(f), 0);
 }
 
+/* Bad map-cache settings are refused with a reason. */
+static void bad_settings(const char *img) {
+    csd_params p;
+    CHECK(csd_params_preset(&p, "tiny") == 0);
+    char err[256] = "";
+    CHECK_EQ_INT(csd_params_set(&p, "map_cache_line_entries", "0", err, sizeof err), 0);
+    CHECK_EQ_INT(csd_params_validate(&p, err, sizeof err), -EINVAL);
+    CHECK_CONTAINS(err, "map_cache_line_entries must be 1..4096");
+    CHECK(csd_params_preset(&p, "tiny") == 0);
+    CHECK_EQ_INT(csd_params_set(&p, "map_cache_bytes", "32", err, sizeof err), 0);   /* < one 8-entry line */
+    CHECK_EQ_INT(csd_params_validate(&p, err, sizeof err), -EINVAL);
+    CHECK_CONTAINS(err, "map_cache_bytes must hold at least one cache line");
+    CHECK(csd_params_preset(&p, "tiny") == 0);
+    snprintf(p.ftl, sizeof p.ftl, "dftl");
+    p.map_cache_line_entries = 1024;   /* a 4 KiB map page holds 509 entries */
+    p.map_cache_bytes = 64u << 10;
+    CHECK_EQ_INT(csd_ftl_format(img, CAP, &p, err, sizeof err), -EINVAL);
+    CHECK_CONTAINS(err, "map_cache_line_entries must fit a map page");
+}
+
 int main(void) {
     const char *dir = csd_test_dir("test_dftl");
     char img[4200];
     snprintf(img, sizeof img, "%s/dftl.img", dir);
+    bad_settings(img);
     command_sets(img);
     randomized(img);
     unlink(img);

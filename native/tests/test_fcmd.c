@@ -156,6 +156,81 @@ static const expect EXPECT[] = {
     { "drs", "MR3 MR1 DR3 DR4 DR2 DR2 DR2 DP1", { 1200, 490, 210, 280 } },
 };
 
+/* ---- the same through the FTL: command sets as dftl produces them ----
+ * One chip, 2 cache lines of 4 entries, an object of 16 pages written and the image reopened (empty
+ * cache, map page 0 on flash). At t = 0, in this order: A reads page 0 (miss: MR of line 0, DR);
+ * B reads page 1 (a hit on line 0, whose fetch is A's MR in flight: DR, CLF-delayed); C writes page 8
+ * (miss, a free line: MR of line 2, DP); D reads page 12 (miss: the LRU victim is line 0, clean: MR
+ * of line 3, DR). FOTs: A 140, B 70 + 70 (A's MR) = 140, C 780, D 140 us. */
+typedef struct ftl_expect { const char *name, *order; uint64_t done_us[4]; } ftl_expect;
+
+static void through_ftl(const char *img, const ftl_expect *x) {
+    csd_params p;
+    paper_params(&p);
+    snprintf(p.ftl, sizeof p.ftl, "dftl");
+    p.map_cache_bytes = 64;
+    p.map_cache_line_entries = 4;
+    char err[256];
+    CHECK(csd_ftl_format(img, 512u * 1024u, &p, err, sizeof err) == 0);
+    csd_ftl *ftl;
+    CHECK(csd_ftl_open(&ftl, img, &p, err, sizeof err) == 0);
+    uint64_t id;
+    CHECK_EQ_INT(csd_ftl_obj_create(ftl, "o", &id), 0);
+    uint8_t *buf = calloc(16, p.page_bytes);
+    CHECK_EQ_INT(csd_ftl_write(ftl, id, 0, buf, 16 * p.page_bytes, NULL), 0);
+    CHECK_EQ_INT(csd_ftl_close(ftl), 0);
+    CHECK(csd_ftl_open(&ftl, img, &p, err, sizeof err) == 0);
+    logq lq = { 0 };
+    g_log = &lq;
+    csd_sim *sim = csd_sim_create();
+    csd_flash *f;
+    CHECK_EQ_INT(csd_flash_create_with(&f, &p, sim, &logq_ops, csd_fcmd_find(x->name), err, sizeof err), 0);
+    csd_cmdset *cs;
+    CHECK_EQ_INT(csd_cmdset_create(&cs, f), 0);
+    csd_flash_batch b[4] = { { 0 } };
+    const uint32_t pb = p.page_bytes;
+    CHECK_EQ_INT(csd_ftl_read(ftl, id, 0, buf, pb, &b[0]), 0);
+    CHECK_EQ_INT(csd_ftl_read(ftl, id, pb, buf, pb, &b[1]), 0);
+    CHECK_EQ_INT(csd_ftl_write(ftl, id, 8 * pb, buf, pb, &b[2]), 0);
+    CHECK_EQ_INT(csd_ftl_read(ftl, id, 12 * pb, buf, pb, &b[3]), 0);
+    static const size_t nops[4] = { 2, 1, 2, 2 };
+    for (int i = 0; i < 4; i++) CHECK_EQ_U64(b[i].n, nops[i]);
+    CHECK_EQ_U64(b[1].ops[0].wait, b[0].ops[0].tag);   /* B waits for A's fetch */
+    csd_hreq r[4] = { { .type = CSD_REQ_READ, .pages = 1, .id = 1, .done = req_done },
+                      { .type = CSD_REQ_READ, .pages = 1, .id = 2, .done = req_done },
+                      { .type = CSD_REQ_WRITE, .pages = 1, .id = 3, .done = req_done },
+                      { .type = CSD_REQ_READ, .pages = 1, .id = 4, .done = req_done } };
+    for (int i = 0; i < 4; i++) CHECK_EQ_INT(csd_cmdset_submit(cs, &r[i], &b[i]), 0);
+    static const uint64_t fot[4] = { 140000, 140000, 780000, 140000 };
+    for (int i = 0; i < 4; i++) CHECK_EQ_U64(r[i].fot_ns, fot[i]);
+    while (csd_sim_step(sim)) {}
+    if (strcmp(lq.log, x->order)) fprintf(stderr, "%s through the FTL: order %s\n", x->name, lq.log);
+    CHECK_STR(lq.log, x->order);
+    for (int i = 0; i < 4; i++) {
+        if (r[i].done_ns != x->done_us[i] * 1000)
+            fprintf(stderr, "%s through the FTL: request %d done at %llu ns\n", x->name, i + 1,
+                    (unsigned long long)r[i].done_ns);
+        CHECK_EQ_U64(r[i].done_ns, x->done_us[i] * 1000);
+    }
+    for (int i = 0; i < 4; i++) csd_flash_batch_free(&b[i]);
+    free(buf);
+    csd_cmdset_destroy(cs);
+    csd_flash_destroy(f);
+    csd_sim_destroy(sim);
+    CHECK_EQ_INT(csd_ftl_close(ftl), 0);
+}
+
+static const ftl_expect FTL_EXPECT[] = {
+    /* fifo: MR_A, MR_C, MR_D queue at 0. MR_A 0-70 releases DR_A and DR_B; MR_C 70-140, its DP
+     * queues at 140 (after the firmware step); MR_D 140-210, DR_D queues at 210. DR_A 210-280,
+     * DR_B 280-350, DP_C 350-1060, DR_D 1060-1130 */
+    { "fifo", "MR1 MR3 MR4 DR1 DR2 DP3 DR4", { 280, 350, 1060, 1130 } },
+    /* drs: RRQ MR_A and MR_D (FOT 140; B's joining leaves MR_A's reqInfo as it is: equal FOT), WRQ
+     * MR_C. MR_A 0-70; MR_D (inserted before DR_A and DR_B, equal FOT) 70-140; DR_A 140-210, DR_B
+     * 210-280, DR_D 280-350; then the WRQ: MR_C 350-420, DP_C 420-1130 */
+    { "drs", "MR1 MR4 DR1 DR2 DR4 MR3 DP3", { 210, 280, 1130, 350 } },
+};
+
 /* ---- deadlines: a command starved by a stream of better ones goes first once it has waited the
  * deadline (rrf: write 5 s, V-A; fot: read 500 ms, V-B-2) ---- */
 typedef struct stream {
@@ -353,6 +428,7 @@ int main(void) {
     const char *dir = csd_test_dir("test_fcmd");
     char img[4200];
     snprintf(img, sizeof img, "%s/fcmd.img", dir);
+    for (size_t i = 0; i < sizeof FTL_EXPECT / sizeof FTL_EXPECT[0]; i++) through_ftl(img, &FTL_EXPECT[i]);
     static const char *const ALL[] = { "fifo", "rcf", "size", "rrf", "fot", "drs" };
     for (size_t i = 0; i < 6; i++) randomized(img, ALL[i]);
     unlink(img);

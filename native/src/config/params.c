@@ -399,6 +399,8 @@ int csd_config_check_values(const csd_params *p, char *err, size_t errlen) {
             "map_cache_line_entries must be 1..4096");
     REQUIRE(p->map_cache_bytes >= 8ull * p->map_cache_line_entries && p->map_cache_bytes <= (1ull << 30),
             "map_cache_bytes must hold at least one cache line (8 bytes an entry) and at most 1 GiB");
+    REQUIRE(p->map_cache_line_entries <= (p->page_bytes - 24) / 8,
+            "map_cache_line_entries must fit a map page: at most (page_bytes - 24) / 8");
     REQUIRE(p->remus_qthres_cap <= 1, "remus_qthres_cap is 0 or 1");
     REQUIRE(p->trace_events >= 1 && p->trace_events <= (1ull << 32), "trace_events must be 1..4294967296");
     REQUIRE(p->tasklet_memory_bytes >= (1u << 20) && p->tasklet_memory_bytes <= (4ull << 30),

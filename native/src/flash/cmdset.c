@@ -106,9 +106,10 @@ static void start(cset *s) {
  * takes CLF-delayed requests, reqInfo[2] every delayed one; a read wins over a write whatever its
  * FOT. */
 static void join(cset *owner, const csd_req_info *mine, uint8_t kind) {
-    if (kind == CSD_DELAY_CLF && csd_req_info_better(mine, &owner->ri[1])) owner->ri[1] = *mine;
-    if (csd_req_info_better(mine, &owner->ri[2])) owner->ri[2] = *mine;
-    if (owner->started && owner->cur < owner->n) {
+    int changed = 0;
+    if (kind == CSD_DELAY_CLF && csd_req_info_better(mine, &owner->ri[1])) owner->ri[1] = *mine, changed = 1;
+    if (csd_req_info_better(mine, &owner->ri[2])) owner->ri[2] = *mine, changed = 1;
+    if (changed && owner->started && owner->cur < owner->n) {
         csd_flash_op *op = &owner->ops[owner->cur];
         memcpy(op->ri, owner->ri, sizeof owner->ri);
         csd_flash_requeue(owner->cs->f, op);
