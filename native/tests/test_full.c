@@ -166,6 +166,7 @@ static void table_full(const char *dir) {
         memset(longname, 'a', 1024);
         snprintf(longname, sizeof longname, "%04d", i);
         longname[4] = 'a';
+        longname[1024] = 0;   /* snprintf's terminator went at [4]: end the 1024 bytes */
         r = create(d, longname);
         if (r->status) {
             CHECK_EQ_INT(r->status, CSD_NO_SPACE);
