@@ -169,6 +169,13 @@ static void command_sets(const char *img) {
     CHECK(mp != 0);
     CHECK_EQ_INT(b.ops[0].wait ? b.ops[0].wait_kind : b.ops[1].wait_kind, CSD_DELAY_DLE);
     agree(f, "after the reads", 0);
+    /* the cache's counters over the sequence: the write's 16 updates (4 misses, one per line, 12
+     * hits, one dirty eviction), then a miss with a dirty eviction, a hit, a miss with a clean one */
+    csd_ftl_counters c;
+    csd_ftl_counters_get(f, &c);
+    CHECK_EQ_U64(c.map_misses, 4 + 1 + 0 + 1);
+    CHECK_EQ_U64(c.map_hits, 12 + 0 + 1 + 0);
+    CHECK_EQ_U64(c.map_evictions, 1 + 1);
     csd_flash_batch_free(&b);
     free(pg);
     CHECK_EQ_INT(csd_ftl_close(f), 0);

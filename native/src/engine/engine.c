@@ -179,12 +179,14 @@ static void host_start_ev(csd_sim *sim, void *arg) {
      * map commands first, through the command-set submitter, which also gives the flash-command
      * scheduler each command's request information. */
     int sets = 0, writes = 0;
+    uint64_t pages = 0;
     for (size_t i = 0; i < s->ops->n; i++) {
         sets |= s->ops->ops[i].set != 0;
         writes |= s->ops->ops[i].role == CSD_ROLE_DATA && s->ops->ops[i].kind == CSD_FLASH_PROGRAM;
+        pages += s->ops->ops[i].role == CSD_ROLE_DATA;
     }
     if (sets) {
-        s->set = (csd_hreq){ .type = writes ? CSD_REQ_WRITE : CSD_REQ_READ, .pages = s->ops->n, .done = host_set_done,
+        s->set = (csd_hreq){ .type = writes ? CSD_REQ_WRITE : CSD_REQ_READ, .pages = pages, .done = host_set_done,
                              .op_done = host_set_op, .arg = h };
         if (csd_cmdset_submit(e->cmdset, &s->set, s->ops) == 0) return;
         host_ops_done(h);   /* out of memory: charge the link only, rather than fail the command */

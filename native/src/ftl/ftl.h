@@ -35,6 +35,9 @@ typedef struct csd_ftl_counters {
     uint64_t trimmed_pages;
     uint64_t free_blocks, total_blocks;
     uint64_t logical_pages_used, logical_pages_capacity;
+    /* map-cached FTLs (ftl = dftl): translations that found their cache line, that fetched it (CLF),
+     * and dirty-line evictions (each one batch update: a map page programmed) */
+    uint64_t map_hits, map_misses, map_evictions;
 } csd_ftl_counters;
 
 typedef struct csd_ftl csd_ftl;

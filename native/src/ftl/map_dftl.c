@@ -272,6 +272,7 @@ static int ensure_line(dftl *d, uint64_t obj, uint64_t idx, csd_flash_batch *ops
     uint64_t lno = idx / d->le, li, set = idx + 1;
     size_t from = ops ? ops->n : 0;
     if (hm_get(&d->lmap, obj, lno, &li)) {
+        d->f->c.map_hits++;
         lru_unlink(d, (uint32_t)li);
         lru_front(d, (uint32_t)li);
         /* a hit on a line whose fetch may still be running: CLF-delayed (V-C) */
@@ -280,12 +281,14 @@ static int ensure_line(dftl *d, uint64_t obj, uint64_t idx, csd_flash_batch *ops
         return 0;
     }
     uint64_t wait = 0;
+    d->f->c.map_misses++;
     if (d->nfree) {
         li = d->freel[--d->nfree];
     } else {
         li = d->tail;
         line *v = &d->lines[li];
         if (v->dirty) {
+            d->f->c.map_evictions++;
             int rc = flush_page(d, v->obj, v->lno * d->le / d->epp, ops, set);
             if (rc) return rc;
         } else {
