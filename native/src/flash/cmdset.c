@@ -161,44 +161,58 @@ int csd_cmdset_submit(csd_cmdset *cs, csd_hreq *r, const csd_flash_batch *b) {
     r->left = 1;   /* held until every set is placed */
     cset *last = NULL;
     size_t n = b ? b->n : 0;
-    /* group into sets by their page, in order of first appearance; GC commands stand alone */
-    for (size_t i = 0; i < n; i++) {
-        const csd_flash_req *q = &b->ops[i];
-        if (q->gc || !q->set) continue;
-        cset *s = NULL;
-        for (cset *x = r->sets; x; x = x->next_in_req)
-            if (x->reqs[0].set == q->set) s = x;
-        if (!s) {
-            size_t cnt = 0;
-            for (size_t j = i; j < n; j++) cnt += !b->ops[j].gc && b->ops[j].set == q->set;
-            s = calloc(1, sizeof *s);
-            if (s) s->reqs = calloc(cnt, sizeof *s->reqs);
-            if (s) s->ops = calloc(cnt, sizeof *s->ops);
-            if (!s || !s->reqs || !s->ops) {
-                if (s) {
-                    free(s->reqs);
-                    free(s->ops);
-                    free(s);
-                }
-                return -ENOMEM;   /* nothing submitted yet; the sets so far are leaked to r->sets */
+    /* group into sets by their page, in order of first appearance; GC commands stand alone. A
+     * table from set to its commands keeps this linear in the batch (a put of a large object is one
+     * batch). */
+    size_t hcap = 16;
+    while (hcap < 2 * n) hcap <<= 1;
+    struct slot { uint64_t key; size_t cnt; cset *s; } *h = calloc(hcap, sizeof *h);
+    if (!h) return -ENOMEM;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < n; i++) {
+            const csd_flash_req *q = &b->ops[i];
+            if (q->gc || !q->set) continue;
+            size_t j = (size_t)(q->set * 0x9e3779b97f4a7c15ull >> 17) & (hcap - 1);
+            while (h[j].key && h[j].key != q->set) j = (j + 1) & (hcap - 1);
+            h[j].key = q->set;
+            if (pass == 0) {
+                h[j].cnt++;
+                continue;
             }
-            s->cs = cs;
-            s->r = r;
-            if (last) last->next_in_req = s; else r->sets = s;
-            last = s;
-        }
-        /* insertion by role, stable: map commands before the data command */
-        size_t k = s->n++;
-        while (k > 0 && s->reqs[k - 1].role > q->role) {
-            s->reqs[k] = s->reqs[k - 1];
-            k--;
-        }
-        s->reqs[k] = *q;
-        if (q->wait && !s->wait) {
-            s->wait = q->wait;
-            s->wait_kind = q->wait_kind;
+            cset *st = h[j].s;
+            if (!st) {
+                st = calloc(1, sizeof *st);
+                if (st) st->reqs = calloc(h[j].cnt, sizeof *st->reqs);
+                if (st) st->ops = calloc(h[j].cnt, sizeof *st->ops);
+                if (!st || !st->reqs || !st->ops) {
+                    if (st) {
+                        free(st->reqs);
+                        free(st->ops);
+                        free(st);
+                    }
+                    free(h);
+                    return -ENOMEM;   /* nothing submitted yet; the sets so far stay on r->sets */
+                }
+                st->cs = cs;
+                st->r = r;
+                if (last) last->next_in_req = st; else r->sets = st;
+                last = st;
+                h[j].s = st;
+            }
+            /* insertion by role, stable: map commands before the data command */
+            size_t k = st->n++;
+            while (k > 0 && st->reqs[k - 1].role > q->role) {
+                st->reqs[k] = st->reqs[k - 1];
+                k--;
+            }
+            st->reqs[k] = *q;
+            if (q->wait && !st->wait) {
+                st->wait = q->wait;
+                st->wait_kind = q->wait_kind;
+            }
         }
     }
+    free(h);
     /* FOT (V-B-2): own commands, plus the delaying commands still ahead of each set's wait */
     for (cset *s = r->sets; s; s = s->next_in_req) {
         for (size_t i = 0; i < s->n; i++) r->fot_ns += kind_ns(cs, &s->reqs[i]);
