@@ -6,10 +6,10 @@
  * fot. */
 #include "flash/fcmd_queue.h"
 
-static int drs_before(const csd_flash_op *a, const csd_flash_op *b) {
+static int drs_before(const csd_fcmd_sortkey *a, const csd_fcmd_sortkey *b) {
     int ra = csd_fcmd_is_read_req(a, 1), rb = csd_fcmd_is_read_req(b, 1);
     if (ra != rb) return ra;
-    return a->ri[2].fot_ns < b->ri[2].fot_ns;
+    return a->ri2_fot < b->ri2_fot;
 }
 
 static const csd_fcmd_class drs_class = { drs_before, 500000000ull, 5000000000ull, 1 };

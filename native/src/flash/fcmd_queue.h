@@ -6,8 +6,17 @@
 
 #include "flash/flash.h"
 
+/* What a policy orders a held command by, as it was when the command was (re-)placed. */
+typedef struct csd_fcmd_sortkey {
+    uint8_t kind;            /* csd_flash_kind */
+    uint8_t req_type;        /* its own request's csd_req_type */
+    uint8_t ri2_type;        /* reqInfo[2].type */
+    uint64_t req_pages;
+    uint64_t ri0_fot, ri2_fot;   /* reqInfo[0].fot_ns, reqInfo[2].fot_ns */
+} csd_fcmd_sortkey;
+
 /* 1 when a should go before b (both held for the same chip, neither GC nor past its deadline). */
-typedef int (*csd_fcmd_before_fn)(const csd_flash_op *a, const csd_flash_op *b);
+typedef int (*csd_fcmd_before_fn)(const csd_fcmd_sortkey *a, const csd_fcmd_sortkey *b);
 
 typedef struct csd_fcmd_class {
     csd_fcmd_before_fn before;
@@ -22,9 +31,9 @@ void csd_fcmd_queue_chip_idle(void *state, uint32_t chip, uint64_t now);
 void csd_fcmd_queue_requeue(void *state, csd_flash_op *op, uint64_t now);
 void csd_fcmd_queue_destroy(void *state);
 
-/* Ops of a read request (RRQ) or a write request (WRQ) by their request information. */
-static inline int csd_fcmd_is_read_req(const csd_flash_op *op, int drs) {
-    return (drs ? op->ri[2].type : op->req_type) == CSD_REQ_READ;
+/* Commands of a read request (RRQ) or a write request (WRQ) by their request information. */
+static inline int csd_fcmd_is_read_req(const csd_fcmd_sortkey *k, int drs) {
+    return (drs ? k->ri2_type : k->req_type) == CSD_REQ_READ;
 }
 
 #define CSD_FCMD_DEFINE(NAME, CLASS)                                                                     \

@@ -2,7 +2,7 @@
  * (data or map) before any program, each class in arrival order. */
 #include "flash/fcmd_queue.h"
 
-static int rcf_before(const csd_flash_op *a, const csd_flash_op *b) {
+static int rcf_before(const csd_fcmd_sortkey *a, const csd_fcmd_sortkey *b) {
     return a->kind == CSD_FLASH_READ && b->kind != CSD_FLASH_READ;
 }
 

@@ -4,7 +4,7 @@
  * first. */
 #include "flash/fcmd_queue.h"
 
-static int rrf_before(const csd_flash_op *a, const csd_flash_op *b) {
+static int rrf_before(const csd_fcmd_sortkey *a, const csd_fcmd_sortkey *b) {
     return csd_fcmd_is_read_req(a, 0) && !csd_fcmd_is_read_req(b, 0);
 }
 

@@ -2,7 +2,7 @@
  * paper VI-A 2, after Xie et al.); it does not look at command sets or request types. */
 #include "flash/fcmd_queue.h"
 
-static int size_before(const csd_flash_op *a, const csd_flash_op *b) {
+static int size_before(const csd_fcmd_sortkey *a, const csd_fcmd_sortkey *b) {
     int ra = a->kind == CSD_FLASH_READ, rb = b->kind == CSD_FLASH_READ;
     if (ra != rb) return ra;
     return ra && a->req_pages < b->req_pages;
