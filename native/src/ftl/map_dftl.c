@@ -112,6 +112,7 @@ typedef struct dftl {
     pend *pend;
     size_t npend, cap_pend;
     uint8_t *buf, *buf2;
+    uint32_t *merged;           /* flush_page: the lines a batch update wrote */
     uint64_t rewritten;         /* map pages rewritten by recovery (roll forward) */
 } dftl;
 
@@ -191,9 +192,13 @@ static uint64_t emit(dftl *d, csd_flash_batch *ops, uint8_t kind, uint8_t role, 
 }
 
 /* Program map page (obj, mpage) with content page; the hidden object's map (the GTD) follows. */
+static int free_k_reserve(dftl *d);
+
 static int mp_write(dftl *d, uint64_t obj, uint64_t mpage, const uint8_t *page, csd_flash_batch *ops, uint64_t *ppn) {
     ftl_obj *mo = hidden(d);
     if (!mo) return -EIO;
+    int rc0 = free_k_reserve(d);   /* room to give k back if the write fails */
+    if (rc0) return rc0;
     uint64_t k;
     int fresh = 0;
     if (!hm_get(&d->dir, obj, mpage, &k)) {
@@ -221,12 +226,10 @@ static int free_k_reserve(dftl *d) {
 /* Batch update (DFTL): every dirty line of map page (obj, mpage) in one read-modify-program. */
 static int flush_page(dftl *d, uint64_t obj, uint64_t mpage, csd_flash_batch *ops, uint64_t set) {
     uint64_t ppn;
-    int rc = free_k_reserve(d);
-    if (!rc) rc = mp_read(d, obj, mpage, d->buf, &ppn);
+    int rc = mp_read(d, obj, mpage, d->buf, &ppn);
     if (rc) return rc;
     if (ppn != CSD_PPN_NONE) emit(d, ops, CSD_FLASH_READ, CSD_ROLE_DLE_MR, ppn, set);
-    uint32_t lpp = d->epp / d->le;
-    uint32_t merged[4096];
+    uint32_t lpp = d->epp / d->le, *merged = d->merged;
     uint32_t nm = 0;
     for (uint32_t j = 0; j < lpp; j++) {
         uint64_t li;
@@ -550,6 +553,7 @@ static void dftl_destroy(void *state) {
     free(d->pend);
     free(d->buf);
     free(d->buf2);
+    free(d->merged);
     free(d);
 }
 
@@ -557,7 +561,7 @@ static int dftl_init(void **state, csd_ftl *f) {
     *state = NULL;
     uint32_t le = f->p.map_cache_line_entries;
     uint32_t per_page = (f->pb - MP_HDR) / 8;
-    if (le == 0 || le > per_page || per_page / le > 4096) return -EINVAL;
+    if (le == 0 || le > per_page) return -EINVAL;
     dftl *d = calloc(1, sizeof *d);
     if (!d) return -ENOMEM;
     d->f = f;
@@ -570,7 +574,8 @@ static int dftl_init(void **state, csd_ftl *f) {
     d->freel = malloc(d->nlines * sizeof *d->freel);
     d->buf = malloc(f->pb);
     d->buf2 = malloc(f->pb);
-    if (!d->lines || !d->ents || !d->freel || !d->buf || !d->buf2) {
+    d->merged = malloc((d->epp / le) * sizeof *d->merged);
+    if (!d->lines || !d->ents || !d->freel || !d->buf || !d->buf2 || !d->merged) {
         dftl_destroy(d);
         return -ENOMEM;
     }
