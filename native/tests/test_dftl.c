@@ -138,6 +138,9 @@ static void command_sets(const char *img) {
     CHECK_EQ_U64(count(&b, CSD_ROLE_CLF_MR, CSD_FLASH_READ), 2);
     CHECK_EQ_U64(count(&b, CSD_ROLE_DLE_MP, CSD_FLASH_PROGRAM), 1);
     CHECK_EQ_U64(count(&b, CSD_ROLE_DLE_MR, CSD_FLASH_READ), 0);
+    uint64_t mp0 = 0;
+    for (size_t i = 0; i < b.n; i++)
+        if (b.ops[i].role == CSD_ROLE_DLE_MP) mp0 = b.ops[i].tag;
     agree(f, "after the first write", 0);
     /* read page 0: a miss; the victim (line 2, dirty) is written back with line 3 (MR old page, MP),
      * then line 0 is fetched (MR), then the data read */
@@ -150,6 +153,15 @@ static void command_sets(const char *img) {
     CHECK_EQ_INT(b.ops[3].role, CSD_ROLE_DATA);
     CHECK_EQ_U64(b.ops[3].set, 1);
     CHECK(b.ops[0].tag && b.ops[1].tag > b.ops[0].tag && b.ops[2].tag > b.ops[1].tag);
+    /* its batch update reads map page 0, which the write's MP programmed: the set waits for that MP
+     * if it is still in flight (DLE-delayed) */
+    uint64_t w = 0;
+    for (size_t i = 0; i < b.n; i++) {
+        if (!b.ops[i].wait) continue;
+        w = b.ops[i].wait;
+        CHECK_EQ_INT(b.ops[i].wait_kind, CSD_DELAY_DLE);
+    }
+    CHECK_EQ_U64(w, mp0);
     uint64_t fill = b.ops[2].tag;
     /* read page 1: a hit on line 0, whose fetch is that MR: only the data read, delayed by it (CLF) */
     csd_flash_batch_clear(&b);

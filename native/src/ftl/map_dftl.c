@@ -106,6 +106,7 @@ typedef struct dftl {
     uint32_t head, tail, nfree, *freel;
     hmap lmap;                  /* (obj, lno) -> line */
     hmap dir;                   /* (obj, map page) -> page index in the hidden object */
+    hmap mptag;                 /* (obj, map page) -> tag of the MP that last programmed it */
     uint64_t next_k, *free_k;
     size_t nfree_k, cap_k;
     int ready, busy;
@@ -240,6 +241,7 @@ static int flush_page(dftl *d, uint64_t obj, uint64_t mpage, csd_flash_batch *op
     rc = mp_write(d, obj, mpage, d->buf, ops, &ppn);
     if (rc) return rc;
     uint64_t tag = emit(d, ops, CSD_FLASH_PROGRAM, CSD_ROLE_DLE_MP, ppn, set);
+    (void)hm_put(&d->mptag, obj, mpage, tag);   /* a lost entry only loses a delay */
     for (uint32_t i = 0; i < nm; i++) {
         d->lines[merged[i]].dirty = 0;
         d->lines[merged[i]].clean_tag = tag;
@@ -283,7 +285,10 @@ static int ensure_line(dftl *d, uint64_t obj, uint64_t idx, csd_flash_batch *ops
         *out = (uint32_t)li;
         return 0;
     }
-    uint64_t wait = 0;
+    /* A set waits for at most one earlier map command: the latest of those it depends on (they were
+     * issued in this order). Reading a map page an earlier batch update is still programming waits
+     * for that MP, like taking a line it cleaned (DLE-delayed, V-C). */
+    uint64_t wait = 0, t, mpage = lno * d->le / d->epp, flushed = UINT64_MAX;
     d->f->c.map_misses++;
     if (d->nfree) {
         li = d->freel[--d->nfree];
@@ -292,17 +297,22 @@ static int ensure_line(dftl *d, uint64_t obj, uint64_t idx, csd_flash_batch *ops
         line *v = &d->lines[li];
         if (v->dirty) {
             d->f->c.map_evictions++;
-            int rc = flush_page(d, v->obj, v->lno * d->le / d->epp, ops, set);
+            uint64_t vpage = v->lno * d->le / d->epp;
+            if (hm_get(&d->mptag, v->obj, vpage, &t) && t > wait) wait = t;   /* its DLE reads that page */
+            int rc = flush_page(d, v->obj, vpage, ops, set);
             if (rc) return rc;
-        } else {
-            wait = v->clean_tag;   /* a clean line whose batch update may still be programming: DLE-delayed */
+            if (v->obj == obj) flushed = vpage;
+        } else if (v->clean_tag > wait) {
+            wait = v->clean_tag;   /* a clean line whose batch update may still be programming */
         }
         hm_del(&d->lmap, v->obj, v->lno);
         lru_unlink(d, (uint32_t)li);
         v->used = 0;
     }
+    /* the page this set fetches from, unless its own batch update just wrote it (ordered in the set) */
+    if (mpage != flushed && hm_get(&d->mptag, obj, mpage, &t) && t > wait) wait = t;
     line *l = &d->lines[li];
-    uint64_t mpage = lno * d->le / d->epp, ppn;
+    uint64_t ppn;
     int rc = mp_read(d, obj, mpage, d->buf2, &ppn);
     if (!rc) rc = hm_put(&d->lmap, obj, lno, li);
     if (rc) {
@@ -422,7 +432,9 @@ static void dftl_forget(void *state, csd_ftl *f, uint64_t obj) {
     for (size_t i = 0; i < n; i++) {
         for (size_t j = 0; j < d->dir.cap; j++) {
             if (d->dir.e[j].used && d->dir.e[j].a == obj && d->dir.e[j].v == ks[i]) {
-                hm_del(&d->dir, obj, d->dir.e[j].b);
+                uint64_t mpage = d->dir.e[j].b;
+                hm_del(&d->dir, obj, mpage);
+                hm_del(&d->mptag, obj, mpage);
                 break;
             }
         }
@@ -549,6 +561,7 @@ static void dftl_destroy(void *state) {
     free(d->freel);
     free(d->lmap.e);
     free(d->dir.e);
+    free(d->mptag.e);
     free(d->free_k);
     free(d->pend);
     free(d->buf);
