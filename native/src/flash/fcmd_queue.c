@@ -30,16 +30,81 @@ typedef struct qchip {
     uint8_t kick;
 } qchip;
 
+/* Held commands by submission number (csd_flash_op.seq) -> their current insertion key. Entries are
+ * checked against it, never through their op pointer: a command handed on may complete and its
+ * memory be freed while stale entries of it remain. */
+typedef struct live_ent { uint64_t seq, key; } live_ent;   /* seq + 1 stored: 0 = empty */
+
 typedef struct qstate {
     csd_flash *f;
     csd_fcmd_class cls;
     uint32_t nchips;
     qchip *c;
     uint64_t next_key;
+    live_ent *live;
+    size_t live_cap, live_n;
     struct kick_arg { struct qstate *q; uint32_t chip; int hop; } *args;
 } qstate;
 
-static int valid(const qent *e) { return e->op->fcmd_held && e->op->seq == e->seq && e->op->fcmd_key == e->key; }
+static size_t live_slot(const qstate *q, uint64_t seq) {
+    return (size_t)((seq * 0x9e3779b97f4a7c15ull) >> 20) & (q->live_cap - 1);
+}
+
+static int live_get(const qstate *q, uint64_t seq, uint64_t *key) {
+    if (!q->live_cap) return 0;
+    for (size_t i = live_slot(q, seq);; i = (i + 1) & (q->live_cap - 1)) {
+        if (!q->live[i].seq) return 0;
+        if (q->live[i].seq == seq + 1) {
+            *key = q->live[i].key;
+            return 1;
+        }
+    }
+}
+
+static int live_put(qstate *q, uint64_t seq, uint64_t key) {
+    if ((q->live_n + 1) * 2 > q->live_cap) {
+        size_t cap = q->live_cap ? q->live_cap * 2 : 256;
+        live_ent *n = calloc(cap, sizeof *n), *old = q->live;
+        if (!n) return -ENOMEM;
+        size_t oc = q->live_cap;
+        q->live = n;
+        q->live_cap = cap;
+        q->live_n = 0;
+        for (size_t i = 0; i < oc; i++)
+            if (old[i].seq) (void)live_put(q, old[i].seq - 1, old[i].key);
+        free(old);
+    }
+    size_t i = live_slot(q, seq);
+    while (q->live[i].seq && q->live[i].seq != seq + 1) i = (i + 1) & (q->live_cap - 1);
+    if (!q->live[i].seq) q->live_n++;
+    q->live[i] = (live_ent){ seq + 1, key };
+    return 0;
+}
+
+static void live_del(qstate *q, uint64_t seq) {
+    if (!q->live_cap) return;
+    size_t i = live_slot(q, seq);
+    while (q->live[i].seq && q->live[i].seq != seq + 1) i = (i + 1) & (q->live_cap - 1);
+    if (!q->live[i].seq) return;
+    q->live[i].seq = 0;
+    q->live_n--;
+    for (size_t j = (i + 1) & (q->live_cap - 1); q->live[j].seq; j = (j + 1) & (q->live_cap - 1)) {
+        live_ent e = q->live[j];
+        q->live[j].seq = 0;
+        q->live_n--;
+        (void)live_put(q, e.seq - 1, e.key);   /* no growth: the count did not rise */
+    }
+}
+
+/* FIFO entries: the command is still held; heap entries: and still at that place (key). */
+static int valid_fifo(const qstate *q, const qent *e) {
+    uint64_t k;
+    return live_get(q, e->seq, &k);
+}
+static int valid(const qstate *q, const qent *e) {
+    uint64_t k;
+    return live_get(q, e->seq, &k) && k == e->key;
+}
 
 static int vec_push(qvec *v, const qent *e) {
     if (v->n == v->cap) {
@@ -60,8 +125,8 @@ static int vec_push(qvec *v, const qent *e) {
 }
 
 /* the first still-held command of a FIFO, or NULL */
-static qent *fifo_head(qvec *v) {
-    while (v->head < v->n && !valid(&v->e[v->head])) v->head++;
+static qent *fifo_head(const qstate *q, qvec *v) {
+    while (v->head < v->n && !valid_fifo(q, &v->e[v->head])) v->head++;
     if (v->head == v->n) v->head = v->n = 0;
     return v->head < v->n ? &v->e[v->head] : NULL;
 }
@@ -117,7 +182,7 @@ static void compact(qstate *q, qchip *c) {
     if (c->heap.n <= 2 * c->live + 64) return;
     size_t k = 0;
     for (size_t i = 0; i < c->heap.n; i++)
-        if (valid(&c->heap.e[i])) c->heap.e[k++] = c->heap.e[i];
+        if (valid(q, &c->heap.e[i])) c->heap.e[k++] = c->heap.e[i];
     c->heap.n = k;
     for (size_t i = k / 2 + 1; i-- > 0;) heap_down(q, &c->heap, i);
 }
@@ -137,13 +202,13 @@ static void kick_ev(csd_sim *sim, void *arg) {
     decide(a->q, a->chip);
 }
 
-static int any_held(qchip *c) {
-    return fifo_head(&c->gc_rd) || fifo_head(&c->gc_pg) || c->live;
+static int any_held(const qstate *q, qchip *c) {
+    return fifo_head(q, &c->gc_rd) || fifo_head(q, &c->gc_pg) || c->live;
 }
 
 static void kick(qstate *q, uint32_t ci) {
     qchip *c = &q->c[ci];
-    if (c->kick || c->out || !any_held(c)) return;
+    if (c->kick || c->out || !any_held(q, c)) return;
     c->kick = 1;
     csd_flash_at(q->f, csd_flash_now(q->f), kick_ev, &q->args[ci]);
 }
@@ -154,18 +219,18 @@ static uint64_t deadline(const qstate *q, uint8_t type) {
 
 static csd_flash_op *pick(qstate *q, qchip *c, uint64_t now) {
     qent *e;
-    if ((e = fifo_head(&c->gc_rd)) != NULL || (e = fifo_head(&c->gc_pg)) != NULL) return e->op;
+    if ((e = fifo_head(q, &c->gc_rd)) != NULL || (e = fifo_head(q, &c->gc_pg)) != NULL) return e->op;
     /* past its deadline: the oldest such command first */
     qent *best = NULL;
     for (int t = CSD_REQ_READ; t <= CSD_REQ_WRITE; t++) {
         uint64_t dl = deadline(q, (uint8_t)t);
-        if (!dl || !(e = fifo_head(&c->dl[t])) || now - e->op->submit_ns < dl) continue;
+        if (!dl || !(e = fifo_head(q, &c->dl[t])) || now - e->op->submit_ns < dl) continue;
         if (!best || e->op->submit_ns < best->op->submit_ns ||
             (e->op->submit_ns == best->op->submit_ns && e->op->fcmd_key < best->op->fcmd_key))
             best = e;
     }
     if (best) return best->op;
-    while (c->heap.n && !valid(&c->heap.e[0])) heap_pop(q, &c->heap);
+    while (c->heap.n && !valid(q, &c->heap.e[0])) heap_pop(q, &c->heap);
     return c->heap.n ? c->heap.e[0].op : NULL;
 }
 
@@ -175,7 +240,8 @@ static void decide(qstate *q, uint32_t ci) {
     csd_flash_op *op = pick(q, c, csd_flash_now(q->f));
     if (!op) return;
     if (op->src != CSD_SRC_GC) c->live--;
-    op->fcmd_held = 0;   /* every entry of it is stale now */
+    op->fcmd_held = 0;
+    live_del(q, op->seq);   /* every entry of it is stale now */
     op->next = NULL;
     compact(q, c);
     c->out++;
@@ -190,7 +256,12 @@ void csd_fcmd_queue_submit(void *state, csd_flash_op *op, uint64_t now) {
     op->fcmd_key = q->next_key++;
     op->fcmd_held = 1;
     qent e = { op, op->seq, op->fcmd_key, { 0 } };
-    int rc;
+    int rc = live_put(q, op->seq, op->fcmd_key);
+    if (rc) {
+        op->fcmd_held = 0;
+        csd_flash_dispatch(q->f, op);
+        return;
+    }
     if (op->src == CSD_SRC_GC) {
         rc = vec_push(op->kind == CSD_FLASH_PROGRAM ? &c->gc_pg : &c->gc_rd, &e);
     } else {
@@ -200,6 +271,7 @@ void csd_fcmd_queue_submit(void *state, csd_flash_op *op, uint64_t now) {
     }
     if (rc) {
         op->fcmd_held = 0;   /* out of memory: to the chip at once rather than lose it */
+        live_del(q, op->seq);
         csd_flash_dispatch(q->f, op);
         return;
     }
@@ -223,11 +295,10 @@ void csd_fcmd_queue_requeue(void *state, csd_flash_op *op, uint64_t now) {
     qchip *c = &q->c[csd_flash_chip_of(q->f, op)];
     uint64_t old = op->fcmd_key;
     op->fcmd_key = q->next_key++;
-    if (heap_push(q, c, op)) op->fcmd_key = old;   /* out of memory: keep its old place */
-    /* its deadline entry keeps the arrival order; refresh its key so it stays valid */
-    for (int t = CSD_REQ_READ; t <= CSD_REQ_WRITE; t++)
-        for (size_t i = c->dl[t].head; i < c->dl[t].n; i++)
-            if (c->dl[t].e[i].op == op && c->dl[t].e[i].seq == op->seq) c->dl[t].e[i].key = op->fcmd_key;
+    if (heap_push(q, c, op) || live_put(q, op->seq, op->fcmd_key)) {
+        op->fcmd_key = old;   /* out of memory: keep its old place */
+        (void)live_put(q, op->seq, old);
+    }
     compact(q, c);
 }
 
@@ -245,6 +316,7 @@ void csd_fcmd_queue_destroy(void *state) {
     }
     free(q->c);
     free(q->args);
+    free(q->live);
     free(q);
 }
 
