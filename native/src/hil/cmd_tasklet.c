@@ -210,6 +210,14 @@ static uint64_t src_ppn(void *arg, uint64_t page_index) {
     return csd_ftl_translate(s->dev->ftl, s->object_id, page_index, NULL, &ppn) ? CSD_PPN_NONE : ppn;
 }
 
+/* Through a map-cached FTL the translation has its own flash commands (cache-line fetches, evictions):
+ * the engine replays them before the data read. */
+static uint64_t src_ppn_ops(void *arg, uint64_t page_index, csd_flash_batch *ops) {
+    page_src_ctx *s = arg;
+    uint64_t ppn;
+    return csd_ftl_translate(s->dev->ftl, s->object_id, page_index, ops, &ppn) ? CSD_PPN_NONE : ppn;
+}
+
 static int src_read(void *arg, uint64_t ppn, uint8_t *buf) {
     page_src_ctx *s = arg;
     return csd_ftl_read_ppn(s->dev->ftl, ppn, buf);
@@ -289,7 +297,8 @@ int cmd_execute(csd_device *d, const Smartssd__V1__ExecuteObject *m, cmd_ctx *c)
         return cmd_fail(c, CSD_INVALID_ARGUMENT, "execute_object: tasklet '%s' on '%s': %s", t->ops->name, info.name, err);
     }
     o->src_ctx = (page_src_ctx){ d, x->object_id };
-    o->src = (csd_page_source){ &o->src_ctx, src_ppn, src_read, src_view };
+    o->src = (csd_page_source){ .arg = &o->src_ctx, .ppn = src_ppn, .read = src_read, .view = src_view,
+                                .ppn_ops = src_ppn_ops };
     uint64_t max_page = info.size ? (info.size - 1) / d->params.page_bytes : 0;
     uint32_t last_len = info.size ? (uint32_t)(info.size - max_page * d->params.page_bytes) : 0;
     cmd_charge(d, c, NULL, 0, 0);
