@@ -10,8 +10,8 @@ package io.smartssd.device;
 public final class WriteHints {
     /** No hint: the device places the data as it would without one. */
     public static final int NONE = 0;
-    /** The largest hint the host sends: the protocol field is a uint32; a Java int holds this many. */
-    public static final int MAX = Integer.MAX_VALUE;
+    /** The largest hint: the device keeps a page's hint in one byte of its out-of-band record. */
+    public static final int MAX = 255;
 
     private WriteHints() {
     }
@@ -19,7 +19,7 @@ public final class WriteHints {
     /** The hint of an LSM level (0 = the memtable flushes): level + 1. */
     public static int forLevel(int level) {
         if (level < 0 || level >= MAX) {
-            throw new IllegalArgumentException("an LSM level is >= 0 and < " + MAX + ", got " + level);
+            throw new IllegalArgumentException("an LSM level is 0.." + (MAX - 1) + ", got " + level);
         }
         return level + 1;
     }
@@ -31,8 +31,8 @@ public final class WriteHints {
     }
 
     static void check(int hint) {
-        if (hint < 0) {
-            throw new IllegalArgumentException("a write hint is >= 0 (0 = none), got " + hint);
+        if (hint < 0 || hint > MAX) {
+            throw new IllegalArgumentException("a write hint is 0.." + MAX + " (0 = none), got " + hint);
         }
     }
 }

@@ -152,7 +152,7 @@ public final class LsmCli implements Callable<Integer> {
 
     @Command(name = "replay", mixinStandardHelpOptions = true,
             description = "Apply a trace to a device: one object per SST file written with hint level + 1, deleted files"
-                + " trimmed and deleted, compaction inputs read; prints latency, bytes per level and device counters.")
+                + " deleted (a whole-file TRIM), compaction inputs read; prints latency, bytes per level and device counters.")
     static final class Replay implements Callable<Integer> {
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;

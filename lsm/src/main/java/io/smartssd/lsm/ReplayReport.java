@@ -40,8 +40,8 @@ final class ReplayReport {
                 r.creates(), r.deletes(), r.moves(), r.reads(), r.liveSizes().size()));
         b.append(String.format(Locale.ROOT, "\"write_commands\":%d,\"write_bytes\":%d,\"write_ns\":%d,", r.writeCommands(),
                 r.writeBytes(), r.writeNanos()));
-        b.append(String.format(Locale.ROOT, "\"read_commands\":%d,\"read_bytes\":%d,\"read_ns\":%d,\"trim_ns\":%d,",
-                r.readCommands(), r.readBytes(), r.readNanos(), r.trimNanos()));
+        b.append(String.format(Locale.ROOT, "\"read_commands\":%d,\"read_bytes\":%d,\"read_ns\":%d,\"delete_ns\":%d,",
+                r.readCommands(), r.readBytes(), r.readNanos(), r.deleteNanos()));
         b.append(String.format(Locale.ROOT, "\"avg_io_ns\":%.1f,\"device_clock_ns\":%d,", r.avgIoNanos(), r.deviceClockNs()));
         b.append("\"levels\":{");
         String sep = "";

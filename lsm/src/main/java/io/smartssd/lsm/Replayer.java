@@ -15,8 +15,8 @@ import java.util.TreeMap;
 /**
  * Applies an LSM trace to a device as the hybrid paper's host does (section V-A): each SST file is one
  * data object (named prefix + file), written in chunks whose every write carries the file's level as
- * its hint ({@link WriteHints#forLevel}: level + 1); a deleted file's pages are trimmed and its object
- * deleted; a compaction's input reads are read back from the device. A trivial move changes nothing on
+ * its hint ({@link WriteHints#forLevel}: level + 1); a deleted file's object is deleted (the paper's
+ * TRIM of the file: every page of it becomes invalid at once); a compaction's input reads are read back from the device. A trivial move changes nothing on
  * the device (the data stays where it was written).
  *
  * <p>The whole trace is checked first (a create of a live file, a delete, move or read of a file that is
@@ -30,7 +30,7 @@ public final class Replayer {
 
     /** What a replay did and what the device said. */
     public record Result(long creates, long deletes, long moves, long reads, long writeCommands, long writeBytes,
-                         long writeNanos, long readCommands, long readBytes, long readNanos, long trimNanos,
+                         long writeNanos, long readCommands, long readBytes, long readNanos, long deleteNanos,
                          Map<Integer, LevelIo> byLevel, Map<String, Long> liveSizes, Map<String, Long> counterDelta,
                          long deviceClockNs) {
         /** Average device time of one host I/O command (writes and reads), ns. */
@@ -140,11 +140,9 @@ public final class Replayer {
                         reads++;
                     }
                     case DELETE -> {
-                        long[] f = live.remove(e.file());
-                        if (f[1] > 0) {
-                            tNs += ssd.trim(f[0], 0, f[1]).deviceNanos();
-                        }
-                        ssd.delete(f[0]);
+                        // deleting the object is the paper's TRIM of the whole file: its pages become invalid
+                        // and GC never copies them; a trim command would add a tombstone program per page
+                        tNs += ssd.delete(live.remove(e.file())[0]).deviceNanos();
                         deletes++;
                     }
                     case MOVE -> {

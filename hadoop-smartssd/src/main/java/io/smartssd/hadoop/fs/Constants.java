@@ -66,7 +66,7 @@ public final class Constants {
 
     /**
      * {@code fs.smartssd.write.hint}: the placement hint (the data's lifetime class; {@code WriteObject.hint}
-     * of the protocol) of writes whose path matches none of {@link #WRITE_HINT_RULES}. 0 is no hint; smaller
+     * of the protocol) of writes whose path matches none of {@link #WRITE_HINT_RULES}, 0..255. 0 is no hint; smaller
      * non-zero classes are shorter-lived (an LSM store sends level + 1). A device with a placement policy
      * puts short-lived data in its fast region (hybrid paper, section V-A); others ignore hints.
      */

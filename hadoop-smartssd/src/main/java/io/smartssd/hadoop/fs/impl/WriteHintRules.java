@@ -5,6 +5,7 @@ import static io.smartssd.hadoop.fs.Constants.DEFAULT_WRITE_HINT_RULES;
 import static io.smartssd.hadoop.fs.Constants.WRITE_HINT;
 import static io.smartssd.hadoop.fs.Constants.WRITE_HINT_RULES;
 
+import io.smartssd.device.WriteHints;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -83,13 +84,13 @@ public final class WriteHintRules {
     private static int hint(String s, String where) throws IOException {
         try {
             int h = Integer.parseInt(s);
-            if (h >= 0) {
+            if (h >= 0 && h <= WriteHints.MAX) {
                 return h;
             }
         } catch (NumberFormatException e) {
             // the message below says what a hint is
         }
-        throw new IOException(where + ": a hint is an integer >= 0 (0 = none), got '" + s + "'");
+        throw new IOException(where + ": a hint is an integer 0.." + WriteHints.MAX + " (0 = none), got '" + s + "'");
     }
 
     private static List<String> splitTopLevel(String text) throws IOException {

@@ -92,14 +92,15 @@ class WriteHintRulesTest {
         assertBad(conf("/tmp/**", null), Constants.WRITE_HINT_RULES, "'/tmp/**'", "not glob=hint");
         assertBad(conf("=1", null), Constants.WRITE_HINT_RULES, "'=1'", "not glob=hint");
         assertBad(conf("/tmp/**=", null), Constants.WRITE_HINT_RULES, "'/tmp/**='", "not glob=hint");
-        assertBad(conf("/tmp/**=hot", null), Constants.WRITE_HINT_RULES, "'/tmp/**=hot'", "integer >= 0");
-        assertBad(conf("/tmp/**=-2", null), Constants.WRITE_HINT_RULES, "-2", "integer >= 0");
-        assertBad(conf("/tmp/**=99999999999", null), Constants.WRITE_HINT_RULES, "99999999999", "integer >= 0");
+        assertBad(conf("/tmp/**=hot", null), Constants.WRITE_HINT_RULES, "'/tmp/**=hot'", "integer 0..255");
+        assertBad(conf("/tmp/**=-2", null), Constants.WRITE_HINT_RULES, "-2", "integer 0..255");
+        assertBad(conf("/tmp/**=99999999999", null), Constants.WRITE_HINT_RULES, "99999999999", "integer 0..255");
+        assertBad(conf("/tmp/**=256", null), Constants.WRITE_HINT_RULES, "256", "integer 0..255");
         assertBad(conf("/a/{b,{c}}=1", null), Constants.WRITE_HINT_RULES, "{b,{c}}", "nested braces");
         assertBad(conf("/a/{b=1", null), Constants.WRITE_HINT_RULES, "/a/{b=1", "'{' without '}'");
         assertBad(conf("/a/b}=1", null), Constants.WRITE_HINT_RULES, "/a/b}=1", "'}' without '{'");
-        assertBad(conf(null, "-1"), Constants.WRITE_HINT, "-1", "integer >= 0");
-        assertBad(conf(null, "level2"), Constants.WRITE_HINT, "level2", "integer >= 0");
+        assertBad(conf(null, "-1"), Constants.WRITE_HINT, "-1", "integer 0..255");
+        assertBad(conf(null, "level2"), Constants.WRITE_HINT, "level2", "integer 0..255");
     }
 
     private static void assertBad(Configuration c, String... parts) {
