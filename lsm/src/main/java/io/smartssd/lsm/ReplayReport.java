@@ -50,12 +50,20 @@ final class ReplayReport {
                     e.getValue().writeBytes(), e.getValue().readBytes()));
             sep = ",";
         }
-        b.append("},\"counters\":{");
-        sep = "";
-        for (Map.Entry<String, Long> e : r.counterDelta().entrySet()) {
+        b.append("},\"counters\":");
+        counters(b, r.counters());
+        b.append(",\"counters_delta\":");
+        counters(b, r.counterDelta());
+        return b.append("}").toString();
+    }
+
+    private static void counters(StringBuilder b, Map<String, Long> m) {
+        b.append('{');
+        String sep = "";
+        for (Map.Entry<String, Long> e : m.entrySet()) {
             b.append(sep).append('"').append(LsmCli.esc(e.getKey())).append("\":").append(e.getValue());
             sep = ",";
         }
-        return b.append("}}").toString();
+        b.append('}');
     }
 }

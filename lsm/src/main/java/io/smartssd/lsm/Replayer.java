@@ -28,11 +28,14 @@ public final class Replayer {
     public record LevelIo(long writeBytes, long readBytes) {
     }
 
-    /** What a replay did and what the device said. */
+    /**
+     * What a replay did and what the device said: its counters after the replay (counters) and their change
+     * during it (counterDelta; for gauges such as free blocks, the change of the gauge).
+     */
     public record Result(long creates, long deletes, long moves, long reads, long writeCommands, long writeBytes,
                          long writeNanos, long readCommands, long readBytes, long readNanos, long deleteNanos,
-                         Map<Integer, LevelIo> byLevel, Map<String, Long> liveSizes, Map<String, Long> counterDelta,
-                         long deviceClockNs) {
+                         Map<Integer, LevelIo> byLevel, Map<String, Long> liveSizes, Map<String, Long> counters,
+                         Map<String, Long> counterDelta, long deviceClockNs) {
         /** Average device time of one host I/O command (writes and reads), ns. */
         public double avgIoNanos() {
             long n = writeCommands + readCommands;
@@ -165,6 +168,6 @@ public final class Replayer {
         Map<String, Long> sizes = new TreeMap<>();
         live.forEach((k, v) -> sizes.put(k, v[1]));
         return new Result(creates, deletes, moves, reads, wCmds, wBytes, wNs, rCmds, rBytes, rNs, tNs, levels, sizes,
-                delta, after.deviceClockNanos());
+                after.counters(), delta, after.deviceClockNanos());
     }
 }
