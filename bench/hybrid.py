@@ -6,9 +6,10 @@ driven by a real LSM store (hybrid paper, section VI; docs/LSM.md).
    while records and seed are the same).
 2. For every workload, SLC share (1, 2, 3, 5, 10% of the blocks, Table 4) and placement policy (`level`,
    the paper's method; `combo`, the baseline), format a fresh image of preset `hybrid` (Table 2) with the
-   blocks scaled down with the data, and replay the trace on it (`bin/smartssd lsm replay`: one object
-   per SST, writes hinted level + 1, deleted files deleted, compaction inputs read back).
-3. From the device's counters (docs/HYBRID.md): the average I/O latency (`io.avg_latency_ns`), the
+   blocks scaled down with the data, and replay the trace on it 3 times (`bin/smartssd lsm replay
+   --repeat 3`: one object per SST, writes hinted level + 1, deleted files deleted, compaction inputs
+   read back; the files left live by one run deleted before the next), measuring the last run.
+3. From the device's counters during that run (docs/HYBRID.md): the average I/O latency (`io.*`), the
    durability of VI-B (MIN over regions of blocks x max P/E / erases in one run; infinite for a region
    without erases), and the SLC/TLC share of the host's reads and writes (Fig. 10); latency and
    durability normalized to `combo` (Fig. 9).
@@ -28,6 +29,9 @@ import sys
 WORKLOADS = ["fill-random", "zipf-write", "zipf-update", "latest-write", "latest-update"]
 SHARES = [1, 2, 3, 5, 10]
 POLICIES = ["level", "combo"]
+# Runs of a workload per image: the first ages the device (fills it), the last is measured (a workload's
+# steady state; the paper's durability is in runs of a workload until a region wears out).
+REPEAT = 3
 # The paper's figures (section VI-B): averages over workloads and shares, the full-random 10% point of
 # Fig. 9, Fig. 10's full-random SLC write shares, and the share of SST writes that were level 1.
 PAPER = {
@@ -144,11 +148,11 @@ def record(b, o, w):
     return trace, r
 
 
-def durability(c):
+def durability(c, delta):
     """VI-B: MIN over regions of Durability / EraseCount (blocks x max P/E over one run's erases; inf for 0)."""
     vals = []
     for reg in ("slc", "tlc"):
-        e = c.get(f"wear.{reg}.erases", 0)
+        e = delta.get(f"wear.{reg}.erases", 0)
         d = c.get(f"wear.{reg}.durability", 0)
         vals.append(math.inf if e == 0 else d / e)
     return min(vals)
@@ -188,19 +192,20 @@ def main(b):
                       "--set", f"pages_per_block={g['pages_per_block']}",
                       "--set", f"slc_pages_per_block={g['slc_pages_per_block']}")
                 ident = csd_json(b, "identify", img)
-                r = json.loads(java("replay", trace, "--image", img, "--json"))
+                r = json.loads(java("replay", trace, "--image", img, "--repeat", REPEAT, "--json"))
                 os.remove(img)
-                c = r["counters"]
+                c = r["counters"]           # after the last run (wear.*.durability, place.*)
+                d = r["counters_delta"]     # during the last run: its I/O, erases and region shares
                 level_bytes[w] = r["levels"]
                 row = {
                     "workload": w, "slc_share_pct": s, "policy": pol,
                     "slc_blocks_per_plane": ident.get("params", {}).get("slc_blocks_per_plane", ""),
-                    "avg_io_us": c.get("io.avg_latency_ns", r["avg_io_ns"]) / 1e3,
-                    "durability_runs": durability(c),
-                    "slc_erases": c.get("wear.slc.erases", 0), "tlc_erases": c.get("wear.tlc.erases", 0),
-                    "slc_host_write_pct": share(c.get("region.slc.host_programs", 0), c.get("region.tlc.host_programs", 0)),
-                    "slc_host_read_pct": share(c.get("region.slc.host_reads", 0), c.get("region.tlc.host_reads", 0)),
-                    "migrated_pages": c.get("ftl.migrated_pages", 0),
+                    "avg_io_us": (d["io.device_ns"] / d["io.commands"] if d.get("io.commands") else r["avg_io_ns"]) / 1e3,
+                    "durability_runs": durability(c, d),
+                    "slc_erases": d.get("wear.slc.erases", 0), "tlc_erases": d.get("wear.tlc.erases", 0),
+                    "slc_host_write_pct": share(d.get("region.slc.host_programs", 0), d.get("region.tlc.host_programs", 0)),
+                    "slc_host_read_pct": share(d.get("region.slc.host_reads", 0), d.get("region.tlc.host_reads", 0)),
+                    "migrated_pages": d.get("ftl.migrated_pages", 0),
                     "slc_target_hint": c.get("place.slc_target_hint", ""),
                     "host_write_mib": r["write_bytes"] / 2**20, "host_read_mib": r["read_bytes"] / 2**20,
                     "device_s": r["device_clock_ns"] / 1e9,

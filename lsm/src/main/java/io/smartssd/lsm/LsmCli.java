@@ -110,6 +110,10 @@ public final class LsmCli implements Callable<Integer> {
         public Integer call() throws IOException {
             Workload w = Workload.of(workload);
             WorkloadDriver.Sizes sizes = new WorkloadDriver.Sizes(size(writeBuffer), size(targetFile), size(levelBase), 10);
+            Path parent = out.toAbsolutePath().getParent();
+            if (parent != null) {
+                Files.createDirectories(parent);
+            }
             Path dir = db != null ? db : Files.createTempDirectory("smartssd-lsm-");
             if (db == null) {
                 Files.delete(dir); // the driver wants to create it
@@ -168,11 +172,17 @@ public final class LsmCli implements Callable<Integer> {
         String chunk;
         @Option(names = "--set", description = "a device parameter for this session, KEY=VALUE (embedded)")
         Map<String, String> params = new java.util.LinkedHashMap<>();
+        @Option(names = "--repeat", defaultValue = "1", description = "run the trace this many times, the store's"
+            + " files of one run deleted before the next; report the last (default ${DEFAULT-VALUE})")
+        int repeat;
         @Option(names = "--json", description = "one JSON object")
         boolean json;
 
         @Override
         public Integer call() throws IOException {
+            if (repeat < 1) {
+                throw new IllegalArgumentException("--repeat must be >= 1, got " + repeat);
+            }
             if ((image == null) == (socket == null)) {
                 throw new IllegalArgumentException("give exactly one of --image and --socket");
             }
@@ -189,7 +199,12 @@ public final class LsmCli implements Callable<Integer> {
             }
             try (SmartSsd ssd = image != null ? SmartSsd.openEmbedded(image, oo) : SmartSsd.openRemote(socket)) {
                 String placement = ssd.identify().placement();
-                Replayer.Result r = new Replayer(ssd, prefix, (int) c).replay(lines);
+                Replayer rp = new Replayer(ssd, prefix, (int) c);
+                Replayer.Result r = rp.replay(lines);
+                for (int i = 1; i < repeat; i++) {
+                    rp.dropLive(r); // the store is dropped and the workload runs again on the aged device
+                    r = rp.replay(lines);
+                }
                 PrintWriter o = spec.commandLine().getOut();
                 o.println(json ? ReplayReport.json(trace, placement, r) : ReplayReport.text(trace, placement, r));
             } catch (DeviceException e) {

@@ -91,6 +91,16 @@ public final class Replayer {
         }
     }
 
+    /**
+     * Deletes the files a replay left live (as when the store is dropped), so the trace can run again on
+     * the same, now aged, device: a workload's steady state (the paper's durability counts runs of a workload).
+     */
+    public void dropLive(Result r) {
+        for (String f : r.liveSizes().keySet()) {
+            ssd.delete(ssd.stat(prefix + f).info().id());
+        }
+    }
+
     /** Checks, then applies every event in order. */
     public Result replay(List<TraceEvent.Line> lines) throws TraceEvent.BadTraceException {
         check(lines);

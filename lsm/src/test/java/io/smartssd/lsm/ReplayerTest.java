@@ -135,6 +135,22 @@ class ReplayerTest {
     }
 
     @Test
+    void aTraceRunsAgainAfterItsLiveFilesAreDropped() throws IOException {
+        Replayer rp = new Replayer(ssd, "lsm/", 4096);
+        Replayer.Result first = rp.replay(lines(SMALL));
+        rp.dropLive(first);
+        assertEquals(Map.of(), deviceObjects("lsm/"));
+        Replayer.Result second = rp.replay(lines(SMALL));
+        assertEquals(Map.of("b.sst", 5000L, "c.sst", 12289L), deviceObjects("lsm/"));
+        // the second run's counters are its own: 9 writes, 3 reads, 3 creates, 1 delete
+        assertEquals(9, second.counterDelta().get("commands.write_object"));
+        assertEquals(3, second.counterDelta().get("commands.read_object"));
+        assertEquals(3, second.counterDelta().get("commands.create_object"));
+        assertEquals(1, second.counterDelta().get("commands.delete_object"));
+        assertEquals(1 + 2 + 1, second.counters().get("commands.delete_object"), "the session's: 1, 2 dropped, 1");
+    }
+
+    @Test
     void aRecordedRocksDbRunLeavesRocksDbsLiveFilesOnTheDevice() throws Exception {
         Path db = dir.resolve("db");
         Path trace = dir.resolve("t.trace");
