@@ -272,11 +272,11 @@ def plots(b, o, table):
             if pts:
                 out[w] = ([p[0] for p in pts], [p[1] for p in pts])
         return out
-    b.plot("fig9_latency.png", "Average I/O latency, level / combo (Fig. 9 boxes; paper 0.80 at 10%, full random)",
+    b.plot("fig9_latency.png", "Avg I/O latency, level / combo (Fig. 9; paper 0.80x at 10%, fill-random)",
            "SLC share of blocks (%)", "latency / ComboFTL's (x)", series("latency_vs_combo"))
-    b.plot("fig9_durability.png", "Durability, level / combo (Fig. 9 lines; paper 1.38 at 10%, full random)",
+    b.plot("fig9_durability.png", "Durability, level / combo (Fig. 9; paper 1.38x at 10%, fill-random)",
            "SLC share of blocks (%)", "durability / ComboFTL's (x)", series("durability_vs_combo"))
-    b.plot("fig10_writes.png", "Host writes that land in SLC (Fig. 10b), level policy",
+    b.plot("fig10_writes.png", "Host writes landing in SLC under level (Fig. 10b)",
            "SLC share of blocks (%)", "SLC share of host writes (%)", series("slc_writes_level_%"))
-    b.plot("fig10_reads.png", "Host reads served from SLC (Fig. 10a), level policy",
+    b.plot("fig10_reads.png", "Host reads served from SLC under level (Fig. 10a)",
            "SLC share of blocks (%)", "SLC share of host reads (%)", series("slc_reads_level_%"))
