@@ -18,7 +18,7 @@ Without the device's `hybrid` preset and its `level` / `combo` placement policie
 message and prints no numbers.
 
 Arguments: --quick (20 K records, 4 KiB pages), --records N (default 200000), --workloads a,b,...,
---shares 1,2,...,  --seed S.
+--shares 1,2,...,  --seed S, --pages-per-block N (TLC pages per block, default 12; SLC mode holds N/3).
 """
 import json
 import math
@@ -43,19 +43,23 @@ PAPER = {
 
 
 def parse(args):
-    o = {"quick": False, "records": 200_000, "workloads": WORKLOADS, "shares": SHARES, "seed": 1}
+    o = {"quick": False, "records": 200_000, "workloads": WORKLOADS, "shares": SHARES, "seed": 1, "ppb": 12}
     i = 0
     while i < len(args):
         a = args[i]
         if a == "--quick":
             o["quick"] = True
-        elif a in ("--records", "--workloads", "--shares", "--seed") and i + 1 < len(args):
+        elif a in ("--records", "--workloads", "--shares", "--seed", "--pages-per-block") and i + 1 < len(args):
             v = args[i + 1]
             i += 1
             if a == "--records":
                 o["records"] = int(v)
             elif a == "--seed":
                 o["seed"] = int(v)
+            elif a == "--pages-per-block":
+                o["ppb"] = int(v)
+                if o["ppb"] < 12 or o["ppb"] % 3:
+                    sys.exit("bench hybrid: --pages-per-block must be a multiple of 3, at least 12 (SLC mode holds a third)")
             elif a == "--workloads":
                 o["workloads"] = v.split(",")
                 bad = [w for w in o["workloads"] if w not in WORKLOADS]
@@ -67,7 +71,8 @@ def parse(args):
             print(__doc__)
             sys.exit(0)
         else:
-            sys.exit(f"bench hybrid: unknown argument {a!r} (--quick, --records N, --workloads a,b, --shares 1,2, --seed S)")
+            sys.exit(f"bench hybrid: unknown argument {a!r} (--quick, --records N, --workloads a,b, --shares 1,2, --seed S,"
+                     " --pages-per-block N)")
         i += 1
     if o["quick"] and "--records" not in args:
         o["records"] = 20_000
@@ -80,7 +85,7 @@ def geometry(o):
     ~300 blocks (the paper's has 4,096) and even 1% of them is 3 SLC-mode blocks, the device's minimum."""
     cap = 2 * o["records"] * 1024
     page = 4096 if o["quick"] else 16384
-    return {"capacity": cap, "page_bytes": page, "pages_per_block": 12, "slc_pages_per_block": 4}
+    return {"capacity": cap, "page_bytes": page, "pages_per_block": o["ppb"], "slc_pages_per_block": o["ppb"] // 3}
 
 
 def csd_json(b, *args):
