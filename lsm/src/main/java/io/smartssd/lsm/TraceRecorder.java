@@ -172,8 +172,12 @@ public final class TraceRecorder implements AutoCloseable {
             Long b = jobBytes.remove(info.jobId());
             int level = info.outputLevel();
             if (info.status() == null || info.status().getCode() == Status.Code.Ok) {
-                // a compaction reads its inputs whole; a trivial move (no file written) reads nothing
-                if (b != null) {
+                // a compaction reads its inputs whole; a trivial move (its outputs are its inputs) reads nothing
+                java.util.Set<String> ins = new java.util.HashSet<>();
+                info.inputFiles().forEach(p -> ins.add(name(p)));
+                java.util.Set<String> outs = new java.util.HashSet<>();
+                info.outputFiles().forEach(p -> outs.add(name(p)));
+                if (!ins.equals(outs)) {
                     for (String path : info.inputFiles()) {
                         Live in = live.get(name(path));
                         if (in != null) {

@@ -73,6 +73,11 @@ class TraceRecorderTest {
         long deletes = TraceEvent.readAll(Files.newBufferedReader(trace)).stream()
                 .filter(e -> e.op() == TraceEvent.Op.DELETE).count();
         assertTrue(deletes > 0, "compactions delete their inputs");
+        // the trace is consistent (every delete, move and read is of a live file, sizes agree) and
+        // compactions that rewrote files read their inputs first
+        List<TraceEvent.Line> lines = TraceEvent.readLines(Files.newBufferedReader(trace));
+        Replayer.check(lines);
+        assertTrue(lines.stream().anyMatch(l -> l.event().op() == TraceEvent.Op.READ), "compaction input reads");
         // the counts of what the driver did follow the workload's definition
         if (w.updateHeavy()) {
             assertEquals(RECORDS, r.writes() + r.reads());
