@@ -2,16 +2,16 @@ package io.smartssd.lsm;
 
 import java.io.BufferedWriter;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.rocksdb.AbstractEventListener;
 import org.rocksdb.CompactionJobInfo;
 import org.rocksdb.FlushJobInfo;
@@ -173,9 +173,9 @@ public final class TraceRecorder implements AutoCloseable {
             int level = info.outputLevel();
             if (info.status() == null || info.status().getCode() == Status.Code.Ok) {
                 // a compaction reads its inputs whole; a trivial move (its outputs are its inputs) reads nothing
-                java.util.Set<String> ins = new java.util.HashSet<>();
+                Set<String> ins = new HashSet<>();
                 info.inputFiles().forEach(p -> ins.add(name(p)));
-                java.util.Set<String> outs = new java.util.HashSet<>();
+                Set<String> outs = new HashSet<>();
                 info.outputFiles().forEach(p -> outs.add(name(p)));
                 if (!ins.equals(outs)) {
                     for (String path : info.inputFiles()) {
@@ -295,12 +295,4 @@ public final class TraceRecorder implements AutoCloseable {
         return p == null ? path : p.toString();
     }
 
-    /** For tests and tools that want the events without a file. */
-    static List<TraceEvent> parse(String csv) {
-        try {
-            return TraceEvent.readAll(new java.io.StringReader(csv));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
 }

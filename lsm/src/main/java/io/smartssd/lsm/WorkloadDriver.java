@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
+import java.util.TreeSet;
 import java.util.stream.Stream;
 import org.rocksdb.CompressionType;
 import org.rocksdb.FlushOptions;
@@ -59,7 +60,7 @@ public final class WorkloadDriver {
         }
         long start = System.nanoTime();
         long[] counts = new long[3];
-        java.util.TreeSet<Integer> levels = new java.util.TreeSet<>();
+        TreeSet<Integer> levels = new TreeSet<>();
         long events;
         try (TraceRecorder rec = new TraceRecorder(trace)) {
             try (Options o = options(sizes, rec);
