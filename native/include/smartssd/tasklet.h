@@ -46,6 +46,9 @@ typedef enum csd_framing_kind {
     CSD_FRAMING_TWO_STAGE = 3,       /* two-stage text (2PM paper III-A): raw pages to page_scan() in any
                                       * order, then finish(); the tasklet applies the LINES ownership
                                       * rules itself, from the csd_extent it is given */
+    CSD_FRAMING_BYTES = 4,           /* the extent's bytes as they arrive: record() gets each page's part of
+                                      * the extent, in order, with its object offset (columnar formats
+                                      * whose layout is not a sequence of records) */
 } csd_framing_kind;
 
 /* The extent an execution covers, for TWO_STAGE tasklets. */

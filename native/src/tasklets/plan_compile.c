@@ -54,7 +54,7 @@ static int compile_column(cctx *c, uint32_t i, const Smartssd__V1__Column *m) {
     if (t < PT_INT || t > PT_BOOL)
         return cfail(c, "column %u '%s': unknown type %d (INT64, DOUBLE, STRING or BOOL)", i, nm, t);
     col->type = (uint8_t)t;
-    if (pl->text) {
+    if (pl->text || pl->parquet) {
         if (m->field > 65535) return cfail(c, "column '%s': field index %u is above 65535", nm, m->field);
         col->field = m->field;
         if (m->field > pl->max_field) pl->max_field = m->field;
@@ -352,8 +352,10 @@ static int compile_message(cctx *c, const Smartssd__V1__Plan *m) {
         if (rc) return rc;
         /* an escape only means something inside a quoted field */
         if (!pl->quoting) pl->has_escape = 0;
+    } else if (m->format_case == SMARTSSD__V1__PLAN__FORMAT_PARQUET && m->parquet) {
+        pl->parquet = 1;
     } else {
-        return cfail(c, "plan: missing input format (fixed or text)");
+        return cfail(c, "plan: missing input format (fixed, text or parquet)");
     }
     if (m->n_columns > PLAN_MAX_COLUMNS)
         return cfail(c, "plan has %zu columns; at most %d", m->n_columns, PLAN_MAX_COLUMNS);
@@ -524,6 +526,7 @@ int csd_plan_compile(plan *pl, const uint8_t *bytes, size_t len, char *err, size
 
 void csd_plan_free(plan *pl) {
     csd_plan_state_free(pl);
+    csd_plan_parquet_free(pl);
     for (uint32_t i = 0; i < pl->n_cols; i++) free(pl->cols[i].name);
     free(pl->cols);
     free(pl->nodes);

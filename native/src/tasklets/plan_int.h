@@ -146,6 +146,10 @@ typedef struct plan {
     size_t max_mem;          /* static param max_state_bytes */
     pv *scratch;             /* n_output values of the row being built */
     uint64_t compares;
+
+    /* Parquet input (plan_parquet.c): the object's bytes gathered, decoded at finish */
+    int parquet;
+    struct plan_pq *pq;
 } plan;
 
 /* plan_compile.c */
@@ -168,6 +172,12 @@ int csd_plan_begin_record(plan *pl, const uint8_t *rec, size_t len);
 /* The filter of a row-filter plan on one row of n_cols values: 1 keep (TRUE), 0 drop (FALSE or NULL),
  * or < 0 after csd_io_fail. */
 int csd_plan_filter_row(plan *pl, const pv *vals);
+
+/* plan_parquet.c: a ParquetObject plan gathers the whole object (BYTES framing), then at finish reads
+ * the footer, skips row groups by their statistics and evaluates the plan on decoded columns. */
+int csd_plan_parquet_bytes(plan *pl, const uint8_t *p, size_t len, uint64_t off);
+int csd_plan_parquet_finish(plan *pl);
+void csd_plan_parquet_free(plan *pl);
 
 /* plan_state.c: groups and buffered rows */
 int csd_plan_group_update(plan *pl);

@@ -1,0 +1,284 @@
+/* The plan over a Parquet object. The extent's bytes are gathered as they arrive (BYTES framing);
+ * finish reads the footer, then for each row group: are the filter's comparisons possible within the
+ * chunk statistics (min/max, null count)? If not, the row group is skipped undecoded. Otherwise only
+ * the chunks of the columns the plan uses are decoded, and each row goes through the same evaluator
+ * as text and fixed records (the decoded values fill the evaluator's column cache). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tasklets/parquet.h"
+#include "tasklets/plan_int.h"
+#include "tasklets/tasklets_int.h"
+
+/* Cost model (docs/TASKLETS.md): decoding one value and reading one 4-byte word of a decoded page. */
+#define CSD_TK_CYCLES_PER_VALUE 2
+
+typedef struct plan_pq {
+    uint8_t *buf;
+    size_t len, cap;
+    uint64_t rg_total, rg_skipped;
+} plan_pq;
+
+void csd_plan_parquet_free(plan *pl) {
+    if (!pl->pq) return;
+    free(pl->pq->buf);
+    free(pl->pq);
+    pl->pq = NULL;
+}
+
+int csd_plan_parquet_bytes(plan *pl, const uint8_t *p, size_t len, uint64_t off) {
+    if (!pl->pq) {
+        pl->pq = calloc(1, sizeof *pl->pq);
+        if (!pl->pq) {
+            csd_io_fail(pl->io, "plan: out of memory gathering the Parquet object");
+            return -ENOMEM;
+        }
+    }
+    plan_pq *q = pl->pq;
+    if (off != q->len) {
+        csd_io_fail(pl->io, "plan: a Parquet plan reads a whole object; its extent starts at offset %llu, not 0",
+                    (unsigned long long)(off - q->len));
+        return -EINVAL;
+    }
+    if (len > pl->max_mem || q->len > pl->max_mem - len) {
+        csd_io_fail(pl->io, "plan: the Parquet object exceeds max_state_bytes (%zu bytes)", pl->max_mem);
+        pl->fail_rc = -ENOSPC;
+        return -ENOSPC;
+    }
+    if (q->len + len > q->cap) {
+        size_t cap = q->cap ? q->cap : (size_t)1 << 20;
+        while (cap < q->len + len) cap *= 2;
+        uint8_t *b = realloc(q->buf, cap);
+        if (!b) {
+            csd_io_fail(pl->io, "plan: out of memory gathering the Parquet object");
+            return -ENOMEM;
+        }
+        q->buf = b;
+        q->cap = cap;
+    }
+    memcpy(q->buf + q->len, p, len);
+    q->len += len;
+    return 0;
+}
+
+/* A chunk statistic (PLAIN bytes) as a plan value of the column's type; 0 when it has none usable. */
+static int stat_value(const csd_pq_chunk *c, int is_max, pv *out) {
+    const uint8_t *p = is_max ? c->max : c->min;
+    uint32_t n = is_max ? c->max_len : c->min_len;
+    if (!(is_max ? c->has_max : c->has_min) || !p) return 0;
+    switch (c->ptype) {
+    case PQ_INT32: {
+        if (n != 4) return 0;
+        int32_t v;
+        memcpy(&v, p, 4);
+        out->t = PT_INT;
+        out->i = v;
+        return 1;
+    }
+    case PQ_INT64:
+        if (n != 8) return 0;
+        out->t = PT_INT;
+        memcpy(&out->i, p, 8);
+        return 1;
+    case PQ_BYTE_ARRAY:
+        out->t = PT_STRING;
+        out->s.p = p;
+        out->s.n = n;
+        return 1;
+    default:
+        /* FLOAT/DOUBLE statistics leave NaN out and BOOLEAN ones prune little: never used */
+        return 0;
+    }
+}
+
+static int flip(int op) {
+    switch (op) {
+    case SMARTSSD__V1__BINARY_OP__LT: return SMARTSSD__V1__BINARY_OP__GT;
+    case SMARTSSD__V1__BINARY_OP__LE: return SMARTSSD__V1__BINARY_OP__GE;
+    case SMARTSSD__V1__BINARY_OP__GT: return SMARTSSD__V1__BINARY_OP__LT;
+    case SMARTSSD__V1__BINARY_OP__GE: return SMARTSSD__V1__BINARY_OP__LE;
+    default: return op;
+    }
+}
+
+/* 0 when node n cannot be TRUE for any row of row group g (by the chunk statistics), else 1. Only
+ * AND, OR, comparisons of a column with a literal and IS_NULL are looked into; anything else may be
+ * TRUE. A comparison with NULL is never TRUE (the evaluator's three-valued logic). */
+static int may_match(const plan *pl, const csd_pq_file *f, const csd_pq_rg *g, int32_t n) {
+    const pnode *x = &pl->nodes[n];
+    if (x->kind == PN_UNARY && x->op == SMARTSSD__V1__UNARY_OP__IS_NULL && pl->nodes[x->a].kind == PN_COLUMN) {
+        uint32_t leaf = pl->cols[pl->nodes[x->a].col].field;
+        return leaf >= f->n_leaves || g->chunks[leaf].has_nulls;
+    }
+    if (x->kind != PN_BINARY) return 1;
+    if (x->op == SMARTSSD__V1__BINARY_OP__AND) return may_match(pl, f, g, x->a) && may_match(pl, f, g, x->b);
+    if (x->op == SMARTSSD__V1__BINARY_OP__OR) return may_match(pl, f, g, x->a) || may_match(pl, f, g, x->b);
+    if (x->op < SMARTSSD__V1__BINARY_OP__EQ || x->op > SMARTSSD__V1__BINARY_OP__GE) return 1;
+    const pnode *a = &pl->nodes[x->a], *b = &pl->nodes[x->b];
+    int op = x->op;
+    if (a->kind == PN_LITERAL && b->kind == PN_COLUMN) {
+        const pnode *t = a;
+        a = b;
+        b = t;
+        op = flip(op);
+    }
+    if (a->kind != PN_COLUMN || b->kind != PN_LITERAL) return 1;
+    if (b->lit.t == PT_NULL) return 0;
+    const pcol *col = &pl->cols[a->col];
+    if (col->field >= f->n_leaves) return 1;
+    const csd_pq_chunk *c = &g->chunks[col->field];
+    pv lo = { .t = PT_NULL }, hi = { .t = PT_NULL };
+    int has_lo = stat_value(c, 0, &lo), has_hi = stat_value(c, 1, &hi);
+    /* statistics of another type than the column's (e.g. a mistyped plan) are not compared */
+    if ((has_lo && lo.t != col->type) || (has_hi && hi.t != col->type)) return 1;
+    if ((col->type == PT_STRING) != (b->lit.t == PT_STRING)) return 1;
+    const pv *v = &b->lit;
+    switch (op) {
+    case SMARTSSD__V1__BINARY_OP__EQ:
+        return !(has_lo && csd_plan_cmp(v, &lo) < 0) && !(has_hi && csd_plan_cmp(v, &hi) > 0);
+    case SMARTSSD__V1__BINARY_OP__NE:
+        return !(has_lo && has_hi && csd_plan_cmp(&lo, v) == 0 && csd_plan_cmp(&hi, v) == 0);
+    case SMARTSSD__V1__BINARY_OP__LT: return !has_lo || csd_plan_cmp(&lo, v) < 0;
+    case SMARTSSD__V1__BINARY_OP__LE: return !has_lo || csd_plan_cmp(&lo, v) <= 0;
+    case SMARTSSD__V1__BINARY_OP__GT: return !has_hi || csd_plan_cmp(&hi, v) > 0;
+    case SMARTSSD__V1__BINARY_OP__GE: return !has_hi || csd_plan_cmp(&hi, v) >= 0;
+    default: return 1;
+    }
+}
+
+static int type_ok(int pt, int ptype) {
+    switch (pt) {
+    case PT_INT: return ptype == PQ_INT32 || ptype == PQ_INT64;
+    case PT_DOUBLE: return ptype == PQ_FLOAT || ptype == PQ_DOUBLE;
+    case PT_STRING: return ptype == PQ_BYTE_ARRAY;
+    case PT_BOOL: return ptype == PQ_BOOLEAN;
+    default: return 0;
+    }
+}
+
+/* One row through filter, then aggregate / buffer / emit, as the text and record paths do. */
+static int eval_row(plan *pl) {
+    if (pl->filter >= 0) {
+        pv f;
+        int rc = csd_plan_eval(pl, pl->filter, &f);
+        if (rc || f.t != PT_BOOL || !f.b) return rc;
+    }
+    if (pl->aggregating) return csd_plan_group_update(pl);
+    int rc = 0;
+    for (uint32_t i = 0; i < pl->n_outs && !rc; i++) rc = csd_plan_eval(pl, pl->outs[i], &pl->scratch[i]);
+    if (rc) return rc;
+    if (pl->n_order) return csd_plan_buffer_row(pl);
+    rc = csd_plan_emit(pl, pl->scratch, pl->n_outs);
+    if (rc == 0 && pl->limit && ++pl->emitted >= pl->limit) rc = CSD_STOP;
+    return rc;
+}
+
+int csd_plan_parquet_finish(plan *pl) {
+    static const uint8_t none[1];
+    plan_pq *q = pl->pq;
+    const uint8_t *file = q ? q->buf : none;
+    size_t len = q ? q->len : 0;
+    char err[256];
+    csd_pq_file f;
+    if (csd_pq_open(&f, file, len, err, sizeof err)) {
+        csd_io_fail(pl->io, "plan: %s", err);
+        return -EINVAL;
+    }
+    /* the columns the plan uses: every column node of its expressions */
+    uint8_t *used = calloc(pl->n_cols ? pl->n_cols : 1, 1);
+    csd_pq_values *vals = calloc(f.n_leaves ? f.n_leaves : 1, sizeof *vals);
+    uint8_t *decoded = calloc(f.n_leaves ? f.n_leaves : 1, 1);
+    int rc = 0;
+    if (!used || !vals || !decoded) {
+        csd_io_fail(pl->io, "plan: out of memory reading the Parquet object");
+        rc = -ENOMEM;
+        goto out;
+    }
+    for (uint32_t k = 0; k < pl->n_nodes; k++)
+        if (pl->nodes[k].kind == PN_COLUMN) used[pl->nodes[k].col] = 1;
+    for (uint32_t c = 0; c < pl->n_cols; c++) {
+        if (!used[c]) continue;
+        const pcol *col = &pl->cols[c];
+        if (col->field >= f.n_leaves) {
+            csd_io_fail(pl->io, "plan: column '%s' reads Parquet column %u; the object has %u", col->name, col->field,
+                        f.n_leaves);
+            rc = -EINVAL;
+            goto out;
+        }
+        const csd_pq_leaf *leaf = &f.leaves[col->field];
+        if (!type_ok(col->type, leaf->ptype)) {
+            csd_io_fail(pl->io, "plan: column '%s' is %s but Parquet column %u ('%s') holds %s", col->name,
+                        csd_plan_type_name(col->type), col->field, leaf->name, csd_pq_type_name(leaf->ptype));
+            rc = -EINVAL;
+            goto out;
+        }
+    }
+    q->rg_total = f.n_rgs;
+    for (uint32_t g = 0; g < f.n_rgs && !rc; g++) {
+        const csd_pq_rg *rg = &f.rgs[g];
+        pl->nodes_evaluated = pl->dram = 0;
+        if (pl->filter >= 0 && !may_match(pl, &f, rg, pl->filter)) {
+            q->rg_skipped++;
+            continue;
+        }
+        uint64_t cycles = 0, dram = 0;
+        for (uint32_t c = 0; c < pl->n_cols; c++) {
+            uint32_t leaf = pl->cols[c].field;
+            if (!used[c] || decoded[leaf]) continue;
+            if (csd_pq_read(&f, file, len, g, leaf, &vals[leaf], err, sizeof err)) {
+                csd_io_fail(pl->io, "plan: %s", err);
+                rc = -EINVAL;
+                goto out;
+            }
+            decoded[leaf] = 1;
+            cycles += vals[leaf].n * CSD_TK_CYCLES_PER_VALUE;
+            dram += vals[leaf].bytes_out / 4;
+        }
+        csd_io_charge(pl->io, cycles, dram);
+        for (uint64_t r = 0; r < rg->num_rows && !rc; r++) {
+            pl->gen++;
+            for (uint32_t c = 0; c < pl->n_cols; c++) {
+                if (!used[c]) continue;
+                const csd_pq_values *v = &vals[pl->cols[c].field];
+                pv *o = &pl->col_val[c];
+                pl->col_gen[c] = pl->gen;
+                if (!v->valid[r]) {
+                    o->t = PT_NULL;
+                } else if (pl->cols[c].type == PT_INT) {
+                    o->t = PT_INT;
+                    o->i = v->i[r];
+                } else if (pl->cols[c].type == PT_DOUBLE) {
+                    o->t = PT_DOUBLE;
+                    o->d = v->d[r];
+                } else if (pl->cols[c].type == PT_STRING) {
+                    o->t = PT_STRING;
+                    o->s.p = v->sp[r];
+                    o->s.n = v->sn[r];
+                } else {
+                    o->t = PT_BOOL;
+                    o->b = v->i[r] != 0;
+                }
+            }
+            pl->nodes_evaluated = pl->dram = 0;
+            rc = eval_row(pl);
+            csd_io_charge(pl->io, CSD_TK_CYCLES_PER_RECORD + pl->nodes_evaluated * CSD_TK_CYCLES_PER_NODE +
+                                  pl->compares * CSD_TK_CYCLES_PER_COMPARE, pl->dram);
+            pl->compares = 0;
+        }
+        for (uint32_t k = 0; k < f.n_leaves; k++) {
+            if (decoded[k]) csd_pq_values_free(&vals[k]);
+            decoded[k] = 0;
+        }
+    }
+    if (rc == CSD_STOP) rc = 0;
+out:
+    if (vals)
+        for (uint32_t k = 0; k < f.n_leaves; k++) csd_pq_values_free(&vals[k]);
+    free(vals);
+    free(decoded);
+    free(used);
+    csd_pq_close(&f);
+    return rc;
+}
