@@ -107,6 +107,7 @@ static int plan_finish(void *state, csd_tasklet_io *io) {
 static void plan_destroy(void *state) {
     plan *pl = state;
     if (!pl) return;
+    csd_plan_parquet_free(pl);
     csd_plan_free(pl);
     free(pl);
 }
