@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "runtime/exec.h"
 #include "tasklets/parquet.h"
 #include "test_plan_build.h"
 #include "test_tasklets_util.h"
@@ -35,6 +36,58 @@ static void init_parquet(plan_b *b) {
     Smartssd__V1__ParquetObject *q = PB_NEW(Smartssd__V1__ParquetObject, SMARTSSD__V1__PARQUET_OBJECT__INIT);
     b->p.format_case = SMARTSSD__V1__PLAN__FORMAT_PARQUET;
     b->p.parquet = q;
+}
+
+/* The plan carries the object's footer, as the host sends it. */
+static void with_footer(plan_b *b, const uint8_t *obj, uint64_t size) {
+    uint32_t flen = (uint32_t)obj[size - 8] | (uint32_t)obj[size - 7] << 8 | (uint32_t)obj[size - 6] << 16 |
+                    (uint32_t)obj[size - 5] << 24;
+    b->p.parquet->footer.data = (uint8_t *)obj + size - 8 - flen;
+    b->p.parquet->footer.len = flen;
+    b->p.parquet->object_size = size;
+}
+
+/* The whole object through an execution as the device feeds it: a page the tasklet does not need
+ * arrives as zeros (the device does not read it). *needed counts the pages it needed. */
+static tk_result run_sparse(plan_b *b, const uint8_t *obj, uint64_t size, uint32_t P, uint64_t *needed) {
+    tk_result r;
+    memset(&r, 0, sizeof r);
+    size_t plen;
+    uint8_t *packed = PB_pack(b, &plen);
+    csd_tasklet_args a = {0};
+    a.plan = packed;
+    a.plan_len = plen;
+    a.page_bytes = P;
+    csd_outbuf ob;
+    csd_outbuf_init(&ob, 64u << 20, 0);
+    csd_exec *t = NULL;
+    uint8_t *zero = calloc(1, P);
+    *needed = 0;
+    r.rc = csd_exec_create(&t, csd_tasklet_find("plan"), &a, &ob, r.err, sizeof r.err);
+    uint64_t fp, lp;
+    if (!r.rc) r.rc = csd_exec_begin(t, size, 0, size, P, &fp, &lp, r.err, sizeof r.err);
+    for (uint64_t pg = fp; !r.rc && pg <= lp; pg++) {
+        size_t n = (size_t)(size - pg * P < P ? size - pg * P : P);
+        int need = csd_exec_needs_page(t, pg), more;
+        *needed += (uint64_t)need;
+        csd_cost c = {0, 0};
+        r.rc = csd_exec_feed(t, pg, need ? obj + pg * P : zero, n, &c, &more);
+    }
+    if (!r.rc) {
+        csd_cost c = {0, 0};
+        r.rc = csd_exec_finish(t, &c);
+        r.finish_cycles = c.cycles;
+    }
+    if (r.rc && t) snprintf(r.err, sizeof r.err, "%s", csd_exec_error(t));
+    const uint8_t *p;
+    size_t n = csd_outbuf_take(&ob, SIZE_MAX, &p);
+    r.rows = tk_format_rows(&r.text, p, n, TK_BYTES_RAW);
+    if (!r.text.s) tk_text_add(&r.text, "%s", "");
+    csd_exec_destroy(t);
+    csd_outbuf_free(&ob);
+    free(zero);
+    free(packed);
+    return r;
 }
 
 typedef void (*query_fn)(plan_b *b);
@@ -140,6 +193,14 @@ static void differential(void) {
             QUERIES[q].fn(&tx);
             tk_result a = run_plan(&pq, obj, size, NULL, 0);
             tk_result b = run_plan(&tx, csv, csv_size, NULL, 0);
+            /* with the footer in the plan, reading only the pages it needs: the same rows */
+            with_footer(&pq, obj, size);
+            uint64_t needed;
+            tk_result sp = run_sparse(&pq, obj, size, 4096, &needed);
+            if (sp.rc) fprintf(stderr, "%s sparse: %s\n", fname, sp.err);
+            CHECK(sp.rc == 0);
+            tk_check_text(sp.text.s, a.text.s, "sparse read");
+            tk_result_free(&sp);
             char what[128];
             snprintf(what, sizeof what, "%s: %s", fname, QUERIES[q].name);
             if (a.rc) fprintf(stderr, "%s: %s\n", what, a.err);
@@ -218,6 +279,28 @@ static void footer_and_skipping(void) {
     CHECK(some.rc == 0 && some.rows == f.rgs[f.n_rgs - 1].num_rows);
     tk_result_free(&some);
     pb_free_all();
+    /* with the footer in the plan, the pages needed are exactly those of the footer and of the last
+     * row group's id chunk (pages of 512 bytes), the same rows come out */
+    const uint32_t P = 512;
+    init_parquet(&b);
+    add_cols(&b);
+    with_footer(&b, obj, size);
+    b.p.filter = E_bin(OP(GE), E_col(ID), E_i(last_lo));
+    PB_project(&b, E_col(ID));
+    uint64_t needed;
+    tk_result sp = run_sparse(&b, obj, size, P, &needed);
+    CHECK(sp.rc == 0 && sp.rows == f.rgs[f.n_rgs - 1].num_rows);
+    uint32_t flen = (uint32_t)obj[size - 8] | (uint32_t)obj[size - 7] << 8;
+    uint64_t want = 0, pages = (size + P - 1) / P;
+    for (uint64_t pg = 0; pg < pages; pg++) {
+        uint64_t s = pg * P, e = s + P;
+        int in_footer = e > size - 8 - flen;
+        int in_chunk = e > last->start && s < last->start + last->size;
+        want += in_footer || in_chunk;
+    }
+    CHECK(needed == want && needed * 4 < pages);
+    tk_result_free(&sp);
+    pb_free_all();
     csd_pq_close(&f);
     free(obj);
 }
@@ -258,6 +341,30 @@ static void refusals(void) {
     expect_fail(&b, bad, size, NULL, 0, "corrupt Parquet");
     free(bad);
     pb_free_all();
+    /* a footer of another object: refused at finish, before any decoding */
+    uint64_t osize;
+    uint8_t *other = load("zstd_plain.parquet", &osize);
+    init_parquet(&b);
+    add_cols(&b);
+    with_footer(&b, other, osize);
+    uint64_t needed;
+    tk_result r = run_sparse(&b, obj, size, 4096, &needed);
+    CHECK(r.rc != 0 && strstr(r.err, "does not end with the footer the plan was built from"));
+    tk_result_free(&r);
+    pb_free_all();
+    /* a corrupt footer in the plan: refused when the tasklet is created */
+    init_parquet(&b);
+    add_cols(&b);
+    with_footer(&b, obj, size);
+    uint8_t *garbled = malloc(b.p.parquet->footer.len);
+    memset(garbled, 0xff, b.p.parquet->footer.len);
+    b.p.parquet->footer.data = garbled;
+    r = run_sparse(&b, obj, size, 4096, &needed);
+    CHECK(r.rc == -EINVAL && strstr(r.err, "parquet.footer: corrupt Parquet footer"));
+    tk_result_free(&r);
+    free(garbled);
+    pb_free_all();
+    free(other);
     /* a STRING plan column over the INT64 leaf */
     init_parquet(&b);
     PB_col(&b, C_text("id", 3, ID));

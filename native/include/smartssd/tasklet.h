@@ -104,6 +104,10 @@ typedef struct csd_tasklet_ops {
      * drops the rows a pushed filter rejects before they are shipped, and refuses a filter on a column
      * or with an operator not declared. NULL: nothing can be pushed. */
     const char *schema;
+    /* Optional, BYTES framing: 0 when the tasklet will not look at the bytes of this page of the object
+     * (page_bytes each); the device then does not read it from flash and the tasklet gets zeros for
+     * it. Asked before the page is read, once the extent is known; must not change its answers. */
+    int (*need_page)(void *state, uint64_t page_index, uint32_t page_bytes);
 } csd_tasklet_ops;
 
 /* Charge work to the core running this tasklet: CPU cycles and DRAM accesses (4-byte read + compare). */

@@ -501,6 +501,11 @@ void csd_exec_set_row_filter(csd_exec *t, csd_row_keep_fn keep, void *ctx) {
     t->io.keep_ctx = ctx;
 }
 
+int csd_exec_needs_page(const csd_exec *t, uint64_t page_index) {
+    if (!t || t->fr.kind != CSD_FRAMING_BYTES || !t->ops->need_page || !t->state || t->status) return 1;
+    return t->ops->need_page(t->state, page_index, t->page_bytes) != 0;
+}
+
 const char *csd_exec_error(const csd_exec *t) {
     return t && t->status ? t->io.err : "";
 }

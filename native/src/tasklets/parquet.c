@@ -287,9 +287,17 @@ int csd_pq_open(csd_pq_file *f, const uint8_t *file, size_t len, char *err, size
     uint32_t flen = (uint32_t)file[len - 8] | (uint32_t)file[len - 7] << 8 | (uint32_t)file[len - 6] << 16 |
                     (uint32_t)file[len - 5] << 24;
     if (flen > len - 12) return fail(err, errlen, "Parquet footer length %u exceeds the %zu-byte file", flen, len);
+    return csd_pq_open_footer(f, file + len - 8 - flen, flen, len, err, errlen);
+}
+
+int csd_pq_open_footer(csd_pq_file *f, const uint8_t *footer, size_t flen_in, uint64_t len, char *err,
+                       size_t errlen) {
+    memset(f, 0, sizeof *f);
+    if (flen_in > UINT32_MAX || flen_in > len) return fail(err, errlen, "Parquet footer of %zu bytes is too large", flen_in);
+    uint32_t flen = (uint32_t)flen_in;
     f->footer = malloc(flen ? flen : 1);
     if (!f->footer) return fail(err, errlen, "out of memory reading the Parquet footer");
-    memcpy(f->footer, file + len - 8 - flen, flen);
+    if (flen) memcpy(f->footer, footer, flen);
     thr t = { f->footer, f->footer + flen, 0, 0 };
     int last = 0, ty, id, have_schema = 0, have_rgs = 0;
     selem *sch = NULL;
@@ -362,8 +370,8 @@ int csd_pq_open(csd_pq_file *f, const uint8_t *file, size_t len, char *err, size
             const csd_pq_chunk *k = &f->rgs[g].chunks[c];
             if (k->start > len || k->size > len - k->start) {
                 rc = fail(err, errlen, "Parquet row group %u column '%s': chunk [%llu, +%llu) lies past the "
-                          "%zu-byte file", g, f->leaves[c].name, (unsigned long long)k->start,
-                          (unsigned long long)k->size, len);
+                          "%llu-byte file", g, f->leaves[c].name, (unsigned long long)k->start,
+                          (unsigned long long)k->size, (unsigned long long)len);
                 goto out;
             }
             if (k->ptype != f->leaves[c].ptype) {

@@ -59,6 +59,10 @@ typedef struct csd_pq_values {
     uint64_t bytes_out;      /* uncompressed page bytes */
 } csd_pq_values;
 
+/* Parse footer bytes (FileMetaData, flen bytes) of a file of file_len bytes: chunk ranges are checked
+ * against file_len. 0, or -EINVAL with err. */
+int csd_pq_open_footer(csd_pq_file *f, const uint8_t *footer, size_t flen, uint64_t file_len, char *err,
+                       size_t errlen);
 /* Parse the footer of the file's len bytes. 0, or -EINVAL (not Parquet, corrupt, unsupported) with err. */
 int csd_pq_open(csd_pq_file *f, const uint8_t *file, size_t len, char *err, size_t errlen);
 void csd_pq_close(csd_pq_file *f);

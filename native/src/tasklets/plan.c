@@ -37,6 +37,12 @@ static int plan_init(void **state, const csd_tasklet_args *args, csd_framing *fr
         framing->skip_header = 0;
     }
     pl->max_mem = (size_t)max_mem;
+    if (pl->parquet && (rc = csd_plan_parquet_prepare(pl, err, errlen))) {
+        csd_plan_parquet_free(pl);
+        csd_plan_free(pl);
+        free(pl);
+        return rc;
+    }
     *state = pl;
     return 0;
 }
@@ -112,6 +118,10 @@ static void plan_destroy(void *state) {
     free(pl);
 }
 
+static int plan_need_page(void *state, uint64_t page_index, uint32_t page_bytes) {
+    return csd_plan_parquet_need_page(state, page_index, page_bytes);
+}
+
 const csd_tasklet_ops csd_tasklet_plan = {
     .name = "plan",
     .summary = "declarative query (smartssd.v1.Plan): filter, project, group-by aggregates, top-N, limit "
@@ -120,4 +130,5 @@ const csd_tasklet_ops csd_tasklet_plan = {
     .record = plan_record,
     .finish = plan_finish,
     .destroy = plan_destroy,
+    .need_page = plan_need_page,
 };

@@ -354,6 +354,16 @@ static int compile_message(cctx *c, const Smartssd__V1__Plan *m) {
         if (!pl->quoting) pl->has_escape = 0;
     } else if (m->format_case == SMARTSSD__V1__PLAN__FORMAT_PARQUET && m->parquet) {
         pl->parquet = 1;
+        if (m->parquet->footer.len) {
+            if (m->parquet->footer.len + 12 > m->parquet->object_size)
+                return cfail(c, "plan: parquet.footer has %zu bytes, more than the %llu-byte object can hold",
+                             m->parquet->footer.len, (unsigned long long)m->parquet->object_size);
+            pl->pq_footer = malloc(m->parquet->footer.len);
+            if (!pl->pq_footer) return cfail(c, "out of memory compiling the plan");
+            memcpy(pl->pq_footer, m->parquet->footer.data, m->parquet->footer.len);
+            pl->pq_footer_len = m->parquet->footer.len;
+            pl->pq_size = m->parquet->object_size;
+        }
     } else {
         return cfail(c, "plan: missing input format (fixed, text or parquet)");
     }
@@ -542,4 +552,5 @@ void csd_plan_free(plan *pl) {
     free(pl->fend);
     free(pl->funq);
     free(pl->unq);
+    free(pl->pq_footer);
 }

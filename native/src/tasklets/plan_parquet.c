@@ -15,26 +15,44 @@
 /* Cost model (docs/TASKLETS.md): decoding one value and reading one 4-byte word of a decoded page. */
 #define CSD_TK_CYCLES_PER_VALUE 2
 
+typedef struct prange {
+    uint64_t start, end;
+} prange;
+
 typedef struct plan_pq {
     uint8_t *buf;
     size_t len, cap;
     uint64_t rg_total, rg_skipped;
+    /* with the plan's footer (csd_plan_parquet_prepare) */
+    int prepared;
+    csd_pq_file file;
+    uint8_t *used;           /* per plan column: an expression reads it */
+    uint8_t *skip;           /* per row group: the statistics exclude the filter */
+    prange *ranges;          /* bytes that will be read, sorted and merged */
+    size_t n_ranges;
 } plan_pq;
 
 void csd_plan_parquet_free(plan *pl) {
     if (!pl->pq) return;
     free(pl->pq->buf);
+    csd_pq_close(&pl->pq->file);
+    free(pl->pq->used);
+    free(pl->pq->skip);
+    free(pl->pq->ranges);
     free(pl->pq);
     pl->pq = NULL;
 }
 
+static int new_state(plan *pl) {
+    if (pl->pq) return 0;
+    pl->pq = calloc(1, sizeof *pl->pq);
+    return pl->pq ? 0 : -ENOMEM;
+}
+
 int csd_plan_parquet_bytes(plan *pl, const uint8_t *p, size_t len, uint64_t off) {
-    if (!pl->pq) {
-        pl->pq = calloc(1, sizeof *pl->pq);
-        if (!pl->pq) {
-            csd_io_fail(pl->io, "plan: out of memory gathering the Parquet object");
-            return -ENOMEM;
-        }
+    if (new_state(pl)) {
+        csd_io_fail(pl->io, "plan: out of memory gathering the Parquet object");
+        return -ENOMEM;
     }
     plan_pq *q = pl->pq;
     if (off != q->len) {
@@ -175,58 +193,164 @@ static int eval_row(plan *pl) {
     return rc;
 }
 
+/* The plan's columns against the file's leaves: every used column exists with a matching type. */
+static int check_columns(const plan *pl, const csd_pq_file *f, const uint8_t *used, char *err, size_t errlen) {
+    for (uint32_t c = 0; c < pl->n_cols; c++) {
+        if (!used[c]) continue;
+        const pcol *col = &pl->cols[c];
+        if (col->field >= f->n_leaves) {
+            snprintf(err, errlen, "plan: column '%s' reads Parquet column %u; the object has %u", col->name, col->field,
+                     f->n_leaves);
+            return -EINVAL;
+        }
+        const csd_pq_leaf *leaf = &f->leaves[col->field];
+        if (!type_ok(col->type, leaf->ptype)) {
+            snprintf(err, errlen, "plan: column '%s' is %s but Parquet column %u ('%s') holds %s", col->name,
+                     csd_plan_type_name(col->type), col->field, leaf->name, csd_pq_type_name(leaf->ptype));
+            return -EINVAL;
+        }
+    }
+    return 0;
+}
+
+static uint8_t *used_columns(const plan *pl) {
+    uint8_t *used = calloc(pl->n_cols ? pl->n_cols : 1, 1);
+    if (!used) return NULL;
+    for (uint32_t k = 0; k < pl->n_nodes; k++)
+        if (pl->nodes[k].kind == PN_COLUMN) used[pl->nodes[k].col] = 1;
+    return used;
+}
+
+static int cmp_range(const void *a, const void *b) {
+    const prange *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+int csd_plan_parquet_prepare(plan *pl, char *err, size_t errlen) {
+    if (!pl->pq_footer) return 0;
+    if (new_state(pl)) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    plan_pq *q = pl->pq;
+    char e[256];
+    if (csd_pq_open_footer(&q->file, pl->pq_footer, pl->pq_footer_len, pl->pq_size, e, sizeof e)) {
+        snprintf(err, errlen, "plan: parquet.footer: %s", e);
+        return -EINVAL;
+    }
+    q->used = used_columns(pl);
+    q->skip = calloc(q->file.n_rgs ? q->file.n_rgs : 1, 1);
+    size_t cap = (size_t)q->file.n_rgs * (pl->n_cols ? pl->n_cols : 1) + 1;
+    q->ranges = malloc(cap * sizeof *q->ranges);
+    if (!q->used || !q->skip || !q->ranges) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    int rc = check_columns(pl, &q->file, q->used, err, errlen);
+    if (rc) return rc;
+    /* the footer, its length and the magic at the object's end: checked against the plan's at finish */
+    q->ranges[q->n_ranges++] = (prange){ pl->pq_size - 8 - pl->pq_footer_len, pl->pq_size };
+    for (uint32_t g = 0; g < q->file.n_rgs; g++) {
+        if (pl->filter >= 0 && !may_match(pl, &q->file, &q->file.rgs[g], pl->filter)) {
+            q->skip[g] = 1;
+            continue;
+        }
+        for (uint32_t c = 0; c < pl->n_cols; c++) {
+            if (!q->used[c]) continue;
+            const csd_pq_chunk *k = &q->file.rgs[g].chunks[pl->cols[c].field];
+            q->ranges[q->n_ranges++] = (prange){ k->start, k->start + k->size };
+        }
+    }
+    qsort(q->ranges, q->n_ranges, sizeof *q->ranges, cmp_range);
+    size_t n = 0;
+    for (size_t k = 0; k < q->n_ranges; k++) {
+        if (n && q->ranges[k].start <= q->ranges[n - 1].end) {
+            if (q->ranges[k].end > q->ranges[n - 1].end) q->ranges[n - 1].end = q->ranges[k].end;
+        } else {
+            q->ranges[n++] = q->ranges[k];
+        }
+    }
+    q->n_ranges = n;
+    q->prepared = 1;
+    return 0;
+}
+
+int csd_plan_parquet_need_page(const plan *pl, uint64_t page_index, uint32_t page_bytes) {
+    const plan_pq *q = pl->pq;
+    if (!pl->parquet || !q || !q->prepared) return 1;
+    uint64_t s = page_index * page_bytes, e = s + page_bytes;
+    /* the first range ending after s */
+    size_t lo = 0, hi = q->n_ranges;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (q->ranges[mid].end <= s) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < q->n_ranges && q->ranges[lo].start < e;
+}
+
 int csd_plan_parquet_finish(plan *pl) {
     static const uint8_t none[1];
     plan_pq *q = pl->pq;
     const uint8_t *file = q ? q->buf : none;
     size_t len = q ? q->len : 0;
     char err[256];
-    csd_pq_file f;
-    if (csd_pq_open(&f, file, len, err, sizeof err)) {
-        csd_io_fail(pl->io, "plan: %s", err);
-        return -EINVAL;
+    csd_pq_file own = {0};
+    const csd_pq_file *fp = &own;
+    uint8_t *used = NULL;
+    int rc = 0;
+    if (q && q->prepared) {
+        /* the pages the footer ruled out are zeros here: the object must be the one the footer describes */
+        size_t fl = pl->pq_footer_len;
+        if (len != pl->pq_size || memcmp(file + len - 4, "PAR1", 4) ||
+            memcmp(file + len - 8 - fl, pl->pq_footer, fl) ||
+            ((uint32_t)file[len - 8] | (uint32_t)file[len - 7] << 8 | (uint32_t)file[len - 6] << 16 |
+             (uint32_t)file[len - 5] << 24) != fl) {
+            csd_io_fail(pl->io, "plan: the object (%zu bytes) does not end with the footer the plan was built from "
+                        "(%zu bytes of a %llu-byte object): it changed after the host read it", len, fl,
+                        (unsigned long long)pl->pq_size);
+            return -EINVAL;
+        }
+        fp = &q->file;
+    } else {
+        if (csd_pq_open(&own, file, len, err, sizeof err)) {
+            csd_io_fail(pl->io, "plan: %s", err);
+            return -EINVAL;
+        }
+        used = used_columns(pl);
+        if (!used) {
+            csd_io_fail(pl->io, "plan: out of memory reading the Parquet object");
+            csd_pq_close(&own);
+            return -ENOMEM;
+        }
+        if ((rc = check_columns(pl, &own, used, err, sizeof err))) {
+            csd_io_fail(pl->io, "%s", err);
+            free(used);
+            csd_pq_close(&own);
+            return rc;
+        }
     }
-    /* the columns the plan uses: every column node of its expressions */
-    uint8_t *used = calloc(pl->n_cols ? pl->n_cols : 1, 1);
+    const csd_pq_file f = *fp;
+    const uint8_t *use = used ? used : q->used;
     csd_pq_values *vals = calloc(f.n_leaves ? f.n_leaves : 1, sizeof *vals);
     uint8_t *decoded = calloc(f.n_leaves ? f.n_leaves : 1, 1);
-    int rc = 0;
-    if (!used || !vals || !decoded) {
+    if (!vals || !decoded) {
         csd_io_fail(pl->io, "plan: out of memory reading the Parquet object");
         rc = -ENOMEM;
         goto out;
-    }
-    for (uint32_t k = 0; k < pl->n_nodes; k++)
-        if (pl->nodes[k].kind == PN_COLUMN) used[pl->nodes[k].col] = 1;
-    for (uint32_t c = 0; c < pl->n_cols; c++) {
-        if (!used[c]) continue;
-        const pcol *col = &pl->cols[c];
-        if (col->field >= f.n_leaves) {
-            csd_io_fail(pl->io, "plan: column '%s' reads Parquet column %u; the object has %u", col->name, col->field,
-                        f.n_leaves);
-            rc = -EINVAL;
-            goto out;
-        }
-        const csd_pq_leaf *leaf = &f.leaves[col->field];
-        if (!type_ok(col->type, leaf->ptype)) {
-            csd_io_fail(pl->io, "plan: column '%s' is %s but Parquet column %u ('%s') holds %s", col->name,
-                        csd_plan_type_name(col->type), col->field, leaf->name, csd_pq_type_name(leaf->ptype));
-            rc = -EINVAL;
-            goto out;
-        }
     }
     q->rg_total = f.n_rgs;
     for (uint32_t g = 0; g < f.n_rgs && !rc; g++) {
         const csd_pq_rg *rg = &f.rgs[g];
         pl->nodes_evaluated = pl->dram = 0;
-        if (pl->filter >= 0 && !may_match(pl, &f, rg, pl->filter)) {
+        if (q->prepared ? q->skip[g] : pl->filter >= 0 && !may_match(pl, &f, rg, pl->filter)) {
             q->rg_skipped++;
             continue;
         }
         uint64_t cycles = 0, dram = 0;
         for (uint32_t c = 0; c < pl->n_cols; c++) {
             uint32_t leaf = pl->cols[c].field;
-            if (!used[c] || decoded[leaf]) continue;
+            if (!use[c] || decoded[leaf]) continue;
             if (csd_pq_read(&f, file, len, g, leaf, &vals[leaf], err, sizeof err)) {
                 csd_io_fail(pl->io, "plan: %s", err);
                 rc = -EINVAL;
@@ -240,7 +364,7 @@ int csd_plan_parquet_finish(plan *pl) {
         for (uint64_t r = 0; r < rg->num_rows && !rc; r++) {
             pl->gen++;
             for (uint32_t c = 0; c < pl->n_cols; c++) {
-                if (!used[c]) continue;
+                if (!use[c]) continue;
                 const csd_pq_values *v = &vals[pl->cols[c].field];
                 pv *o = &pl->col_val[c];
                 pl->col_gen[c] = pl->gen;
@@ -279,6 +403,6 @@ out:
     free(vals);
     free(decoded);
     free(used);
-    csd_pq_close(&f);
+    csd_pq_close(&own);
     return rc;
 }
