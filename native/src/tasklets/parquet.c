@@ -479,11 +479,16 @@ static int rle_decode(const uint8_t *p, const uint8_t *end, int width, uint32_t 
             if (nbytes > (uint64_t)(t.end - t.p)) return -1;
             uint64_t cnt = groups * 8;
             uint64_t bitpos = 0;
-            for (uint64_t k = 0; k < cnt && got < n; k++, got++) {
-                uint32_t v = 0;
-                for (int b = 0; b < width; b++, bitpos++)
-                    v |= (uint32_t)((t.p[bitpos >> 3] >> (bitpos & 7)) & 1) << b;
-                out[got] = v;
+            uint64_t mask = width == 32 ? 0xffffffffu : ((uint64_t)1 << width) - 1;
+            for (uint64_t k = 0; k < cnt && got < n; k++, got++, bitpos += (uint64_t)width) {
+                uint64_t byte = bitpos >> 3;
+                uint64_t w = 0;
+                if (byte + 8 <= nbytes) {
+                    memcpy(&w, t.p + byte, 8);   /* little-endian hosts: the values' bit order */
+                } else {
+                    for (uint64_t b = 0; byte + b < nbytes && b < 8; b++) w |= (uint64_t)t.p[byte + b] << (8 * b);
+                }
+                out[got] = (uint32_t)((w >> (bitpos & 7)) & mask);
             }
             t.p += nbytes;
         } else {

@@ -176,13 +176,33 @@ static int type_ok(int pt, int ptype) {
     }
 }
 
-/* One row through filter, then aggregate / buffer / emit, as the text and record paths do. */
-static int eval_row(plan *pl) {
-    if (pl->filter >= 0) {
-        pv f;
-        int rc = csd_plan_eval(pl, pl->filter, &f);
-        if (rc || f.t != PT_BOOL || !f.b) return rc;
+/* Row r of column c's decoded chunk into the evaluator's column cache. */
+static inline void load_value(plan *pl, uint32_t c, const csd_pq_values *v, uint64_t r) {
+    pv *o = &pl->col_val[c];
+    pl->col_gen[c] = pl->gen;
+    if (!v->valid[r]) {
+        o->t = PT_NULL;
+        return;
     }
+    switch (pl->cols[c].type) {
+    case PT_INT: o->t = PT_INT; o->i = v->i[r]; break;
+    case PT_DOUBLE: o->t = PT_DOUBLE; o->d = v->d[r]; break;
+    case PT_STRING: o->t = PT_STRING; o->s.p = v->sp[r]; o->s.n = v->sn[r]; break;
+    default: o->t = PT_BOOL; o->b = v->i[r] != 0; break;
+    }
+}
+
+/* Marks the columns node n reads. */
+static void mark_columns(const plan *pl, int32_t n, uint8_t *mark) {
+    if (n < 0) return;
+    const pnode *x = &pl->nodes[n];
+    if (x->kind == PN_COLUMN) mark[x->col] = 1;
+    mark_columns(pl, x->a, mark);
+    mark_columns(pl, x->b, mark);
+}
+
+/* The rest of one row after its filter passed: aggregate / buffer / emit, as the text and record paths do. */
+static int eval_row(plan *pl) {
     if (pl->aggregating) return csd_plan_group_update(pl);
     int rc = 0;
     for (uint32_t i = 0; i < pl->n_outs && !rc; i++) rc = csd_plan_eval(pl, pl->outs[i], &pl->scratch[i]);
@@ -339,6 +359,26 @@ int csd_plan_parquet_finish(plan *pl) {
         rc = -ENOMEM;
         goto out;
     }
+    /* used columns split into those the filter reads and the rest */
+    uint32_t *fcols = malloc((pl->n_cols ? pl->n_cols : 1) * sizeof *fcols);
+    uint32_t *ocols = malloc((pl->n_cols ? pl->n_cols : 1) * sizeof *ocols);
+    uint8_t *infilter = calloc(pl->n_cols ? pl->n_cols : 1, 1);
+    uint32_t n_fcols = 0, n_ocols = 0;
+    if (!fcols || !ocols || !infilter) {
+        free(fcols);
+        free(ocols);
+        free(infilter);
+        csd_io_fail(pl->io, "plan: out of memory reading the Parquet object");
+        rc = -ENOMEM;
+        goto out;
+    }
+    mark_columns(pl, pl->filter, infilter);
+    for (uint32_t c = 0; c < pl->n_cols; c++) {
+        if (!use[c]) continue;
+        if (infilter[c]) fcols[n_fcols++] = c;
+        else ocols[n_ocols++] = c;
+    }
+    free(infilter);
     q->rg_total = f.n_rgs;
     for (uint32_t g = 0; g < f.n_rgs && !rc; g++) {
         const csd_pq_rg *rg = &f.rgs[g];
@@ -354,48 +394,44 @@ int csd_plan_parquet_finish(plan *pl) {
             if (csd_pq_read(&f, file, len, g, leaf, &vals[leaf], err, sizeof err)) {
                 csd_io_fail(pl->io, "plan: %s", err);
                 rc = -EINVAL;
-                goto out;
+                break;
             }
             decoded[leaf] = 1;
             cycles += vals[leaf].n * CSD_TK_CYCLES_PER_VALUE;
             dram += vals[leaf].bytes_out / 4;
         }
         csd_io_charge(pl->io, cycles, dram);
+        /* the filter's columns are loaded first; the others only for the rows that pass */
+        uint64_t row_cycles = 0, row_dram = 0;
         for (uint64_t r = 0; r < rg->num_rows && !rc; r++) {
             pl->gen++;
-            for (uint32_t c = 0; c < pl->n_cols; c++) {
-                if (!use[c]) continue;
-                const csd_pq_values *v = &vals[pl->cols[c].field];
-                pv *o = &pl->col_val[c];
-                pl->col_gen[c] = pl->gen;
-                if (!v->valid[r]) {
-                    o->t = PT_NULL;
-                } else if (pl->cols[c].type == PT_INT) {
-                    o->t = PT_INT;
-                    o->i = v->i[r];
-                } else if (pl->cols[c].type == PT_DOUBLE) {
-                    o->t = PT_DOUBLE;
-                    o->d = v->d[r];
-                } else if (pl->cols[c].type == PT_STRING) {
-                    o->t = PT_STRING;
-                    o->s.p = v->sp[r];
-                    o->s.n = v->sn[r];
-                } else {
-                    o->t = PT_BOOL;
-                    o->b = v->i[r] != 0;
-                }
-            }
             pl->nodes_evaluated = pl->dram = 0;
-            rc = eval_row(pl);
-            csd_io_charge(pl->io, CSD_TK_CYCLES_PER_RECORD + pl->nodes_evaluated * CSD_TK_CYCLES_PER_NODE +
-                                  pl->compares * CSD_TK_CYCLES_PER_COMPARE, pl->dram);
+            for (uint32_t k = 0; k < n_fcols; k++) load_value(pl, fcols[k], &vals[pl->cols[fcols[k]].field], r);
+            int pass = 1;
+            if (pl->filter >= 0) {
+                pv fv;
+                rc = csd_plan_eval(pl, pl->filter, &fv);
+                pass = !rc && fv.t == PT_BOOL && fv.b;
+            }
+            row_dram += n_fcols;   /* one DRAM access per value loaded, as the record paths count */
+            if (pass) {
+                for (uint32_t k = 0; k < n_ocols; k++) load_value(pl, ocols[k], &vals[pl->cols[ocols[k]].field], r);
+                row_dram += n_ocols;
+                rc = eval_row(pl);
+            }
+            row_cycles += CSD_TK_CYCLES_PER_RECORD + pl->nodes_evaluated * CSD_TK_CYCLES_PER_NODE +
+                          pl->compares * CSD_TK_CYCLES_PER_COMPARE;
+            row_dram += pl->dram;
             pl->compares = 0;
         }
+        csd_io_charge(pl->io, row_cycles, row_dram);
         for (uint32_t k = 0; k < f.n_leaves; k++) {
             if (decoded[k]) csd_pq_values_free(&vals[k]);
             decoded[k] = 0;
         }
     }
+    free(fcols);
+    free(ocols);
     if (rc == CSD_STOP) rc = 0;
 out:
     if (vals)
