@@ -671,6 +671,11 @@ static int read_phdr(thr *t, phdr *h) {
 
 int csd_pq_read(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
                 csd_pq_values *v, char *err, size_t errlen) {
+    return csd_pq_read_sel(f, file, len, rg, col, NULL, v, err, errlen);
+}
+
+int csd_pq_read_sel(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
+                    const uint8_t *sel, csd_pq_values *v, char *err, size_t errlen) {
     memset(v, 0, sizeof *v);
     if (rg >= f->n_rgs || col >= f->n_leaves) return fail(err, errlen, "no Parquet row group %u column %u", rg, col);
     const csd_pq_chunk *c = &f->rgs[rg].chunks[col];
@@ -748,6 +753,16 @@ int csd_pq_read(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t 
             goto out;
         }
         uint64_t nv = (uint64_t)h.num_values;
+        if (sel) {
+            /* flat columns: a page's values are the rows [got, got + nv) */
+            uint64_t k = 0;
+            while (k < nv && !sel[got + k]) k++;
+            if (k == nv) {
+                memset(v->valid + got, 0, nv);
+                got += nv;
+                continue;
+            }
+        }
         const uint8_t *defs = NULL, *dend = NULL, *vals, *vend;
         uint8_t *b = NULL;
         if (h.type == 0) {
@@ -776,6 +791,7 @@ int csd_pq_read(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t 
         }
         v->bytes_out += (uint64_t)h.usize;
         v->pages++;
+        v->decoded += nv;
         /* definition levels: 1 = a value, 0 = NULL */
         uint64_t present = 0;
         if (defs) {

@@ -56,6 +56,7 @@ typedef struct csd_pq_values {
     uint8_t **bufs;          /* decompressed pages the strings point into */
     size_t n_bufs, cap_bufs;
     uint64_t pages;          /* pages decoded */
+    uint64_t decoded;        /* values decoded (rows of the pages not skipped) */
     uint64_t bytes_out;      /* uncompressed page bytes */
 } csd_pq_values;
 
@@ -70,6 +71,11 @@ void csd_pq_close(csd_pq_file *f);
 /* Decode leaf col of row group rg. 0, or -EINVAL / -ENOMEM with err. csd_pq_values_free releases it. */
 int csd_pq_read(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
                 csd_pq_values *out, char *err, size_t errlen);
+/* The same, decoding only the data pages that hold a row with sel[row] != 0 (the row group's rows;
+ * NULL = all): the rows of a skipped page read as NULL. Late materialization: the columns a filter
+ * does not read are decoded only where rows passed it. */
+int csd_pq_read_sel(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
+                    const uint8_t *sel, csd_pq_values *out, char *err, size_t errlen);
 void csd_pq_values_free(csd_pq_values *v);
 
 const char *csd_pq_type_name(int ptype);

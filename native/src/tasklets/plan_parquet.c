@@ -352,6 +352,7 @@ int csd_plan_parquet_finish(plan *pl) {
     }
     const csd_pq_file f = *fp;
     const uint8_t *use = used ? used : q->used;
+    uint8_t *sel = NULL;      /* per row of the row group: passed the filter */
     csd_pq_values *vals = calloc(f.n_leaves ? f.n_leaves : 1, sizeof *vals);
     uint8_t *decoded = calloc(f.n_leaves ? f.n_leaves : 1, 1);
     if (!vals || !decoded) {
@@ -363,8 +364,12 @@ int csd_plan_parquet_finish(plan *pl) {
     uint32_t *fcols = malloc((pl->n_cols ? pl->n_cols : 1) * sizeof *fcols);
     uint32_t *ocols = malloc((pl->n_cols ? pl->n_cols : 1) * sizeof *ocols);
     uint8_t *infilter = calloc(pl->n_cols ? pl->n_cols : 1, 1);
+    uint64_t max_rows = 1;
+    for (uint32_t g = 0; g < f.n_rgs; g++)
+        if (f.rgs[g].num_rows > max_rows) max_rows = f.rgs[g].num_rows;
+    sel = malloc(max_rows);
     uint32_t n_fcols = 0, n_ocols = 0;
-    if (!fcols || !ocols || !infilter) {
+    if (!fcols || !ocols || !infilter || !sel) {
         free(fcols);
         free(ocols);
         free(infilter);
@@ -387,41 +392,57 @@ int csd_plan_parquet_finish(plan *pl) {
             q->rg_skipped++;
             continue;
         }
-        uint64_t cycles = 0, dram = 0;
-        for (uint32_t c = 0; c < pl->n_cols; c++) {
-            uint32_t leaf = pl->cols[c].field;
-            if (!use[c] || decoded[leaf]) continue;
-            if (csd_pq_read(&f, file, len, g, leaf, &vals[leaf], err, sizeof err)) {
-                csd_io_fail(pl->io, "plan: %s", err);
-                rc = -EINVAL;
-                break;
+        /* the filter's columns first, then the filter on every row; the other columns are decoded
+         * only in the pages that hold a row that passed (late materialization) */
+        uint64_t cycles = 0, dram = 0, row_cycles = 0, row_dram = 0, passed = 0;
+        for (int phase = 0; phase < 2 && !rc; phase++) {
+            const uint32_t *cols = phase ? ocols : fcols;
+            uint32_t n = phase ? n_ocols : n_fcols;
+            if (phase && !passed) break;
+            for (uint32_t k = 0; k < n; k++) {
+                uint32_t leaf = pl->cols[cols[k]].field;
+                if (decoded[leaf]) continue;
+                if (csd_pq_read_sel(&f, file, len, g, leaf, phase && pl->filter >= 0 ? sel : NULL, &vals[leaf], err,
+                                    sizeof err)) {
+                    csd_io_fail(pl->io, "plan: %s", err);
+                    rc = -EINVAL;
+                    break;
+                }
+                decoded[leaf] = 1;
+                cycles += vals[leaf].decoded * CSD_TK_CYCLES_PER_VALUE;
+                dram += vals[leaf].bytes_out / 4;
             }
-            decoded[leaf] = 1;
-            cycles += vals[leaf].n * CSD_TK_CYCLES_PER_VALUE;
-            dram += vals[leaf].bytes_out / 4;
-        }
-        csd_io_charge(pl->io, cycles, dram);
-        /* the filter's columns are loaded first; the others only for the rows that pass */
-        uint64_t row_cycles = 0, row_dram = 0;
-        for (uint64_t r = 0; r < rg->num_rows && !rc; r++) {
-            pl->gen++;
-            pl->nodes_evaluated = pl->dram = 0;
-            for (uint32_t k = 0; k < n_fcols; k++) load_value(pl, fcols[k], &vals[pl->cols[fcols[k]].field], r);
-            int pass = 1;
-            if (pl->filter >= 0) {
+            if (rc || phase) break;
+            if (pl->filter < 0) {
+                memset(sel, 1, rg->num_rows);
+                passed = rg->num_rows;
+                continue;
+            }
+            for (uint64_t r = 0; r < rg->num_rows && !rc; r++) {
+                pl->gen++;
+                pl->nodes_evaluated = 0;
+                for (uint32_t k = 0; k < n_fcols; k++) load_value(pl, fcols[k], &vals[pl->cols[fcols[k]].field], r);
                 pv fv;
                 rc = csd_plan_eval(pl, pl->filter, &fv);
-                pass = !rc && fv.t == PT_BOOL && fv.b;
+                sel[r] = !rc && fv.t == PT_BOOL && fv.b;
+                passed += sel[r];
+                row_cycles += CSD_TK_CYCLES_PER_RECORD + pl->nodes_evaluated * CSD_TK_CYCLES_PER_NODE +
+                              pl->compares * CSD_TK_CYCLES_PER_COMPARE;
+                row_dram += n_fcols;   /* one DRAM access per value loaded, as the record paths count */
+                pl->compares = 0;
             }
-            row_dram += n_fcols;   /* one DRAM access per value loaded, as the record paths count */
-            if (pass) {
-                for (uint32_t k = 0; k < n_ocols; k++) load_value(pl, ocols[k], &vals[pl->cols[ocols[k]].field], r);
-                row_dram += n_ocols;
-                rc = eval_row(pl);
-            }
-            row_cycles += CSD_TK_CYCLES_PER_RECORD + pl->nodes_evaluated * CSD_TK_CYCLES_PER_NODE +
-                          pl->compares * CSD_TK_CYCLES_PER_COMPARE;
-            row_dram += pl->dram;
+        }
+        csd_io_charge(pl->io, cycles, dram);
+        for (uint64_t r = 0; r < rg->num_rows && !rc && passed; r++) {
+            if (!sel[r]) continue;
+            pl->gen++;
+            pl->nodes_evaluated = 0;
+            for (uint32_t k = 0; k < n_fcols; k++) load_value(pl, fcols[k], &vals[pl->cols[fcols[k]].field], r);
+            for (uint32_t k = 0; k < n_ocols; k++) load_value(pl, ocols[k], &vals[pl->cols[ocols[k]].field], r);
+            row_dram += n_ocols;
+            rc = eval_row(pl);
+            row_cycles += pl->nodes_evaluated * CSD_TK_CYCLES_PER_NODE + pl->compares * CSD_TK_CYCLES_PER_COMPARE +
+                          (pl->filter < 0 ? CSD_TK_CYCLES_PER_RECORD : 0);
             pl->compares = 0;
         }
         csd_io_charge(pl->io, row_cycles, row_dram);
@@ -434,6 +455,7 @@ int csd_plan_parquet_finish(plan *pl) {
     free(ocols);
     if (rc == CSD_STOP) rc = 0;
 out:
+    free(sel);
     if (vals)
         for (uint32_t k = 0; k < f.n_leaves; k++) csd_pq_values_free(&vals[k]);
     free(vals);

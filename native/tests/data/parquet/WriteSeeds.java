@@ -17,7 +17,8 @@ import org.apache.spark.sql.types.StructType;
  * rows as CSV (Spark's CSV writer) for the tests' reference answers. Run from the repository root:
  *   java -cp SPARK_CLASSPATH native/tests/data/parquet/WriteSeeds.java native/tests/data/parquet
  * Files: snappy.parquet (Spark's defaults: snappy, dictionary pages, several row groups), zstd_plain.parquet
- * (zstd, dictionary off: PLAIN pages), gzip_v2.parquet (data pages v2, gzip), each with its .csv.
+ * (zstd, dictionary off: PLAIN pages), gzip_v2.parquet (data pages v2, gzip), small_pages.parquet (one
+ * row group of many small pages, dictionaries that overflow into PLAIN pages), and rows.csv.
  * Doubles and floats are multiples of 1/4 so the CSV round trip is exact.
  */
 public final class WriteSeeds {
@@ -46,6 +47,8 @@ public final class WriteSeeds {
                 .option("parquet.block.size", "32768"), out, "zstd_plain");
         write(df.write().option("compression", "gzip").option("parquet.writer.version", "v2")
                 .option("parquet.block.size", "32768"), out, "gzip_v2");
+        write(df.write().option("parquet.page.size", "1024").option("parquet.dictionary.page.size", "512")
+                .option("parquet.page.row.count.limit", "400"), out, "small_pages");
         Path tmp = Files.createTempDirectory("seeds-csv");
         df.write().mode("overwrite").csv(tmp.resolve("csv").toString());
         Files.copy(part(tmp.resolve("csv"), ".csv"), out.resolve("rows.csv"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
