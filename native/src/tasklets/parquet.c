@@ -366,6 +366,13 @@ int csd_pq_open_footer(csd_pq_file *f, const uint8_t *footer, size_t flen_in, ui
         goto out;
     }
     for (uint32_t g = 0; g < f->n_rgs; g++) {
+        /* a page holds at most some thousands of rows (Spark: 20000) in at least a few bytes: a row
+         * count far beyond the file's size is corrupt, refused before anyone allocates for it */
+        if (f->rgs[g].num_rows > 65536 && (f->rgs[g].num_rows - 65536) / 4096 > len) {
+            rc = fail(err, errlen, "corrupt Parquet footer: row group %u claims %llu rows in a %llu-byte file", g,
+                      (unsigned long long)f->rgs[g].num_rows, (unsigned long long)len);
+            goto out;
+        }
         for (uint32_t c = 0; c < f->n_leaves; c++) {
             const csd_pq_chunk *k = &f->rgs[g].chunks[c];
             if (k->start > len || k->size > len - k->start) {
