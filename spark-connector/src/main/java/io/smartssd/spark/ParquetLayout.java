@@ -4,7 +4,6 @@ import io.smartssd.proto.ColumnType;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
@@ -178,7 +177,7 @@ final class ParquetLayout {
     private static String names(List<Type> cols) {
         List<String> n = new ArrayList<>();
         for (Type t : cols) {
-            n.add(t.getName().toLowerCase(Locale.ROOT).equals(t.getName()) ? t.getName() : t.getName());
+            n.add(t.getName());
         }
         return String.join(", ", n);
     }
