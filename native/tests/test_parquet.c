@@ -305,6 +305,25 @@ static void footer_and_skipping(void) {
     }
     CHECK(needed == want && needed * 4 < pages);
     tk_result_free(&sp);
+    /* the extent's pages before the first one needed are not fed at all: it starts at the chunk's page */
+    {
+        size_t plen;
+        uint8_t *packed = PB_pack(&b, &plen);
+        csd_tasklet_args a = {0};
+        a.plan = packed;
+        a.plan_len = plen;
+        a.page_bytes = P;
+        csd_outbuf ob;
+        csd_outbuf_init(&ob, 1 << 20, 0);
+        csd_exec *t;
+        uint64_t fp, lp;
+        CHECK(csd_exec_create(&t, csd_tasklet_find("plan"), &a, &ob, err, sizeof err) == 0);
+        CHECK(csd_exec_begin(t, size, 0, size, P, &fp, &lp, err, sizeof err) == 0);
+        CHECK(fp == last->start / P && lp == (size - 1) / P);
+        csd_exec_destroy(t);
+        csd_outbuf_free(&ob);
+        free(packed);
+    }
     pb_free_all();
     csd_pq_close(&f);
     free(obj);
@@ -384,8 +403,37 @@ static void refusals(void) {
     with_footer(&b, other, osize);
     uint64_t needed;
     tk_result r = run_sparse(&b, obj, size, 4096, &needed);
-    CHECK(r.rc != 0 && strstr(r.err, "does not end with the footer the plan was built from"));
+    CHECK(r.rc != 0 && strstr(r.err, "the footer the plan was built from"));
     tk_result_free(&r);
+    pb_free_all();
+    /* the right footer, but the extent starts after the first byte the plan reads */
+    init_parquet(&b);
+    add_cols(&b);
+    with_footer(&b, obj, size);
+    {
+        size_t plen;
+        uint8_t *packed = PB_pack(&b, &plen);
+        csd_tasklet_args a = {0};
+        a.plan = packed;
+        a.plan_len = plen;
+        a.page_bytes = 4096;
+        csd_outbuf ob;
+        csd_outbuf_init(&ob, 1 << 20, 0);
+        csd_exec *t;
+        uint64_t fp, lp;
+        char e[512];
+        CHECK(csd_exec_create(&t, csd_tasklet_find("plan"), &a, &ob, e, sizeof e) == 0);
+        CHECK(csd_exec_begin(t, size, 8192, size - 8192, 4096, &fp, &lp, e, sizeof e) == 0);
+        int more, rc = 0;
+        for (uint64_t pg = fp; pg <= lp && !rc; pg++) {
+            csd_cost c;
+            rc = csd_exec_feed(t, pg, obj + pg * 4096, size - pg * 4096 < 4096 ? size - pg * 4096 : 4096, &c, &more);
+        }
+        CHECK(rc != 0 && strstr(csd_exec_error(t), "its extent starts at offset 8192, after byte"));
+        csd_exec_destroy(t);
+        csd_outbuf_free(&ob);
+        free(packed);
+    }
     pb_free_all();
     /* a corrupt footer in the plan: refused when the tasklet is created */
     init_parquet(&b);

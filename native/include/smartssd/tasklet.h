@@ -106,7 +106,8 @@ typedef struct csd_tasklet_ops {
     const char *schema;
     /* Optional, BYTES framing: 0 when the tasklet will not look at the bytes of this page of the object
      * (page_bytes each); the device then does not read it from flash and the tasklet gets zeros for
-     * it. Asked before the page is read, once the extent is known; must not change its answers. */
+     * it, and the extent's leading pages it does not need are not fed at all (record() then first sees
+     * a later offset). Asked before the page is read; must not change its answers. */
     int (*need_page)(void *state, uint64_t page_index, uint32_t page_bytes);
 } csd_tasklet_ops;
 

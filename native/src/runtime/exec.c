@@ -152,6 +152,8 @@ int csd_exec_begin(csd_exec *t, uint64_t object_size, uint64_t offset, uint64_t 
         empty = length == 0;
         fp = offset / P;
         lp = empty ? 0 : (t->end - 1) / P;
+        /* the pages before the first one the tasklet needs are not fed at all */
+        while (!empty && fp < lp && !csd_exec_needs_page(t, fp)) fp++;
     } else {   /* lines, and two-stage text (same pages: byte off - 1 tells whether a line starts at off) */
         empty = length == 0;
         t->phase = offset > 0 ? LP_SEEK : LP_START;

@@ -55,6 +55,37 @@ int csd_plan_parquet_bytes(plan *pl, const uint8_t *p, size_t len, uint64_t off)
         return -ENOMEM;
     }
     plan_pq *q = pl->pq;
+    if (q->prepared) {
+        /* the layout is known: the bytes land at their offsets, the pages not read stay zeros (the
+         * leading ones are not even fed) */
+        if (!q->buf) {
+            if (pl->pq_size > pl->max_mem) {
+                csd_io_fail(pl->io, "plan: the Parquet object exceeds max_state_bytes (%zu bytes)", pl->max_mem);
+                pl->fail_rc = -ENOSPC;
+                return -ENOSPC;
+            }
+            if (q->n_ranges && off > q->ranges[0].start) {
+                csd_io_fail(pl->io, "plan: a Parquet plan reads a whole object; its extent starts at offset %llu, "
+                            "after byte %llu which the plan reads", (unsigned long long)off,
+                            (unsigned long long)q->ranges[0].start);
+                return -EINVAL;
+            }
+            q->buf = calloc(1, pl->pq_size ? pl->pq_size : 1);
+            if (!q->buf) {
+                csd_io_fail(pl->io, "plan: out of memory gathering the Parquet object");
+                return -ENOMEM;
+            }
+            q->cap = pl->pq_size;
+        }
+        if (off < q->len || off > pl->pq_size || len > pl->pq_size - off) {
+            csd_io_fail(pl->io, "plan: the object is longer than the %llu bytes of the footer the plan was built from",
+                        (unsigned long long)pl->pq_size);
+            return -EINVAL;
+        }
+        memcpy(q->buf + off, p, len);
+        q->len = off + len;
+        return 0;
+    }
     if (off != q->len) {
         csd_io_fail(pl->io, "plan: a Parquet plan reads a whole object; its extent starts at offset %llu, not 0",
                     (unsigned long long)(off - q->len));
