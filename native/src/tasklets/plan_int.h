@@ -123,6 +123,8 @@ typedef struct plan {
     uint32_t n_fields_split; /* fields split so far (0 = line not split yet) */
     int fields_done;         /* the whole line is split */
     size_t split_pos;        /* where the next field starts in rec */
+    uint64_t dmask;          /* delimiters of rec[dbase, dbase + 64) as bits (unquoted text) */
+    size_t dbase;            /* SIZE_MAX: no mask for this line yet */
     uint8_t *funq;           /* per field: 1 = its bounds index unq (an unescaped copy), 0 = rec */
     uint8_t *unq;            /* this line's unescaped quoted fields; grows to the longest line */
     size_t unq_len, unq_cap;
