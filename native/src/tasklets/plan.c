@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tasklets/plan_int.h"
 #include "tasklets/tasklets_int.h"
@@ -72,6 +73,21 @@ out:
     return rc;
 }
 
+/* A page's whole lines in one call (the runtime's lines hook): each line as record() would get it. */
+static int plan_lines(void *state, csd_tasklet_io *io, const uint8_t *p, size_t n, uint64_t off) {
+    const uint8_t *end = p + n;
+    while (p < end) {
+        const uint8_t *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t len = (size_t)(nl - p);
+        if (len && p[len - 1] == '\r') len--;
+        int rc = plan_record(state, io, p, len, off);
+        if (rc) return rc;
+        off += (uint64_t)(nl - p) + 1;
+        p = nl + 1;
+    }
+    return 0;
+}
+
 static int plan_finish(void *state, csd_tasklet_io *io) {
     plan *pl = state;
     pl->io = io;
@@ -92,6 +108,8 @@ static void plan_destroy(void *state) {
     csd_plan_free(pl);
     free(pl);
 }
+
+const csd_exec_hooks csd_tasklet_plan_hooks = { .lines = plan_lines };
 
 const csd_tasklet_ops csd_tasklet_plan = {
     .name = "plan",

@@ -31,5 +31,6 @@ const csd_tasklet_ops *csd_tasklet_find(const char *name) {
 const csd_exec_hooks *csd_tasklet_builtin_hooks(const csd_tasklet_ops *ops) {
     if (ops == &csd_tasklet_weblog_q1) return &csd_tasklet_weblog_q1_hooks;
     if (ops == &csd_tasklet_weblog_q2) return &csd_tasklet_weblog_q2_hooks;
+    if (ops == &csd_tasklet_plan) return &csd_tasklet_plan_hooks;
     return NULL;
 }
