@@ -136,7 +136,7 @@ raw:;
 
 /* Bit i set when s[i] == d, for the avail bytes at s (at most 64), reading no byte past them (the
  * line may end at its buffer's end): whole 16-byte blocks in place, the last partial one copied. */
-static inline uint64_t delim_mask64(const uint8_t *s, size_t avail, uint8_t d) {
+uint64_t csd_plan_byte_mask(const uint8_t *s, size_t avail, uint8_t d) {
 #ifdef __SSE2__
     const __m128i dv = _mm_set1_epi8((char)d);
 #define DM_BLOCK(p) ((uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p)), dv)))
@@ -184,7 +184,7 @@ static void split_to(plan *pl, uint32_t want) {
             while (q < n) {
                 if (dbase == SIZE_MAX || q >= dbase + 64) {
                     dbase = q;
-                    dmask = delim_mask64(s + q, n - q < 64 ? n - q : 64, d);
+                    dmask = csd_plan_byte_mask(s + q, n - q < 64 ? n - q : 64, d);
                 }
                 uint64_t m = dmask >> (q - dbase);
                 if (m) {

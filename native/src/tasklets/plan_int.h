@@ -159,6 +159,8 @@ int csd_plan_compile_row_filter(plan *pl, const char *const *names, const uint8_
                                 const Smartssd__V1__Expr *e, char *err, size_t errlen);
 const char *csd_plan_type_name(int t);
 
+/* plan_eval.c: bit i set when s[i] == d, for the avail (<= 64) bytes at s; reads no byte past them */
+uint64_t csd_plan_byte_mask(const uint8_t *s, size_t avail, uint8_t d);
 /* plan_eval.c: evaluate node n on the current record; < 0 after csd_io_fail (division by zero) */
 int csd_plan_eval(plan *pl, int32_t n, pv *out);
 /* value order used by MIN/MAX, ORDER BY and comparisons: NULL first, INT/DOUBLE promote */
