@@ -5,9 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #include "smartssd/v1/device.pb-c.h"
 #include "tasklets/plan_int.h"
@@ -132,31 +129,6 @@ raw:;
     pl->fstart[k] = (uint32_t)pos;
     pl->fend[k] = (uint32_t)end;
     return end;
-}
-
-/* Bit i set when s[i] == d, for the avail bytes at s (at most 64), reading no byte past them (the
- * line may end at its buffer's end): whole 16-byte blocks in place, the last partial one copied. */
-uint64_t csd_plan_byte_mask(const uint8_t *s, size_t avail, uint8_t d) {
-#ifdef __SSE2__
-    const __m128i dv = _mm_set1_epi8((char)d);
-#define DM_BLOCK(p) ((uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p)), dv)))
-    if (avail >= 64)
-        return DM_BLOCK(s) | DM_BLOCK(s + 16) << 16 | DM_BLOCK(s + 32) << 32 | DM_BLOCK(s + 48) << 48;
-    uint64_t m = 0;
-    size_t k = 0;
-    for (; k + 16 <= avail; k += 16) m |= DM_BLOCK(s + k) << k;
-    if (k < avail) {
-        uint8_t t[16] = { 0 };
-        memcpy(t, s + k, avail - k);
-        m |= (DM_BLOCK(t) & ((1ull << (avail - k)) - 1)) << k;
-    }
-#undef DM_BLOCK
-    return m;
-#else
-    uint64_t m = 0;
-    for (size_t k = 0; k < avail; k++) m |= (uint64_t)(s[k] == d) << k;
-    return m;
-#endif
 }
 
 /* Split the current line up to field `want` (fields past the line's end stay unsplit: NULL). Unquoted

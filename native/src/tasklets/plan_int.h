@@ -5,6 +5,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include "smartssd/tasklet.h"
 #include "smartssd/v1/device.pb-c.h"
 
@@ -150,6 +154,33 @@ typedef struct plan {
     uint64_t compares;
 } plan;
 
+/* Bit i set when s[i] == d, for the avail (<= 64) bytes at s, reading no byte outside them (a line
+ * may end at its buffer's end): 16-byte compares in place; a last partial block is the 16 bytes
+ * ending at s + avail, shifted; only a line shorter than 16 bytes is copied. */
+static inline uint64_t csd_plan_byte_mask(const uint8_t *s, size_t avail, uint8_t d) {
+#ifdef __SSE2__
+    const __m128i dv = _mm_set1_epi8((char)d);
+#define PLAN_MASK16(p) ((uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p)), dv)))
+    if (avail >= 64)
+        return PLAN_MASK16(s) | PLAN_MASK16(s + 16) << 16 | PLAN_MASK16(s + 32) << 32 | PLAN_MASK16(s + 48) << 48;
+    if (avail < 16) {
+        uint8_t t[16] = { 0 };
+        memcpy(t, s, avail);
+        return PLAN_MASK16(t) & ((1ull << avail) - 1);
+    }
+    uint64_t m = 0;
+    size_t k = 0;
+    for (; k + 16 <= avail; k += 16) m |= PLAN_MASK16(s + k) << k;
+    if (k < avail) m |= PLAN_MASK16(s + avail - 16) >> (16 - (avail - k)) << k;
+#undef PLAN_MASK16
+    return m;
+#else
+    uint64_t m = 0;
+    for (size_t k = 0; k < avail; k++) m |= (uint64_t)(s[k] == d) << k;
+    return m;
+#endif
+}
+
 /* plan_compile.c */
 int csd_plan_compile(plan *pl, const uint8_t *bytes, size_t len, char *err, size_t errlen);
 void csd_plan_free(plan *pl);
@@ -159,8 +190,6 @@ int csd_plan_compile_row_filter(plan *pl, const char *const *names, const uint8_
                                 const Smartssd__V1__Expr *e, char *err, size_t errlen);
 const char *csd_plan_type_name(int t);
 
-/* plan_eval.c: bit i set when s[i] == d, for the avail (<= 64) bytes at s; reads no byte past them */
-uint64_t csd_plan_byte_mask(const uint8_t *s, size_t avail, uint8_t d);
 /* plan_eval.c: evaluate node n on the current record; < 0 after csd_io_fail (division by zero) */
 int csd_plan_eval(plan *pl, int32_t n, pv *out);
 /* value order used by MIN/MAX, ORDER BY and comparisons: NULL first, INT/DOUBLE promote */
