@@ -32,5 +32,6 @@ const csd_exec_hooks *csd_tasklet_builtin_hooks(const csd_tasklet_ops *ops) {
     if (ops == &csd_tasklet_weblog_q1) return &csd_tasklet_weblog_q1_hooks;
     if (ops == &csd_tasklet_weblog_q2) return &csd_tasklet_weblog_q2_hooks;
     if (ops == &csd_tasklet_plan) return &csd_tasklet_plan_hooks;
+    if (ops == &csd_tasklet_grep) return &csd_tasklet_grep_hooks;
     return NULL;
 }
