@@ -15,10 +15,11 @@
 #include <linux/falloc.h>
 #endif
 
-/* Read-ahead for csd_store_data_view. Measured on a 2-core VM with the image in the page cache: one
+/* Read-ahead for csd_store_data_view. Measured on a 2-core VM with a file in the page cache: one
  * pread of 64 KiB into a buffer that stays in cache, then the CRC and the tasklet reading it there,
  * runs at about twice the speed of reading the pages through a shared mapping (page faults, page
- * table teardown, the CRC reading cold memory) and 1.5x that of one pread per page. Runs live in a
+ * table teardown, the CRC reading cold memory) and 1.5x that of one pread per page (less on an image
+ * just written, whose page cache holds small folios: docs/PERFORMANCE.md). Runs live in a
  * set-associative table keyed by flash block, so the interleaved streams of a striped object (one
  * per unit) each keep their own. */
 #define RUN_SETS 128u
@@ -212,12 +213,16 @@ static struct csd_store_run *run_set(csd_store *s, uint64_t ppn) {
     return &s->runs[(h >> 40) % RUN_SETS * RUN_WAYS];
 }
 
-/* A write or erase of [first, first+n) drops the runs holding any of those pages. */
+/* A write or erase of [first, first+n) drops the runs holding any of those pages. A run never leaves
+ * the block of its first page and sits in that block's set, so only the sets of the blocks touched
+ * are looked at. */
 static void runs_invalidate(csd_store *s, uint64_t first, uint64_t n) {
-    if (!s->runs) return;
-    for (size_t i = 0; i < RUN_SETS * RUN_WAYS; i++) {
-        struct csd_store_run *r = &s->runs[i];
-        if (r->n && r->base < first + n && first < r->base + r->n) r->n = 0;
+    if (!s->runs || !n) return;
+    const uint64_t ppb = s->l.pages_per_block;
+    for (uint64_t b = first / ppb; b <= (first + n - 1) / ppb; b++) {
+        struct csd_store_run *set = run_set(s, b * ppb);
+        for (int w = 0; w < RUN_WAYS; w++)
+            if (set[w].n && set[w].base < first + n && first < set[w].base + set[w].n) set[w].n = 0;
     }
 }
 
