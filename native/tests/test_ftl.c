@@ -121,6 +121,23 @@ static void ref_verify(csd_ftl *f, const ref_obj *r) {
     free(buf);
 }
 
+/* Every mapped page of r through csd_ftl_view_ppn (the store's read-ahead buffers) holds the
+ * reference's bytes: the buffers never serve a page that a write, trim or garbage collection has
+ * replaced since they were filled. */
+static void ref_verify_views(csd_ftl *f, const ref_obj *r) {
+    const uint32_t pb = csd_ftl_params(f)->page_bytes;
+    for (uint64_t i = 0; i * pb < r->size; i++) {
+        uint64_t ppn = csd_ftl_lookup(f, r->id, i);
+        if (ppn == CSD_PPN_NONE) continue;
+        int rc = -1;
+        const uint8_t *v = csd_ftl_view_ppn(f, ppn, &rc);
+        CHECK_EQ_INT(rc, 0);
+        CHECK(v);
+        uint64_t n = r->size - i * pb < pb ? r->size - i * pb : pb;
+        CHECK(!memcmp(v, r->data + i * pb, n));
+    }
+}
+
 /* ---------------------------------------------------------------- tests */
 
 static void test_crc32(void) {
@@ -459,6 +476,7 @@ static void test_random(uint64_t seed, int sync_writes) {
             if (len > 64 * 1024) len = 64 * 1024;
             CHECK_EQ_INT(csd_ftl_read(f, r->id, off, rb, len, NULL), 0);
             CHECK(len == 0 || !memcmp(rb, r->data + off, len));
+            ref_verify_views(f, r);
         } else {
             uint64_t off = rnd_below(r->size + 1), len = rnd_below(8 * pb);
             CHECK_EQ_INT(csd_ftl_trim(f, r->id, off, len, NULL), 0);

@@ -1289,10 +1289,79 @@ static void test_quoted(void) {
     expect_init_error(&b, "text.escape must be one byte");
 }
 
+/* Lines far longer than the splitter's 64-byte blocks: random field widths (empty fields, runs of
+ * delimiters, fields straddling block boundaries), fields at indexes past byte 64 and 128 and past
+ * the line's end, projected as strings and checked against a plain C split of each line. Pages of
+ * 61 bytes put lines across pages (the carry buffer) as well as inside them. */
+static void test_long_lines(void) {
+    static const char delims[] = { ',', ' ', '|' };
+    static const uint32_t fields[] = { 0, 1, 5, 9, 17, 30, 44, 45 };
+    const size_t nf = sizeof fields / sizeof fields[0];
+    uint64_t seed = 77;
+    for (size_t di = 0; di < sizeof delims; di++) {
+        char dl = delims[di];
+        char dstr[2] = { dl, 0 };
+        plan_b b;
+        PB_init_text(&b, dstr, 0);
+        for (size_t i = 0; i < nf; i++) {
+            char name[16];
+            snprintf(name, sizeof name, "f%u", fields[i]);
+            PB_col(&b, C_text(strdup(name), 3, fields[i]));
+            PB_project(&b, E_col((uint32_t)i));
+        }
+        tk_text obj = { 0 }, want = { 0 };
+        tk_text_add(&obj, "%s", "");
+        tk_text_add(&want, "%s", "");
+        for (int line = 0; line < 300; line++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            int nfields = 1 + (int)((seed >> 33) % 45);
+            char buf[4096];
+            size_t n = 0;
+            size_t fs[64], fe[64];
+            for (int f = 0; f < nfields; f++) {
+                if (f) buf[n++] = dl;
+                seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+                int w = (int)((seed >> 35) % 13);
+                if ((seed >> 20) % 7 == 0) w = 0;
+                fs[f] = n;
+                for (int c = 0; c < w; c++) buf[n++] = (char)('a' + (seed >> (c + 3)) % 26);
+                fe[f] = n;
+            }
+            tk_text_add(&obj, "%.*s\n", (int)n, buf);
+            for (size_t i = 0; i < nf; i++) {
+                uint32_t f = fields[i];
+                if (f >= (uint32_t)nfields || fe[f] == fs[f]) tk_text_add(&want, "NULL");
+                else tk_text_add(&want, "%.*s", (int)(fe[f] - fs[f]), buf + fs[f]);
+                tk_text_add(&want, i + 1 < nf ? "\t" : "\n");
+            }
+        }
+        size_t olen = strlen(obj.s);
+        size_t len;
+        uint8_t *bytes = PB_pack(&b, &len);
+        csd_tasklet_args a;
+        memset(&a, 0, sizeof a);
+        a.plan = bytes;
+        a.plan_len = len;
+        const uint32_t pages[] = { 61, 4096 };
+        for (int pi = 0; pi < 2; pi++) {
+            tk_result r = tk_run(csd_tasklet_find("plan"), &a, (const uint8_t *)obj.s, olen, NULL, 0, pages[pi],
+                                 TK_BYTES_RAW, 0, 0);
+            CHECK_EQ_INT(r.rc, 0);
+            tk_check_text(r.text.s, want.s, "long lines");
+            tk_result_free(&r);
+        }
+        free(bytes);
+        free(obj.s);
+        free(want.s);
+        pb_free_all();
+    }
+}
+
 int main(void) {
     test_validation();
     test_division_by_zero();
     test_edges();
+    test_long_lines();
     test_quoted();
     test_state_cap();
     test_queries();

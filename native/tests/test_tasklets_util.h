@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "runtime/exec.h"
+#include "tasklets/builtin_hooks.h"
 #include "smartssd/tasklet.h"
 #include "smartssd/v1/device.pb-c.h"
 
@@ -92,12 +93,15 @@ typedef struct tk_result {
     uint64_t dram, cycles;  /* page costs, summed */
     uint64_t finish_dram, finish_cycles;
     int truncated;
+    uint64_t page_costs;    /* a hash of every page's (index, cycles, DRAM accesses): the virtual time's input */
 } tk_result;
 
-/* Run ops over obj split into consecutive extents at cuts (ascending), pages of P bytes. */
-static inline tk_result tk_run(const csd_tasklet_ops *ops, const csd_tasklet_args *args_in, const uint8_t *obj,
-                        uint64_t size, const uint64_t *cuts, size_t ncuts, uint32_t P, int bytes_mode,
-                        uint64_t max_rows, size_t limit_bytes) {
+/* Run ops (with the runtime hooks given, or none) over obj split into consecutive extents at cuts
+ * (ascending), pages of P bytes. */
+static inline tk_result tk_run_hooked(const csd_tasklet_ops *ops, const csd_exec_hooks *hooks,
+                                      const csd_tasklet_args *args_in, const uint8_t *obj, uint64_t size,
+                                      const uint64_t *cuts, size_t ncuts, uint32_t P, int bytes_mode,
+                                      uint64_t max_rows, size_t limit_bytes) {
     tk_result r;
     memset(&r, 0, sizeof r);
     csd_tasklet_args args = *args_in;
@@ -108,7 +112,7 @@ static inline tk_result tk_run(const csd_tasklet_ops *ops, const csd_tasklet_arg
         csd_outbuf ob;
         csd_outbuf_init(&ob, limit_bytes, max_rows);
         csd_exec *t = NULL;
-        r.rc = csd_exec_create(&t, ops, &args, &ob, r.err, sizeof r.err);
+        r.rc = csd_exec_create_hooked(&t, ops, hooks, &args, &ob, r.err, sizeof r.err);
         uint64_t fp = 0, lp = 0;
         if (!r.rc) r.rc = csd_exec_begin(t, size, prev, e - prev, P, &fp, &lp, r.err, sizeof r.err);
         if (!r.rc && lp >= fp) {
@@ -120,6 +124,8 @@ static inline tk_result tk_run(const csd_tasklet_ops *ops, const csd_tasklet_arg
                 r.rc = csd_exec_feed(t, pg, obj + pg * P, n, &c, &more);
                 r.dram += c.dram_accesses;
                 r.cycles += c.cycles;
+                r.page_costs = (r.page_costs ^ (pg * 0x9e3779b97f4a7c15ull + c.cycles * 0xbf58476d1ce4e5b9ull +
+                                                c.dram_accesses)) * 0x94d049bb133111ebull;
                 if (r.rc) {
                     snprintf(r.err, sizeof r.err, "%s", csd_exec_error(t));
                     break;
@@ -142,6 +148,29 @@ static inline tk_result tk_run(const csd_tasklet_ops *ops, const csd_tasklet_arg
         prev = e;
     }
     if (!r.text.s) tk_text_add(&r.text, "%s", "");
+    return r;
+}
+
+/* tk_run_hooked without hooks; for a built-in that also takes whole pages of records (its
+ * csd_tasklet_builtin_hooks), the same run through them must give the same rows, status, message and
+ * cost of every page. */
+static inline tk_result tk_run(const csd_tasklet_ops *ops, const csd_tasklet_args *args_in, const uint8_t *obj,
+                               uint64_t size, const uint64_t *cuts, size_t ncuts, uint32_t P, int bytes_mode,
+                               uint64_t max_rows, size_t limit_bytes) {
+    tk_result r = tk_run_hooked(ops, NULL, args_in, obj, size, cuts, ncuts, P, bytes_mode, max_rows, limit_bytes);
+    const csd_exec_hooks *h = csd_tasklet_builtin_hooks(ops);
+    if (h) {
+        tk_result b = tk_run_hooked(ops, h, args_in, obj, size, cuts, ncuts, P, bytes_mode, max_rows, limit_bytes);
+        CHECK_EQ_INT(b.rc, r.rc);
+        CHECK_STR(b.err, r.err);
+        CHECK_STR(b.text.s, r.text.s);
+        CHECK_EQ_U64(b.rows, r.rows);
+        CHECK_EQ_U64(b.page_costs, r.page_costs);
+        CHECK_EQ_U64(b.finish_cycles, r.finish_cycles);
+        CHECK_EQ_U64(b.finish_dram, r.finish_dram);
+        CHECK_EQ_INT(b.truncated, r.truncated);
+        free(b.text.s);
+    }
     return r;
 }
 

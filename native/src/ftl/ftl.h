@@ -132,9 +132,9 @@ uint64_t csd_ftl_lookup(const csd_ftl *f, uint64_t id, uint64_t page_index);
 int csd_ftl_translate(csd_ftl *f, uint64_t id, uint64_t page_index, csd_flash_batch *ops, uint64_t *ppn);
 /* Raw page read by physical page number into buf (page_bytes). 0 or -errno. */
 int csd_ftl_read_ppn(csd_ftl *f, uint64_t ppn, void *buf);
-/* The same page in place, without a copy: NULL with *rc = 0 when the image is not mapped (use
- * csd_ftl_read_ppn), NULL with a negative *rc when the page fails its check. Valid until the next
- * write, trim or GC. */
+/* The same page from the store's read-ahead buffers (csd_store_data_view), without a copy into buf:
+ * NULL with *rc = 0 when it cannot (use csd_ftl_read_ppn), NULL with a negative *rc when the read
+ * fails or the page fails its check. Valid until the next view, write, trim or GC. */
 const uint8_t *csd_ftl_view_ppn(csd_ftl *f, uint64_t ppn, int *rc);
 
 void csd_ftl_counters_get(const csd_ftl *f, csd_ftl_counters *c);

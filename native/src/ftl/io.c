@@ -305,7 +305,7 @@ const uint8_t *csd_ftl_view_ppn(csd_ftl *f, uint64_t ppn, int *rc) {
         *rc = -EINVAL;
         return NULL;
     }
-    const uint8_t *page = csd_store_data_view(f->st, ppn);
+    const uint8_t *page = csd_store_data_view(f->st, ppn, rc);
     if (page && (*rc = verify_ppn(f, ppn, page)) != 0) return NULL;
     return page;
 }

@@ -230,10 +230,13 @@ static int flush(csd_exec *t) {
     return 0;
 }
 
-/* deliver() for a run of n whole records starting in one page (hooks.records). */
-static int deliver_run(csd_exec *t, const uint8_t *p, size_t n, uint64_t start) {
+typedef int (*run_fn)(void *state, csd_tasklet_io *io, const uint8_t *p, size_t n, uint64_t offset);
+
+/* deliver() for a run of items starting in one page: n whole records (hooks.records) or n bytes of
+ * whole lines (hooks.lines). */
+static int deliver_run(csd_exec *t, run_fn fn, const uint8_t *p, size_t n, uint64_t start) {
     int rc = enter_page(t, start);
-    if (rc == 0) rc = t->hooks.records(t->state, &t->io, p, n, start);
+    if (rc == 0) rc = fn(t->state, &t->io, p, n, start);
     else if (rc > 0 && rc != CSD_SKIP_PAGE && rc != CSD_STOP) rc = -EINVAL;
     if (rc < 0 || t->io.status || t->io.msg_set) {
         run_fail(t, rc, "record");
@@ -300,7 +303,7 @@ static int feed_records(csd_exec *t, const uint8_t *data, uint64_t base, size_t 
             /* every whole record that starts here and is owned, in one call */
             uint64_t n_fit = (pend - s) / R, n_own = (t->end - s + R - 1) / R;
             uint64_t n = n_fit < n_own ? n_fit : n_own;
-            rc = deliver_run(t, data + (s - base), (size_t)n, s);
+            rc = deliver_run(t, t->hooks.records, data + (s - base), (size_t)n, s);
             if (rc < 0) return rc;
             t->next_rec = s + n * R;
             continue;
@@ -356,6 +359,24 @@ static int feed_lines(csd_exec *t, const uint8_t *data, uint64_t base, size_t le
             if (t->pos >= t->end) {
                 t->done = 1;
                 break;
+            }
+            if (t->hooks.lines && !(t->fr.skip_header && t->pos == 0) &&
+                !(t->skip_active && t->pos / P == t->skip_page)) {
+                /* every whole line from here to the page's last '\n', but none starting at or after
+                 * the extent's end: the block then ends with the line holding byte end - 1 */
+                const uint8_t *last = memrchr(p, '\n', avail);
+                if (last) {
+                    size_t blen = (size_t)(last - p) + 1;
+                    if (t->pos + blen > t->end) {
+                        uint64_t from = t->end - 1;
+                        const uint8_t *nl = memchr(data + (from - base), '\n', (size_t)(pend - from));
+                        blen = (size_t)(nl - p) + 1;
+                    }
+                    int rc = deliver_run(t, t->hooks.lines, p, blen, t->pos);
+                    if (rc < 0) return rc;
+                    t->pos += blen;
+                    continue;
+                }
             }
             t->item_start = t->pos;
             t->item_skip = (t->fr.skip_header && t->pos == 0) ||

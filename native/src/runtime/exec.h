@@ -48,6 +48,11 @@ typedef struct csd_exec_hooks {
     /* Optional, RECORDS framing: n records of the framing's size back to back at p, the first at
      * offset (all start in one page), in place of n record() calls; answers as record() does. */
     int (*records)(void *state, csd_tasklet_io *io, const uint8_t *p, size_t n, uint64_t offset);
+    /* Optional, LINES framing: n bytes at p of whole lines the extent owns, each ending in '\n', all
+     * starting in one page, the first at offset (no header to skip, no skipped page), in place of one
+     * record() per line. The tasklet hands itself each line as record() gets it (without the '\n' and
+     * one '\r' before it), and stops at the first line whose answer is not 0, returning that answer. */
+    int (*lines)(void *state, csd_tasklet_io *io, const uint8_t *p, size_t n, uint64_t offset);
 } csd_exec_hooks;
 
 /* csd_exec_create with hooks (NULL = none). */

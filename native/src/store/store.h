@@ -87,8 +87,8 @@ typedef struct csd_store {
     int sync_writes;         /* fdatasync in csd_store_barrier */
     int punch;               /* 1 while fallocate(PUNCH_HOLE) works on this file system */
     csd_layout l;
-    const uint8_t *data_map; /* the data area mapped read-only (NULL when mmap is not possible) */
-    uint64_t views;          /* pages viewed since the mapping's page tables were last dropped */
+    struct csd_store_run *runs;   /* read-ahead runs of data pages for csd_store_data_view (store.c) */
+    uint64_t run_clock;      /* use stamp of the runs (LRU within a set) */
     int wear_present;        /* the file holds a wear record after the data area */
 } csd_store;
 
@@ -102,9 +102,13 @@ void csd_store_close(csd_store *s);
 /* Bytes [off, off+len) of physical page ppn. */
 int csd_store_read_data(csd_store *s, uint64_t ppn, uint32_t off, void *buf, size_t len);
 int csd_store_write_data(csd_store *s, uint64_t ppn, const void *page);
-/* Physical page ppn in place, read-only, when the data area is mapped (NULL otherwise: use
- * csd_store_read_data). It reads what the last write or erase left, like a read; no copy. */
-const uint8_t *csd_store_data_view(csd_store *s, uint64_t ppn);
+/* Physical page ppn, read-only, from a read-ahead buffer: a sequential reader of a flash block (the
+ * FTL stripes an object's pages over the units, each unit's pages consecutive in its block) gets its
+ * next pages with one pread of up to 8 pages, copied into a buffer that stays in the CPU's caches
+ * until it is read. It reads what the last write or erase left, like csd_store_read_data (both
+ * invalidate the buffers they touch). Valid until the next call on s; NULL with *rc = -errno when the
+ * read failed, NULL with *rc = 0 when ppn is out of range. */
+const uint8_t *csd_store_data_view(csd_store *s, uint64_t ppn, int *rc);
 /* n consecutive raw OOB records starting at ppn into buf (n * CSD_OOB_BYTES). */
 int csd_store_read_oob(csd_store *s, uint64_t ppn, uint64_t n, void *buf);
 int csd_store_write_oob(csd_store *s, uint64_t ppn, const csd_oob *r);

@@ -58,6 +58,45 @@ static int grep_record(void *state, csd_tasklet_io *io, const uint8_t *line, siz
     return csd_io_row_end(io);
 }
 
+/* A page's whole lines in one call (the runtime's lines hook). Counting, with a pattern that holds
+ * no line end, is the whole block searched at once: each match counts its line, and the search goes
+ * on after that line (a match never spans lines, so it is the line-by-line answer); each line is still
+ * charged as record() charges it. Otherwise line by line. */
+static int grep_lines(void *state, csd_tasklet_io *io, const uint8_t *p, size_t n, uint64_t off) {
+    grep *g = state;
+    const uint8_t *end = p + n;
+    if (g->mode != MODE_COUNT || memchr(g->pattern, '\n', g->plen) || memchr(g->pattern, '\r', g->plen)) {
+        while (p < end) {
+            const uint8_t *nl = memchr(p, '\n', (size_t)(end - p));
+            size_t len = (size_t)(nl - p);
+            int rc = grep_record(state, io, p, len && p[len - 1] == '\r' ? len - 1 : len, off);
+            if (rc) return rc;
+            off += len + 1;
+            p = nl + 1;
+        }
+        return 0;
+    }
+    uint64_t lines = 0, words = 0;
+    for (const uint8_t *q = p; q < end;) {
+        const uint8_t *nl = memchr(q, '\n', (size_t)(end - q));
+        size_t len = (size_t)(nl - q);
+        if (len && q[len - 1] == '\r') len--;
+        lines++;
+        words += (len + 3) / 4;
+        q = nl + 1;
+    }
+    csd_io_charge(io, lines * CSD_TK_CYCLES_PER_RECORD + words * CSD_TK_CYCLES_PER_COMPARE, words);
+    for (const uint8_t *q = p; q < end;) {
+        const uint8_t *m = memmem(q, (size_t)(end - q), g->pattern, g->plen);
+        if (!m) break;
+        g->count++;
+        q = (const uint8_t *)memchr(m + g->plen, '\n', (size_t)(end - m - g->plen)) + 1;
+    }
+    return 0;
+}
+
+const csd_exec_hooks csd_tasklet_grep_hooks = { .lines = grep_lines };
+
 static int grep_finish(void *state, csd_tasklet_io *io) {
     grep *g = state;
     if (g->mode != MODE_COUNT) return 0;

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tasklets/plan_int.h"
 #include "tasklets/tasklets_int.h"
@@ -87,6 +88,27 @@ out:
     return rc;
 }
 
+/* A page's whole lines in one call (the runtime's lines hook): each line as record() would get it.
+ * Line ends come from 64-byte newline bitmasks (csd_plan_byte_mask) instead of a memchr per line. */
+static int plan_lines(void *state, csd_tasklet_io *io, const uint8_t *p, size_t n, uint64_t off) {
+    size_t start = 0, base = 0;
+    uint64_t m = csd_plan_byte_mask(p, n < 64 ? n : 64, '\n');
+    while (start < n) {
+        while (!m) {   /* the block ends with a '\n', so one is always ahead */
+            base += 64;
+            m = csd_plan_byte_mask(p + base, n - base < 64 ? n - base : 64, '\n');
+        }
+        size_t nl = base + (size_t)__builtin_ctzll(m);
+        m &= m - 1;
+        size_t len = nl - start;
+        if (len && p[nl - 1] == '\r') len--;
+        int rc = plan_record(state, io, p + start, len, off + start);
+        if (rc) return rc;
+        start = nl + 1;
+    }
+    return 0;
+}
+
 static int plan_finish(void *state, csd_tasklet_io *io) {
     plan *pl = state;
     pl->io = io;
@@ -121,6 +143,8 @@ static void plan_destroy(void *state) {
 static int plan_need_page(void *state, uint64_t page_index, uint32_t page_bytes) {
     return csd_plan_parquet_need_page(state, page_index, page_bytes);
 }
+
+const csd_exec_hooks csd_tasklet_plan_hooks = { .lines = plan_lines };
 
 const csd_tasklet_ops csd_tasklet_plan = {
     .name = "plan",

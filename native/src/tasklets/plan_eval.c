@@ -5,9 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #include "smartssd/v1/device.pb-c.h"
 #include "tasklets/plan_int.h"
@@ -21,6 +18,7 @@ int csd_plan_begin_record(plan *pl, const uint8_t *rec, size_t len) {
     pl->n_fields_split = 0;
     pl->fields_done = 0;
     pl->split_pos = 0;
+    pl->dbase = SIZE_MAX;
     pl->unq_len = 0;
     /* unescaped fields never outgrow their line, so one buffer the size of the longest line serves
      * every field without allocating while splitting */
@@ -133,39 +131,51 @@ raw:;
     return end;
 }
 
-/* The next delimiter at or after pos (n when none). Fields are a few bytes long, so one 16-byte
- * compare usually finds it: cheaper than a memchr call per field. */
-static inline size_t next_delim(const uint8_t *s, size_t pos, size_t n, uint8_t d) {
-#ifdef __SSE2__
-    const __m128i dv = _mm_set1_epi8((char)d);
-    while (pos + 16 <= n) {
-        unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(s + pos)), dv));
-        if (m) return pos + (size_t)__builtin_ctz(m);
-        pos += 16;
-    }
-#endif
-    while (pos < n && s[pos] != d) pos++;
-    return pos;
-}
-
-/* Split the current line up to field `want` (fields past the line's end stay unsplit: NULL). */
+/* Split the current line up to field `want` (fields past the line's end stay unsplit: NULL). Unquoted
+ * text finds its delimiters from the line's delimiter bits, 64 bytes at a time: a field costs a few
+ * bit operations instead of a vector compare; the bits stay in locals while splitting. */
 static void split_to(plan *pl, uint32_t want) {
     const uint8_t *s = pl->rec;
     size_t n = pl->rec_len;
     uint32_t k = pl->n_fields_split;
     size_t pos = pl->split_pos;
-    while (!pl->fields_done && k <= want) {
-        size_t end;
-        if (pl->quoting) {
-            end = split_quoted(pl, k, pos);
-        } else {
-            end = pos < n ? next_delim(s, pos, n, pl->delim) : n;
-            pl->fstart[k] = (uint32_t)pos;
-            pl->fend[k] = (uint32_t)end;
+    if (pl->quoting) {
+        while (!pl->fields_done && k <= want) {
+            size_t end = split_quoted(pl, k, pos);
+            k++;
+            if (end >= n) pl->fields_done = 1;
+            pos = end + 1;
         }
-        k++;
-        if (end >= n) pl->fields_done = 1;
-        pos = end + 1;
+    } else if (!pl->fields_done) {
+        size_t dbase = pl->dbase;
+        uint64_t dmask = pl->dmask;
+        const uint8_t d = pl->delim;
+        uint32_t *fs = pl->fstart, *fe = pl->fend;
+        while (k <= want) {
+            size_t end = n, q = pos;
+            while (q < n) {
+                if (dbase == SIZE_MAX || q >= dbase + 64) {
+                    dbase = q;
+                    dmask = csd_plan_byte_mask(s + q, n - q < 64 ? n - q : 64, d);
+                }
+                uint64_t m = dmask >> (q - dbase);
+                if (m) {
+                    end = q + (size_t)__builtin_ctzll(m);
+                    break;
+                }
+                q = dbase + 64;
+            }
+            fs[k] = (uint32_t)pos;
+            fe[k] = (uint32_t)end;
+            k++;
+            pos = end + 1;
+            if (end >= n) {
+                pl->fields_done = 1;
+                break;
+            }
+        }
+        pl->dbase = dbase;
+        pl->dmask = dmask;
     }
     pl->n_fields_split = k;
     pl->split_pos = pos;
@@ -235,14 +245,24 @@ static void read_text(plan *pl, const pcol *c, pv *out) {
     }
 }
 
-static const pv *column(plan *pl, uint32_t i) {
+/* A value copied member by member: a whole-struct copy reads 16 bytes across the type byte just
+ * stored, which the CPU cannot forward from its store buffer (a stall on every column read). */
+static inline void pv_copy(pv *d, const pv *s) {
+    d->t = s->t;
+    d->s.p = s->s.p;
+    d->s.n = s->s.n;
+}
+
+/* Column i of the current record into *out, decoded once per record. */
+static inline void column(plan *pl, uint32_t i, pv *out) {
+    pv *c = &pl->col_val[i];
     if (pl->col_gen[i] != pl->gen) {
         pl->col_gen[i] = pl->gen;
         pl->dram++;
-        if (pl->text) read_text(pl, &pl->cols[i], &pl->col_val[i]);
-        else read_fixed(&pl->cols[i], pl->rec, &pl->col_val[i]);
+        if (pl->text) read_text(pl, &pl->cols[i], c);
+        else read_fixed(&pl->cols[i], pl->rec, c);
     }
-    return &pl->col_val[i];
+    pv_copy(out, c);
 }
 
 /* ------------------------------------------------------------------ value order */
@@ -383,10 +403,27 @@ static int string_op(int op, const pv *a, const pv *b) {
     }
 }
 
+/* A child node: columns and literals (most children) without the call, counted as csd_plan_eval
+ * counts them. */
+static inline int eval_child(plan *pl, int32_t n, pv *out) {
+    const pnode *x = &pl->nodes[n];
+    if (x->kind == PN_COLUMN) {
+        pl->nodes_evaluated++;
+        column(pl, x->col, out);
+        return 0;
+    }
+    if (x->kind == PN_LITERAL) {
+        pl->nodes_evaluated++;
+        pv_copy(out, &x->lit);
+        return 0;
+    }
+    return csd_plan_eval(pl, n, out);
+}
+
 static int eval_binary(plan *pl, const pnode *x, pv *out) {
     pv a, b;
     int op = x->op, rc;
-    if ((rc = csd_plan_eval(pl, x->a, &a))) return rc;
+    if ((rc = eval_child(pl, x->a, &a))) return rc;
     if (op == SMARTSSD__V1__BINARY_OP__AND || op == SMARTSSD__V1__BINARY_OP__OR) {
         int stop = op == SMARTSSD__V1__BINARY_OP__OR;   /* the value that decides alone */
         int ta = truth(&a);
@@ -394,14 +431,14 @@ static int eval_binary(plan *pl, const pnode *x, pv *out) {
             set_bool(out, stop);
             return 0;
         }
-        if ((rc = csd_plan_eval(pl, x->b, &b))) return rc;
+        if ((rc = eval_child(pl, x->b, &b))) return rc;
         int tb = truth(&b);
         if (tb == stop) set_bool(out, stop);
         else if (ta < 0 || tb < 0) out->t = PT_NULL;
         else set_bool(out, !stop);
         return 0;
     }
-    if ((rc = csd_plan_eval(pl, x->b, &b))) return rc;
+    if ((rc = eval_child(pl, x->b, &b))) return rc;
     if (op >= SMARTSSD__V1__BINARY_OP__ADD && op <= SMARTSSD__V1__BINARY_OP__MOD) return arith(pl, op, &a, &b, out);
     if (a.t == PT_NULL || b.t == PT_NULL) {
         out->t = PT_NULL;
@@ -411,7 +448,7 @@ static int eval_binary(plan *pl, const pnode *x, pv *out) {
         set_bool(out, a.t == PT_STRING && b.t == PT_STRING && string_op(op, &a, &b));
         return 0;
     }
-    int c = csd_plan_cmp(&a, &b);
+    int c = a.t == PT_INT && b.t == PT_INT ? (a.i < b.i ? -1 : a.i > b.i) : csd_plan_cmp(&a, &b);
     switch (op) {
     case SMARTSSD__V1__BINARY_OP__EQ: set_bool(out, c == 0); break;
     case SMARTSSD__V1__BINARY_OP__NE: set_bool(out, c != 0); break;
@@ -425,7 +462,7 @@ static int eval_binary(plan *pl, const pnode *x, pv *out) {
 
 static int eval_unary(plan *pl, const pnode *x, pv *out) {
     pv a;
-    int rc = csd_plan_eval(pl, x->a, &a);
+    int rc = eval_child(pl, x->a, &a);
     if (rc) return rc;
     switch (x->op) {
     case SMARTSSD__V1__UNARY_OP__IS_NULL: set_bool(out, a.t == PT_NULL); break;
@@ -445,7 +482,7 @@ static int eval_unary(plan *pl, const pnode *x, pv *out) {
 
 static int eval_in(plan *pl, const pnode *x, pv *out) {
     pv a;
-    int rc = csd_plan_eval(pl, x->a, &a);
+    int rc = eval_child(pl, x->a, &a);
     if (rc) return rc;
     if (a.t == PT_NULL) {
         out->t = PT_NULL;
@@ -470,7 +507,7 @@ int csd_plan_eval(plan *pl, int32_t n, pv *out) {
     const pnode *x = &pl->nodes[n];
     pl->nodes_evaluated++;
     switch (x->kind) {
-    case PN_COLUMN: *out = *column(pl, x->col); return 0;
+    case PN_COLUMN: column(pl, x->col, out); return 0;
     case PN_LITERAL: *out = x->lit; return 0;
     case PN_BINARY: return eval_binary(pl, x, out);
     case PN_UNARY: return eval_unary(pl, x, out);

@@ -5,6 +5,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include "smartssd/tasklet.h"
 #include "smartssd/v1/device.pb-c.h"
 
@@ -123,6 +127,8 @@ typedef struct plan {
     uint32_t n_fields_split; /* fields split so far (0 = line not split yet) */
     int fields_done;         /* the whole line is split */
     size_t split_pos;        /* where the next field starts in rec */
+    uint64_t dmask;          /* delimiters of rec[dbase, dbase + 64) as bits (unquoted text) */
+    size_t dbase;            /* SIZE_MAX: no mask for this line yet */
     uint8_t *funq;           /* per field: 1 = its bounds index unq (an unescaped copy), 0 = rec */
     uint8_t *unq;            /* this line's unescaped quoted fields; grows to the longest line */
     size_t unq_len, unq_cap;
@@ -154,6 +160,33 @@ typedef struct plan {
     uint64_t pq_size;        /* ParquetObject.object_size */
     struct plan_pq *pq;
 } plan;
+
+/* Bit i set when s[i] == d, for the avail (<= 64) bytes at s, reading no byte outside them (a line
+ * may end at its buffer's end): 16-byte compares in place; a last partial block is the 16 bytes
+ * ending at s + avail, shifted; only a line shorter than 16 bytes is copied. */
+static inline uint64_t csd_plan_byte_mask(const uint8_t *s, size_t avail, uint8_t d) {
+#ifdef __SSE2__
+    const __m128i dv = _mm_set1_epi8((char)d);
+#define PLAN_MASK16(p) ((uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p)), dv)))
+    if (avail >= 64)
+        return PLAN_MASK16(s) | PLAN_MASK16(s + 16) << 16 | PLAN_MASK16(s + 32) << 32 | PLAN_MASK16(s + 48) << 48;
+    if (avail < 16) {
+        uint8_t t[16] = { 0 };
+        memcpy(t, s, avail);
+        return PLAN_MASK16(t) & ((1ull << avail) - 1);
+    }
+    uint64_t m = 0;
+    size_t k = 0;
+    for (; k + 16 <= avail; k += 16) m |= PLAN_MASK16(s + k) << k;
+    if (k < avail) m |= PLAN_MASK16(s + avail - 16) >> (16 - (avail - k)) << k;
+#undef PLAN_MASK16
+    return m;
+#else
+    uint64_t m = 0;
+    for (size_t k = 0; k < avail; k++) m |= (uint64_t)(s[k] == d) << k;
+    return m;
+#endif
+}
 
 /* plan_compile.c */
 int csd_plan_compile(plan *pl, const uint8_t *bytes, size_t len, char *err, size_t errlen);

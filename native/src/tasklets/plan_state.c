@@ -294,9 +294,17 @@ static pgroup *new_group(plan *pl, const pv *key, uint64_t h) {
     return g;
 }
 
+/* csd_plan_equal_group, with strings and integers (most keys) compared in place */
+static inline int key_equal(const pv *a, const pv *b) {
+    if (a->t != b->t) return 0;
+    if (a->t == PT_STRING) return a->s.n == b->s.n && (!a->s.n || !memcmp(a->s.p, b->s.p, a->s.n));
+    if (a->t == PT_INT) return a->i == b->i;
+    return csd_plan_equal_group(a, b);
+}
+
 static int same_key(const plan *pl, const pgroup *g, const pv *key) {
     uint32_t k = 0;
-    while (k < pl->n_group && csd_plan_equal_group(&g->key[k], &key[k])) k++;
+    while (k < pl->n_group && key_equal(&g->key[k], &key[k])) k++;
     return k == pl->n_group;
 }
 

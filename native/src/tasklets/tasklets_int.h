@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "smartssd/tasklet.h"
+#include "runtime/exec.h"
 
 extern const csd_tasklet_ops csd_tasklet_weblog_q1;
 extern const csd_tasklet_ops csd_tasklet_weblog_q2;
@@ -14,6 +15,9 @@ extern const csd_tasklet_ops csd_tasklet_grep;
 extern const csd_tasklet_ops csd_tasklet_grep2;
 extern const csd_tasklet_ops csd_tasklet_plan;
 extern const csd_tasklet_ops csd_tasklet_dram_scan;
+/* Built-ins that take a page's whole records or lines in one call (runtime/exec.h hooks) */
+extern const csd_exec_hooks csd_tasklet_weblog_q1_hooks, csd_tasklet_weblog_q2_hooks, csd_tasklet_plan_hooks,
+    csd_tasklet_grep_hooks;
 
 /* Cost model: cycles an embedded core spends besides its DRAM accesses. */
 #define CSD_TK_CYCLES_PER_RECORD 4     /* loop, address arithmetic, counter update */

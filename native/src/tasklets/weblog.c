@@ -25,6 +25,7 @@ static const char *const type_names[WC_TYPES] = {
 
 typedef struct weblog {
     uint32_t top_n;
+    uint32_t entry_bytes;
     uint64_t counts[WC_REGIONS][WC_TYPES];   /* q1 uses column 0 only */
 } weblog;
 
@@ -38,6 +39,7 @@ static int weblog_init_common(void **state, const csd_tasklet_args *args, csd_fr
     weblog *w = calloc(1, sizeof *w);
     if (!w) return -ENOMEM;
     w->top_n = (uint32_t)top_n;
+    w->entry_bytes = (uint32_t)entry;
     framing->kind = CSD_FRAMING_RECORDS;
     framing->record_bytes = (uint32_t)entry;
     *state = w;
@@ -66,6 +68,32 @@ static int q2_record(void *state, csd_tasklet_io *io, const uint8_t *rec, size_t
     uint8_t type = rec[WC_OFF_TYPE];
     w->counts[rec[WC_OFF_SERVER] >> 5][type < WC_TYPES - 1 ? type : WC_TYPES - 1]++;
     csd_io_charge(io, CSD_TK_CYCLES_PER_RECORD, 2);
+    return 0;
+}
+
+/* A run of n whole records at p (the runtime's records hook): the same counts and the same charge as
+ * n record() calls, without a call per record. */
+static int q1_records(void *state, csd_tasklet_io *io, const uint8_t *p, size_t n, uint64_t off) {
+    weblog *w = state;
+    size_t R = w->entry_bytes;
+    uint64_t c[WC_REGIONS] = { 0 };
+    for (size_t k = 0; k < n; k++) c[p[k * R + WC_OFF_SERVER] >> 5]++;
+    for (int r = 0; r < WC_REGIONS; r++) w->counts[r][0] += c[r];
+    csd_io_charge(io, (uint64_t)n * CSD_TK_CYCLES_PER_RECORD, n);
+    (void)off;
+    return 0;
+}
+
+static int q2_records(void *state, csd_tasklet_io *io, const uint8_t *p, size_t n, uint64_t off) {
+    weblog *w = state;
+    size_t R = w->entry_bytes;
+    for (size_t k = 0; k < n; k++) {
+        const uint8_t *rec = p + k * R;
+        uint8_t type = rec[WC_OFF_TYPE];
+        w->counts[rec[WC_OFF_SERVER] >> 5][type < WC_TYPES - 1 ? type : WC_TYPES - 1]++;
+    }
+    csd_io_charge(io, (uint64_t)n * CSD_TK_CYCLES_PER_RECORD, 2 * (uint64_t)n);
+    (void)off;
     return 0;
 }
 
@@ -126,6 +154,9 @@ static int q2_finish(void *state, csd_tasklet_io *io) {
 }
 
 static void weblog_destroy(void *state) { free(state); }
+
+const csd_exec_hooks csd_tasklet_weblog_q1_hooks = { .records = q1_records };
+const csd_exec_hooks csd_tasklet_weblog_q2_hooks = { .records = q2_records };
 
 const csd_tasklet_ops csd_tasklet_weblog_q1 = {
     .name = "weblog-q1",
