@@ -57,6 +57,9 @@ int ftl_stream_take(csd_ftl *f, uint32_t u, uint32_t s, int r, int gc, csd_flash
         } else if (ftl_nfree(f, u, r) < 1) {
             return -ENOSPC;
         }
+        uint32_t q = u * FTL_REGIONS + (uint32_t)r, next = f->fq[(uint64_t)q * f->bpp + f->fq_head[q]];
+        int rc = csd_store_reserve(f->st, block_first(f, next), ftl_block_pages(f, next));
+        if (rc) return rc;
         *a = fq_pop(f, u, r);
         f->bstate[*a] = BLK_ACTIVE;
         f->bwp[*a] = 0;

@@ -161,6 +161,7 @@ int csd_store_open(csd_store **out, const char *path, int writable, csd_params *
     }
     s->writable = writable;
     s->punch = 1;
+    s->reserve = 1;
     s->sync_writes = p->sync_writes != 0;
     /* Reads of whole data pages come from a shared read-only mapping, so tasklets read the page
      * cache in place instead of a copy; writes still go through pwrite, which the mapping sees. */
@@ -256,6 +257,24 @@ static int write_zeros(int fd, uint64_t off, uint64_t len) {
 int csd_store_erase(csd_store *s, uint64_t first, uint64_t npages) {
     if (!ppn_ok(s, first, npages)) return -EINVAL;
     return write_zeros(s->fd, s->l.oob_off + first * CSD_OOB_BYTES, npages * CSD_OOB_BYTES);
+}
+
+/* Writing into a hole makes the file system allocate (delayed allocation) page by page, which cost
+ * the kernel about three times the write itself; one fallocate per block opened for programming
+ * allocates the block's pages in one extent (a no-op when they are allocated already, as after an
+ * erase), and a full host disk shows up here, before any page of the block is written. */
+int csd_store_reserve(csd_store *s, uint64_t first, uint64_t npages) {
+    if (!ppn_ok(s, first, npages)) return -EINVAL;
+#ifdef FALLOC_FL_KEEP_SIZE
+    if (s->reserve) {
+        uint64_t off = s->l.data_off + first * s->l.page_bytes, len = npages * s->l.page_bytes;
+        if (fallocate(s->fd, FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) == 0) return 0;
+        if (errno == ENOSPC || errno == EDQUOT) return -EDQUOT;
+        if (errno != EOPNOTSUPP && errno != ENOSYS) return -errno;
+        s->reserve = 0;   /* this file system cannot: pages are allocated as they are written */
+    }
+#endif
+    return 0;
 }
 
 int csd_store_punch(csd_store *s, uint64_t first, uint64_t npages) {

@@ -86,6 +86,7 @@ typedef struct csd_store {
     int writable;
     int sync_writes;         /* fdatasync in csd_store_barrier */
     int punch;               /* 1 while fallocate(PUNCH_HOLE) works on this file system */
+    int reserve;             /* 1 while fallocate (allocate) works on this file system */
     csd_layout l;
     const uint8_t *data_map; /* the data area mapped read-only (NULL when mmap is not possible) */
     uint64_t views;          /* pages viewed since the mapping's page tables were last dropped */
@@ -114,6 +115,9 @@ int csd_store_write_oob(csd_store *s, uint64_t ppn, const csd_oob *r);
 int csd_store_write_oob_run(csd_store *s, uint64_t ppn, uint64_t n, const void *raw);
 /* Erase npages pages from first: zero their OOB records. Their data keeps its dead bytes. */
 int csd_store_erase(csd_store *s, uint64_t first, uint64_t npages);
+/* Allocate the host disk for npages data pages from first (a block about to be programmed), so its
+ * writes need no allocation. 0, -EDQUOT (host disk full) or -errno; 0 where the file system cannot. */
+int csd_store_reserve(csd_store *s, uint64_t first, uint64_t npages);
 /* Give the data of npages erased pages from first back to the host's disk (punch a hole; nothing
  * where the file system cannot). Only for pages without a record. 0 or -errno. */
 int csd_store_punch(csd_store *s, uint64_t first, uint64_t npages);
