@@ -88,7 +88,7 @@ static int run_isp(const csd_params *p, uint64_t pages, int nreq, result *r) {
     csd_isp_req *req[2] = { NULL, NULL };
     csd_isp_work work[2];
     csd_tasklet_args args = { .page_bytes = p->page_bytes };
-    csd_page_source src = { (void *)p, src_ppn, src_read, NULL };
+    csd_page_source src = { (void *)p, src_ppn, src_read, NULL, NULL };
     uint64_t size = pages * p->page_bytes, slice = pages / (uint64_t)nreq * p->page_bytes;
     int rc = 0;
     for (int i = 0; i < nreq; i++) {
@@ -129,7 +129,7 @@ static int run_host(const csd_params *p, uint64_t pages, result *r) {
     if (!reqs) return -ENOMEM;
     for (uint64_t k = 0; k < pages; k += per_cmd) {
         uint64_t n = pages - k < per_cmd ? pages - k : per_cmd;
-        for (uint64_t i = 0; i < n; i++) reqs[i] = (csd_flash_req){ CSD_FLASH_READ, 0, ppn_of(p, k + i) };
+        for (uint64_t i = 0; i < n; i++) reqs[i] = (csd_flash_req){ .kind = CSD_FLASH_READ, .gc = 0, .ppn = ppn_of(p, k + i) };
         csd_flash_batch b = { reqs, n, n };
         ns += csd_engine_host_io(e, &b, 0, n * p->page_bytes);
     }

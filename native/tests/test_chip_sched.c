@@ -522,7 +522,7 @@ static void test_answers_every_policy(void) {
             csd_isp_work w[NREQ];
             uint64_t off[NREQ], end[NREQ];
             size_t kk[NREQ];
-            csd_page_source src = { &o, to_ppn, to_read, NULL };
+            csd_page_source src = { &o, to_ppn, to_read, NULL, NULL };
             for (int i = 0; i < NREQ; i++) {
                 off[i] = rng(&seed) % size;
                 end[i] = off[i] + rng(&seed) % (size - off[i] + 1);

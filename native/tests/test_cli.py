@@ -299,6 +299,9 @@ def test_identify_lists_every_pluggable_layer(tiny):
         assert ident[key] in ident["policies"][key].split(", "), key
     assert ident["issue_model"] == "batch"
     assert "remus" in ident["policies"]["request_scheduler"].split(", ")
+    # the DRS paper's map-cached FTL and flash-command schedulers (docs/DRS.md)
+    assert ident["policies"]["ftl"].split(", ") == ["page", "dftl"]
+    assert ident["policies"]["flash_scheduler"].split(", ") == ["fifo", "rcf", "size", "rrf", "fot", "drs"]
     p = csd("run", tiny, "grep", "--input", "x", "--set", "request_scheduler=edf", ok=False, raw=True)
     assert p.returncode != 0 and b"request_scheduler 'edf' is unknown (known: fcfs, cfs" in p.stdout + p.stderr
 
@@ -383,3 +386,31 @@ def test_grep2_two_stage_matches_grep(tmp_path):
             "--json", ok=False, raw=True)
     assert p.returncode != 0 and b"chip_scheduler 'edf' is unknown" in p.stdout + p.stderr
     assert csd("check", img, "--json")["clean"]
+
+
+def test_dftl_drs_device_round_trip_and_scan(tmp_path):
+    # the DRS paper's map-cached FTL and scheduler (docs/DRS.md): files round-trip, a grep equals the
+    # system grep's count, the map pages survive reopening (check is clean), and only the device time
+    # of writes differs from a page-mapped device (map programs); the map object stays hidden
+    text = tmp_path / "access.log"
+    text.write_text(clf_lines(20000, 3))
+    ref = int(subprocess.run(["grep", "-F", "-c", "/images/", str(text)], capture_output=True, text=True).stdout)
+    put_ns = {}
+    for ftl, sched in (("page", "fifo"), ("dftl", "drs")):
+        img = tmp_path / f"{ftl}.img"
+        csd("format", img, "--capacity", "16M", "--preset", "tiny", "--set", f"ftl={ftl}",
+            "--set", f"flash_scheduler={sched}", "--set", "map_cache_bytes=512", "--json")
+        put_ns[ftl] = csd("put", img, "log", text, "--json")["device_ns"]
+        out = tmp_path / f"{ftl}.out"
+        csd("get", img, "log", out)
+        assert out.read_bytes() == text.read_bytes()
+        r = csd("run", img, "grep", "--input", "log", "--param", "pattern=/images/", "--json")
+        assert r["results"]["count"] == ref
+        assert [o["name"] for o in csd("ls", img, "--json")["objects"]] == ["log"]
+        assert "clean" in csd("check", img)
+        ident = csd("identify", img, "--json")
+        assert (ident["ftl"], ident["flash_scheduler"]) == (ftl, sched)
+    assert put_ns["dftl"] > put_ns["page"]
+    p = csd("format", tmp_path / "bad.img", "--capacity", "16M", "--preset", "tiny", "--set", "ftl=dftl",
+            "--set", "map_cache_line_entries=600", "--set", "map_cache_bytes=64K", ok=False, raw=True)
+    assert p.returncode != 0 and b"map_cache_line_entries must fit a map page" in p.stdout + p.stderr

@@ -61,6 +61,25 @@ static void run_params(csd_params *p) {
     if (g_hybrid) hybrid_params(p);
     else CHECK(csd_params_preset(p, "tiny") == 0);
 }
+
+/* The mapping policy under test: a map-cached FTL keeps its map pages in a hidden object, which takes
+ * the first object id. */
+static const char *g_ftl = "page";
+static uint64_t g_first_id = 1;
+
+static void ftl_params(csd_params *p) {
+    snprintf(p->ftl, sizeof p->ftl, "%s", g_ftl);
+    p->map_cache_bytes = 512;          /* 16 lines of 4 entries: evictions on most ops */
+    p->map_cache_line_entries = 4;
+}
+
+/* The map-cached FTL's cache and map pages agree with the recovered map. */
+static void map_agrees(csd_ftl *f, const char *when) {
+    char e[256] = "";
+    int rc = csd_ftl_map_check(f, e, sizeof e);
+    if (rc) fprintf(stderr, "%s: map check: %s\n", when, e);
+    CHECK_EQ_INT(rc, 0);
+}
 enum { AT_BEFORE, AT_TORN, AT_AFTER };
 
 static struct {
@@ -195,7 +214,7 @@ typedef struct op {
 
 static void model_init(model *m) {
     memset(m, 0, sizeof *m);
-    m->next_id = 1;
+    m->next_id = g_first_id;
 }
 
 static void model_free(model *m) {
@@ -426,6 +445,7 @@ static void check_image(const char *img, const char *when) {
 static void one_run(const char *img, uint64_t seed, int timed, int cls, int when, long countdown, stats *st) {
     csd_params p;
     run_params(&p);
+    ftl_params(&p);
     char err[512];
     CHECK(csd_ftl_format(img, CAPACITY, &p, err, sizeof err) == 0);
     csd_ftl *f;
@@ -527,6 +547,7 @@ static void one_run(const char *img, uint64_t seed, int timed, int cls, int when
              acked, OP_NAME[inflight.kind], kill_at ? kill_at : timed ? "timer" : "-");
     check_image(img, when_s);
     CHECK(csd_ftl_open(&f, img, NULL, err, sizeof err) == 0);
+    map_agrees(f, when_s);
     char why_a[256], why_b[256];
     model *m = &ma;
     if (!matches(f, &ma, why_a, sizeof why_a)) {
@@ -552,6 +573,7 @@ static void one_run(const char *img, uint64_t seed, int timed, int cls, int when
         fprintf(stderr, "%s: after more operations: %s\n", when_s, why);
         CHECK(0);
     }
+    map_agrees(f, "after post-crash operations");
     CHECK_EQ_INT(csd_ftl_close(f), 0);
     check_image(img, "after post-crash operations");
     CHECK(csd_ftl_open(&f, img, NULL, err, sizeof err) == 0);
@@ -559,6 +581,7 @@ static void one_run(const char *img, uint64_t seed, int timed, int cls, int when
         fprintf(stderr, "%s: after second reopen: %s\n", when_s, why);
         CHECK(0);
     }
+    map_agrees(f, "after second reopen");
     CHECK_EQ_INT(csd_ftl_close(f), 0);
     model_free(&ma);
     model_free(&mb);
@@ -609,6 +632,23 @@ int main(int argc, char **argv) {
     CHECK(st.gc_kills >= 10);
     CHECK(st.by_class[W_OOB_GC] >= 5 && st.by_class[W_ERASE] >= 5 && st.by_class[W_META] >= 5);
     CHECK(st.by_class[W_MIGRATE] - migrate_before >= 8);
+
+    /* the map-cached FTL: its map pages (written by evictions, GC moving them, recovery rewriting the
+     * ones a crash left behind) must agree with the recovered map at every crash point */
+    g_ftl = "dftl";
+    g_first_id = 2;
+    stats sd = { 0 };
+    for (int i = 0; i < 4 * scale; i++) one_run(img, seed++, 1, W_ANY, 0, 0, &sd);
+    for (int i = 0; i < 3 * scale; i++)
+        for (int cls = 0; cls <= W_ERASE; cls++) {
+            int when = (int)below(&s, 3);
+            long k = 1 + (long)below(&s, (uint64_t)range[cls]);
+            one_run(img, seed++, 0, cls, when, k, &sd);
+        }
+    fprintf(stderr, "dftl crash runs: %d (%d killed), %d killed after GC had started\n", sd.runs, sd.killed,
+            sd.gc_kills);
+    CHECK(sd.runs >= 16);
+    CHECK(sd.killed >= 10);
     unlink(img);
     rmdir(dir);
     TEST_OK("test_crash");

@@ -170,7 +170,7 @@ static void job_start(csd_engine *e, job *j, const csd_tasklet_ops *ops, object 
     CHECK_EQ_INT(csd_exec_create(&j->run, ops, &a, &j->out, err, sizeof err), 0);
     uint64_t first, last;
     CHECK_EQ_INT(csd_exec_begin(j->run, o->size, off, len, P, &first, &last, err, sizeof err), 0);
-    j->src = (csd_page_source){ o, obj_ppn, obj_read, NULL };
+    j->src = (csd_page_source){ o, obj_ppn, obj_read, NULL, NULL };
     uint64_t max_page = o->size ? (o->size - 1) / P : 0;
     uint32_t last_len = o->size ? (uint32_t)(o->size - max_page * P) : 0;
     csd_isp_work w = csd_exec_work(j->run);
@@ -242,7 +242,7 @@ static void test_create_errors(void) {
     csd_outbuf_init(&out, 1 << 16, 0);
     csd_exec *run;
     CHECK_EQ_INT(csd_exec_create(&run, &cost_ops, NULL, &out, err, sizeof err), 0);
-    csd_page_source src = { &o, obj_ppn, obj_read, NULL };
+    csd_page_source src = { &o, obj_ppn, obj_read, NULL, NULL };
     csd_isp_req *r = (csd_isp_req *)&o;
     csd_isp_work w = csd_exec_work(run);
     CHECK_EQ_INT(csd_engine_submit(e, &r, &w, &src, 0, 4, 3, PAGE), -ERANGE);   /* past max_page */
@@ -263,7 +263,7 @@ static void test_host_io(void) {
     csd_params p = tiny(2);
     csd_engine *e = engine(&p);
     csd_addr a0 = { 0 }, a1 = { .chip = 1 }, a2 = { .channel = 1 }, a3 = { .channel = 1, .chip = 1 };
-    csd_flash_req one[1] = { { CSD_FLASH_READ, 0, csd_ppn_encode(&p, &a0) } };
+    csd_flash_req one[1] = { { .kind = CSD_FLASH_READ, .gc = 0, .ppn = csd_ppn_encode(&p, &a0) } };
     csd_flash_batch b = { one, 1, 1 };
     /* overhead 5000, read 10000 + 10000 + 1000, page to host 10000 */
     CHECK_EQ_U64(csd_engine_host_io(e, &b, 0, PAGE), 36000);
@@ -277,8 +277,8 @@ static void test_host_io(void) {
     /* four reads on four chips, streamed to the host as each arrives:
      * arrivals 26000, 27000, 36000, 37000 (relative); the link then runs 26000..66000 */
     csd_flash_req four[4] = {
-        { CSD_FLASH_READ, 0, csd_ppn_encode(&p, &a0) }, { CSD_FLASH_READ, 0, csd_ppn_encode(&p, &a1) },
-        { CSD_FLASH_READ, 0, csd_ppn_encode(&p, &a2) }, { CSD_FLASH_READ, 0, csd_ppn_encode(&p, &a3) },
+        { .kind = CSD_FLASH_READ, .gc = 0, .ppn = csd_ppn_encode(&p, &a0) }, { .kind = CSD_FLASH_READ, .gc = 0, .ppn = csd_ppn_encode(&p, &a1) },
+        { .kind = CSD_FLASH_READ, .gc = 0, .ppn = csd_ppn_encode(&p, &a2) }, { .kind = CSD_FLASH_READ, .gc = 0, .ppn = csd_ppn_encode(&p, &a3) },
     };
     csd_flash_batch b4 = { four, 4, 4 };
     CHECK_EQ_U64(csd_engine_host_io(e, &b4, 0, 4 * PAGE), 66000);
@@ -305,7 +305,7 @@ static void test_host_io(void) {
     CHECK(csd_params_preset(&pp, "smartssd-paper") == 0);
     pp.blocks_per_plane = 64;
     e = engine(&pp);
-    one[0] = (csd_flash_req){ CSD_FLASH_READ, 0, 0 };
+    one[0] = (csd_flash_req){ .kind = CSD_FLASH_READ, .gc = 0, .ppn = 0 };
     CHECK_EQ_U64(csd_engine_host_io(e, &b, 0, 8192), 20000 + 214933 + 27307);
     csd_engine_destroy(e);
 }
@@ -601,7 +601,7 @@ static void test_host_io_with_request(void) {
     job j;
     job_start(e, &j, &cost_ops, &o, 0, PAGE, NULL, NULL);
     csd_addr a1 = { .page = 1 };
-    csd_flash_req rd = { CSD_FLASH_READ, 0, csd_ppn_encode(&p, &a1) };
+    csd_flash_req rd = { .kind = CSD_FLASH_READ, .gc = 0, .ppn = csd_ppn_encode(&p, &a1) };
     csd_flash_batch b = { &rd, 1, 1 };
     /* request read holds chip 0 until 20000; host read submitted at 5000 starts the chip at 20000,
      * transfer 30000..40000, fw 41000, link 51000 */
@@ -632,9 +632,9 @@ static trace mixed_run_on(uint32_t cores, int stage) {
     tr.t[0] = csd_engine_host_io(e, NULL, 3 * PAGE, 0);
     job_start(e, &jb, &cost_ops, &b, 64, 12 * PAGE, NULL, NULL);
     csd_addr ad = { .channel = 1, .block = 3 };
-    csd_flash_req ops[3] = { { CSD_FLASH_READ, 0, csd_ppn_encode(&p, &ad) },
-                             { CSD_FLASH_PROGRAM, 0, csd_ppn_encode(&p, &ad) + 1 },
-                             { CSD_FLASH_ERASE, 1, csd_ppn_encode(&p, &ad) } };
+    csd_flash_req ops[3] = { { .kind = CSD_FLASH_READ, .gc = 0, .ppn = csd_ppn_encode(&p, &ad) },
+                             { .kind = CSD_FLASH_PROGRAM, .gc = 0, .ppn = csd_ppn_encode(&p, &ad) + 1 },
+                             { .kind = CSD_FLASH_ERASE, .gc = 1, .ppn = csd_ppn_encode(&p, &ad) } };
     csd_flash_batch bb = { ops, 3, 3 };
     tr.t[1] = csd_engine_host_io(e, &bb, PAGE, 100);
     csd_engine_run_until_finished(e, jb.req);

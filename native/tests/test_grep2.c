@@ -536,7 +536,7 @@ static void run_two_stage(const csd_params *p, uint64_t *finish_ns, uint64_t *pa
     uint64_t fp, lp;
     CHECK_EQ_INT(csd_exec_begin(x, o.size, 0, o.size, p->page_bytes, &fp, &lp, err, sizeof err), 0);
     csd_isp_work w = csd_exec_work(x);
-    csd_page_source src = { &o, mo_ppn, mo_read, NULL };
+    csd_page_source src = { &o, mo_ppn, mo_read, NULL, NULL };
     csd_isp_req *r = NULL;
     CHECK_EQ_INT(csd_engine_submit(e, &r, &w, &src, fp, lp, 3, 4096), 0);
     csd_engine_run_until_finished(e, r);
@@ -610,7 +610,7 @@ static void test_engine(void) {
     uint64_t fp, lp;
     CHECK_EQ_INT(csd_exec_begin(x, o.size, 0, o.size, 4096, &fp, &lp, err, sizeof err), 0);
     csd_isp_work w2 = csd_exec_work(x);
-    csd_page_source src = { &o, mo_ppn, mo_read, NULL };
+    csd_page_source src = { &o, mo_ppn, mo_read, NULL, NULL };
     csd_isp_req *r = NULL;
     CHECK_EQ_INT(csd_engine_submit(e, &r, &w2, &src, fp, lp, 3, 4096), -EOPNOTSUPP);
     csd_engine_destroy(e);

@@ -783,7 +783,7 @@ static void test_validation(void) {
     PB_init_fixed(&b, 20);
     b.p.format_case = SMARTSSD__V1__PLAN__FORMAT__NOT_SET;
     b.p.fixed = NULL;
-    expect_init_error(&b, "plan: missing input format (fixed or text)");
+    expect_init_error(&b, "plan: missing input format (fixed, text or parquet)");
     PB_init_fixed(&b, 0);
     expect_init_error(&b, "plan: fixed.entry_bytes must be positive");
     PB_init_text(&b, "ab", 0);

@@ -691,7 +691,7 @@ static void job_start(csd_engine *e, job *j, csd_params *p, uint64_t lba, uint64
     CHECK_EQ_INT(csd_exec_create(&j->run, &ctl_ops, &a, &j->out, err, sizeof err), 0);
     uint64_t size = pages * p->page_bytes, first, last;
     CHECK_EQ_INT(csd_exec_begin(j->run, size, 0, size, p->page_bytes, &first, &last, err, sizeof err), 0);
-    j->src = (csd_page_source){ j, job_ppn, job_read, NULL };
+    j->src = (csd_page_source){ j, job_ppn, job_read, NULL, NULL };
     csd_isp_work w = csd_exec_work(j->run);
     CHECK_EQ_INT(csd_engine_submit_ex(e, &j->req, &w, &j->src, first, last, pages - 1, p->page_bytes, 3000), 0);
 }

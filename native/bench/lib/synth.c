@@ -98,7 +98,7 @@ static int job_start(csd_engine *e, const csd_params *p, job *j, const csd_synth
     uint64_t size = q->pages * p->page_bytes, first, last;
     rc = csd_exec_begin(j->run, size, 0, size, p->page_bytes, &first, &last, err, errlen);
     if (rc) return rc;
-    j->src = (csd_page_source){ j, job_ppn, job_read, NULL };
+    j->src = (csd_page_source){ j, job_ppn, job_read, NULL, NULL };
     uint64_t max_page = q->pages ? q->pages - 1 : 0;
     csd_isp_work w = csd_exec_work(j->run);
     rc = csd_engine_submit_ex(e, &j->req, &w, &j->src, first, last, max_page, p->page_bytes, q->ci_ns);

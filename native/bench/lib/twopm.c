@@ -169,7 +169,7 @@ static int start_isp(world *w, job *j) {
     uint64_t size = (uint64_t)j->pages * p->page_bytes, first, last;
     if (!rc) rc = csd_exec_begin(j->run, size, 0, size, p->page_bytes, &first, &last, w->err, w->errlen);
     if (rc) return rc;
-    j->src = (csd_page_source){ j, job_ppn, job_read, job_view };
+    j->src = (csd_page_source){ j, job_ppn, job_read, job_view, NULL };
     j->work = csd_exec_work(j->run);
     rc = csd_engine_submit(w->e, &j->req, &j->work, &j->src, first, last, j->pages - 1, p->page_bytes);
     if (rc) snprintf(w->err, w->errlen, "submit: %s", strerror(-rc));

@@ -112,6 +112,9 @@ typedef struct csd_params {
     /* host block I/O (docs/BLOCK-IO.md) */
     uint32_t block_queue_depth;         /* requests: block requests in service at once; later arrivals
                                          * wait in the I/O request queue for a slot (1..65536) */
+    /* map-cached FTL (ftl = dftl; DRS paper II-A) */
+    uint64_t map_cache_bytes;           /* bytes of device DRAM for cached map entries (8 bytes each) */
+    uint32_t map_cache_line_entries;    /* entries per cache line: the unit fetched from a map page */
 } csd_params;
 
 /* Blocks of each plane in SLC mode for p (blocks_per_plane set): the first ones of the plane. */

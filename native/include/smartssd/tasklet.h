@@ -46,6 +46,9 @@ typedef enum csd_framing_kind {
     CSD_FRAMING_TWO_STAGE = 3,       /* two-stage text (2PM paper III-A): raw pages to page_scan() in any
                                       * order, then finish(); the tasklet applies the LINES ownership
                                       * rules itself, from the csd_extent it is given */
+    CSD_FRAMING_BYTES = 4,           /* the extent's bytes as they arrive: record() gets each page's part of
+                                      * the extent, in order, with its object offset (columnar formats
+                                      * whose layout is not a sequence of records) */
 } csd_framing_kind;
 
 /* The extent an execution covers, for TWO_STAGE tasklets. */
@@ -101,6 +104,11 @@ typedef struct csd_tasklet_ops {
      * drops the rows a pushed filter rejects before they are shipped, and refuses a filter on a column
      * or with an operator not declared. NULL: nothing can be pushed. */
     const char *schema;
+    /* Optional, BYTES framing: 0 when the tasklet will not look at the bytes of this page of the object
+     * (page_bytes each); the device then does not read it from flash and the tasklet gets zeros for
+     * it, and the extent's leading pages it does not need are not fed at all (record() then first sees
+     * a later offset). Asked before the page is read; must not change its answers. */
+    int (*need_page)(void *state, uint64_t page_index, uint32_t page_bytes);
 } csd_tasklet_ops;
 
 /* Charge work to the core running this tasklet: CPU cycles and DRAM accesses (4-byte read + compare). */

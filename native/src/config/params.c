@@ -87,6 +87,9 @@ static const field FIELDS[] = {
     FLD(combo_small_bytes, F_BYTES, "bytes"),
     /* host block I/O */
     FLD(block_queue_depth, F_U32, "requests"),
+    /* map-cached FTL */
+    FLD(map_cache_bytes, F_BYTES, "bytes"),
+    FLD(map_cache_line_entries, F_U32, "entries"),
 };
 #define NFIELDS (sizeof FIELDS / sizeof FIELDS[0])
 
@@ -133,6 +136,8 @@ static void preset_paper(csd_params *p) {
     name_set(p->baseline_adaptation, "shared-engine");
     p->remus_qthres_cap = 1;
     p->orphan_timeout_ms = 60000;
+    p->map_cache_bytes = 1024;          /* the DRS paper's default (VI-A) */
+    p->map_cache_line_entries = 8;
     /* user tasklets */
     p->tasklet_memory_bytes = 64u << 20;
     p->tasklet_fuel_per_page = 100000000;
@@ -476,6 +481,12 @@ int csd_config_check_values(const csd_params *p, char *err, size_t errlen) {
     REQUIRE(p->paced <= 1 && p->sync_writes <= 1, "paced and sync_writes are 0 or 1");
     REQUIRE(p->orphan_timeout_ms <= 86400000ull, "orphan_timeout_ms must be 0..86400000 (one day)");
     REQUIRE(p->block_queue_depth >= 1 && p->block_queue_depth <= 65536, "block_queue_depth must be 1..65536");
+    REQUIRE(p->map_cache_line_entries >= 1 && p->map_cache_line_entries <= 4096,
+            "map_cache_line_entries must be 1..4096");
+    REQUIRE(p->map_cache_bytes >= 8ull * p->map_cache_line_entries && p->map_cache_bytes <= (1ull << 30),
+            "map_cache_bytes must hold at least one cache line (8 bytes an entry) and at most 1 GiB");
+    REQUIRE(p->map_cache_line_entries <= (p->page_bytes - 24) / 8,
+            "map_cache_line_entries must fit a map page: at most (page_bytes - 24) / 8");
     REQUIRE(p->remus_qthres_cap <= 1, "remus_qthres_cap is 0 or 1");
     REQUIRE(p->trace_events >= 1 && p->trace_events <= (1ull << 32), "trace_events must be 1..4294967296");
     REQUIRE(p->tasklet_memory_bytes >= (1u << 20) && p->tasklet_memory_bytes <= (4ull << 30),

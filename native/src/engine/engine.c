@@ -85,6 +85,7 @@ int csd_engine_create(csd_engine **out, const csd_params *p, char *err, size_t e
         csd_engine_destroy(e);
         return rc;
     }
+    if (csd_cmdset_create(&e->cmdset, e->flash) != 0) goto nomem;
     if (rs->init(&e->rs_state, p) != 0) goto nomem;
     if (im->init(e) != 0) goto nomem;
     *out = e;
@@ -106,6 +107,8 @@ void csd_engine_destroy(csd_engine *e) {
     csd_eng_blk_free(e);
     if (e->rs_state) e->rs->destroy(e->rs_state);
     if (e->im) e->im->free(e);
+    csd_cmdset_destroy(e->cmdset);
+    csd_flash_batch_free(&e->isp_ops);
     csd_flash_destroy(e->flash);
     csd_sim_destroy(e->sim);
     free(e->host_ops);
@@ -134,20 +137,36 @@ static void host_ops_done(host_cmd *h) {
     csd_eng_sched(e, h->link_end > now ? h->link_end : now, host_done_ev, h);
 }
 
-static void host_op_done(csd_flash_op *op, uint64_t t) {
-    host_cmd *h = op->arg;
+/* stream a data page to the host as soon as it is in DRAM */
+static void host_stream(host_cmd *h, const csd_flash_op *op, uint64_t t) {
     csd_engine *e = h->e;
-    if (op->kind == CSD_FLASH_READ && h->remaining_to_host) {
+    if (op->kind == CSD_FLASH_READ && op->src != CSD_SRC_MAP && op->src != CSD_SRC_GC && h->remaining_to_host) {
         /* stream this page to the host as soon as it is in DRAM */
         uint64_t chunk = h->remaining_to_host < e->p.page_bytes ? h->remaining_to_host : e->p.page_bytes;
         h->remaining_to_host -= chunk;
         uint64_t end = csd_serial_reserve(&e->link, t, csd_xfer_ns(chunk, e->p.host_link_bytes_per_s));
         if (end > h->link_end) h->link_end = end;
     }
+}
+
+static void host_op_done(csd_flash_op *op, uint64_t t) {
+    host_cmd *h = op->arg;
+    if (op->kind == CSD_FLASH_READ && h->remaining_to_host) {
+        /* a host read: only data reads reach this path (no command sets) */
+        csd_flash_op tmp = *op;
+        tmp.src = CSD_SRC_HOST;
+        host_stream(h, &tmp, t);
+    }
     if (--h->pending == 0) host_ops_done(h);
 }
 
-typedef struct host_start { host_cmd *h; const csd_flash_batch *ops; } host_start;
+typedef struct host_start { host_cmd *h; const csd_flash_batch *ops; csd_hreq set; } host_start;
+
+static void host_set_op(csd_hreq *r, const csd_flash_op *op, uint64_t t) { host_stream(r->arg, op, t); }
+static void host_set_done(csd_hreq *r, uint64_t t) {
+    (void)t;
+    host_ops_done(r->arg);
+}
 
 static void host_start_ev(csd_sim *sim, void *arg) {
     (void)sim;
@@ -156,6 +175,23 @@ static void host_start_ev(csd_sim *sim, void *arg) {
     csd_engine *e = h->e;
     if (h->pending == 0) {
         host_ops_done(h);
+        return;
+    }
+    /* A map-cached FTL labels its operations with command sets (DRS paper II-A): they run set by set,
+     * map commands first, through the command-set submitter, which also gives the flash-command
+     * scheduler each command's request information. */
+    int sets = 0, writes = 0;
+    uint64_t pages = 0;
+    for (size_t i = 0; i < s->ops->n; i++) {
+        sets |= s->ops->ops[i].set != 0;
+        writes |= s->ops->ops[i].role == CSD_ROLE_DATA && s->ops->ops[i].kind == CSD_FLASH_PROGRAM;
+        pages += s->ops->ops[i].role == CSD_ROLE_DATA;
+    }
+    if (sets) {
+        s->set = (csd_hreq){ .type = writes ? CSD_REQ_WRITE : CSD_REQ_READ, .pages = pages, .done = host_set_done,
+                             .op_done = host_set_op, .arg = h };
+        if (csd_cmdset_submit(e->cmdset, &s->set, s->ops) == 0) return;
+        host_ops_done(h);   /* out of memory: charge the link only, rather than fail the command */
         return;
     }
     for (size_t i = 0; i < s->ops->n; i++) {
@@ -187,7 +223,7 @@ uint64_t csd_engine_host_io(csd_engine *e, const csd_flash_batch *ops, uint64_t 
                                        e->p.cmd_overhead_ns + csd_xfer_ns(bytes_to_device, e->p.host_link_bytes_per_s));
     host_cmd h = { .e = e, .remaining_to_host = bytes_to_host, .pending = n, .link_end = t_in };
     csd_flash_batch view = { ops ? ops->ops : NULL, n, n };
-    host_start hs = { &h, &view };
+    host_start hs = { &h, &view, { 0 } };
     csd_eng_sched(e, t_in, host_start_ev, &hs);
     while (!h.done && csd_sim_step(e->sim)) {}
     return csd_sim_now(e->sim) - start;

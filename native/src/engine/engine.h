@@ -74,6 +74,9 @@ typedef struct csd_page_source {
     /* Optional, tried first: the page's bytes in place (no copy), or NULL with *rc = 0 when it cannot
      * (then read() runs) or a negative errno (the read failed). */
     const uint8_t *(*view)(void *arg, uint64_t ppn, int *rc);
+    /* Optional (batch issue): the same through a map-cached FTL, with the page's flash command set
+     * (map commands, then the data read) appended to ops; an empty ops means a plain read. */
+    uint64_t (*ppn_ops)(void *arg, uint64_t page_index, csd_flash_batch *ops);
 } csd_page_source;
 
 /* What a core does with a request's pages: the tasklet runtime on the device (runtime/exec.h),

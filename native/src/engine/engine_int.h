@@ -5,6 +5,7 @@
 
 #include "engine/engine.h"
 #include "engine/issue.h"
+#include "flash/cmdset.h"
 #include "sim/sim.h"
 
 enum page_state { PG_NONE, PG_INFLIGHT, PG_READY, PG_BUSY, PG_DONE, PG_DROPPED };
@@ -15,6 +16,7 @@ enum sub_adm { SUB_NONE, SUB_WAITING, SUB_ADMITTED, SUB_DRAINING };
  * npages pages starting at position pos of sub-request sub. */
 typedef struct page_op {
     csd_flash_op op;
+    csd_hreq set;            /* batch issue on a map-cached FTL: the page's command set (map reads first) */
     csd_isp_req *r;
     uint64_t page;           /* relative to first */
     struct sub *sub;
@@ -120,6 +122,9 @@ struct csd_engine {
     uint8_t *page_buf;
     csd_flash_op *host_ops;
     size_t host_ops_cap;
+    /* map-cached FTLs: batches labelled with flash command sets run set by set (flash/cmdset.h) */
+    csd_cmdset *cmdset;
+    csd_flash_batch isp_ops;   /* one tasklet page's command set */
     csd_engine_trace_fn trace;
     void *trace_arg;
     csd_trace *timeline;

@@ -9,6 +9,11 @@
 static void page_arrived(csd_flash_op *op, uint64_t t);
 static void batch_room(csd_engine *e);
 
+static void set_arrived(csd_hreq *h, uint64_t t) {
+    page_op *po = h->arg;
+    page_arrived(&po->op, t);
+}
+
 static uint64_t buffer_pages(const csd_engine *e) {
     uint64_t n = e->p.isp_buffer_bytes / e->p.page_bytes;
     return n ? n : 1;
@@ -32,7 +37,9 @@ static void issue_for(csd_engine *e, csd_isp_req *r) {
     int any_ready = 0;
     for (uint64_t k = 0; k < want; k++) {
         uint64_t i = r->issue_next++;
-        uint64_t ppn = r->src.ppn(r->src.arg, r->first + i);
+        csd_flash_batch_clear(&e->isp_ops);
+        uint64_t ppn = r->src.ppn_ops ? r->src.ppn_ops(r->src.arg, r->first + i, &e->isp_ops)
+                                      : r->src.ppn(r->src.arg, r->first + i);
         r->ppn[i] = ppn;
         csd_eng_buf_take(e);
         if (ppn == CSD_PPN_NONE) {
@@ -50,6 +57,11 @@ static void issue_for(csd_engine *e, csd_isp_req *r) {
         r->state[i] = PG_INFLIGHT;
         r->batch_left++;
         r->refs++;
+        if (e->isp_ops.n) {
+            /* a map-cached FTL: the page's command set (map reads first; DRS paper II-A) */
+            po->set = (csd_hreq){ .type = CSD_REQ_READ, .pages = 1, .id = r->view.id, .done = set_arrived, .arg = po };
+            if (csd_cmdset_submit(e->cmdset, &po->set, &e->isp_ops) == 0) continue;
+        }
         csd_flash_submit(e->flash, &po->op);
     }
     if (any_ready) csd_eng_kick(e);

@@ -23,3 +23,19 @@ int csd_flash_batch_add(csd_flash_batch *b, uint8_t kind, int gc, uint64_t ppn) 
     b->ops[b->n++] = (csd_flash_req){ .kind = kind, .gc = (uint8_t)(gc != 0), .ppn = ppn };
     return 0;
 }
+
+int csd_flash_batch_add_req(csd_flash_batch *b, const csd_flash_req *r) {
+    int rc = csd_flash_batch_add(b, r->kind, r->gc, r->ppn);
+    if (!rc) b->ops[b->n - 1] = *r;
+    return rc;
+}
+
+int csd_req_info_better(const csd_req_info *a, const csd_req_info *b) {
+    if (a->type != b->type) {
+        if (a->type == CSD_REQ_READ) return 1;
+        if (b->type == CSD_REQ_READ) return 0;
+        if (b->type == CSD_REQ_NONE) return a->type != CSD_REQ_NONE;
+        if (a->type == CSD_REQ_NONE) return 0;
+    }
+    return a->fot_ns < b->fot_ns;
+}

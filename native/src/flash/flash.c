@@ -346,3 +346,17 @@ int csd_flash_channel_busy(const csd_flash *f, uint32_t channel) {
 }
 
 uint32_t csd_flash_channel_of(const csd_flash *f, uint32_t chip) { return chip / f->p.chips_per_channel; }
+
+void csd_flash_requeue(csd_flash *f, csd_flash_op *op) {
+    if (op->fcmd_held && f->fcmd->requeue) f->fcmd->requeue(f->fcmd_state, op, csd_sim_now(f->sim));
+}
+
+uint64_t csd_flash_now(const csd_flash *f) { return csd_sim_now(f->sim); }
+
+void csd_flash_at(csd_flash *f, uint64_t t, csd_sim_fn fn, void *arg) { sched(f, t, fn, arg); }
+
+uint64_t csd_flash_op_ns(const csd_flash *f, uint8_t kind) {
+    if (kind == CSD_FLASH_READ) return f->p.t_read_ns + f->xfer_ns;
+    if (kind == CSD_FLASH_PROGRAM) return f->p.t_prog_ns + f->xfer_ns;
+    return f->p.t_erase_ns;
+}

@@ -42,10 +42,43 @@ typedef enum csd_match {
     CSD_MATCH_MATCHED = 3,      /* a page holds the whole pattern: a key request */
 } csd_match;
 
+/* ---- Flash command sets and request information (DRS paper II-A, V-B, V-D) ----------------------
+ * A host request's logical page is served by a flash command set: map reads/programs the map cache
+ * needs, then the data read or program, one after the other. A map-cached FTL labels each operation
+ * with its role in the set and the set (the object page) it serves; map operations carry a tag so a
+ * later request that needs the same cache line can wait for them (a delaying command, V-B-1) instead
+ * of issuing its own. The submitter (flash/cmdset.h) turns a request's batch into sets, runs each set
+ * in order and fills the request information (reqInfo, V-D-1) the command schedulers order by. */
+typedef enum csd_fcmd_role {
+    CSD_ROLE_NONE = 0,      /* not part of a set (GC, or an FTL without a map cache) */
+    CSD_ROLE_DLE_MR = 1,    /* dirty-line eviction: read the victim's old map page */
+    CSD_ROLE_DLE_MP = 2,    /* dirty-line eviction: program the updated map page (batch update) */
+    CSD_ROLE_CLF_MR = 3,    /* cache-line fetch: read the map page holding the needed entries */
+    CSD_ROLE_DATA = 4,      /* the data read (DR) or program (DP) itself */
+} csd_fcmd_role;
+
+typedef enum csd_delay_kind { CSD_DELAY_NONE = 0, CSD_DELAY_CLF = 1, CSD_DELAY_DLE = 2 } csd_delay_kind;
+typedef enum csd_req_type { CSD_REQ_NONE = 0, CSD_REQ_READ = 1, CSD_REQ_WRITE = 2 } csd_req_type;
+
+/* reqInfo (DRS V-D-1): a request's type and flash operation time (FOT, V-B-2: the summed array and
+ * transfer time of every command it must wait for, its own and the delaying ones). */
+typedef struct csd_req_info {
+    uint8_t type;           /* csd_req_type */
+    uint64_t fot_ns;
+} csd_req_info;
+/* 1 when a should be served before b: a read beats a write whatever the FOT, then the smaller FOT. */
+int csd_req_info_better(const csd_req_info *a, const csd_req_info *b);
+
 typedef struct csd_flash_req {
     uint8_t kind;     /* csd_flash_kind */
     uint8_t gc;       /* 1 = issued by garbage collection */
     uint64_t ppn;     /* page (READ/PROGRAM) or first page of the block (ERASE) */
+    /* command sets (see above); all zero for an FTL without a map cache */
+    uint8_t role;     /* csd_fcmd_role */
+    uint8_t wait_kind;/* csd_delay_kind of wait */
+    uint64_t set;     /* the set it belongs to (object page + 1; 0 = none) */
+    uint64_t tag;     /* map operations: unique, increasing (0 = untagged) */
+    uint64_t wait;    /* tag of an earlier map operation this set must wait for (0 = none) */
 } csd_flash_req;
 
 /* A growable list of flash operations, in the order the FTL issued them. */
@@ -58,6 +91,8 @@ void csd_flash_batch_clear(csd_flash_batch *b);
 void csd_flash_batch_free(csd_flash_batch *b);
 /* Append one operation; 0 or -ENOMEM (the batch is unchanged then). */
 int csd_flash_batch_add(csd_flash_batch *b, uint8_t kind, int gc, uint64_t ppn);
+/* Append one labelled operation (command sets). 0 or -ENOMEM. */
+int csd_flash_batch_add_req(csd_flash_batch *b, const csd_flash_req *r);
 
 typedef struct csd_addr {
     uint32_t channel, chip, die, plane, block, page;
@@ -94,6 +129,14 @@ struct csd_flash_op {
     int64_t slack_ns;        /* slack (2PM IV-C, Slacker) */
     uint32_t passed;         /* times a later operation was moved ahead of it (2PM IV-D) */
     uint8_t barrier;         /* nothing may be moved ahead of it any more */
+    /* command sets and request information (DRS paper V-D): set by the submitter (flash/cmdset.h);
+     * zero for operations outside a host request's command set */
+    uint8_t role;            /* csd_fcmd_role */
+    uint8_t req_type;        /* csd_req_type of the request that issued it */
+    uint64_t req_pages;      /* that request's size in pages (the Size scheduler) */
+    csd_req_info ri[3];      /* reqInfo[0] original request, [1] with CLF-delayed, [2] with DLE-delayed */
+    uint8_t fcmd_held;       /* 1 while a flash-command scheduler holds it (not yet dispatched) */
+    uint64_t fcmd_key;       /* flash-command scheduler scratch: insertion order */
     csd_flash_done_fn done;
     void *arg;
     csd_flash_op *next;      /* queue link, owned by whoever holds the op: the flash-command
@@ -133,6 +176,9 @@ typedef struct csd_fcmd_ops {
     /* A chip finished its operation and has nothing in service: a chance to hand on more. */
     void (*chip_idle)(void *state, uint32_t chip, uint64_t now);
     void (*destroy)(void *state);
+    /* Optional: op's request information changed while it is held (a delayed request joined its set,
+     * DRS V-C): re-place it. */
+    void (*requeue)(void *state, csd_flash_op *op, uint64_t now);
 } csd_fcmd_ops;
 
 const csd_fcmd_ops *csd_fcmd_find(const char *name);
@@ -161,6 +207,13 @@ void csd_flash_submit(csd_flash *f, csd_flash_op *op);
 /* For flash-command schedulers: hand op on to its chip now (a program goes through the firmware
  * first, then queues). */
 void csd_flash_dispatch(csd_flash *f, csd_flash_op *op);
+/* op's request information changed (DRS V-C): the scheduler re-places it if it still holds it. */
+void csd_flash_requeue(csd_flash *f, csd_flash_op *op);
+/* The model's clock, and an event at t >= now for schedulers (deadlines, same-instant decisions). */
+uint64_t csd_flash_now(const csd_flash *f);
+void csd_flash_at(csd_flash *f, uint64_t t, csd_sim_fn fn, void *arg);
+/* Chip and channel time of one operation of kind (array time + page transfer): its share of a FOT. */
+uint64_t csd_flash_op_ns(const csd_flash *f, uint8_t kind);
 /* The chip (global index) op addresses. */
 uint32_t csd_flash_chip_of(const csd_flash *f, const csd_flash_op *op);
 /* 1 when chip has no operation in service. */

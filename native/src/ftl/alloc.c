@@ -256,6 +256,8 @@ static int gc_block(csd_ftl *f, uint32_t gb, csd_flash_batch *ops) {
         free(mv);
         return rc;
     }
+    int was_gc = f->in_gc;
+    f->in_gc = 1;   /* map traffic for the moved pages is GC's, not the request's */
     for (uint32_t k = 0; k < n; k++) {
         gc_move *m = &mv[k];
         uint64_t id = f->rev_id[m->src];
@@ -273,7 +275,9 @@ static int gc_block(csd_ftl *f, uint32_t gb, csd_flash_batch *ops) {
     f->c.gc_runs++;
     free(raw);
     free(mv);
-    return erase_block(f, gb, ops);
+    rc = erase_block(f, gb, ops);
+    f->in_gc = was_gc;
+    return rc;
 }
 
 static int gc_unit(csd_ftl *f, uint32_t u, int r, csd_flash_batch *ops) {

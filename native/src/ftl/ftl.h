@@ -41,6 +41,9 @@ typedef struct csd_ftl_counters {
     uint64_t region_reads[2], region_programs[2], region_erases[2];
     uint64_t region_host_reads[2], region_host_programs[2];
     uint64_t migrated_pages;
+    /* map-cached FTLs (ftl = dftl): translations that found their cache line, that fetched it (CLF),
+     * and dirty-line evictions (each one batch update: a map page programmed) */
+    uint64_t map_hits, map_misses, map_evictions;
 } csd_ftl_counters;
 
 /* Wear per cell region ([0] TLC, [1] SLC): P/E counts as persisted in the image. */
@@ -123,7 +126,9 @@ int csd_ftl_extend(csd_ftl *f, uint64_t id, uint64_t size, csd_flash_batch *ops)
  * at no cost (checks, tools). */
 uint64_t csd_ftl_lookup(const csd_ftl *f, uint64_t id, uint64_t page_index);
 /* The same as the device does it for a read: the mapping policy appends the flash operations the
- * translation needs (a map-page read on a cache miss) to ops (may be NULL). 0 or -errno. */
+ * translation needs (a map-page read on a cache miss) to ops (may be NULL). With a map-cached policy,
+ * when it needed any (or must wait for an earlier request's), the data read of *ppn follows them in
+ * ops as the set's last command (flash.h, command sets); ops empty = a plain read. 0 or -errno. */
 int csd_ftl_translate(csd_ftl *f, uint64_t id, uint64_t page_index, csd_flash_batch *ops, uint64_t *ppn);
 /* Raw page read by physical page number into buf (page_bytes). 0 or -errno. */
 int csd_ftl_read_ppn(csd_ftl *f, uint64_t ppn, void *buf);
@@ -140,6 +145,10 @@ void csd_ftl_place_report(const csd_ftl *f, void (*fn)(void *arg, const char *ke
 uint32_t csd_ftl_slc_blocks(const csd_ftl *f);
 /* P/E count of block (unit * blocks_per_plane + block), UINT32_MAX past the last. */
 uint32_t csd_ftl_block_erases(const csd_ftl *f, uint64_t block);
+
+/* The mapping policy's own copy of the map (a map cache and its map pages on flash) against the
+ * ground truth: 0, or -EIO with err naming the first disagreement. 0 for policies without one. */
+int csd_ftl_map_check(csd_ftl *f, char *err, size_t errlen);
 
 /* Verify an image offline: superblock, metadata, every OOB record and data checksum of live pages,
  * mapping consistency. Writes a human-readable report line per problem to report (may be NULL).

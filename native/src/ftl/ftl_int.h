@@ -127,6 +127,14 @@ struct csd_ftl {
     csd_ftl_counters c;
     int broken;                  /* an unrecoverable I/O error: refuse writes until reopened */
 
+    /* labels for the operations reported to batches (command sets, flash/flash.h) */
+    uint64_t op_set;             /* the object page being served + 1 (0: none) */
+    int in_gc;                   /* 1 while GC moves pages: map traffic it causes is GC's */
+    uint64_t next_tag;           /* map operation tags */
+    uint64_t op_wait, op_wait_set;   /* a delay the next data operation of that set carries */
+    uint8_t op_wait_kind;
+    uint64_t hidden_id;          /* the mapping policy's own object (map pages), 0 = none */
+
     uint8_t *pagebuf;             /* host read-modify-write */
     uint8_t *gcbuf;               /* GC copies (GC runs inside a host write) */
     csd_buf mbuf;
@@ -135,6 +143,16 @@ struct csd_ftl {
 
 /* report.c: count a flash operation and append it to the caller's batch (ops may be NULL) */
 void ftl_op(csd_ftl *f, csd_flash_batch *ops, int kind, int gc, uint64_t ppn);
+/* Append a labelled operation (command sets) and count it. */
+void ftl_op_req(csd_ftl *f, csd_flash_batch *ops, const csd_flash_req *r);
+/* io.c: write one whole page of object o at idx as its own atomic group, for the mapping policy's
+ * map pages (no capacity check, no operation reported: the caller reports the program as its
+ * role). *ppn gets the page. 0 or -errno. */
+int ftl_write_internal(csd_ftl *f, ftl_obj *o, uint64_t idx, const void *page, csd_flash_batch *ops, uint64_t *ppn);
+/* Trim the pages of object o in [first, first + n) (tombstones), without reporting operations. */
+int ftl_trim_internal(csd_ftl *f, ftl_obj *o, uint64_t first, uint64_t n);
+/* objops.c: add an object the user does not see (names starting with a control character). */
+int ftl_obj_create_hidden(csd_ftl *f, const char *name, uint64_t *id);
 /* alloc.c: page allocation, garbage collection, erase */
 int ftl_alloc_host(csd_ftl *f, csd_flash_batch *ops, uint64_t *ppn);   /* page becomes PG_RESERVED */
 /* Next page of stream s of unit u, a block of region r (the stream's block is opened from r's free

@@ -107,7 +107,7 @@ int csd_ftl_write_hint(csd_ftl *f, uint64_t id, uint64_t offset, const void *dat
                        csd_flash_batch *ops) {
     if (f->broken) return -EIO;
     if (hint > CSD_FTL_HINT_MAX) return -EINVAL;
-    ftl_obj *o = csd_objtab_by_id(&f->tab, id);
+    ftl_obj *o = id == f->hidden_id ? NULL : csd_objtab_by_id(&f->tab, id);
     if (!o) return -ENOENT;
     if (offset > o->size || len > UINT64_MAX - offset) return -ERANGE;
     if (len == 0) return 0;
@@ -132,13 +132,15 @@ int csd_ftl_write_hint(csd_ftl *f, uint64_t id, uint64_t offset, const void *dat
         for (uint64_t i = g0; i <= g1; i++) {
             uint64_t ps = i * pb, lo = max64(ps, offset), hi = min64(ps + pb, end);
             uint8_t *buf = ftl_run_slot(f, &f->hrun);
+            f->op_set = i + 1;
             if (lo == ps && hi == ps + pb) {
                 memcpy(buf, src + (ps - offset), pb);
             } else {
                 uint64_t e = o->map[i];
                 if (map_is_data(e)) {
                     rc = f->map->lookup(f->map_state, f, o->id, i, ops);
-                    if (!rc) rc = read_checked(f, e, buf, ops);
+                    /* a map cache's write-back may have let GC move the page: look again */
+                    if (!rc) rc = read_checked(f, o->map[i], buf, ops);
                     if (rc) break;
                 } else {
                     memset(buf, 0, pb);
@@ -152,6 +154,7 @@ int csd_ftl_write_hint(csd_ftl *f, uint64_t id, uint64_t offset, const void *dat
             g[n++] = (grp_page){ i, ppn, csd_crc32(0, buf, pb), (uint32_t)min64(pb, size_after - ps) };
             rc = ftl_run_add(f, &f->hrun, ppn);
             if (rc) break;
+            f->op_set = i + 1;   /* GC in the allocation may have served other pages */
             ftl_op(f, ops, CSD_FLASH_PROGRAM, 0, ppn);
         }
         int rf = ftl_run_flush(f, &f->hrun);   /* the group's data before its records */
@@ -171,7 +174,7 @@ int csd_ftl_write_hint(csd_ftl *f, uint64_t id, uint64_t offset, const void *dat
 }
 
 int csd_ftl_read(csd_ftl *f, uint64_t id, uint64_t offset, void *buf, size_t len, csd_flash_batch *ops) {
-    ftl_obj *o = csd_objtab_by_id(&f->tab, id);
+    ftl_obj *o = id == f->hidden_id ? NULL : csd_objtab_by_id(&f->tab, id);
     if (!o) return -ENOENT;
     if (offset > o->size || len > o->size - offset) return -ERANGE;
     if (len == 0) return 0;
@@ -187,8 +190,10 @@ int csd_ftl_read(csd_ftl *f, uint64_t id, uint64_t offset, void *buf, size_t len
             continue;
         }
         int whole = lo == ps && hi == ps + pb;
+        f->op_set = i + 1;
         int rc = f->map->lookup(f->map_state, f, o->id, i, ops);
-        if (!rc) rc = read_checked(f, e, whole ? out : f->pagebuf, ops);
+        /* a map cache's write-back may have let GC move the page: look again */
+        if (!rc) rc = read_checked(f, o->map[i], whole ? out : f->pagebuf, ops);
         if (rc) return rc;
         if (!whole) memcpy(out, f->pagebuf + (lo - ps), hi - lo);
         f->c.host_pages_read++;
@@ -196,10 +201,38 @@ int csd_ftl_read(csd_ftl *f, uint64_t id, uint64_t offset, void *buf, size_t len
     return 0;
 }
 
+static int trim_obj(csd_ftl *f, ftl_obj *o, uint64_t offset, uint64_t len, csd_flash_batch *ops);
+
 int csd_ftl_trim(csd_ftl *f, uint64_t id, uint64_t offset, uint64_t len, csd_flash_batch *ops) {
     if (f->broken) return -EIO;
-    ftl_obj *o = csd_objtab_by_id(&f->tab, id);
+    ftl_obj *o = id == f->hidden_id ? NULL : csd_objtab_by_id(&f->tab, id);
     if (!o) return -ENOENT;
+    return trim_obj(f, o, offset, len, ops);
+}
+
+int ftl_trim_internal(csd_ftl *f, ftl_obj *o, uint64_t first, uint64_t n) {
+    if (f->broken) return -EIO;
+    return first * f->pb > o->size ? 0 : trim_obj(f, o, first * f->pb, n * f->pb, NULL);
+}
+
+int ftl_write_internal(csd_ftl *f, ftl_obj *o, uint64_t idx, const void *page, csd_flash_batch *ops, uint64_t *ppn) {
+    if (f->broken) return -EIO;
+    if (idx >= f->lpages) return -ENOSPC;
+    if (csd_obj_reserve(o, idx + 1)) return -ENOMEM;
+    grp_page g = { .idx = idx, .crc = csd_crc32(0, page, f->pb), .valid = f->pb };
+    int rc = ftl_alloc_host(f, ops, &g.ppn);
+    if (rc) return rc;
+    rc = csd_store_write_data(f->st, g.ppn, page);
+    if (rc) {
+        group_rollback(f, &g, 1, 0, 0);
+        return rc;
+    }
+    rc = group_commit(f, o, &g, 1, CSD_OOB_DATA, max64(o->size, (idx + 1) * f->pb), ops);
+    if (!rc) *ppn = g.ppn;
+    return rc;
+}
+
+static int trim_obj(csd_ftl *f, ftl_obj *o, uint64_t offset, uint64_t len, csd_flash_batch *ops) {
     if (offset > o->size) return -ERANGE;
     const uint64_t pb = f->pb, np = ftl_obj_pages(f, o);
     uint64_t end = len > UINT64_MAX - offset ? UINT64_MAX : offset + len;
@@ -219,6 +252,7 @@ int csd_ftl_trim(csd_ftl *f, uint64_t id, uint64_t offset, uint64_t len, csd_fla
             if (rc) break;
             /* a tombstone takes a page slot but writes no data: the page stays a hole */
             g[n++] = (grp_page){ i, ppn, 0, (uint32_t)min64(pb, o->size - i * pb) };
+            f->op_set = i + 1;
             ftl_op(f, ops, CSD_FLASH_PROGRAM, 0, ppn);
         }
         if (rc) {
@@ -235,7 +269,17 @@ int csd_ftl_trim(csd_ftl *f, uint64_t id, uint64_t offset, uint64_t len, csd_fla
 
 int csd_ftl_translate(csd_ftl *f, uint64_t id, uint64_t page_index, csd_flash_batch *ops, uint64_t *ppn) {
     *ppn = csd_ftl_lookup(f, id, page_index);
-    return *ppn == CSD_PPN_NONE ? 0 : f->map->lookup(f->map_state, f, id, page_index, ops);
+    f->op_set = page_index + 1;
+    if (*ppn == CSD_PPN_NONE) return 0;
+    size_t before = ops ? ops->n : 0;
+    int rc = f->map->lookup(f->map_state, f, id, page_index, ops);
+    *ppn = csd_ftl_lookup(f, id, page_index);   /* GC may have moved it meanwhile */
+    /* a map-cached FTL: the translation is part of a command set; the data read closes it (and
+     * carries a delay on an earlier request's map command) */
+    if (!rc && ops && f->hidden_id && (ops->n > before || (f->op_wait && f->op_wait_set == f->op_set)))
+        ftl_op(f, ops, CSD_FLASH_READ, 0, *ppn);
+    f->op_wait = 0;
+    return rc;
 }
 
 uint64_t csd_ftl_lookup(const csd_ftl *f, uint64_t id, uint64_t page_index) {

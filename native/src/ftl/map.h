@@ -28,6 +28,14 @@ typedef struct csd_map_ops {
     /* Make the policy's state durable (at close). 0 or -errno. */
     int (*flush)(void *state, csd_ftl *f, csd_flash_batch *ops);
     void (*destroy)(void *state);
+    /* Optional: recovery has rebuilt the ground-truth map (open): find the policy's own state on the
+     * image again and bring it in line. 0 or -errno. */
+    int (*recovered)(void *state, csd_ftl *f);
+    /* Optional: object obj is gone (deleted); replaces per-page update() calls. */
+    void (*forget)(void *state, csd_ftl *f, uint64_t obj);
+    /* Optional: verify the policy's copy of the map (cache and flash map pages) against the ground
+     * truth. 0, or -EIO with err naming the first disagreement. */
+    int (*check)(void *state, csd_ftl *f, char *err, size_t errlen);
 } csd_map_ops;
 
 const csd_map_ops *csd_map_find(const char *name);

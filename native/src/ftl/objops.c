@@ -51,13 +51,25 @@ static int new_name_check(const char *name, size_t *len) {
     return csd_name_check(name, *len, NULL, 0);
 }
 
+static int obj_create(csd_ftl *f, const char *name, size_t len, uint64_t *id);
+
 int csd_ftl_obj_create(csd_ftl *f, const char *name, uint64_t *id) {
     size_t len;
     int nrc = new_name_check(name, &len);
     if (nrc) return nrc;
+    return obj_create(f, name, len, id);
+}
+
+int ftl_obj_create_hidden(csd_ftl *f, const char *name, uint64_t *id) {
+    size_t len;
+    if (name_check(name, &len) || (unsigned char)name[0] >= 0x20) return -EINVAL;
+    return obj_create(f, name, len, id);
+}
+
+static int obj_create(csd_ftl *f, const char *name, size_t len, uint64_t *id) {
     if (f->broken) return -EIO;
     if (csd_objtab_by_name(&f->tab, name, len)) return -EEXIST;
-    if (f->tab.count >= f->p.max_objects) return -ENOSPC;
+    if (f->tab.count - (f->hidden_id ? 1 : 0) >= f->p.max_objects) return -ENOSPC;
     if (f->tab.next_id >= CSD_DATA_ID_LIMIT) return -ENOSPC;   /* ids are never reused */
     uint64_t nid = f->tab.next_id;
     uint32_t slot;
@@ -84,14 +96,15 @@ static void obj_drop(csd_ftl *f, ftl_obj *o) {
         uint64_t e = o->map[i];
         if (e == MAP_NONE) continue;
         ftl_unmap(f, map_ppn(e), PG_DEAD);
-        (void)f->map->update(f->map_state, f, o->id, i, NULL);
+        if (!f->map->forget) (void)f->map->update(f->map_state, f, o->id, i, NULL);
     }
+    if (f->map->forget) f->map->forget(f->map_state, f, o->id);
     f->lused -= o->data_pages + o->tomb_pages;
     csd_objtab_remove(&f->tab, o);
 }
 
 int csd_ftl_obj_delete(csd_ftl *f, uint64_t id) {
-    ftl_obj *o = csd_objtab_by_id(&f->tab, id);
+    ftl_obj *o = id == f->hidden_id ? NULL : csd_objtab_by_id(&f->tab, id);
     if (!o) return -ENOENT;
     if (f->broken) return -EIO;
     int rc = ftl_meta_save(f, o, NULL, NULL, 0);
@@ -101,7 +114,7 @@ int csd_ftl_obj_delete(csd_ftl *f, uint64_t id) {
 }
 
 int csd_ftl_obj_rename(csd_ftl *f, uint64_t id, const char *new_name, int replace) {
-    ftl_obj *o = csd_objtab_by_id(&f->tab, id);
+    ftl_obj *o = id == f->hidden_id ? NULL : csd_objtab_by_id(&f->tab, id);
     if (!o) return -ENOENT;
     size_t len;
     int nrc = new_name_check(new_name, &len);
@@ -138,7 +151,7 @@ static void info_fill(const csd_ftl *f, const ftl_obj *o, csd_obj_info *info) {
 }
 
 int csd_ftl_obj_set_times(csd_ftl *f, uint64_t id, uint64_t mtime_ms, uint64_t atime_ms) {
-    ftl_obj *o = csd_objtab_by_id(&f->tab, id);
+    ftl_obj *o = id == f->hidden_id ? NULL : csd_objtab_by_id(&f->tab, id);
     if (!o) return -ENOENT;
     if (f->broken) return -EIO;
     uint64_t m = o->mtime_ms, a = o->atime_ms;
@@ -153,7 +166,7 @@ int csd_ftl_obj_set_times(csd_ftl *f, uint64_t id, uint64_t mtime_ms, uint64_t a
 }
 
 int csd_ftl_obj_stat(const csd_ftl *f, uint64_t id, csd_obj_info *info) {
-    const ftl_obj *o = csd_objtab_by_id(&f->tab, id);
+    const ftl_obj *o = f->hidden_id && id == f->hidden_id ? NULL : csd_objtab_by_id(&f->tab, id);
     if (!o) return -ENOENT;
     if (info) info_fill(f, o, info);
     return 0;
@@ -163,7 +176,7 @@ int csd_ftl_obj_find(const csd_ftl *f, const char *name, uint64_t *id) {
     size_t len;
     if (name_check(name, &len)) return -ENOENT;
     const ftl_obj *o = csd_objtab_by_name(&f->tab, name, len);
-    if (!o) return -ENOENT;
+    if (!o || (f->hidden_id && o->id == f->hidden_id)) return -ENOENT;
     if (id) *id = o->id;
     return 0;
 }
@@ -186,7 +199,8 @@ int csd_ftl_obj_list(const csd_ftl *f, const char *prefix, const char *start_aft
     size_t n = 0;
     for (uint32_t s = 0; s < t->nslots; s++) {
         const ftl_obj *o = &t->slots[s];
-        if (o->used && !strncmp(o->name, prefix, plen) && strcmp(o->name, start_after) > 0) sel[n++] = o;
+        if (o->used && o->id != f->hidden_id && !strncmp(o->name, prefix, plen) && strcmp(o->name, start_after) > 0)
+            sel[n++] = o;
     }
     qsort(sel, n, sizeof *sel, cmp_name);
     if (limit && n > limit) {

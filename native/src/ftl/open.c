@@ -318,7 +318,8 @@ int csd_ftl_open(csd_ftl **out, const char *path, csd_params *p, char *err, size
     f->next_seq = m[cur].next_seq ? m[cur].next_seq : 1;
     f->n_void = m[cur].n_void;
     memcpy(f->voids, m[cur].voids, m[cur].n_void * sizeof *f->voids);
-    rc = csd_objtab_load(&f->tab, &m[cur], f->p.max_objects, e2, sizeof e2);
+    /* a map-cached FTL keeps its map pages in one hidden object beside the user's */
+    rc = csd_objtab_load(&f->tab, &m[cur], f->p.max_objects + (strcmp(f->p.ftl, "page") != 0), e2, sizeof e2);
     for (int s = 0; s < 2; s++)
         if (ok[s]) csd_meta_free(&m[s]);
     if (rc) {
@@ -371,6 +372,10 @@ int csd_ftl_open(csd_ftl **out, const char *path, csd_params *p, char *err, size
     }
     rc = 0;
     if (nextra && f->place->load) f->place->load(f->place_state, extra, nextra);
+    if (f->map->recovered && (rc = f->map->recovered(f->map_state, f)) != 0) {
+        ERR("%s: the mapping policy '%s' could not restore its map pages: %s", path, f->p.ftl, strerror(-rc));
+        goto fail;
+    }
     if (p) *p = f->p;
     *out = f;
     return 0;

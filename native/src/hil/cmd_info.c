@@ -213,6 +213,9 @@ int cmd_stats(csd_device *d, const Smartssd__V1__Stats *m, cmd_ctx *c) {
     add_u64(&l, "ftl.logical_pages_used", fc.logical_pages_used);
     add_u64(&l, "ftl.logical_pages_capacity", fc.logical_pages_capacity);
     add_hybrid(d, &l, &fc);
+    add_u64(&l, "ftl.map_hits", fc.map_hits);
+    add_u64(&l, "ftl.map_misses", fc.map_misses);
+    add_u64(&l, "ftl.map_evictions", fc.map_evictions);
     /* one counter per command the protocol has, named as in the schema, so a new command is counted
      * without touching this list */
     const ProtobufCMessageDescriptor *rd = &smartssd__v1__request__descriptor;

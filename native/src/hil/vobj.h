@@ -23,6 +23,7 @@ typedef enum { RUN_IDLE = 0, RUN_RUNNING = 1, RUN_FINISHED = 2 } run_state;
 typedef struct page_src_ctx {
     csd_device *dev;
     uint64_t object_id;
+    csd_exec *run;           /* asked which pages it needs (csd_exec_needs_page); NULL = all */
 } page_src_ctx;
 
 typedef struct vobj {

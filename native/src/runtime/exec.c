@@ -100,7 +100,7 @@ int csd_exec_create_hooked(csd_exec **out, const csd_tasklet_ops *ops, const csd
         csd_exec_destroy(t);
         return rc;
     }
-    if ((t->fr.kind != CSD_FRAMING_RECORDS && t->fr.kind != CSD_FRAMING_LINES &&
+    if ((t->fr.kind != CSD_FRAMING_RECORDS && t->fr.kind != CSD_FRAMING_LINES && t->fr.kind != CSD_FRAMING_BYTES &&
          !(t->fr.kind == CSD_FRAMING_TWO_STAGE && ops->page_scan)) ||
         (t->fr.kind == CSD_FRAMING_RECORDS && t->fr.record_bytes == 0)) {
         snprintf(err, errlen, "tasklet '%s' chose an invalid framing", ops->name ? ops->name : "?");
@@ -148,6 +148,12 @@ int csd_exec_begin(csd_exec *t, uint64_t object_size, uint64_t offset, uint64_t 
         fp = first / P;
         /* the last owned record starts at the largest multiple of R below end */
         lp = empty ? 0 : (((t->end - 1) / R * R) + R - 1) / P;
+    } else if (t->fr.kind == CSD_FRAMING_BYTES) {
+        empty = length == 0;
+        fp = offset / P;
+        lp = empty ? 0 : (t->end - 1) / P;
+        /* the pages before the first one the tasklet needs are not fed at all */
+        while (!empty && fp < lp && !csd_exec_needs_page(t, fp)) fp++;
     } else {   /* lines, and two-stage text (same pages: byte off - 1 tells whether a line starts at off) */
         empty = length == 0;
         t->phase = offset > 0 ? LP_SEEK : LP_START;
@@ -435,6 +441,11 @@ int csd_exec_feed(csd_exec *t, uint64_t page_index, const uint8_t *data, size_t 
             t->next_page++;
             if (t->fr.kind == CSD_FRAMING_RECORDS) {
                 rc = feed_records(t, data, base, len);
+            } else if (t->fr.kind == CSD_FRAMING_BYTES) {
+                /* the page's part of the extent, in place */
+                uint64_t s = base > t->off ? base : t->off, e = base + len < t->end ? base + len : t->end;
+                if (s < e) rc = deliver(t, data + (s - base), (size_t)(e - s), s);
+                if (base + len >= t->end) t->done = 1;
             } else {
                 rc = feed_lines(t, data, base, len);
                 if (rc == 0) rc = lines_at_eof(t);
@@ -490,6 +501,11 @@ int csd_exec_finish(csd_exec *t, csd_cost *cost) {
 void csd_exec_set_row_filter(csd_exec *t, csd_row_keep_fn keep, void *ctx) {
     t->io.keep = keep;
     t->io.keep_ctx = ctx;
+}
+
+int csd_exec_needs_page(const csd_exec *t, uint64_t page_index) {
+    if (!t || t->fr.kind != CSD_FRAMING_BYTES || !t->ops->need_page || !t->state || t->status) return 1;
+    return t->ops->need_page(t->state, page_index, t->page_bytes) != 0;
 }
 
 const char *csd_exec_error(const csd_exec *t) {

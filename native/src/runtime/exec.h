@@ -90,6 +90,10 @@ typedef int (*csd_row_keep_fn)(void *ctx, const struct csd_io_val *vals, size_t 
  * caller and outlives t. */
 void csd_exec_set_row_filter(csd_exec *t, csd_row_keep_fn keep, void *ctx);
 
+/* 0 when the tasklet says it will not look at page_index (its need_page; BYTES framing only), else 1.
+ * csd_exec_begin already starts a BYTES extent at the first page the tasklet needs. */
+int csd_exec_needs_page(const csd_exec *t, uint64_t page_index);
+
 /* The failure message ("" when none): the tasklet's csd_io_fail text, the output-buffer-full message,
  * or a framing error. */
 const char *csd_exec_error(const csd_exec *t);

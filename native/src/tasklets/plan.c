@@ -23,7 +23,11 @@ static int plan_init(void **state, const csd_tasklet_args *args, csd_framing *fr
         free(pl);
         return rc;
     }
-    if (pl->text) {
+    if (pl->parquet) {
+        framing->kind = CSD_FRAMING_BYTES;
+        framing->record_bytes = 0;
+        framing->skip_header = 0;
+    } else if (pl->text) {
         framing->kind = CSD_FRAMING_LINES;
         framing->record_bytes = 0;
         framing->skip_header = pl->skip_header;
@@ -33,6 +37,12 @@ static int plan_init(void **state, const csd_tasklet_args *args, csd_framing *fr
         framing->skip_header = 0;
     }
     pl->max_mem = (size_t)max_mem;
+    if (pl->parquet && (rc = csd_plan_parquet_prepare(pl, err, errlen))) {
+        csd_plan_parquet_free(pl);
+        csd_plan_free(pl);
+        free(pl);
+        return rc;
+    }
     *state = pl;
     return 0;
 }
@@ -42,7 +52,12 @@ static int plan_record(void *state, csd_tasklet_io *io, const uint8_t *rec, size
     pl->io = io;
     if (pl->failed) return pl->fail_rc ? pl->fail_rc : -ECANCELED;
     pl->dram = pl->nodes_evaluated = 0;
-    int rc = csd_plan_begin_record(pl, rec, len);
+    int rc;
+    if (pl->parquet) {
+        rc = csd_plan_parquet_bytes(pl, rec, len, off);
+        goto out;
+    }
+    rc = csd_plan_begin_record(pl, rec, len);
     if (rc) goto out;
     if (pl->filter >= 0) {
         pv f;
@@ -78,6 +93,15 @@ static int plan_finish(void *state, csd_tasklet_io *io) {
     if (pl->failed) return pl->fail_rc ? pl->fail_rc : -ECANCELED;
     pl->nodes_evaluated = pl->dram = 0;
     int rc = 0;
+    if (pl->parquet) {
+        rc = csd_plan_parquet_finish(pl);
+        if (rc < 0) {
+            pl->failed = 1;
+            if (pl->fail_rc) rc = pl->fail_rc;
+            return rc;
+        }
+        pl->nodes_evaluated = pl->dram = 0;
+    }
     if (pl->aggregating) rc = csd_plan_finish_groups(pl);
     else if (pl->n_order) rc = csd_plan_finish_rows(pl);
     csd_io_charge(io, pl->nodes_evaluated * CSD_TK_CYCLES_PER_NODE + pl->compares * CSD_TK_CYCLES_PER_COMPARE, 0);
@@ -89,16 +113,22 @@ static int plan_finish(void *state, csd_tasklet_io *io) {
 static void plan_destroy(void *state) {
     plan *pl = state;
     if (!pl) return;
+    csd_plan_parquet_free(pl);
     csd_plan_free(pl);
     free(pl);
+}
+
+static int plan_need_page(void *state, uint64_t page_index, uint32_t page_bytes) {
+    return csd_plan_parquet_need_page(state, page_index, page_bytes);
 }
 
 const csd_tasklet_ops csd_tasklet_plan = {
     .name = "plan",
     .summary = "declarative query (smartssd.v1.Plan): filter, project, group-by aggregates, top-N, limit "
-               "over fixed records or delimited text",
+               "over fixed records, delimited text or Parquet objects",
     .init = plan_init,
     .record = plan_record,
     .finish = plan_finish,
     .destroy = plan_destroy,
+    .need_page = plan_need_page,
 };

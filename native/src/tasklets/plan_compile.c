@@ -54,7 +54,7 @@ static int compile_column(cctx *c, uint32_t i, const Smartssd__V1__Column *m) {
     if (t < PT_INT || t > PT_BOOL)
         return cfail(c, "column %u '%s': unknown type %d (INT64, DOUBLE, STRING or BOOL)", i, nm, t);
     col->type = (uint8_t)t;
-    if (pl->text) {
+    if (pl->text || pl->parquet) {
         if (m->field > 65535) return cfail(c, "column '%s': field index %u is above 65535", nm, m->field);
         col->field = m->field;
         if (m->field > pl->max_field) pl->max_field = m->field;
@@ -352,8 +352,20 @@ static int compile_message(cctx *c, const Smartssd__V1__Plan *m) {
         if (rc) return rc;
         /* an escape only means something inside a quoted field */
         if (!pl->quoting) pl->has_escape = 0;
+    } else if (m->format_case == SMARTSSD__V1__PLAN__FORMAT_PARQUET && m->parquet) {
+        pl->parquet = 1;
+        if (m->parquet->footer.len) {
+            if (m->parquet->footer.len + 12 > m->parquet->object_size)
+                return cfail(c, "plan: parquet.footer has %zu bytes, more than the %llu-byte object can hold",
+                             m->parquet->footer.len, (unsigned long long)m->parquet->object_size);
+            pl->pq_footer = malloc(m->parquet->footer.len);
+            if (!pl->pq_footer) return cfail(c, "out of memory compiling the plan");
+            memcpy(pl->pq_footer, m->parquet->footer.data, m->parquet->footer.len);
+            pl->pq_footer_len = m->parquet->footer.len;
+            pl->pq_size = m->parquet->object_size;
+        }
     } else {
-        return cfail(c, "plan: missing input format (fixed or text)");
+        return cfail(c, "plan: missing input format (fixed, text or parquet)");
     }
     if (m->n_columns > PLAN_MAX_COLUMNS)
         return cfail(c, "plan has %zu columns; at most %d", m->n_columns, PLAN_MAX_COLUMNS);
@@ -540,4 +552,5 @@ void csd_plan_free(plan *pl) {
     free(pl->fend);
     free(pl->funq);
     free(pl->unq);
+    free(pl->pq_footer);
 }

@@ -146,6 +146,13 @@ typedef struct plan {
     size_t max_mem;          /* static param max_state_bytes */
     pv *scratch;             /* n_output values of the row being built */
     uint64_t compares;
+
+    /* Parquet input (plan_parquet.c): the object's bytes gathered, decoded at finish */
+    int parquet;
+    uint8_t *pq_footer;      /* ParquetObject.footer (a copy), NULL when the plan has none */
+    size_t pq_footer_len;
+    uint64_t pq_size;        /* ParquetObject.object_size */
+    struct plan_pq *pq;
 } plan;
 
 /* plan_compile.c */
@@ -168,6 +175,16 @@ int csd_plan_begin_record(plan *pl, const uint8_t *rec, size_t len);
 /* The filter of a row-filter plan on one row of n_cols values: 1 keep (TRUE), 0 drop (FALSE or NULL),
  * or < 0 after csd_io_fail. */
 int csd_plan_filter_row(plan *pl, const pv *vals);
+
+/* plan_parquet.c: a ParquetObject plan gathers the whole object (BYTES framing), then at finish reads
+ * the footer, skips row groups by their statistics and evaluates the plan on decoded columns. */
+/* After compiling: with the plan's footer, parse it and decide which row groups and chunks will be
+ * read (0 or -EINVAL with err); csd_plan_parquet_need_page then answers for each page. */
+int csd_plan_parquet_prepare(plan *pl, char *err, size_t errlen);
+int csd_plan_parquet_need_page(const plan *pl, uint64_t page_index, uint32_t page_bytes);
+int csd_plan_parquet_bytes(plan *pl, const uint8_t *p, size_t len, uint64_t off);
+int csd_plan_parquet_finish(plan *pl);
+void csd_plan_parquet_free(plan *pl);
 
 /* plan_state.c: groups and buffered rows */
 int csd_plan_group_update(plan *pl);

@@ -20,4 +20,13 @@ public record DeviceIdentity(String model, String preset, Geometry geometry, lon
         tasklets = List.copyOf(tasklets);
         params = Collections.unmodifiableMap(new LinkedHashMap<>(params)); // device order
     }
+
+    /**
+     * The device's placement policy, its {@code placement} parameter: which page a host write takes and
+     * which block GC reclaims (e.g. {@code stripe}; on a hybrid SLC/TLC device {@code level}, the hybrid
+     * paper's method that places by write hint, or {@code combo}, its size/update-frequency baseline).
+     */
+    public String placement() {
+        return params.getOrDefault("placement", "");
+    }
 }

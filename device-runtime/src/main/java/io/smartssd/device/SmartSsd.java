@@ -253,27 +253,43 @@ public final class SmartSsd implements AutoCloseable {
      * the direct buffer (no copy into the command packet); on success src's position moves to its limit.
      */
     public Written write(long objectId, long offset, ByteBuffer src) {
+        return write(objectId, offset, src, WriteHints.NONE);
+    }
+
+    /**
+     * {@link #write(long, long, ByteBuffer)} with a placement hint: the data's lifetime class (e.g.
+     * {@link WriteHints#forLevel} of an LSM level; {@link WriteHints#NONE} = no hint). A device with a
+     * placement policy chooses the flash region by it (hybrid paper, section V-A); others ignore it.
+     */
+    public Written write(long objectId, long offset, ByteBuffer src, int hint) {
         checkId(objectId, "object id");
         checkOffset(offset);
+        WriteHints.check(hint);
         direct(src, "write");
         int n = src.remaining();
         Response r = call(Request.newBuilder().setWriteObject(WriteObject.newBuilder()
-                .setObjectId(objectId).setOffset(offset)), src, null);
+                .setObjectId(objectId).setOffset(offset).setHint(hint)), src, null);
         src.position(src.position() + n);
         return new Written(n, r.getWriteObject().getSize(), r.getDeviceNs());
     }
 
     /** Writes bytes at offset, the bytes travelling inside the command packet (for small writes). */
     public Written write(long objectId, long offset, byte[] data) {
+        return write(objectId, offset, data, WriteHints.NONE);
+    }
+
+    /** {@link #write(long, long, byte[])} with a placement hint, as {@link #write(long, long, ByteBuffer, int)}. */
+    public Written write(long objectId, long offset, byte[] data, int hint) {
         checkId(objectId, "object id");
         checkOffset(offset);
+        WriteHints.check(hint);
         Objects.requireNonNull(data, "data");
         if (data.length > MAX_INLINE_BYTES) {
             throw new IllegalArgumentException("an inline write carries at most " + MAX_INLINE_BYTES + " bytes, got "
                     + data.length + "; write large data from a direct ByteBuffer");
         }
         Response r = call(Request.newBuilder().setWriteObject(WriteObject.newBuilder()
-                .setObjectId(objectId).setOffset(offset).setData(ByteString.copyFrom(data))), null, null);
+                .setObjectId(objectId).setOffset(offset).setHint(hint).setData(ByteString.copyFrom(data))), null, null);
         return new Written(data.length, r.getWriteObject().getSize(), r.getDeviceNs());
     }
 

@@ -20,12 +20,14 @@ import org.apache.spark.sql.connector.metric.CustomTaskMetric;
  */
 final class DeviceRun implements AutoCloseable {
     private final TaskletRun run;
+    private final long parquetBytes;   // a Parquet plan: the object's size, else -1
 
     /** A user tasklet's run (UserTaskletTable) instead of a plan. */
     DeviceRun(SmartSsdPartition part, TaskletRun.Spec spec, Map<String, String> fsConf) {
         SmartSsd ssd = DeviceObject.fileSystem(part.uri(), fsConf).device();
         run = TaskletRun.start(ssd, spec, Extent.of(part.objectId(), part.offset(), part.length()),
                 PollingPolicy.DEFAULT, null);
+        parquetBytes = -1;
     }
 
     DeviceRun(SmartSsdPartition part, byte[] plan, Map<String, String> fsConf) {
@@ -36,8 +38,48 @@ final class DeviceRun implements AutoCloseable {
         } catch (com.google.protobuf.InvalidProtocolBufferException e) {
             throw new IllegalStateException("smartssd: corrupt plan in the reader factory", e);
         }
+        if (p.hasParquet()) {
+            // The footer tells the device where the chunks lie before it reads: it then reads only those it needs.
+            long size = part.offset() + part.length();
+            p = p.toBuilder().setParquet(io.smartssd.proto.ParquetObject.newBuilder()
+                    .setFooter(com.google.protobuf.ByteString.copyFrom(footer(ssd, part.objectId(), size)))
+                    .setObjectSize(size)).build();
+        }
+        parquetBytes = p.hasParquet() ? part.length() : -1;
         run = TaskletRun.start(ssd, TaskletRun.Spec.plan(p), Extent.of(part.objectId(), part.offset(), part.length()),
                 PollingPolicy.DEFAULT, null);
+    }
+
+    /** A Parquet object's footer bytes (FileMetaData): its length and magic are the last 8 bytes. */
+    static byte[] footer(SmartSsd ssd, long object, long size) {
+        if (size < 12) {
+            throw new IllegalStateException("smartssd: object " + object + " (" + size + " bytes) is not a Parquet file");
+        }
+        java.nio.ByteBuffer tail = java.nio.ByteBuffer.allocateDirect(8).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        readFully(ssd, object, size - 8, tail);
+        int len = tail.getInt(0);
+        if (tail.get(4) != 'P' || tail.get(5) != 'A' || tail.get(6) != 'R' || tail.get(7) != '1' || len < 0
+                || len > size - 12) {
+            throw new IllegalStateException("smartssd: object " + object + " (" + size + " bytes) does not end with a"
+                    + " Parquet footer");
+        }
+        java.nio.ByteBuffer f = java.nio.ByteBuffer.allocateDirect(len);
+        readFully(ssd, object, size - 8 - len, f);
+        byte[] out = new byte[len];
+        f.flip();
+        f.get(out);
+        return out;
+    }
+
+    private static void readFully(SmartSsd ssd, long object, long offset, java.nio.ByteBuffer dst) {
+        long at = offset;
+        while (dst.hasRemaining()) {
+            io.smartssd.device.ReadResult r = ssd.read(object, at, dst);
+            if (r.bytes() <= 0) {
+                throw new IllegalStateException("smartssd: object " + object + " ended at " + at + " reading its footer");
+            }
+            at += r.bytes();
+        }
     }
 
     boolean hasNext() {
@@ -54,6 +96,15 @@ final class DeviceRun implements AutoCloseable {
         long dev = p == null ? 0 : p.deviceNanos();
         long flash = p == null ? 0 : p.flashBytesRead();
         long host = p == null ? 0 : p.bytesToHost();
+        if (parquetBytes >= 0) {
+            return new CustomTaskMetric[] {
+                new TaskMetric(DeviceTimeMetric.NAME, dev),
+                new TaskMetric(FlashBytesReadMetric.NAME, flash),
+                new TaskMetric(BytesToHostMetric.NAME, host),
+                new TaskMetric(io.smartssd.spark.metrics.BytesSkippedMetric.NAME,
+                        p != null && p.finished() ? Math.max(0, parquetBytes - flash) : 0),
+            };
+        }
         return new CustomTaskMetric[] {
             new TaskMetric(DeviceTimeMetric.NAME, dev),
             new TaskMetric(FlashBytesReadMetric.NAME, flash),

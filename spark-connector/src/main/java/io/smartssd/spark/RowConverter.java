@@ -21,7 +21,7 @@ import org.apache.spark.unsafe.types.UTF8String;
 final class RowConverter implements Serializable {
     private static final long serialVersionUID = 1L;
 
-    private enum Kind { LONG, INT, SHORT, BYTE, DOUBLE, STRING, BOOL }
+    private enum Kind { LONG, INT, SHORT, BYTE, DOUBLE, FLOAT, STRING, BOOL }
 
     private final Kind[] kinds;
 
@@ -47,6 +47,9 @@ final class RowConverter implements Serializable {
         }
         if (t instanceof DoubleType) {
             return Kind.DOUBLE;
+        }
+        if (t instanceof org.apache.spark.sql.types.FloatType) {
+            return Kind.FLOAT; // Parquet FLOAT: the device reads it as DOUBLE, exactly
         }
         if (t instanceof StringType) {
             return Kind.STRING;
@@ -79,6 +82,7 @@ final class RowConverter implements Serializable {
                     case SHORT: return (short) x;
                     case BYTE: return (byte) x;
                     case DOUBLE: return (double) x;
+                    case FLOAT: return (float) x;
                     default: break;
                 }
                 break;
@@ -86,6 +90,9 @@ final class RowConverter implements Serializable {
             case D:
                 if (k == Kind.DOUBLE) {
                     return v.getD();
+                }
+                if (k == Kind.FLOAT) {
+                    return (float) v.getD();
                 }
                 break;
             case S:
@@ -119,6 +126,7 @@ final class RowConverter implements Serializable {
                 case SHORT: c.putShort(at, (short) v.getI()); break;
                 case BYTE: c.putByte(at, (byte) v.getI()); break;
                 case DOUBLE: c.putDouble(at, v.getVCase() == Value.VCase.I ? (double) v.getI() : v.getD()); break;
+                case FLOAT: c.putFloat(at, (float) (v.getVCase() == Value.VCase.I ? (double) v.getI() : v.getD())); break;
                 case STRING: {
                     byte[] b = v.getS().toByteArray();
                     c.putByteArray(at, b, 0, b.length);

@@ -16,7 +16,8 @@ import scala.jdk.javaapi.CollectionConverters;
 /**
  * The {@code smartssd} format (DataSource V2):
  * {@code spark.read.format("smartssd").option("format", "wc98").load("smartssd://dev0/logs/wc98.bin")} or
- * {@code CREATE TABLE t (...) USING smartssd OPTIONS (path 'smartssd://...', format 'csv')}.
+ * {@code CREATE TABLE t (...) USING smartssd OPTIONS (path 'smartssd://...', format 'csv')}, or Parquet
+ * objects: {@code option("format", "parquet")}, the schema read from the first object's footer.
  * Options, schema and path are checked here, at analysis time; docs/SPARK.md lists the options.
  */
 public final class SmartSsdDataSource implements TableProvider, DataSourceRegister {
@@ -39,6 +40,14 @@ public final class SmartSsdDataSource implements TableProvider, DataSourceRegist
         }
         if (o.isText()) {
             return TextTable.SCHEMA;
+        }
+        if (o.isParquet()) {
+            Map<String, String> fsc = fsConf(options.asCaseSensitiveMap(), sessionConf());
+            java.util.List<DeviceObject> objects = DeviceObject.resolve(o.path, fsc);
+            if (objects.isEmpty()) {
+                throw new IllegalArgumentException("option path = '" + o.path + "': no Parquet objects to read");
+            }
+            return ParquetLayout.schema(ParquetLayout.fileSchema(objects.get(0), fsc));
         }
         throw new IllegalArgumentException("schema: format csv needs a schema: spark.read.schema(\"a INT, b STRING\")"
                 + " or CREATE TABLE t (a INT, b STRING) USING smartssd");
@@ -70,6 +79,11 @@ public final class SmartSsdDataSource implements TableProvider, DataSourceRegist
         if (o.isText()) {
             Map<String, String> fsc = fsConf(properties, conf);
             return new TextTable(o, TextTable.schema(schema), fsc, DeviceObject.resolve(o.path, fsc));
+        }
+        if (o.isParquet()) {
+            Map<String, String> fsc = fsConf(properties, conf);
+            java.util.List<DeviceObject> objects = DeviceObject.resolve(o.path, fsc);
+            return new SmartSsdTable(o, ParquetLayout.layout(schema, objects, fsc), fsc, objects);
         }
         TableLayout layout = o.isWc98() ? Wc98Layout.layout(schema, o.entryBytes)
                 : TableLayout.text(schema, o.delimiter, o.quote, o.escape, o.header);

@@ -30,6 +30,7 @@ final class SmartSsdOptions implements Serializable {
     static final String FORMAT_WC98 = "wc98";
     static final String FORMAT_CSV = "csv";
     static final String FORMAT_TEXT = "text";
+    static final String FORMAT_PARQUET = "parquet";
 
     static final int DEFAULT_ENTRY_BYTES = Wc98Layout.RECORD_BYTES;
     static final int MAX_ENTRY_BYTES = 1 << 20;
@@ -59,8 +60,10 @@ final class SmartSsdOptions implements Serializable {
                     + "': the smartssd format reads smartssd://<device>/<object> paths only");
         }
         this.format = in.get(FORMAT, FORMAT_CSV).toLowerCase(Locale.ROOT);
-        if (!format.equals(FORMAT_WC98) && !format.equals(FORMAT_CSV) && !format.equals(FORMAT_TEXT)) {
-            throw new IllegalArgumentException("option " + FORMAT + " = '" + format + "' is not one of wc98|csv|text");
+        if (!format.equals(FORMAT_WC98) && !format.equals(FORMAT_CSV) && !format.equals(FORMAT_TEXT)
+                && !format.equals(FORMAT_PARQUET)) {
+            throw new IllegalArgumentException("option " + FORMAT + " = '" + format
+                    + "' is not one of wc98|csv|text|parquet");
         }
         long eb = bytes(ENTRY_BYTES, in.get(ENTRY_BYTES, String.valueOf(DEFAULT_ENTRY_BYTES)));
         if (eb < Wc98Layout.RECORD_BYTES || eb > MAX_ENTRY_BYTES) {
@@ -143,6 +146,10 @@ final class SmartSsdOptions implements Serializable {
 
     boolean isText() {
         return format.equals(FORMAT_TEXT);
+    }
+
+    boolean isParquet() {
+        return format.equals(FORMAT_PARQUET);
     }
 
     private interface Lookup {

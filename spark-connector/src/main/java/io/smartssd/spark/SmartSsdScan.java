@@ -38,7 +38,9 @@ final class SmartSsdScan implements Scan, Batch {
     @Override
     public String description() {
         return "SmartSsdScan " + table.options().path + " [" + table.layout().description() + ", "
-                + table.objects().size() + " object(s), split_size=" + table.options().splitSize + "] "
+                + table.objects().size() + " object(s), "
+                + (table.layout().isParquet() ? "one partition per object" : "split_size=" + table.options().splitSize)
+                + "] "
                 + pushedDescription + ", ReadSchema: " + readSchema.simpleString();
     }
 
@@ -55,7 +57,8 @@ final class SmartSsdScan implements Scan, Batch {
     public InputPartition[] planInputPartitions() {
         List<InputPartition> parts = new ArrayList<>();
         for (DeviceObject o : table.objects()) {
-            parts.addAll(o.partitions(table.options().splitSize));
+            // A Parquet object's footer, at its end, locates its chunks: the device reads it whole.
+            parts.addAll(o.partitions(table.layout().isParquet() ? Math.max(o.size(), 1) : table.options().splitSize));
         }
         return parts.toArray(new InputPartition[0]);
     }
@@ -69,6 +72,10 @@ final class SmartSsdScan implements Scan, Batch {
 
     @Override
     public CustomMetric[] supportedCustomMetrics() {
+        if (table.layout().isParquet()) {
+            return new CustomMetric[] {new DeviceTimeMetric(), new FlashBytesReadMetric(), new BytesToHostMetric(),
+                new io.smartssd.spark.metrics.BytesSkippedMetric()};
+        }
         return new CustomMetric[] {new DeviceTimeMetric(), new FlashBytesReadMetric(), new BytesToHostMetric()};
     }
 }

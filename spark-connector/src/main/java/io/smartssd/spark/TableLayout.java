@@ -31,6 +31,7 @@ final class TableLayout implements Serializable {
     private final byte[][] columns;
     private final byte[] format;   // a Plan holding only fixed{} or text{}
     private final String description;
+    private boolean parquet;
 
     private TableLayout(StructType schema, List<Column> cols, Plan format, String description) {
         this.schema = schema;
@@ -45,6 +46,27 @@ final class TableLayout implements Serializable {
     static TableLayout fixed(StructType schema, List<Column> cols, int entryBytes, String description) {
         return new TableLayout(schema, cols, Plan.newBuilder()
                 .setFixed(FixedRecords.newBuilder().setEntryBytes(entryBytes)).build(), description);
+    }
+
+    /**
+     * Parquet objects: column i of the schema is leaf leaves[i] of the files' schema, of device type
+     * types[i]. The plan's input is the whole object; each reader adds that object's footer.
+     */
+    static TableLayout parquet(StructType schema, int[] leaves, ColumnType[] types, String description) {
+        List<Column> cols = new java.util.ArrayList<>();
+        StructField[] fields = schema.fields();
+        for (int i = 0; i < fields.length; i++) {
+            cols.add(Column.newBuilder().setName(fields[i].name()).setType(types[i]).setField(leaves[i]).build());
+        }
+        TableLayout l = new TableLayout(nullable(schema), cols,
+                Plan.newBuilder().setParquet(io.smartssd.proto.ParquetObject.getDefaultInstance()).build(), description);
+        l.parquet = true;
+        return l;
+    }
+
+    /** The input is whole Parquet objects (one partition each). */
+    boolean isParquet() {
+        return parquet;
     }
 
     /** Delimited text: field i of the user schema is field i of each line. */

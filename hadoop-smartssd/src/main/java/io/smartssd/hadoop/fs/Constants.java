@@ -64,6 +64,27 @@ public final class Constants {
     /** Default of {@link #READ_BUFFER_SIZE}: 256 KiB. */
     public static final int DEFAULT_READ_BUFFER_SIZE = 256 << 10;
 
+    /**
+     * {@code fs.smartssd.write.hint}: the placement hint (the data's lifetime class; {@code WriteObject.hint}
+     * of the protocol) of writes whose path matches none of {@link #WRITE_HINT_RULES}, 0..255. 0 is no hint; smaller
+     * non-zero classes are shorter-lived (an LSM store sends level + 1). A device with a placement policy
+     * puts short-lived data in its fast region (hybrid paper, section V-A); others ignore hints.
+     */
+    public static final String WRITE_HINT = "fs.smartssd.write.hint";
+    /** Default of {@link #WRITE_HINT}: {@value} (no hint). */
+    public static final int DEFAULT_WRITE_HINT = 0;
+
+    /**
+     * {@code fs.smartssd.write.hint.rules}: per-path hints, {@code glob=hint} separated by commas, the
+     * first glob matching a file's path (e.g. {@code /out/_temporary/0/part-0}) giving its writes' hint.
+     * In a glob {@code **} matches anything, {@code *} and {@code ?} anything within one path segment,
+     * {@code {a,b}} either; e.g. <code>/tmp/**=1,**&#47;_temporary/**=1,**&#47;*.ckpt=2</code>. A file's hint
+     * is fixed when it is created (a rename keeps its data where it is).
+     */
+    public static final String WRITE_HINT_RULES = "fs.smartssd.write.hint.rules";
+    /** Default of {@link #WRITE_HINT_RULES}: none, every write carries {@link #WRITE_HINT}. */
+    public static final String DEFAULT_WRITE_HINT_RULES = "";
+
     /** The longest object name the device accepts, in UTF-8 bytes (a directory marker adds one). */
     public static final int MAX_OBJECT_NAME_BYTES = 1024;
 }

@@ -24,6 +24,7 @@ import io.smartssd.hadoop.fs.impl.RenameOperation;
 import io.smartssd.hadoop.fs.impl.SetTimesOperation;
 import io.smartssd.hadoop.fs.impl.SmartSsdInputStream;
 import io.smartssd.hadoop.fs.impl.StoreContext;
+import io.smartssd.hadoop.fs.impl.WriteHintRules;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.net.URI;
@@ -90,9 +91,10 @@ public class SmartSsdFileSystem extends FileSystem implements IOStatisticsSource
         positive(BLOCK_SIZE, blockSize);
         positive(WRITE_BUFFER_SIZE, writeBuffer);
         positive(READ_BUFFER_SIZE, readBuffer);
+        WriteHintRules hints = WriteHintRules.from(conf);
         this.lease = DeviceRegistry.acquire(spec);
         String owner = UserGroupInformation.getCurrentUser().getShortUserName();
-        this.ctx = new StoreContext(lease, stats, statistics, owner, blockSize, writeBuffer, readBuffer);
+        this.ctx = new StoreContext(lease, stats, statistics, owner, blockSize, writeBuffer, readBuffer, hints);
     }
 
     private static void positive(String key, long v) throws IOException {

@@ -27,6 +27,7 @@ public final class SmartSsdOutputStream extends OutputStream implements Syncable
     private final Path path;
     private final long objectId;
     private final ByteBuffer buffer;
+    private final int hint;
     private final IOStatisticsStore streamStats = IOStatisticsBinding.iostatisticsStore()
             .withCounters(StreamStatisticNames.STREAM_WRITE_BYTES).build();
     private long offset;
@@ -38,6 +39,12 @@ public final class SmartSsdOutputStream extends OutputStream implements Syncable
         this.objectId = objectId;
         this.offset = startOffset;
         this.buffer = ByteBuffer.allocateDirect(ctx.writeBufferSize());
+        this.hint = ctx.writeHint(path);
+    }
+
+    /** The placement hint every write of this stream carries (from the path, fixed at open). */
+    public int hint() {
+        return hint;
     }
 
     @Override
@@ -117,7 +124,8 @@ public final class SmartSsdOutputStream extends OutputStream implements Syncable
 
     @Override
     public String toString() {
-        return "SmartSsdOutputStream[" + path + " at " + offset + " + " + buffer.position() + " buffered]";
+        return "SmartSsdOutputStream[" + path + " at " + offset + " + " + buffer.position() + " buffered, hint "
+                + hint + "]";
     }
 
     private void send() throws IOException {
@@ -125,7 +133,7 @@ public final class SmartSsdOutputStream extends OutputStream implements Syncable
         try {
             while (buffer.hasRemaining()) {
                 int n = buffer.remaining();
-                Written w = ctx.call("write", path, () -> ctx.device().write(objectId, offset, buffer));
+                Written w = ctx.call("write", path, () -> ctx.device().write(objectId, offset, buffer, hint));
                 offset += n;
                 streamStats.incrementCounter(StreamStatisticNames.STREAM_WRITE_BYTES, n);
                 ctx.increment(Statistic.BYTES_FROM_HOST, n);

@@ -25,9 +25,10 @@ public final class StoreContext {
     private final long blockSize;
     private final int writeBufferSize;
     private final int readBufferSize;
+    private final WriteHintRules hints;
 
     public StoreContext(DeviceLease lease, IOStatisticsStore stats, FileSystem.Statistics fsStats, String owner,
-                        long blockSize, int writeBufferSize, int readBufferSize) {
+                        long blockSize, int writeBufferSize, int readBufferSize, WriteHintRules hints) {
         this.lease = lease;
         this.stats = stats;
         this.fsStats = fsStats;
@@ -35,6 +36,7 @@ public final class StoreContext {
         this.blockSize = blockSize;
         this.writeBufferSize = writeBufferSize;
         this.readBufferSize = readBufferSize;
+        this.hints = hints;
     }
 
     /** One device command: counted, timed in device nanoseconds, failures as IOExceptions naming path. */
@@ -97,6 +99,11 @@ public final class StoreContext {
 
     public int readBufferSize() {
         return readBufferSize;
+    }
+
+    /** The placement hint of writes to path ({@code fs.smartssd.write.hint[.rules]}). */
+    public int writeHint(Path path) {
+        return hints.hintFor(path);
     }
 
     /** A file: its object's size and times. */

@@ -1,0 +1,254 @@
+package io.smartssd.lsm;
+
+import io.smartssd.device.DeviceException;
+import io.smartssd.device.OpenOptions;
+import io.smartssd.device.SmartSsd;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code bin/smartssd lsm}: record a RocksDB workload's SST file life cycle into a trace, check a trace,
+ * replay it on a device as level-hinted writes and deletes. Usage errors exit 2, failures 1 (a bad trace
+ * line names its number and reason).
+ */
+@Command(name = "lsm", mixinStandardHelpOptions = true, versionProvider = LsmCli.VersionInfo.class,
+        description = "LSM traces: record RocksDB's SST file creations and deletions with their levels, replay them"
+            + " on a device as level-hinted writes and TRIMs (docs/LSM.md).",
+        subcommands = {LsmCli.Record.class, LsmCli.Replay.class, LsmCli.Check.class, LsmCli.Workloads.class})
+public final class LsmCli implements Callable<Integer> {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+        return 0;
+    }
+
+    public static void main(String[] args) {
+        System.exit(commandLine(System.out, System.err).execute(args));
+    }
+
+    /** The command line wired to out and err, with the error handling of every smartssd command line. */
+    static CommandLine commandLine(PrintStream out, PrintStream err) {
+        CommandLine cl = new CommandLine(new LsmCli());
+        cl.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
+        cl.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
+        cl.setExecutionExceptionHandler((ex, line, parsed) -> {
+            line.getErr().println(line.getCommandName() + ": " + ex.getMessage());
+            if (System.getenv("SMARTSSD_DEBUG") != null) {
+                ex.printStackTrace(line.getErr());
+            }
+            return ex instanceof IllegalArgumentException ? CommandLine.ExitCode.USAGE : CommandLine.ExitCode.SOFTWARE;
+        });
+        return cl;
+    }
+
+    /** A size like 1M, 64K, 4096. */
+    static long size(String s) {
+        String t = s.trim().toUpperCase(Locale.ROOT);
+        long mul = 1;
+        if (t.endsWith("K") || t.endsWith("M") || t.endsWith("G")) {
+            mul = switch (t.charAt(t.length() - 1)) {
+                case 'K' -> 1L << 10;
+                case 'M' -> 1L << 20;
+                default -> 1L << 30;
+            };
+            t = t.substring(0, t.length() - 1);
+        }
+        try {
+            long v = Long.parseLong(t) * mul;
+            if (v > 0) {
+                return v;
+            }
+        } catch (NumberFormatException e) {
+            // below
+        }
+        throw new IllegalArgumentException("not a size in bytes: '" + s + "' (e.g. 4096, 64K, 1M)");
+    }
+
+    @Command(name = "record", mixinStandardHelpOptions = true,
+            description = "Run a Table 3 workload on a new RocksDB store and record its SST file events into a trace.")
+    static final class Record implements Callable<Integer> {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+        @Option(names = "--workload", required = true, description = "fill-random, zipf-write, zipf-update, latest-write, latest-update")
+        String workload;
+        @Option(names = "--records", defaultValue = "200000", description = "records N of 1 KiB (default ${DEFAULT-VALUE}: Table 3 / 1000)")
+        long records;
+        @Option(names = "--seed", defaultValue = "1", description = "random seed (default ${DEFAULT-VALUE})")
+        long seed;
+        @Option(names = {"--out", "-o"}, required = true, description = "the trace file to write")
+        Path out;
+        @Option(names = "--db", description = "the store's directory (default: a temporary one, deleted after)")
+        Path db;
+        @Option(names = "--keep-db", description = "keep the store (with --db)")
+        boolean keepDb;
+        @Option(names = "--write-buffer", defaultValue = "1M", description = "memtable size (default ${DEFAULT-VALUE})")
+        String writeBuffer;
+        @Option(names = "--target-file", defaultValue = "1M", description = "SST file size (default ${DEFAULT-VALUE})")
+        String targetFile;
+        @Option(names = "--level-base", defaultValue = "4M", description = "level 1 size (default ${DEFAULT-VALUE})")
+        String levelBase;
+        @Option(names = "--json", description = "one JSON object")
+        boolean json;
+
+        @Override
+        public Integer call() throws IOException {
+            Workload w = Workload.of(workload);
+            WorkloadDriver.Sizes sizes = new WorkloadDriver.Sizes(size(writeBuffer), size(targetFile), size(levelBase), 10);
+            Path parent = out.toAbsolutePath().getParent();
+            if (parent != null) {
+                Files.createDirectories(parent);
+            }
+            Path dir = db != null ? db : Files.createTempDirectory("smartssd-lsm-");
+            if (db == null) {
+                Files.delete(dir); // the driver wants to create it
+            }
+            WorkloadDriver.Result r = WorkloadDriver.run(w, records, seed, sizes, dir, out, keepDb && db != null);
+            PrintWriter o = spec.commandLine().getOut();
+            if (json) {
+                o.printf(Locale.ROOT, "{\"workload\":\"%s\",\"paper\":\"%s\",\"records\":%d,\"writes\":%d,\"reads\":%d,"
+                        + "\"read_hits\":%d,\"wall_ms\":%.1f,\"trace\":\"%s\",\"trace_events\":%d,\"levels\":%s}%n",
+                        w.cliName(), w.paperName(), r.records(), r.writes(), r.reads(), r.readHits(),
+                        r.wallNanos() / 1e6, esc(out.toString()), r.traceEvents(), r.levelsUsed());
+            } else {
+                o.printf(Locale.ROOT, "%s (%s): %d writes, %d reads in %.1f s; %d trace events in %s; live levels %s%n",
+                        w.cliName(), w.paperName(), r.writes(), r.reads(), r.wallNanos() / 1e9, r.traceEvents(), out,
+                        r.levelsUsed());
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "check", mixinStandardHelpOptions = true,
+            description = "Check a trace: every line parses and its file events are consistent.")
+    static final class Check implements Callable<Integer> {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+        @Parameters(index = "0", description = "the trace")
+        Path trace;
+
+        @Override
+        public Integer call() throws IOException {
+            List<TraceEvent.Line> lines = read(trace);
+            Replayer.check(lines);
+            long creates = lines.stream().filter(l -> l.event().op() == TraceEvent.Op.CREATE).count();
+            long deletes = lines.stream().filter(l -> l.event().op() == TraceEvent.Op.DELETE).count();
+            spec.commandLine().getOut().printf("%s: %d events, %d creates, %d deletes, %d files live at the end%n",
+                    trace, lines.size(), creates, deletes, creates - deletes);
+            return 0;
+        }
+    }
+
+    @Command(name = "replay", mixinStandardHelpOptions = true,
+            description = "Apply a trace to a device: one object per SST file written with hint level + 1, deleted files"
+                + " deleted (a whole-file TRIM), compaction inputs read; prints latency, bytes per level and device counters.")
+    static final class Replay implements Callable<Integer> {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+        @Parameters(index = "0", description = "the trace")
+        Path trace;
+        @Option(names = "--image", description = "a device image (opened embedded)")
+        Path image;
+        @Option(names = "--socket", description = "a csdd daemon's socket")
+        Path socket;
+        @Option(names = "--prefix", defaultValue = "lsm/", description = "object name prefix (default ${DEFAULT-VALUE})")
+        String prefix;
+        @Option(names = "--chunk", defaultValue = "1M", description = "bytes per host read or write command (default ${DEFAULT-VALUE})")
+        String chunk;
+        @Option(names = "--set", description = "a device parameter for this session, KEY=VALUE (embedded)")
+        Map<String, String> params = new java.util.LinkedHashMap<>();
+        @Option(names = "--repeat", defaultValue = "1", description = "run the trace this many times, the store's"
+            + " files of one run deleted before the next; report the last (default ${DEFAULT-VALUE})")
+        int repeat;
+        @Option(names = "--json", description = "one JSON object")
+        boolean json;
+
+        @Override
+        public Integer call() throws IOException {
+            if (repeat < 1) {
+                throw new IllegalArgumentException("--repeat must be >= 1, got " + repeat);
+            }
+            if ((image == null) == (socket == null)) {
+                throw new IllegalArgumentException("give exactly one of --image and --socket");
+            }
+            long c = size(chunk);
+            if (c > SmartSsd.MAX_INLINE_BYTES) {
+                throw new IllegalArgumentException("--chunk must be at most " + SmartSsd.MAX_INLINE_BYTES + " bytes");
+            }
+            List<TraceEvent.Line> lines = read(trace);
+            Replayer.check(lines);
+            OpenOptions oo = OpenOptions.defaults().background(false);
+            params.forEach(oo::param);
+            if (image != null && !Files.isRegularFile(image)) {
+                throw new IOException(image + ": no device image (make one with bin/smartssd csd format)");
+            }
+            try (SmartSsd ssd = image != null ? SmartSsd.openEmbedded(image, oo) : SmartSsd.openRemote(socket)) {
+                String placement = ssd.identify().placement();
+                Replayer rp = new Replayer(ssd, prefix, (int) c);
+                Replayer.Result r = rp.replay(lines);
+                for (int i = 1; i < repeat; i++) {
+                    rp.dropLive(r); // the store is dropped and the workload runs again on the aged device
+                    r = rp.replay(lines);
+                }
+                PrintWriter o = spec.commandLine().getOut();
+                o.println(json ? ReplayReport.json(trace, placement, r) : ReplayReport.text(trace, placement, r));
+            } catch (DeviceException e) {
+                throw new IOException(e.getMessage(), e);
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "workloads", mixinStandardHelpOptions = true,
+            description = "The Table 3 workloads the record command drives.")
+    static final class Workloads implements Callable<Integer> {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            PrintWriter o = spec.commandLine().getOut();
+            for (Workload w : Workload.values()) {
+                o.printf("%-14s %-26s %s%n", w.cliName(), w.paperName(),
+                        w.updateHeavy() ? "load N/2, then N/2 ops: 50% reads, 50% updates" : "N writes (0:100)");
+            }
+            return 0;
+        }
+    }
+
+    static List<TraceEvent.Line> read(Path trace) throws IOException {
+        try (Reader r = Files.newBufferedReader(trace, StandardCharsets.UTF_8)) {
+            return TraceEvent.readLines(r);
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw new IOException(trace + ": no such trace file");
+        }
+    }
+
+    static String esc(String s) {
+        return s.replace("\\", "\\\\").replace("\"", "\\\"");
+    }
+
+    /** {@code --version}. */
+    public static final class VersionInfo implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = LsmCli.class.getPackage().getImplementationVersion();
+            return new String[] {"smartssd lsm " + (v != null ? v : "(development build)")};
+        }
+    }
+}

@@ -1,0 +1,864 @@
+/* Parquet decoding (format spec: parquet-format's parquet.thrift and Encodings.md). The footer is
+ * Thrift compact protocol; a reader skips the fields it does not know, so newer writers' additions
+ * pass. Limits (depth, counts, sizes) keep a corrupt file from costing more than its own size. */
+#include <errno.h>
+#include <limits.h>
+#include <snappy-c.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "tasklets/parquet.h"
+
+#define PQ_MAX_DEPTH 32
+#define PQ_MAX_LEAVES 4096
+#define PQ_MAX_PAGE_BYTES ((size_t)1 << 30)
+
+/* ------------------------------------------------------------------ Thrift compact protocol */
+
+enum { T_STOP = 0, T_TRUE = 1, T_FALSE = 2, T_BYTE = 3, T_I16 = 4, T_I32 = 5, T_I64 = 6, T_DOUBLE = 7,
+       T_BINARY = 8, T_LIST = 9, T_SET = 10, T_MAP = 11, T_STRUCT = 12 };
+
+typedef struct thr {
+    const uint8_t *p, *end;
+    int bad;
+    int depth;
+} thr;
+
+static uint64_t t_varint(thr *t) {
+    uint64_t v = 0;
+    for (int s = 0; s < 64; s += 7) {
+        if (t->p >= t->end) { t->bad = 1; return 0; }
+        uint8_t b = *t->p++;
+        v |= (uint64_t)(b & 0x7f) << s;
+        if (!(b & 0x80)) return v;
+    }
+    t->bad = 1;
+    return 0;
+}
+
+static int64_t t_zz(thr *t) {
+    uint64_t v = t_varint(t);
+    return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+static int t_byte(thr *t) {
+    if (t->p >= t->end) { t->bad = 1; return 0; }
+    return *t->p++;
+}
+
+/* binary/string: a pointer into the buffer and its length */
+static const uint8_t *t_bin(thr *t, uint32_t *len) {
+    uint64_t n = t_varint(t);
+    if (t->bad || n > (uint64_t)(t->end - t->p)) { t->bad = 1; *len = 0; return NULL; }
+    const uint8_t *p = t->p;
+    t->p += n;
+    *len = (uint32_t)n;
+    return p;
+}
+
+static void t_skip(thr *t, int type);
+
+static void t_skip_struct(thr *t) {
+    if (++t->depth > PQ_MAX_DEPTH) { t->bad = 1; return; }
+    for (;;) {
+        int h = t_byte(t);
+        if (t->bad || h == T_STOP) break;
+        if (!(h >> 4)) t_zz(t);
+        t_skip(t, h & 15);
+        if (t->bad) break;
+    }
+    t->depth--;
+}
+
+/* list/set header: element type and count */
+static uint64_t t_list(thr *t, int *etype) {
+    int h = t_byte(t);
+    uint64_t n = (uint64_t)h >> 4;
+    if (n == 15) n = t_varint(t);
+    *etype = h & 15;
+    /* every element takes at least one byte (bools in a list are one byte each) */
+    if (n > (uint64_t)(t->end - t->p)) t->bad = 1;
+    return t->bad ? 0 : n;
+}
+
+static void t_skip(thr *t, int type) {
+    uint32_t len;
+    switch (type) {
+    case T_TRUE: case T_FALSE: return;
+    case T_BYTE: t_byte(t); return;
+    case T_I16: case T_I32: case T_I64: t_varint(t); return;
+    case T_DOUBLE:
+        if (t->end - t->p < 8) t->bad = 1; else t->p += 8;
+        return;
+    case T_BINARY: t_bin(t, &len); return;
+    case T_LIST: case T_SET: {
+        int et;
+        uint64_t n = t_list(t, &et);
+        if (++t->depth > PQ_MAX_DEPTH) { t->bad = 1; return; }
+        for (uint64_t i = 0; i < n && !t->bad; i++) {
+            if (et == T_TRUE || et == T_FALSE) t_byte(t);
+            else t_skip(t, et);
+        }
+        t->depth--;
+        return;
+    }
+    case T_MAP: {
+        uint64_t n = t_varint(t);
+        if (n == 0) return;
+        int kv = t_byte(t);
+        if (n > (uint64_t)(t->end - t->p)) { t->bad = 1; return; }
+        if (++t->depth > PQ_MAX_DEPTH) { t->bad = 1; return; }
+        for (uint64_t i = 0; i < n && !t->bad; i++) {
+            int kt = kv >> 4, vt = kv & 15;
+            if (kt == T_TRUE || kt == T_FALSE) t_byte(t); else t_skip(t, kt);
+            if (vt == T_TRUE || vt == T_FALSE) t_byte(t); else t_skip(t, vt);
+        }
+        t->depth--;
+        return;
+    }
+    case T_STRUCT: t_skip_struct(t); return;
+    default: t->bad = 1; return;
+    }
+}
+
+/* Iterates a struct's fields: returns the field id (0 at STOP or on error) and sets *type. */
+static int t_field(thr *t, int *last, int *type) {
+    int h = t_byte(t);
+    if (t->bad || h == T_STOP) return 0;
+    int delta = h >> 4;
+    int id = delta ? *last + delta : (int)t_zz(t);
+    *last = id;
+    *type = h & 15;
+    if (t->bad || id <= 0) { t->bad = 1; return 0; }
+    return id;
+}
+
+static int64_t t_int(thr *t, int type) {
+    if (type == T_I16 || type == T_I32 || type == T_I64 || type == T_BYTE) return type == T_BYTE ? (int8_t)t_byte(t) : t_zz(t);
+    t_skip(t, type);
+    t->bad = 1;
+    return 0;
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t errlen, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -EINVAL;
+}
+
+const char *csd_pq_type_name(int t) {
+    static const char *const n[] = {"BOOLEAN", "INT32", "INT64", "INT96", "FLOAT", "DOUBLE", "BYTE_ARRAY",
+                                    "FIXED_LEN_BYTE_ARRAY"};
+    return t >= 0 && t <= 7 ? n[t] : "?";
+}
+
+/* ------------------------------------------------------------------ footer */
+
+typedef struct selem {
+    int type, rep, n_children;
+    const uint8_t *name;
+    uint32_t name_len;
+} selem;
+
+static void read_selem(thr *t, selem *s) {
+    int last = 0, ty, id;
+    s->type = -1;
+    s->rep = 0;
+    s->n_children = 0;
+    s->name = NULL;
+    s->name_len = 0;
+    if (++t->depth > PQ_MAX_DEPTH) { t->bad = 1; return; }
+    while ((id = t_field(t, &last, &ty))) {
+        if (id == 1) s->type = (int)t_int(t, ty);
+        else if (id == 3) s->rep = (int)t_int(t, ty);
+        else if (id == 4 && ty == T_BINARY) s->name = t_bin(t, &s->name_len);
+        else if (id == 5) s->n_children = (int)t_int(t, ty);
+        else t_skip(t, ty);
+    }
+    t->depth--;
+}
+
+static void read_stats(thr *t, csd_pq_chunk *c) {
+    int last = 0, ty, id;
+    const uint8_t *omin = NULL, *omax = NULL;
+    uint32_t ominl = 0, omaxl = 0;
+    int has_new_min = 0, has_new_max = 0;
+    if (++t->depth > PQ_MAX_DEPTH) { t->bad = 1; return; }
+    while ((id = t_field(t, &last, &ty))) {
+        if (id == 1 && ty == T_BINARY) omax = t_bin(t, &omaxl);
+        else if (id == 2 && ty == T_BINARY) omin = t_bin(t, &ominl);
+        else if (id == 3) c->has_nulls = t_int(t, ty) != 0;
+        else if (id == 5 && ty == T_BINARY) { c->max = t_bin(t, &c->max_len); has_new_max = 1; }
+        else if (id == 6 && ty == T_BINARY) { c->min = t_bin(t, &c->min_len); has_new_min = 1; }
+        else t_skip(t, ty);
+    }
+    t->depth--;
+    /* The deprecated min/max (fields 1, 2) compared byte arrays as signed bytes: only numbers may use them. */
+    if (!has_new_min && omin && c->ptype != PQ_BYTE_ARRAY) { c->min = omin; c->min_len = ominl; has_new_min = 1; }
+    if (!has_new_max && omax && c->ptype != PQ_BYTE_ARRAY) { c->max = omax; c->max_len = omaxl; has_new_max = 1; }
+    c->has_min = has_new_min;
+    c->has_max = has_new_max;
+}
+
+static void read_colmeta(thr *t, csd_pq_chunk *c) {
+    int last = 0, ty, id;
+    int64_t data_off = -1, dict_off = -1, comp = -1;
+    if (++t->depth > PQ_MAX_DEPTH) { t->bad = 1; return; }
+    while ((id = t_field(t, &last, &ty))) {
+        switch (id) {
+        case 1: c->ptype = (int)t_int(t, ty); break;
+        case 4: c->codec = (int)t_int(t, ty); break;
+        case 5: c->num_values = (uint64_t)t_int(t, ty); break;
+        case 7: comp = t_int(t, ty); break;
+        case 9: data_off = t_int(t, ty); break;
+        case 11: dict_off = t_int(t, ty); break;
+        case 12:
+            if (ty == T_STRUCT) read_stats(t, c);
+            else t->bad = 1;
+            break;
+        default: t_skip(t, ty); break;
+        }
+    }
+    t->depth--;
+    int64_t start = data_off;
+    /* some writers set dictionary_page_offset 0 when there is none */
+    if (dict_off > 0 && dict_off < data_off) start = dict_off;
+    if (start < 0 || comp < 0) { t->bad = 1; return; }
+    c->start = (uint64_t)start;
+    c->size = (uint64_t)comp;
+}
+
+static void read_chunk(thr *t, csd_pq_chunk *c) {
+    int last = 0, ty, id, have = 0;
+    if (++t->depth > PQ_MAX_DEPTH) { t->bad = 1; return; }
+    while ((id = t_field(t, &last, &ty))) {
+        if (id == 3 && ty == T_STRUCT) { read_colmeta(t, c); have = 1; }
+        else if (id == 1 && ty == T_BINARY) { t->bad = 1; return; }   /* data in another file */
+        else t_skip(t, ty);
+    }
+    t->depth--;
+    if (!have) t->bad = 1;
+}
+
+static void read_rg(thr *t, csd_pq_rg *g, uint32_t n_leaves) {
+    int last = 0, ty, id, have = 0;
+    if (++t->depth > PQ_MAX_DEPTH) { t->bad = 1; return; }
+    while ((id = t_field(t, &last, &ty))) {
+        if (id == 1 && ty == T_LIST) {
+            int et;
+            uint64_t n = t_list(t, &et);
+            if (t->bad || et != T_STRUCT || n != n_leaves || have) { t->bad = 1; return; }
+            for (uint64_t i = 0; i < n && !t->bad; i++) {
+                g->chunks[i].has_nulls = 1;
+                read_chunk(t, &g->chunks[i]);
+            }
+            have = 1;
+        } else if (id == 3) {
+            g->num_rows = (uint64_t)t_int(t, ty);
+        } else {
+            t_skip(t, ty);
+        }
+    }
+    t->depth--;
+    if (!have && n_leaves) t->bad = 1;
+}
+
+void csd_pq_close(csd_pq_file *f) {
+    if (!f) return;
+    for (uint32_t i = 0; i < f->n_leaves; i++) free(f->leaves[i].name);
+    free(f->leaves);
+    for (uint32_t i = 0; i < f->n_rgs; i++) free(f->rgs[i].chunks);
+    free(f->rgs);
+    free(f->footer);
+    memset(f, 0, sizeof *f);
+}
+
+int csd_pq_open(csd_pq_file *f, const uint8_t *file, size_t len, char *err, size_t errlen) {
+    memset(f, 0, sizeof *f);
+    if (len < 12 || memcmp(file, "PAR1", 4) || memcmp(file + len - 4, "PAR1", 4))
+        return fail(err, errlen, "not a Parquet file (%zu bytes, no PAR1 magic at both ends)", len);
+    uint32_t flen = (uint32_t)file[len - 8] | (uint32_t)file[len - 7] << 8 | (uint32_t)file[len - 6] << 16 |
+                    (uint32_t)file[len - 5] << 24;
+    if (flen > len - 12) return fail(err, errlen, "Parquet footer length %u exceeds the %zu-byte file", flen, len);
+    return csd_pq_open_footer(f, file + len - 8 - flen, flen, len, err, errlen);
+}
+
+int csd_pq_open_footer(csd_pq_file *f, const uint8_t *footer, size_t flen_in, uint64_t len, char *err,
+                       size_t errlen) {
+    memset(f, 0, sizeof *f);
+    if (flen_in > UINT32_MAX || flen_in > len) return fail(err, errlen, "Parquet footer of %zu bytes is too large", flen_in);
+    uint32_t flen = (uint32_t)flen_in;
+    f->footer = malloc(flen ? flen : 1);
+    if (!f->footer) return fail(err, errlen, "out of memory reading the Parquet footer");
+    if (flen) memcpy(f->footer, footer, flen);
+    thr t = { f->footer, f->footer + flen, 0, 0 };
+    int last = 0, ty, id, have_schema = 0, have_rgs = 0;
+    selem *sch = NULL;
+    uint64_t n_sch = 0;
+    int rc = 0;
+    while ((id = t_field(&t, &last, &ty))) {
+        if (id == 2 && ty == T_LIST && !have_schema) {
+            int et;
+            n_sch = t_list(&t, &et);
+            if (t.bad || et != T_STRUCT || n_sch < 1 || n_sch > PQ_MAX_LEAVES + 1) { t.bad = 1; break; }
+            sch = calloc(n_sch, sizeof *sch);
+            if (!sch) { rc = fail(err, errlen, "out of memory reading the Parquet schema"); goto out; }
+            for (uint64_t i = 0; i < n_sch && !t.bad; i++) read_selem(&t, &sch[i]);
+            if (t.bad) break;
+            have_schema = 1;
+            /* flat: the root's children are all primitive (no children, not repeated) */
+            if ((uint64_t)sch[0].n_children != n_sch - 1) {
+                rc = fail(err, errlen, "Parquet schema is nested (a group column): only flat schemas of "
+                          "primitive columns are supported");
+                goto out;
+            }
+            f->leaves = calloc(n_sch, sizeof *f->leaves);
+            if (!f->leaves) { rc = fail(err, errlen, "out of memory reading the Parquet schema"); goto out; }
+            for (uint64_t i = 1; i < n_sch; i++) {
+                selem *s = &sch[i];
+                csd_pq_leaf *l = &f->leaves[f->n_leaves];
+                l->name = strndup(s->name ? (const char *)s->name : "", s->name_len);
+                if (!l->name) { rc = fail(err, errlen, "out of memory reading the Parquet schema"); goto out; }
+                f->n_leaves++;
+                if (s->n_children > 0 || s->type < 0) {
+                    rc = fail(err, errlen, "Parquet column '%s' is a group (nested type): only flat schemas of "
+                              "primitive columns are supported", l->name);
+                    goto out;
+                }
+                if (s->rep == 2) {
+                    rc = fail(err, errlen, "Parquet column '%s' is REPEATED: only flat schemas (required or "
+                              "optional columns) are supported", l->name);
+                    goto out;
+                }
+                l->ptype = s->type;
+                l->optional = s->rep == 1;
+            }
+        } else if (id == 3) {
+            f->num_rows = (uint64_t)t_int(&t, ty);
+        } else if (id == 4 && ty == T_LIST && have_schema && !have_rgs) {
+            int et;
+            uint64_t n = t_list(&t, &et);
+            if (t.bad || et != T_STRUCT || n > UINT32_MAX) { t.bad = 1; break; }
+            f->rgs = calloc(n ? n : 1, sizeof *f->rgs);
+            if (!f->rgs) { rc = fail(err, errlen, "out of memory reading the Parquet row groups"); goto out; }
+            for (uint64_t i = 0; i < n && !t.bad; i++) {
+                f->rgs[i].chunks = calloc(f->n_leaves ? f->n_leaves : 1, sizeof *f->rgs[i].chunks);
+                if (!f->rgs[i].chunks) { rc = fail(err, errlen, "out of memory reading the Parquet row groups"); goto out; }
+                f->n_rgs++;
+                read_rg(&t, &f->rgs[i], f->n_leaves);
+            }
+            have_rgs = 1;
+        } else {
+            t_skip(&t, ty);
+        }
+        if (t.bad) break;
+    }
+    if (t.bad || !have_schema || !have_rgs) {
+        rc = fail(err, errlen, "corrupt Parquet footer (%u bytes): %s", flen,
+                  t.bad ? "malformed Thrift metadata" : !have_schema ? "no schema" : "no row groups");
+        goto out;
+    }
+    for (uint32_t g = 0; g < f->n_rgs; g++) {
+        /* a page holds at most some thousands of rows (Spark: 20000) in at least a few bytes: a row
+         * count far beyond the file's size is corrupt, refused before anyone allocates for it */
+        if (f->rgs[g].num_rows > 65536 && (f->rgs[g].num_rows - 65536) / 4096 > len) {
+            rc = fail(err, errlen, "corrupt Parquet footer: row group %u claims %llu rows in a %llu-byte file", g,
+                      (unsigned long long)f->rgs[g].num_rows, (unsigned long long)len);
+            goto out;
+        }
+        for (uint32_t c = 0; c < f->n_leaves; c++) {
+            const csd_pq_chunk *k = &f->rgs[g].chunks[c];
+            if (k->start > len || k->size > len - k->start) {
+                rc = fail(err, errlen, "Parquet row group %u column '%s': chunk [%llu, +%llu) lies past the "
+                          "%llu-byte file", g, f->leaves[c].name, (unsigned long long)k->start,
+                          (unsigned long long)k->size, (unsigned long long)len);
+                goto out;
+            }
+            if (k->ptype != f->leaves[c].ptype) {
+                rc = fail(err, errlen, "Parquet row group %u column '%s': chunk type %s differs from the schema's %s",
+                          g, f->leaves[c].name, csd_pq_type_name(k->ptype), csd_pq_type_name(f->leaves[c].ptype));
+                goto out;
+            }
+        }
+    }
+out:
+    free(sch);
+    if (rc) csd_pq_close(f);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ pages */
+
+void csd_pq_values_free(csd_pq_values *v) {
+    if (!v) return;
+    free(v->valid);
+    free(v->i);
+    free(v->d);
+    free(v->sp);
+    free(v->sn);
+    for (size_t k = 0; k < v->n_bufs; k++) free(v->bufs[k]);
+    free(v->bufs);
+    memset(v, 0, sizeof *v);
+}
+
+static int keep_buf(csd_pq_values *v, uint8_t *b) {
+    if (v->n_bufs == v->cap_bufs) {
+        size_t cap = v->cap_bufs ? v->cap_bufs * 2 : 8;
+        uint8_t **n = realloc(v->bufs, cap * sizeof *n);
+        if (!n) return -ENOMEM;
+        v->bufs = n;
+        v->cap_bufs = cap;
+    }
+    v->bufs[v->n_bufs++] = b;
+    return 0;
+}
+
+/* Decompress src into a new buffer of exactly ulen bytes. */
+static int decompress(int codec, const uint8_t *src, size_t clen, size_t ulen, uint8_t **out, char *err,
+                      size_t errlen) {
+    *out = NULL;
+    if (ulen > PQ_MAX_PAGE_BYTES) return fail(err, errlen, "Parquet page of %zu bytes exceeds the 1 GiB limit", ulen);
+    uint8_t *b = malloc(ulen ? ulen : 1);
+    if (!b) return fail(err, errlen, "out of memory for a %zu-byte Parquet page", ulen);
+    int ok = 0;
+    switch (codec) {
+    case 0:
+        ok = clen == ulen;
+        if (ok) memcpy(b, src, ulen);
+        break;
+    case 1: {
+        size_t n = ulen;
+        ok = snappy_uncompress((const char *)src, clen, (char *)b, &n) == SNAPPY_OK && n == ulen;
+        break;
+    }
+    case 2: {
+        z_stream z;
+        memset(&z, 0, sizeof z);
+        if (inflateInit2(&z, 15 + 32) != Z_OK) break;   /* gzip or zlib header */
+        z.next_in = (Bytef *)(uintptr_t)src;
+        z.avail_in = (uInt)clen;
+        z.next_out = b;
+        z.avail_out = (uInt)ulen;
+        int r = inflate(&z, Z_FINISH);
+        ok = r == Z_STREAM_END && z.total_out == ulen;
+        inflateEnd(&z);
+        break;
+    }
+    case 6: {
+        size_t n = ZSTD_decompress(b, ulen, src, clen);
+        ok = !ZSTD_isError(n) && n == ulen;
+        break;
+    }
+    default:
+        free(b);
+        return fail(err, errlen, "Parquet compression codec %d is not supported (uncompressed, snappy, gzip, zstd)",
+                    codec);
+    }
+    if (!ok) {
+        free(b);
+        return fail(err, errlen, "corrupt Parquet page: %zu compressed bytes do not decompress to %zu (codec %d)",
+                    clen, ulen, codec);
+    }
+    *out = b;
+    return 0;
+}
+
+/* RLE/bit-packed hybrid (Encodings.md): n values of width bits into out. */
+static int rle_decode(const uint8_t *p, const uint8_t *end, int width, uint32_t *out, uint64_t n) {
+    if (width < 0 || width > 32) return -1;
+    uint64_t got = 0;
+    int vbytes = (width + 7) / 8;
+    thr t = { p, end, 0, 0 };
+    while (got < n) {
+        uint64_t h = t_varint(&t);
+        if (t.bad) return -1;
+        if (h & 1) {
+            uint64_t groups = h >> 1;
+            if (groups == 0 || groups > (uint64_t)(t.end - t.p)) return -1;
+            uint64_t nbytes = groups * (uint64_t)width;   /* 8 values per group: width bytes */
+            if (nbytes > (uint64_t)(t.end - t.p)) return -1;
+            uint64_t cnt = groups * 8;
+            uint64_t bitpos = 0;
+            uint64_t mask = width == 32 ? 0xffffffffu : ((uint64_t)1 << width) - 1;
+            for (uint64_t k = 0; k < cnt && got < n; k++, got++, bitpos += (uint64_t)width) {
+                uint64_t byte = bitpos >> 3;
+                uint64_t w = 0;
+                if (byte + 8 <= nbytes) {
+                    memcpy(&w, t.p + byte, 8);   /* little-endian hosts: the values' bit order */
+                } else {
+                    for (uint64_t b = 0; byte + b < nbytes && b < 8; b++) w |= (uint64_t)t.p[byte + b] << (8 * b);
+                }
+                out[got] = (uint32_t)((w >> (bitpos & 7)) & mask);
+            }
+            t.p += nbytes;
+        } else {
+            uint64_t run = h >> 1;
+            if (vbytes > t.end - t.p) return -1;
+            uint32_t v = 0;
+            for (int b = 0; b < vbytes; b++) v |= (uint32_t)t.p[b] << (8 * b);
+            t.p += vbytes;
+            if (run == 0) return -1;
+            for (uint64_t k = 0; k < run && got < n; k++) out[got++] = v;
+        }
+    }
+    return 0;
+}
+
+typedef struct dict {
+    uint64_t n;
+    int64_t *i;
+    double *d;
+    const uint8_t **sp;
+    uint32_t *sn;
+} dict;
+
+static void dict_free(dict *d) {
+    free(d->i);
+    free(d->d);
+    free(d->sp);
+    free(d->sn);
+    memset(d, 0, sizeof *d);
+}
+
+/* PLAIN values: n of ptype from [p, end) into the slots idx[0..n) of dst arrays (i/d/sp+sn). */
+static int plain_decode(int ptype, const uint8_t *p, const uint8_t *end, uint64_t n, int64_t *oi, double *od,
+                        const uint8_t **osp, uint32_t *osn, const uint64_t *slot) {
+    size_t avail = (size_t)(end - p);
+    switch (ptype) {
+    case PQ_BOOLEAN:
+        if ((n + 7) / 8 > avail) return -1;
+        for (uint64_t k = 0; k < n; k++) oi[slot[k]] = (p[k >> 3] >> (k & 7)) & 1;
+        return 0;
+    case PQ_INT32:
+        if (n > avail / 4) return -1;
+        for (uint64_t k = 0; k < n; k++) {
+            int32_t v;
+            memcpy(&v, p + 4 * k, 4);
+            oi[slot[k]] = v;
+        }
+        return 0;
+    case PQ_INT64:
+        if (n > avail / 8) return -1;
+        for (uint64_t k = 0; k < n; k++) memcpy(&oi[slot[k]], p + 8 * k, 8);
+        return 0;
+    case PQ_FLOAT:
+        if (n > avail / 4) return -1;
+        for (uint64_t k = 0; k < n; k++) {
+            float v;
+            memcpy(&v, p + 4 * k, 4);
+            od[slot[k]] = v;
+        }
+        return 0;
+    case PQ_DOUBLE:
+        if (n > avail / 8) return -1;
+        for (uint64_t k = 0; k < n; k++) memcpy(&od[slot[k]], p + 8 * k, 8);
+        return 0;
+    case PQ_BYTE_ARRAY:
+        for (uint64_t k = 0; k < n; k++) {
+            if (end - p < 4) return -1;
+            uint32_t l = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+            p += 4;
+            if (l > (size_t)(end - p)) return -1;
+            osp[slot[k]] = p;
+            osn[slot[k]] = l;
+            p += l;
+        }
+        return 0;
+    default: return -1;
+    }
+}
+
+/* DELTA_BINARY_PACKED (Encodings.md), INT32/INT64: n values into the slots of oi; the data pages v2
+ * writer's default for integers. */
+static int delta_decode(int ptype, const uint8_t *p, const uint8_t *end, uint64_t n, int64_t *oi,
+                        const uint64_t *slot) {
+    thr t = { p, end, 0, 0 };
+    uint64_t block = t_varint(&t), minis = t_varint(&t), total = t_varint(&t);
+    uint64_t cur = (uint64_t)t_zz(&t);
+    if (t.bad || minis == 0 || block == 0 || block % minis || (block / minis) % 8 || block > (1u << 20) ||
+        total < n)
+        return -1;
+    uint64_t per = block / minis, got = 0;
+    if (n == 0) return 0;
+    oi[slot[got++]] = ptype == PQ_INT32 ? (int32_t)cur : (int64_t)cur;
+    while (got < n) {
+        uint64_t min_delta = (uint64_t)t_zz(&t);
+        if (t.bad || (uint64_t)(t.end - t.p) < minis) return -1;
+        const uint8_t *widths = t.p;
+        t.p += minis;
+        for (uint64_t m = 0; m < minis && got < n; m++) {
+            int w = widths[m];
+            if (w > 64) return -1;
+            uint64_t bytes = per * (uint64_t)w / 8;
+            if (bytes > (uint64_t)(t.end - t.p)) return -1;
+            uint64_t bit = 0;
+            for (uint64_t k = 0; k < per && got < n; k++) {
+                uint64_t v = 0;
+                for (int b = 0; b < w; b++, bit++) v |= (uint64_t)((t.p[bit >> 3] >> (bit & 7)) & 1) << b;
+                cur += min_delta + v;
+                oi[slot[got++]] = ptype == PQ_INT32 ? (int32_t)cur : (int64_t)cur;
+            }
+            t.p += bytes;
+        }
+    }
+    return 0;
+}
+
+static int alloc_dict(dict *d, int ptype, uint64_t n) {
+    d->n = n;
+    size_t m = n ? n : 1;
+    if (ptype == PQ_FLOAT || ptype == PQ_DOUBLE) d->d = malloc(m * sizeof *d->d);
+    else if (ptype == PQ_BYTE_ARRAY) { d->sp = malloc(m * sizeof *d->sp); d->sn = malloc(m * sizeof *d->sn); }
+    else d->i = malloc(m * sizeof *d->i);
+    return (d->d || d->i || (d->sp && d->sn)) ? 0 : -ENOMEM;
+}
+
+/* A page header (PageHeader); returns 0 or -1. */
+typedef struct phdr {
+    int type;
+    int64_t usize, csize;
+    int64_t num_values, num_nulls;
+    int encoding, def_encoding;
+    int64_t def_len, rep_len;
+    int v2_compressed;
+} phdr;
+
+static void read_subheader(thr *t, phdr *h, int kind) {
+    int last = 0, ty, id;
+    if (++t->depth > PQ_MAX_DEPTH) { t->bad = 1; return; }
+    while ((id = t_field(t, &last, &ty))) {
+        if (kind == 1) {            /* DataPageHeader */
+            if (id == 1) h->num_values = t_int(t, ty);
+            else if (id == 2) h->encoding = (int)t_int(t, ty);
+            else if (id == 3) h->def_encoding = (int)t_int(t, ty);
+            else t_skip(t, ty);
+        } else if (kind == 2) {     /* DictionaryPageHeader */
+            if (id == 1) h->num_values = t_int(t, ty);
+            else if (id == 2) h->encoding = (int)t_int(t, ty);
+            else t_skip(t, ty);
+        } else {                    /* DataPageHeaderV2 */
+            if (id == 1) h->num_values = t_int(t, ty);
+            else if (id == 2) h->num_nulls = t_int(t, ty);
+            else if (id == 4) h->encoding = (int)t_int(t, ty);
+            else if (id == 5) h->def_len = t_int(t, ty);
+            else if (id == 6) h->rep_len = t_int(t, ty);
+            else if (id == 7) h->v2_compressed = ty == T_TRUE ? 1 : ty == T_FALSE ? 0 : (t->bad = 1, 0);
+            else t_skip(t, ty);
+        }
+    }
+    t->depth--;
+}
+
+static int read_phdr(thr *t, phdr *h) {
+    int last = 0, ty, id;
+    memset(h, 0, sizeof *h);
+    h->type = -1;
+    h->usize = h->csize = -1;
+    h->num_values = -1;
+    h->v2_compressed = 1;
+    while ((id = t_field(t, &last, &ty))) {
+        if (id == 1) h->type = (int)t_int(t, ty);
+        else if (id == 2) h->usize = t_int(t, ty);
+        else if (id == 3) h->csize = t_int(t, ty);
+        else if (id == 5 && ty == T_STRUCT) read_subheader(t, h, 1);
+        else if (id == 7 && ty == T_STRUCT) read_subheader(t, h, 2);
+        else if (id == 8 && ty == T_STRUCT) read_subheader(t, h, 3);
+        else t_skip(t, ty);
+    }
+    if (t->bad || h->type < 0 || h->usize < 0 || h->csize < 0) return -1;
+    return 0;
+}
+
+int csd_pq_read(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
+                csd_pq_values *v, char *err, size_t errlen) {
+    return csd_pq_read_sel(f, file, len, rg, col, NULL, v, err, errlen);
+}
+
+int csd_pq_read_sel(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
+                    const uint8_t *sel, csd_pq_values *v, char *err, size_t errlen) {
+    memset(v, 0, sizeof *v);
+    if (rg >= f->n_rgs || col >= f->n_leaves) return fail(err, errlen, "no Parquet row group %u column %u", rg, col);
+    const csd_pq_chunk *c = &f->rgs[rg].chunks[col];
+    const csd_pq_leaf *leaf = &f->leaves[col];
+    const char *nm = leaf->name;
+    int pt = leaf->ptype;
+    if (pt == PQ_INT96 || pt == PQ_FIXED_LEN_BYTE_ARRAY || pt < 0 || pt > PQ_FIXED_LEN_BYTE_ARRAY)
+        return fail(err, errlen, "Parquet column '%s' has physical type %s, which the device cannot read "
+                    "(BOOLEAN, INT32, INT64, FLOAT, DOUBLE, BYTE_ARRAY)", nm, csd_pq_type_name(pt));
+    uint64_t rows = f->rgs[rg].num_rows;
+    /* each row needs at least one bit of the chunk (flat columns: one value per row) */
+    /* a page holds at most some thousands of rows (Spark: 20000) in at least a few bytes: a row count
+     * far beyond that is a corrupt footer, refused before allocating for it */
+    if (rows != c->num_values || rows > c->size * 4096 + 65536)
+        return fail(err, errlen, "corrupt Parquet row group %u column '%s': %llu values for %llu rows in %llu bytes",
+                    rg, nm, (unsigned long long)c->num_values, (unsigned long long)rows, (unsigned long long)c->size);
+    size_t m = rows ? rows : 1;
+    v->n = rows;
+    v->valid = malloc(m);
+    if (pt == PQ_FLOAT || pt == PQ_DOUBLE) v->d = calloc(m, sizeof *v->d);
+    else if (pt == PQ_BYTE_ARRAY) { v->sp = calloc(m, sizeof *v->sp); v->sn = calloc(m, sizeof *v->sn); }
+    else v->i = calloc(m, sizeof *v->i);
+    uint32_t *lev = malloc(m * sizeof *lev);
+    uint64_t *slot = malloc(m * sizeof *slot);
+    dict dc = {0};
+    int have_dict = 0, rc = 0;
+    if (!v->valid || !lev || !slot || (!v->d && !v->i && !(v->sp && v->sn))) {
+        rc = fail(err, errlen, "out of memory decoding Parquet column '%s'", nm);
+        goto out;
+    }
+    const uint8_t *p = file + c->start, *end = p + c->size;
+    uint64_t got = 0;
+    while (got < rows) {
+        thr t = { p, end, 0, 0 };
+        phdr h;
+        if (read_phdr(&t, &h) || h.csize > end - t.p) {
+            rc = fail(err, errlen, "corrupt Parquet page header in row group %u column '%s' at offset %llu", rg, nm,
+                      (unsigned long long)(p - file));
+            goto out;
+        }
+        const uint8_t *body = t.p;
+        p = t.p + h.csize;
+        if (h.type == 2) {          /* dictionary page */
+            if (have_dict || h.num_values < 0 || (h.encoding != 0 && h.encoding != 2)) {
+                rc = fail(err, errlen, "corrupt Parquet dictionary page in row group %u column '%s'", rg, nm);
+                goto out;
+            }
+            uint8_t *b;
+            if ((rc = decompress(c->codec, body, (size_t)h.csize, (size_t)h.usize, &b, err, errlen))) goto out;
+            if ((rc = keep_buf(v, b))) { free(b); rc = fail(err, errlen, "out of memory"); goto out; }
+            v->bytes_out += (uint64_t)h.usize;
+            uint64_t dn = (uint64_t)h.num_values;
+            if (dn > (uint64_t)h.usize + 1 || alloc_dict(&dc, pt, dn)) {
+                rc = fail(err, errlen, "Parquet dictionary of %llu values in column '%s' is corrupt or too large",
+                          (unsigned long long)dn, nm);
+                goto out;
+            }
+            uint64_t *ds = malloc((dn ? dn : 1) * sizeof *ds);
+            if (!ds) { rc = fail(err, errlen, "out of memory"); goto out; }
+            for (uint64_t k = 0; k < dn; k++) ds[k] = k;
+            int r = plain_decode(pt, b, b + h.usize, dn, dc.i, dc.d, dc.sp, dc.sn, ds);
+            free(ds);
+            if (r) {
+                rc = fail(err, errlen, "corrupt Parquet dictionary page in row group %u column '%s'", rg, nm);
+                goto out;
+            }
+            have_dict = 1;
+            v->pages++;
+            continue;
+        }
+        if (h.type != 0 && h.type != 3) continue;   /* index pages and unknown kinds carry no values */
+        if (h.num_values < 0 || (uint64_t)h.num_values > rows - got) {
+            rc = fail(err, errlen, "corrupt Parquet data page in row group %u column '%s': %lld values with %llu left",
+                      rg, nm, (long long)h.num_values, (unsigned long long)(rows - got));
+            goto out;
+        }
+        uint64_t nv = (uint64_t)h.num_values;
+        if (sel) {
+            /* flat columns: a page's values are the rows [got, got + nv) */
+            uint64_t k = 0;
+            while (k < nv && !sel[got + k]) k++;
+            if (k == nv) {
+                memset(v->valid + got, 0, nv);
+                got += nv;
+                continue;
+            }
+        }
+        const uint8_t *defs = NULL, *dend = NULL, *vals, *vend;
+        uint8_t *b = NULL;
+        if (h.type == 0) {
+            if ((rc = decompress(c->codec, body, (size_t)h.csize, (size_t)h.usize, &b, err, errlen))) goto out;
+            if ((rc = keep_buf(v, b))) { free(b); rc = fail(err, errlen, "out of memory"); goto out; }
+            vals = b;
+            vend = b + h.usize;
+            if (leaf->optional) {
+                if (vend - vals < 4) goto corrupt;
+                uint32_t dl = (uint32_t)vals[0] | (uint32_t)vals[1] << 8 | (uint32_t)vals[2] << 16 | (uint32_t)vals[3] << 24;
+                if (dl > (size_t)(vend - vals - 4)) goto corrupt;
+                defs = vals + 4;
+                dend = defs + dl;
+                vals = dend;
+            }
+        } else {
+            if (h.rep_len != 0 || h.def_len < 0 || h.def_len > h.csize || h.usize < h.def_len) goto corrupt;
+            defs = body;
+            dend = body + h.def_len;
+            size_t clen = (size_t)(h.csize - h.def_len), ulen = (size_t)(h.usize - h.def_len);
+            if ((rc = decompress(h.v2_compressed ? c->codec : 0, dend, clen, ulen, &b, err, errlen))) goto out;
+            if ((rc = keep_buf(v, b))) { free(b); rc = fail(err, errlen, "out of memory"); goto out; }
+            vals = b;
+            vend = b + ulen;
+            if (!leaf->optional) defs = NULL;
+        }
+        v->bytes_out += (uint64_t)h.usize;
+        v->pages++;
+        v->decoded += nv;
+        /* definition levels: 1 = a value, 0 = NULL */
+        uint64_t present = 0;
+        if (defs) {
+            if (rle_decode(defs, dend, 1, lev, nv)) goto corrupt;
+            for (uint64_t k = 0; k < nv; k++) {
+                if (lev[k] > 1) goto corrupt;
+                v->valid[got + k] = (uint8_t)lev[k];
+                if (lev[k]) slot[present++] = got + k;
+            }
+        } else {
+            for (uint64_t k = 0; k < nv; k++) {
+                v->valid[got + k] = 1;
+                slot[k] = got + k;
+            }
+            present = nv;
+        }
+        if (h.encoding == 0) {
+            if (plain_decode(pt, vals, vend, present, v->i, v->d, v->sp, v->sn, slot)) goto corrupt;
+        } else if (h.encoding == 3 && pt == PQ_BOOLEAN) {
+            /* RLE booleans (the data pages v2 default): a 4-byte length, then the hybrid at width 1 */
+            if (vend - vals < 4) goto corrupt;
+            uint32_t bl = (uint32_t)vals[0] | (uint32_t)vals[1] << 8 | (uint32_t)vals[2] << 16 | (uint32_t)vals[3] << 24;
+            if (bl > (size_t)(vend - vals - 4) || rle_decode(vals + 4, vals + 4 + bl, 1, lev, present)) goto corrupt;
+            for (uint64_t k = 0; k < present; k++) v->i[slot[k]] = lev[k] != 0;
+        } else if (h.encoding == 5 && (pt == PQ_INT32 || pt == PQ_INT64)) {
+            if (delta_decode(pt, vals, vend, present, v->i, slot)) goto corrupt;
+        } else if (h.encoding == 2 || h.encoding == 8) {
+            if (!have_dict) {
+                rc = fail(err, errlen, "Parquet row group %u column '%s': a dictionary-encoded page without a "
+                          "dictionary page", rg, nm);
+                goto out;
+            }
+            if (present) {
+                if (vend - vals < 1) goto corrupt;
+                int w = vals[0];
+                if (w > 32 || rle_decode(vals + 1, vend, w, lev, present)) goto corrupt;
+                for (uint64_t k = 0; k < present; k++) {
+                    uint32_t ix = lev[k];
+                    if (ix >= dc.n) goto corrupt;
+                    uint64_t s = slot[k];
+                    if (dc.i) v->i[s] = dc.i[ix];
+                    else if (dc.d) v->d[s] = dc.d[ix];
+                    else { v->sp[s] = dc.sp[ix]; v->sn[s] = dc.sn[ix]; }
+                }
+            }
+        } else {
+            rc = fail(err, errlen, "Parquet row group %u column '%s': value encoding %d is not supported (PLAIN, "
+                      "PLAIN_DICTIONARY, RLE_DICTIONARY, DELTA_BINARY_PACKED for integers, RLE for booleans)", rg, nm, h.encoding);
+            goto out;
+        }
+        got += nv;
+        continue;
+corrupt:
+        rc = fail(err, errlen, "corrupt Parquet data page in row group %u column '%s'", rg, nm);
+        goto out;
+    }
+out:
+    free(lev);
+    free(slot);
+    dict_free(&dc);
+    if (rc) csd_pq_values_free(v);
+    return rc;
+}

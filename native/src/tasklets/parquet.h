@@ -1,0 +1,83 @@
+/* A Parquet reader for flat files as Spark writes them by default: the Thrift compact footer
+ * (FileMetaData, RowGroup, ColumnChunk, ColumnMetaData with statistics), data pages v1 and v2,
+ * PLAIN and dictionary (PLAIN_DICTIONARY / RLE_DICTIONARY) values, RLE/bit-packed definition levels,
+ * uncompressed, snappy, gzip and zstd pages. Physical types BOOLEAN, INT32, INT64, FLOAT, DOUBLE and
+ * BYTE_ARRAY; optional columns (max definition level 1). Nested schemas are refused. Every length
+ * and offset read from the file is checked against the bytes given: corrupt input is an error with a
+ * message, never a read out of bounds. */
+#ifndef CSD_TASKLETS_PARQUET_H
+#define CSD_TASKLETS_PARQUET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* physical types (parquet.thrift Type) */
+enum { PQ_BOOLEAN = 0, PQ_INT32 = 1, PQ_INT64 = 2, PQ_INT96 = 3, PQ_FLOAT = 4, PQ_DOUBLE = 5,
+       PQ_BYTE_ARRAY = 6, PQ_FIXED_LEN_BYTE_ARRAY = 7 };
+
+typedef struct csd_pq_leaf {
+    char *name;
+    int ptype;               /* PQ_* */
+    int optional;            /* max definition level 1 */
+} csd_pq_leaf;
+
+typedef struct csd_pq_chunk {
+    int ptype, codec;
+    uint64_t num_values;
+    uint64_t start, size;    /* bytes [start, start + size) of the file: dictionary page, then data pages */
+    int has_min, has_max;    /* statistics, PLAIN-encoded values */
+    const uint8_t *min, *max;
+    uint32_t min_len, max_len;
+    int has_nulls;           /* 1 unless statistics say null_count = 0 */
+} csd_pq_chunk;
+
+typedef struct csd_pq_rg {
+    uint64_t num_rows;
+    csd_pq_chunk *chunks;    /* one per leaf */
+} csd_pq_rg;
+
+typedef struct csd_pq_file {
+    uint8_t *footer;         /* a copy of the footer bytes; statistics point into it */
+    csd_pq_leaf *leaves;
+    uint32_t n_leaves;
+    csd_pq_rg *rgs;
+    uint32_t n_rgs;
+    uint64_t num_rows;
+} csd_pq_file;
+
+/* One column chunk decoded: n values, valid[i] = 0 for NULL. */
+typedef struct csd_pq_values {
+    uint64_t n;
+    uint8_t *valid;
+    int64_t *i;              /* BOOLEAN (0/1), INT32, INT64 */
+    double *d;               /* FLOAT, DOUBLE */
+    const uint8_t **sp;      /* BYTE_ARRAY: pointers into bufs */
+    uint32_t *sn;
+    uint8_t **bufs;          /* decompressed pages the strings point into */
+    size_t n_bufs, cap_bufs;
+    uint64_t pages;          /* pages decoded */
+    uint64_t decoded;        /* values decoded (rows of the pages not skipped) */
+    uint64_t bytes_out;      /* uncompressed page bytes */
+} csd_pq_values;
+
+/* Parse footer bytes (FileMetaData, flen bytes) of a file of file_len bytes: chunk ranges are checked
+ * against file_len. 0, or -EINVAL with err. */
+int csd_pq_open_footer(csd_pq_file *f, const uint8_t *footer, size_t flen, uint64_t file_len, char *err,
+                       size_t errlen);
+/* Parse the footer of the file's len bytes. 0, or -EINVAL (not Parquet, corrupt, unsupported) with err. */
+int csd_pq_open(csd_pq_file *f, const uint8_t *file, size_t len, char *err, size_t errlen);
+void csd_pq_close(csd_pq_file *f);
+
+/* Decode leaf col of row group rg. 0, or -EINVAL / -ENOMEM with err. csd_pq_values_free releases it. */
+int csd_pq_read(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
+                csd_pq_values *out, char *err, size_t errlen);
+/* The same, decoding only the data pages that hold a row with sel[row] != 0 (the row group's rows;
+ * NULL = all): the rows of a skipped page read as NULL. Late materialization: the columns a filter
+ * does not read are decoded only where rows passed it. */
+int csd_pq_read_sel(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
+                    const uint8_t *sel, csd_pq_values *out, char *err, size_t errlen);
+void csd_pq_values_free(csd_pq_values *v);
+
+const char *csd_pq_type_name(int ptype);
+
+#endif

@@ -1,0 +1,497 @@
+/* The plan over a Parquet object. The extent's bytes are gathered as they arrive (BYTES framing);
+ * finish reads the footer, then for each row group: are the filter's comparisons possible within the
+ * chunk statistics (min/max, null count)? If not, the row group is skipped undecoded. Otherwise only
+ * the chunks of the columns the plan uses are decoded, and each row goes through the same evaluator
+ * as text and fixed records (the decoded values fill the evaluator's column cache). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tasklets/parquet.h"
+#include "tasklets/plan_int.h"
+#include "tasklets/tasklets_int.h"
+
+/* Cost model (docs/TASKLETS.md): decoding one value and reading one 4-byte word of a decoded page. */
+#define CSD_TK_CYCLES_PER_VALUE 2
+
+typedef struct prange {
+    uint64_t start, end;
+} prange;
+
+typedef struct plan_pq {
+    uint8_t *buf;
+    size_t len, cap;
+    uint64_t rg_total, rg_skipped;
+    /* with the plan's footer (csd_plan_parquet_prepare) */
+    int prepared;
+    csd_pq_file file;
+    uint8_t *used;           /* per plan column: an expression reads it */
+    uint8_t *skip;           /* per row group: the statistics exclude the filter */
+    prange *ranges;          /* bytes that will be read, sorted and merged */
+    size_t n_ranges;
+} plan_pq;
+
+void csd_plan_parquet_free(plan *pl) {
+    if (!pl->pq) return;
+    free(pl->pq->buf);
+    csd_pq_close(&pl->pq->file);
+    free(pl->pq->used);
+    free(pl->pq->skip);
+    free(pl->pq->ranges);
+    free(pl->pq);
+    pl->pq = NULL;
+}
+
+static int new_state(plan *pl) {
+    if (pl->pq) return 0;
+    pl->pq = calloc(1, sizeof *pl->pq);
+    return pl->pq ? 0 : -ENOMEM;
+}
+
+int csd_plan_parquet_bytes(plan *pl, const uint8_t *p, size_t len, uint64_t off) {
+    if (new_state(pl)) {
+        csd_io_fail(pl->io, "plan: out of memory gathering the Parquet object");
+        return -ENOMEM;
+    }
+    plan_pq *q = pl->pq;
+    if (q->prepared) {
+        /* the layout is known: the bytes land at their offsets, the pages not read stay zeros (the
+         * leading ones are not even fed) */
+        if (!q->buf) {
+            if (pl->pq_size > pl->max_mem) {
+                csd_io_fail(pl->io, "plan: the Parquet object exceeds max_state_bytes (%zu bytes)", pl->max_mem);
+                pl->fail_rc = -ENOSPC;
+                return -ENOSPC;
+            }
+            if (q->n_ranges && off > q->ranges[0].start) {
+                csd_io_fail(pl->io, "plan: a Parquet plan reads a whole object; its extent starts at offset %llu, "
+                            "after byte %llu which the plan reads", (unsigned long long)off,
+                            (unsigned long long)q->ranges[0].start);
+                return -EINVAL;
+            }
+            q->buf = calloc(1, pl->pq_size ? pl->pq_size : 1);
+            if (!q->buf) {
+                csd_io_fail(pl->io, "plan: out of memory gathering the Parquet object");
+                return -ENOMEM;
+            }
+            q->cap = pl->pq_size;
+        }
+        if (off < q->len || off > pl->pq_size || len > pl->pq_size - off) {
+            csd_io_fail(pl->io, "plan: the object is longer than the %llu bytes of the footer the plan was built from",
+                        (unsigned long long)pl->pq_size);
+            return -EINVAL;
+        }
+        memcpy(q->buf + off, p, len);
+        q->len = off + len;
+        return 0;
+    }
+    if (off != q->len) {
+        csd_io_fail(pl->io, "plan: a Parquet plan reads a whole object; its extent starts at offset %llu, not 0",
+                    (unsigned long long)(off - q->len));
+        return -EINVAL;
+    }
+    if (len > pl->max_mem || q->len > pl->max_mem - len) {
+        csd_io_fail(pl->io, "plan: the Parquet object exceeds max_state_bytes (%zu bytes)", pl->max_mem);
+        pl->fail_rc = -ENOSPC;
+        return -ENOSPC;
+    }
+    if (q->len + len > q->cap) {
+        size_t cap = q->cap ? q->cap : (size_t)1 << 20;
+        while (cap < q->len + len) cap *= 2;
+        uint8_t *b = realloc(q->buf, cap);
+        if (!b) {
+            csd_io_fail(pl->io, "plan: out of memory gathering the Parquet object");
+            return -ENOMEM;
+        }
+        q->buf = b;
+        q->cap = cap;
+    }
+    memcpy(q->buf + q->len, p, len);
+    q->len += len;
+    return 0;
+}
+
+/* A chunk statistic (PLAIN bytes) as a plan value of the column's type; 0 when it has none usable. */
+static int stat_value(const csd_pq_chunk *c, int is_max, pv *out) {
+    const uint8_t *p = is_max ? c->max : c->min;
+    uint32_t n = is_max ? c->max_len : c->min_len;
+    if (!(is_max ? c->has_max : c->has_min) || !p) return 0;
+    switch (c->ptype) {
+    case PQ_INT32: {
+        if (n != 4) return 0;
+        int32_t v;
+        memcpy(&v, p, 4);
+        out->t = PT_INT;
+        out->i = v;
+        return 1;
+    }
+    case PQ_INT64:
+        if (n != 8) return 0;
+        out->t = PT_INT;
+        memcpy(&out->i, p, 8);
+        return 1;
+    case PQ_BYTE_ARRAY:
+        out->t = PT_STRING;
+        out->s.p = p;
+        out->s.n = n;
+        return 1;
+    default:
+        /* FLOAT/DOUBLE statistics leave NaN out and BOOLEAN ones prune little: never used */
+        return 0;
+    }
+}
+
+static int flip(int op) {
+    switch (op) {
+    case SMARTSSD__V1__BINARY_OP__LT: return SMARTSSD__V1__BINARY_OP__GT;
+    case SMARTSSD__V1__BINARY_OP__LE: return SMARTSSD__V1__BINARY_OP__GE;
+    case SMARTSSD__V1__BINARY_OP__GT: return SMARTSSD__V1__BINARY_OP__LT;
+    case SMARTSSD__V1__BINARY_OP__GE: return SMARTSSD__V1__BINARY_OP__LE;
+    default: return op;
+    }
+}
+
+/* 0 when node n cannot be TRUE for any row of row group g (by the chunk statistics), else 1. Only
+ * AND, OR, comparisons of a column with a literal and IS_NULL are looked into; anything else may be
+ * TRUE. A comparison with NULL is never TRUE (the evaluator's three-valued logic). */
+static int may_match(const plan *pl, const csd_pq_file *f, const csd_pq_rg *g, int32_t n) {
+    const pnode *x = &pl->nodes[n];
+    if (x->kind == PN_UNARY && x->op == SMARTSSD__V1__UNARY_OP__IS_NULL && pl->nodes[x->a].kind == PN_COLUMN) {
+        uint32_t leaf = pl->cols[pl->nodes[x->a].col].field;
+        return leaf >= f->n_leaves || g->chunks[leaf].has_nulls;
+    }
+    if (x->kind != PN_BINARY) return 1;
+    if (x->op == SMARTSSD__V1__BINARY_OP__AND) return may_match(pl, f, g, x->a) && may_match(pl, f, g, x->b);
+    if (x->op == SMARTSSD__V1__BINARY_OP__OR) return may_match(pl, f, g, x->a) || may_match(pl, f, g, x->b);
+    if (x->op < SMARTSSD__V1__BINARY_OP__EQ || x->op > SMARTSSD__V1__BINARY_OP__GE) return 1;
+    const pnode *a = &pl->nodes[x->a], *b = &pl->nodes[x->b];
+    int op = x->op;
+    if (a->kind == PN_LITERAL && b->kind == PN_COLUMN) {
+        const pnode *t = a;
+        a = b;
+        b = t;
+        op = flip(op);
+    }
+    if (a->kind != PN_COLUMN || b->kind != PN_LITERAL) return 1;
+    if (b->lit.t == PT_NULL) return 0;
+    const pcol *col = &pl->cols[a->col];
+    if (col->field >= f->n_leaves) return 1;
+    const csd_pq_chunk *c = &g->chunks[col->field];
+    pv lo = { .t = PT_NULL }, hi = { .t = PT_NULL };
+    int has_lo = stat_value(c, 0, &lo), has_hi = stat_value(c, 1, &hi);
+    /* statistics of another type than the column's (e.g. a mistyped plan) are not compared */
+    if ((has_lo && lo.t != col->type) || (has_hi && hi.t != col->type)) return 1;
+    if ((col->type == PT_STRING) != (b->lit.t == PT_STRING)) return 1;
+    const pv *v = &b->lit;
+    switch (op) {
+    case SMARTSSD__V1__BINARY_OP__EQ:
+        return !(has_lo && csd_plan_cmp(v, &lo) < 0) && !(has_hi && csd_plan_cmp(v, &hi) > 0);
+    case SMARTSSD__V1__BINARY_OP__NE:
+        return !(has_lo && has_hi && csd_plan_cmp(&lo, v) == 0 && csd_plan_cmp(&hi, v) == 0);
+    case SMARTSSD__V1__BINARY_OP__LT: return !has_lo || csd_plan_cmp(&lo, v) < 0;
+    case SMARTSSD__V1__BINARY_OP__LE: return !has_lo || csd_plan_cmp(&lo, v) <= 0;
+    case SMARTSSD__V1__BINARY_OP__GT: return !has_hi || csd_plan_cmp(&hi, v) > 0;
+    case SMARTSSD__V1__BINARY_OP__GE: return !has_hi || csd_plan_cmp(&hi, v) >= 0;
+    default: return 1;
+    }
+}
+
+static int type_ok(int pt, int ptype) {
+    switch (pt) {
+    case PT_INT: return ptype == PQ_INT32 || ptype == PQ_INT64;
+    case PT_DOUBLE: return ptype == PQ_FLOAT || ptype == PQ_DOUBLE;
+    case PT_STRING: return ptype == PQ_BYTE_ARRAY;
+    case PT_BOOL: return ptype == PQ_BOOLEAN;
+    default: return 0;
+    }
+}
+
+/* Row r of column c's decoded chunk into the evaluator's column cache. */
+static inline void load_value(plan *pl, uint32_t c, const csd_pq_values *v, uint64_t r) {
+    pv *o = &pl->col_val[c];
+    pl->col_gen[c] = pl->gen;
+    if (!v->valid[r]) {
+        o->t = PT_NULL;
+        return;
+    }
+    switch (pl->cols[c].type) {
+    case PT_INT: o->t = PT_INT; o->i = v->i[r]; break;
+    case PT_DOUBLE: o->t = PT_DOUBLE; o->d = v->d[r]; break;
+    case PT_STRING: o->t = PT_STRING; o->s.p = v->sp[r]; o->s.n = v->sn[r]; break;
+    default: o->t = PT_BOOL; o->b = v->i[r] != 0; break;
+    }
+}
+
+/* Marks the columns node n reads. */
+static void mark_columns(const plan *pl, int32_t n, uint8_t *mark) {
+    if (n < 0) return;
+    const pnode *x = &pl->nodes[n];
+    if (x->kind == PN_COLUMN) mark[x->col] = 1;
+    mark_columns(pl, x->a, mark);
+    mark_columns(pl, x->b, mark);
+}
+
+/* The rest of one row after its filter passed: aggregate / buffer / emit, as the text and record paths do. */
+static int eval_row(plan *pl) {
+    if (pl->aggregating) return csd_plan_group_update(pl);
+    int rc = 0;
+    for (uint32_t i = 0; i < pl->n_outs && !rc; i++) rc = csd_plan_eval(pl, pl->outs[i], &pl->scratch[i]);
+    if (rc) return rc;
+    if (pl->n_order) return csd_plan_buffer_row(pl);
+    rc = csd_plan_emit(pl, pl->scratch, pl->n_outs);
+    if (rc == 0 && pl->limit && ++pl->emitted >= pl->limit) rc = CSD_STOP;
+    return rc;
+}
+
+/* The plan's columns against the file's leaves: every used column exists with a matching type. */
+static int check_columns(const plan *pl, const csd_pq_file *f, const uint8_t *used, char *err, size_t errlen) {
+    for (uint32_t c = 0; c < pl->n_cols; c++) {
+        if (!used[c]) continue;
+        const pcol *col = &pl->cols[c];
+        if (col->field >= f->n_leaves) {
+            snprintf(err, errlen, "plan: column '%s' reads Parquet column %u; the object has %u", col->name, col->field,
+                     f->n_leaves);
+            return -EINVAL;
+        }
+        const csd_pq_leaf *leaf = &f->leaves[col->field];
+        if (!type_ok(col->type, leaf->ptype)) {
+            snprintf(err, errlen, "plan: column '%s' is %s but Parquet column %u ('%s') holds %s", col->name,
+                     csd_plan_type_name(col->type), col->field, leaf->name, csd_pq_type_name(leaf->ptype));
+            return -EINVAL;
+        }
+    }
+    return 0;
+}
+
+static uint8_t *used_columns(const plan *pl) {
+    uint8_t *used = calloc(pl->n_cols ? pl->n_cols : 1, 1);
+    if (!used) return NULL;
+    for (uint32_t k = 0; k < pl->n_nodes; k++)
+        if (pl->nodes[k].kind == PN_COLUMN) used[pl->nodes[k].col] = 1;
+    return used;
+}
+
+static int cmp_range(const void *a, const void *b) {
+    const prange *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+int csd_plan_parquet_prepare(plan *pl, char *err, size_t errlen) {
+    if (!pl->pq_footer) return 0;
+    if (new_state(pl)) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    plan_pq *q = pl->pq;
+    char e[256];
+    if (csd_pq_open_footer(&q->file, pl->pq_footer, pl->pq_footer_len, pl->pq_size, e, sizeof e)) {
+        snprintf(err, errlen, "plan: parquet.footer: %s", e);
+        return -EINVAL;
+    }
+    q->used = used_columns(pl);
+    q->skip = calloc(q->file.n_rgs ? q->file.n_rgs : 1, 1);
+    size_t cap = (size_t)q->file.n_rgs * (pl->n_cols ? pl->n_cols : 1) + 1;
+    q->ranges = malloc(cap * sizeof *q->ranges);
+    if (!q->used || !q->skip || !q->ranges) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    int rc = check_columns(pl, &q->file, q->used, err, errlen);
+    if (rc) return rc;
+    /* the footer, its length and the magic at the object's end: checked against the plan's at finish */
+    q->ranges[q->n_ranges++] = (prange){ pl->pq_size - 8 - pl->pq_footer_len, pl->pq_size };
+    for (uint32_t g = 0; g < q->file.n_rgs; g++) {
+        if (pl->filter >= 0 && !may_match(pl, &q->file, &q->file.rgs[g], pl->filter)) {
+            q->skip[g] = 1;
+            continue;
+        }
+        for (uint32_t c = 0; c < pl->n_cols; c++) {
+            if (!q->used[c]) continue;
+            const csd_pq_chunk *k = &q->file.rgs[g].chunks[pl->cols[c].field];
+            q->ranges[q->n_ranges++] = (prange){ k->start, k->start + k->size };
+        }
+    }
+    qsort(q->ranges, q->n_ranges, sizeof *q->ranges, cmp_range);
+    size_t n = 0;
+    for (size_t k = 0; k < q->n_ranges; k++) {
+        if (n && q->ranges[k].start <= q->ranges[n - 1].end) {
+            if (q->ranges[k].end > q->ranges[n - 1].end) q->ranges[n - 1].end = q->ranges[k].end;
+        } else {
+            q->ranges[n++] = q->ranges[k];
+        }
+    }
+    q->n_ranges = n;
+    q->prepared = 1;
+    return 0;
+}
+
+int csd_plan_parquet_need_page(const plan *pl, uint64_t page_index, uint32_t page_bytes) {
+    const plan_pq *q = pl->pq;
+    if (!pl->parquet || !q || !q->prepared) return 1;
+    uint64_t s = page_index * page_bytes, e = s + page_bytes;
+    /* the first range ending after s */
+    size_t lo = 0, hi = q->n_ranges;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (q->ranges[mid].end <= s) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < q->n_ranges && q->ranges[lo].start < e;
+}
+
+int csd_plan_parquet_finish(plan *pl) {
+    static const uint8_t none[1];
+    plan_pq *q = pl->pq;
+    const uint8_t *file = q ? q->buf : none;
+    size_t len = q ? q->len : 0;
+    char err[256];
+    csd_pq_file own = {0};
+    const csd_pq_file *fp = &own;
+    uint8_t *used = NULL;
+    int rc = 0;
+    if (q && q->prepared) {
+        /* the pages the footer ruled out are zeros here: the object must be the one the footer describes */
+        size_t fl = pl->pq_footer_len;
+        if (len != pl->pq_size || memcmp(file + len - 4, "PAR1", 4) ||
+            memcmp(file + len - 8 - fl, pl->pq_footer, fl) ||
+            ((uint32_t)file[len - 8] | (uint32_t)file[len - 7] << 8 | (uint32_t)file[len - 6] << 16 |
+             (uint32_t)file[len - 5] << 24) != fl) {
+            csd_io_fail(pl->io, "plan: the object (%zu bytes) does not end with the footer the plan was built from "
+                        "(%zu bytes of a %llu-byte object): it changed after the host read it", len, fl,
+                        (unsigned long long)pl->pq_size);
+            return -EINVAL;
+        }
+        fp = &q->file;
+    } else {
+        if (csd_pq_open(&own, file, len, err, sizeof err)) {
+            csd_io_fail(pl->io, "plan: %s", err);
+            return -EINVAL;
+        }
+        used = used_columns(pl);
+        if (!used) {
+            csd_io_fail(pl->io, "plan: out of memory reading the Parquet object");
+            csd_pq_close(&own);
+            return -ENOMEM;
+        }
+        if ((rc = check_columns(pl, &own, used, err, sizeof err))) {
+            csd_io_fail(pl->io, "%s", err);
+            free(used);
+            csd_pq_close(&own);
+            return rc;
+        }
+    }
+    const csd_pq_file f = *fp;
+    const uint8_t *use = used ? used : q->used;
+    uint8_t *sel = NULL;      /* per row of the row group: passed the filter */
+    csd_pq_values *vals = calloc(f.n_leaves ? f.n_leaves : 1, sizeof *vals);
+    uint8_t *decoded = calloc(f.n_leaves ? f.n_leaves : 1, 1);
+    if (!vals || !decoded) {
+        csd_io_fail(pl->io, "plan: out of memory reading the Parquet object");
+        rc = -ENOMEM;
+        goto out;
+    }
+    /* used columns split into those the filter reads and the rest */
+    uint32_t *fcols = malloc((pl->n_cols ? pl->n_cols : 1) * sizeof *fcols);
+    uint32_t *ocols = malloc((pl->n_cols ? pl->n_cols : 1) * sizeof *ocols);
+    uint8_t *infilter = calloc(pl->n_cols ? pl->n_cols : 1, 1);
+    uint64_t max_rows = 1;
+    for (uint32_t g = 0; g < f.n_rgs; g++)
+        if (f.rgs[g].num_rows > max_rows) max_rows = f.rgs[g].num_rows;
+    sel = malloc(max_rows);
+    uint32_t n_fcols = 0, n_ocols = 0;
+    if (!fcols || !ocols || !infilter || !sel) {
+        free(fcols);
+        free(ocols);
+        free(infilter);
+        csd_io_fail(pl->io, "plan: out of memory reading the Parquet object");
+        rc = -ENOMEM;
+        goto out;
+    }
+    mark_columns(pl, pl->filter, infilter);
+    for (uint32_t c = 0; c < pl->n_cols; c++) {
+        if (!use[c]) continue;
+        if (infilter[c]) fcols[n_fcols++] = c;
+        else ocols[n_ocols++] = c;
+    }
+    free(infilter);
+    q->rg_total = f.n_rgs;
+    for (uint32_t g = 0; g < f.n_rgs && !rc; g++) {
+        const csd_pq_rg *rg = &f.rgs[g];
+        pl->nodes_evaluated = pl->dram = 0;
+        if (q->prepared ? q->skip[g] : pl->filter >= 0 && !may_match(pl, &f, rg, pl->filter)) {
+            q->rg_skipped++;
+            continue;
+        }
+        /* the filter's columns first, then the filter on every row; the other columns are decoded
+         * only in the pages that hold a row that passed (late materialization) */
+        uint64_t cycles = 0, dram = 0, row_cycles = 0, row_dram = 0, passed = 0;
+        for (int phase = 0; phase < 2 && !rc; phase++) {
+            const uint32_t *cols = phase ? ocols : fcols;
+            uint32_t n = phase ? n_ocols : n_fcols;
+            if (phase && !passed) break;
+            for (uint32_t k = 0; k < n; k++) {
+                uint32_t leaf = pl->cols[cols[k]].field;
+                if (decoded[leaf]) continue;
+                if (csd_pq_read_sel(&f, file, len, g, leaf, phase && pl->filter >= 0 ? sel : NULL, &vals[leaf], err,
+                                    sizeof err)) {
+                    csd_io_fail(pl->io, "plan: %s", err);
+                    rc = -EINVAL;
+                    break;
+                }
+                decoded[leaf] = 1;
+                cycles += vals[leaf].decoded * CSD_TK_CYCLES_PER_VALUE;
+                dram += vals[leaf].bytes_out / 4;
+            }
+            if (rc || phase) break;
+            if (pl->filter < 0) {
+                memset(sel, 1, rg->num_rows);
+                passed = rg->num_rows;
+                continue;
+            }
+            for (uint64_t r = 0; r < rg->num_rows && !rc; r++) {
+                pl->gen++;
+                pl->nodes_evaluated = 0;
+                for (uint32_t k = 0; k < n_fcols; k++) load_value(pl, fcols[k], &vals[pl->cols[fcols[k]].field], r);
+                pv fv;
+                rc = csd_plan_eval(pl, pl->filter, &fv);
+                sel[r] = !rc && fv.t == PT_BOOL && fv.b;
+                passed += sel[r];
+                row_cycles += CSD_TK_CYCLES_PER_RECORD + pl->nodes_evaluated * CSD_TK_CYCLES_PER_NODE +
+                              pl->compares * CSD_TK_CYCLES_PER_COMPARE;
+                row_dram += n_fcols;   /* one DRAM access per value loaded, as the record paths count */
+                pl->compares = 0;
+            }
+        }
+        csd_io_charge(pl->io, cycles, dram);
+        for (uint64_t r = 0; r < rg->num_rows && !rc && passed; r++) {
+            if (!sel[r]) continue;
+            pl->gen++;
+            pl->nodes_evaluated = 0;
+            for (uint32_t k = 0; k < n_fcols; k++) load_value(pl, fcols[k], &vals[pl->cols[fcols[k]].field], r);
+            for (uint32_t k = 0; k < n_ocols; k++) load_value(pl, ocols[k], &vals[pl->cols[ocols[k]].field], r);
+            row_dram += n_ocols;
+            rc = eval_row(pl);
+            row_cycles += pl->nodes_evaluated * CSD_TK_CYCLES_PER_NODE + pl->compares * CSD_TK_CYCLES_PER_COMPARE +
+                          (pl->filter < 0 ? CSD_TK_CYCLES_PER_RECORD : 0);
+            pl->compares = 0;
+        }
+        csd_io_charge(pl->io, row_cycles, row_dram);
+        for (uint32_t k = 0; k < f.n_leaves; k++) {
+            if (decoded[k]) csd_pq_values_free(&vals[k]);
+            decoded[k] = 0;
+        }
+    }
+    free(fcols);
+    free(ocols);
+    if (rc == CSD_STOP) rc = 0;
+out:
+    free(sel);
+    if (vals)
+        for (uint32_t k = 0; k < f.n_leaves; k++) csd_pq_values_free(&vals[k]);
+    free(vals);
+    free(decoded);
+    free(used);
+    csd_pq_close(&own);
+    return rc;
+}
