@@ -21,6 +21,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -117,14 +118,23 @@ static int from_slc(const csd_oob *r) {
 static int classify(const void *buf, size_t len, uint64_t off) {
     const csd_layout *l = &fault.l;
     if (off >= l->meta_off[0] && off < l->oob_off) return W_META;
-    if (off >= l->oob_off && off < l->data_off) {
-        if (len > CSD_OOB_BYTES) return W_ERASE;   /* zeroing a block's records */
-        csd_oob r;
-        if (len == CSD_OOB_BYTES && csd_oob_decode(buf, PB, &r) == CSD_OOB_OK && r.copies > 0) {
-            uint64_t ppn = (off - l->oob_off) / CSD_OOB_BYTES, blk = ppn / l->pages_per_block;
+    if (off >= l->oob_off && off < l->data_off && len % CSD_OOB_BYTES == 0) {
+        /* records of consecutive pages go in one write: all zeros is an erase, GC copies (copies > 0)
+         * are a GC record write, a migration when one of them leaves an SLC block */
+        const uint8_t *raw = buf;
+        int gc = 0, empty = 1;
+        for (size_t at = 0; at < len; at += CSD_OOB_BYTES) {
+            csd_oob r;
+            int st = csd_oob_decode(raw + at, PB, &r);
+            if (st == CSD_OOB_EMPTY) continue;
+            empty = 0;
+            if (st != CSD_OOB_OK || r.copies == 0) continue;
+            gc = 1;
+            uint64_t ppn = (off + at - l->oob_off) / CSD_OOB_BYTES, blk = ppn / l->pages_per_block;
             if (l->slc_blocks && blk % l->blocks_per_plane >= l->slc_blocks && from_slc(&r)) return W_MIGRATE;
-            return W_OOB_GC;
         }
+        if (empty) return W_ERASE;
+        if (gc) return W_OOB_GC;
     }
     return -1;
 }
@@ -159,7 +169,8 @@ ssize_t pwrite(int fd, const void *buf, size_t len, off_t off) {
 }
 
 int fallocate(int fd, int mode, off_t off, off_t len) {
-    if (fault.armed && hit(W_ERASE)) {
+    /* punching free blocks at close; allocating a block before its first program is no fault point */
+    if (fault.armed && (mode & FALLOC_FL_PUNCH_HOLE) && hit(W_ERASE)) {
         if (fault.when == AT_BEFORE) die_now("before");
         syscall(SYS_fallocate, fd, mode, off, len);
         die_now("after");
@@ -593,7 +604,8 @@ int main(int argc, char **argv) {
     uint64_t seed = 1;
     for (int i = 0; i < 12 * scale; i++) one_run(img, seed++, 1, W_ANY, 0, 0, &st);
     /* kill at the K-th write of each kind, before / torn / after it */
-    static const long range[W_CLASSES] = { 6000, 120, 300, 200, 0 };
+    /* GC writes the records of a block's copies in one write per run of consecutive pages */
+    static const long range[W_CLASSES] = { 6000, 120, 40, 200, 0 };
     uint64_t s = 99;
     for (int i = 0; i < 10 * scale; i++)
         for (int cls = 0; cls <= W_ERASE; cls++) {   /* the tiny device's classes */

@@ -678,6 +678,67 @@ static void test_gc_full(void) {
     unlink(a);
 }
 
+/* Bytes the file holds on the host's disk (allocated blocks, written or not). */
+static uint64_t on_disk(const char *path) {
+    struct stat st;
+    CHECK(stat(path, &st) == 0);
+    return (uint64_t)st.st_blocks * 512;
+}
+
+/* The image's host-disk footprint (docs/IMAGE-FORMAT.md, section 1): a block's pages are allocated in
+ * one step when the block is opened, an erase leaves them allocated (the next program rewrites them in
+ * place), and a clean close punches every free block back into a hole. */
+static void test_host_space(void) {
+    rng_state = 5;
+    csd_params p = preset("tiny");
+    const char *a = path_of("space.img");
+    const uint32_t pb = 4096;
+    format_ok(a, 512 * 1024, &p);
+    csd_params got;
+    csd_ftl *f = open_ok(a, &got);
+    csd_layout l;
+    char e2[256];
+    CHECK(csd_layout_compute(&l, 512 * 1024, &got, e2, sizeof e2) == 0);
+    const uint64_t block_bytes = (uint64_t)l.pages_per_block * pb;
+    CHECK_EQ_U64(block_bytes, 16 * 4096);
+    uint64_t id;
+    CHECK_EQ_INT(csd_ftl_obj_create(f, "o", &id), 0);
+    /* what the other areas may add: the OOB area, the wear record, a page of rounding */
+    const uint64_t base = on_disk(a), slack = (l.data_off - l.oob_off) + csd_wear_bytes(&l) + 4096;
+    uint8_t *buf = malloc(128 * pb);
+    rnd_fill(buf, 128 * pb);
+    /* one page: its whole block is allocated (page by page it would be one page) */
+    CHECK_EQ_INT(csd_ftl_write(f, id, 0, buf, pb, NULL), 0);
+    uint64_t d = on_disk(a) - base;
+    CHECK(d >= block_bytes && d <= block_bytes + slack);
+    /* fill the device and overwrite it until GC has erased and reused blocks */
+    CHECK_EQ_INT(csd_ftl_write(f, id, 0, buf, 128 * pb, NULL), 0);
+    for (int i = 0; i < 400; i++) {
+        uint64_t off = rnd_below(120) * pb;
+        rnd_fill(buf, 8 * pb);
+        CHECK_EQ_INT(csd_ftl_write(f, id, off, buf, 8 * pb, NULL), 0);
+    }
+    csd_ftl_counters c;
+    csd_ftl_counters_get(f, &c);
+    CHECK(c.gc_runs > 20);
+    CHECK(c.free_blocks >= 4);
+    /* every block has been programmed, and erasing kept them all on disk */
+    CHECK(on_disk(a) >= base + c.total_blocks * block_bytes);
+    CHECK_EQ_INT(csd_ftl_close(f), 0);
+    /* closed: the free blocks are holes again, every other block stays */
+    d = on_disk(a) - base;
+    CHECK(d >= (c.total_blocks - c.free_blocks) * block_bytes);
+    CHECK(d <= (c.total_blocks - c.free_blocks) * block_bytes + slack);
+    check_clean(a);
+    f = open_ok(a, NULL);
+    csd_ftl_counters c2;
+    csd_ftl_counters_get(f, &c2);
+    CHECK_EQ_U64(c2.free_blocks, c.free_blocks);
+    CHECK_EQ_INT(csd_ftl_close(f), 0);
+    free(buf);
+    unlink(a);
+}
+
 /* A write larger than one atomic group is split into groups, transparently. */
 static void test_large_write(void) {
     rng_state = 7;
@@ -830,6 +891,7 @@ int main(void) {
     test_trim();
     test_gc_full();
     test_large_write();
+    test_host_space();
     test_times();
     rmdir(DIR_);
     TEST_OK("test_ftl");

@@ -57,6 +57,9 @@ int ftl_stream_take(csd_ftl *f, uint32_t u, uint32_t s, int r, int gc, csd_flash
         } else if (ftl_nfree(f, u, r) < 1) {
             return -ENOSPC;
         }
+        uint32_t q = u * FTL_REGIONS + (uint32_t)r, next = f->fq[(uint64_t)q * f->bpp + f->fq_head[q]];
+        int rc = csd_store_reserve(f->st, block_first(f, next), ftl_block_pages(f, next));
+        if (rc) return rc;
         *a = fq_pop(f, u, r);
         f->bstate[*a] = BLK_ACTIVE;
         f->bwp[*a] = 0;
@@ -150,6 +153,39 @@ static int erase_block(csd_ftl *f, uint32_t gb, csd_flash_batch *ops) {
     return 0;
 }
 
+int ftl_run_flush(csd_ftl *f, ftl_run *r) {
+    uint32_t n = r->n;
+    r->n = 0;
+    return n ? csd_store_write_data_run(f->st, r->ppn0, n, r->buf) : 0;
+}
+
+int ftl_run_add(csd_ftl *f, ftl_run *r, uint64_t ppn) {
+    if (r->n && ppn != r->ppn0 + r->n) {
+        uint8_t *slot = ftl_run_slot(f, r);
+        int rc = ftl_run_flush(f, r);
+        if (rc) return rc;
+        memmove(r->buf, slot, f->pb);
+    }
+    if (!r->n) r->ppn0 = ppn;
+    return ++r->n == FTL_RUN_PAGES ? ftl_run_flush(f, r) : 0;
+}
+
+int ftl_oob_flush(csd_ftl *f, ftl_oob_run *r) {
+    uint32_t n = r->n;
+    r->n = 0;
+    return n ? csd_store_write_oob_run(f->st, r->ppn0, n, r->raw) : 0;
+}
+
+int ftl_oob_add(csd_ftl *f, ftl_oob_run *r, uint64_t ppn, const csd_oob *rec) {
+    if (r->n && (ppn != r->ppn0 + r->n || r->n == FTL_RUN_PAGES)) {
+        int rc = ftl_oob_flush(f, r);
+        if (rc) return rc;
+    }
+    if (!r->n) r->ppn0 = ppn;
+    csd_oob_encode(r->raw + (size_t)r->n++ * CSD_OOB_BYTES, rec);
+    return 0;
+}
+
 typedef struct gc_move { uint64_t src, dst; csd_oob rec; } gc_move;
 
 /* May a page GC moves out of another region go to region r of unit u? Its default stream has a free
@@ -182,7 +218,7 @@ static int gc_block(csd_ftl *f, uint32_t gb, csd_flash_batch *ops) {
         }
         int data = m->rec.kind == CSD_OOB_DATA;
         if (data) {
-            rc = csd_store_read_data(f->st, src, 0, f->gcbuf, f->pb);
+            rc = csd_store_read_data(f->st, src, 0, ftl_run_slot(f, &f->gcrun), f->pb);
             if (rc) break;
             ftl_op(f, ops, CSD_FLASH_READ, 1, src);
         }
@@ -196,16 +232,21 @@ static int gc_block(csd_ftl *f, uint32_t gb, csd_flash_batch *ops) {
         if (f->place->moved) f->place->moved(f->place_state, f, src, m->dst);
         if (ftl_ppn_region(f, m->dst) != r) migrated++;
         if (data) {
-            rc = csd_store_write_data(f->st, m->dst, f->gcbuf);
+            rc = ftl_run_add(f, &f->gcrun, m->dst);
             if (rc) break;
         }
         ftl_op(f, ops, CSD_FLASH_PROGRAM, 1, m->dst);
     }
+    int rf = ftl_run_flush(f, &f->gcrun);   /* the copies' data before their records */
+    if (!rc) rc = rf;
     if (!rc) rc = csd_store_barrier(f->st);
+    ftl_oob_run run;
+    run.n = 0;
     for (uint32_t k = 0; !rc && k < n; k++) {
         mv[k].rec.copies++;
-        rc = csd_store_write_oob(f->st, mv[k].dst, &mv[k].rec);
+        rc = ftl_oob_add(f, &run, mv[k].dst, &mv[k].rec);
     }
+    if (!rc) rc = ftl_oob_flush(f, &run);
     if (!rc) rc = csd_store_barrier(f->st);
     if (rc) {
         /* Copies without (or with) records are harmless: same data and seq as the source, which

@@ -75,6 +75,16 @@ static inline uint32_t csd_objtab_slot(const csd_objtab *t, const ftl_obj *o) { 
 
 /* ---------------------------------------------------------------- the FTL */
 
+/* Whole pages bound for consecutive ppns, written to the image in one write (a block's pages are
+ * consecutive, so a group or a GC pass usually is one run): one system call instead of one per page.
+ * Only ordering matters for crash safety, and every run is flushed before its records are written. */
+#define FTL_RUN_PAGES 64u
+typedef struct ftl_run {
+    uint8_t *buf;                 /* FTL_RUN_PAGES pages */
+    uint64_t ppn0;
+    uint32_t n;
+} ftl_run;
+
 struct csd_ftl {
     csd_store *st;
     csd_params p;
@@ -128,6 +138,7 @@ struct csd_ftl {
     uint8_t *pagebuf;             /* host read-modify-write */
     uint8_t *gcbuf;               /* GC copies (GC runs inside a host write) */
     csd_buf mbuf;
+    ftl_run hrun, gcrun;          /* pages of a host write group / of a GC pass not yet in the file */
 };
 
 /* report.c: count a flash operation and append it to the caller's batch (ops may be NULL) */
@@ -163,7 +174,17 @@ static inline uint32_t ftl_nfree(const csd_ftl *f, uint32_t u, int r) { return f
  * short of free blocks). Host pages need two free blocks to open one (the last is GC's); GC pages
  * (gc = 1) may take the last. The page becomes RESERVED. 0, -ENOSPC, or -errno. */
 int ftl_unit_take(csd_ftl *f, uint32_t u, int gc, csd_flash_batch *ops, uint64_t *ppn);
-void ftl_release(csd_ftl *f, uint64_t ppn);     /* a reserved page that will not be committed */
+void ftl_release(csd_ftl *f, uint64_t ppn);
+/* The buffer for the next page of run r (fill it, then ftl_run_add its ppn). */
+static inline uint8_t *ftl_run_slot(const csd_ftl *f, const ftl_run *r) { return r->buf + (size_t)r->n * f->pb; }
+/* The filled slot goes to ppn: written out with the run once the run ends (flush, a full buffer or
+ * a ppn that does not follow). 0 or -errno of the write of the previous pages. */
+int ftl_run_add(csd_ftl *f, ftl_run *r, uint64_t ppn);
+int ftl_run_flush(csd_ftl *f, ftl_run *r);   /* write the pending pages; the run is empty after */
+/* Encoded OOB records of consecutive ppns, written in runs the same way (on the caller's stack). */
+typedef struct ftl_oob_run { uint8_t raw[FTL_RUN_PAGES * CSD_OOB_BYTES]; uint64_t ppn0; uint32_t n; } ftl_oob_run;
+int ftl_oob_add(csd_ftl *f, ftl_oob_run *r, uint64_t ppn, const csd_oob *rec);
+int ftl_oob_flush(csd_ftl *f, ftl_oob_run *r);     /* a reserved page that will not be committed */
 void ftl_set_valid(csd_ftl *f, uint64_t ppn, uint64_t id, uint32_t idx, uint32_t crc);
 void ftl_unmap(csd_ftl *f, uint64_t ppn, int to_state);   /* a VALID page -> STALE or DEAD */
 void ftl_maybe_drop_tomb(csd_ftl *f, ftl_obj *o, uint64_t idx);

@@ -51,15 +51,18 @@ static int group_commit(csd_ftl *f, ftl_obj *o, grp_page *g, uint32_t n, int kin
         group_rollback(f, g, n, s0, 0);
         return rc;
     }
-    for (uint32_t k = 0; k < n; k++) {
+    ftl_oob_run run;
+    run.n = 0;
+    for (uint32_t k = 0; !rc && k < n; k++) {
         csd_oob r = { .kind = (uint8_t)kind, .copies = 0, .valid_bytes = g[k].valid, .obj = o->id,
                       .page = g[k].idx, .seq = s0 + k, .op_first = s0, .op_pages = n, .data_crc = g[k].crc,
                       .time_ms = now, .hint = f->phint[g[k].ppn] };
-        rc = csd_store_write_oob(f->st, g[k].ppn, &r);
-        if (rc) {
-            group_rollback(f, g, n, s0, 1);
-            return rc;
-        }
+        rc = ftl_oob_add(f, &run, g[k].ppn, &r);
+    }
+    if (!rc) rc = ftl_oob_flush(f, &run);
+    if (rc) {
+        group_rollback(f, g, n, s0, 1);
+        return rc;
     }
     rc = csd_store_barrier(f->st);
     if (rc) {
@@ -119,7 +122,6 @@ int csd_ftl_write_hint(csd_ftl *f, uint64_t id, uint64_t offset, const void *dat
     grp_page *g = malloc((size_t)gmax * sizeof *g);
     if (!g) return -ENOMEM;
     const uint8_t *src = data;
-    uint8_t *buf = f->pagebuf;
     int rc = 0;
     f->cur_hint = hint;   /* for the placement policy (ftl_alloc_host), this write's pages only */
     f->cur_bytes = len;
@@ -129,6 +131,7 @@ int csd_ftl_write_hint(csd_ftl *f, uint64_t id, uint64_t offset, const void *dat
         uint32_t n = 0;
         for (uint64_t i = g0; i <= g1; i++) {
             uint64_t ps = i * pb, lo = max64(ps, offset), hi = min64(ps + pb, end);
+            uint8_t *buf = ftl_run_slot(f, &f->hrun);
             f->op_set = i + 1;
             if (lo == ps && hi == ps + pb) {
                 memcpy(buf, src + (ps - offset), pb);
@@ -149,11 +152,13 @@ int csd_ftl_write_hint(csd_ftl *f, uint64_t id, uint64_t offset, const void *dat
             rc = ftl_alloc_host(f, ops, &ppn);
             if (rc) break;
             g[n++] = (grp_page){ i, ppn, csd_crc32(0, buf, pb), (uint32_t)min64(pb, size_after - ps) };
-            rc = csd_store_write_data(f->st, ppn, buf);
+            rc = ftl_run_add(f, &f->hrun, ppn);
             if (rc) break;
             f->op_set = i + 1;   /* GC in the allocation may have served other pages */
             ftl_op(f, ops, CSD_FLASH_PROGRAM, 0, ppn);
         }
+        int rf = ftl_run_flush(f, &f->hrun);   /* the group's data before its records */
+        if (!rc) rc = rf;
         if (rc) {
             group_rollback(f, g, n, 0, 0);
             break;

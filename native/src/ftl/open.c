@@ -72,6 +72,8 @@ static void ftl_free(csd_ftl *f) {
     free(f->fq);
     free(f->pagebuf);
     free(f->gcbuf);
+    free(f->hrun.buf);
+    free(f->gcrun.buf);
     csd_buf_free(&f->mbuf);
     free(f);
 }
@@ -115,8 +117,11 @@ static int alloc_state(csd_ftl *f) {
     f->fq = calloc(nb * FTL_REGIONS, sizeof *f->fq);
     f->pagebuf = malloc(f->pb);
     f->gcbuf = malloc(f->pb);
+    f->hrun.buf = malloc((size_t)FTL_RUN_PAGES * f->pb);
+    f->gcrun.buf = malloc((size_t)FTL_RUN_PAGES * f->pb);
     if (!f->pstate || !f->rev_id || !f->rev_idx || !f->pcrc || !f->bstate || !f->bvalid || !f->bwp ||
-        !f->bres || !f->berase || !f->phint || !f->active || !f->nfree || !f->fq_head || !f->fq || !f->pagebuf || !f->gcbuf)
+        !f->bres || !f->berase || !f->phint || !f->active || !f->nfree || !f->fq_head || !f->fq || !f->pagebuf || !f->gcbuf ||
+        !f->hrun.buf || !f->gcrun.buf)
         return -ENOMEM;
     for (size_t i = 0; i < nu * FTL_STREAMS; i++) f->active[i] = NONE32;
     return 0;
@@ -379,11 +384,31 @@ fail:
     return rc;
 }
 
+/* Erase leaves a block's dead data in the file (csd_store_erase says why); at a clean close every
+ * run of free blocks goes back to the host's disk in one punch, so an image at rest stays sparse. */
+static int punch_free_blocks(csd_ftl *f) {
+    if (!f->st->writable) return 0;
+    for (uint64_t b = 0; b < f->nblocks;) {
+        if (f->bstate[b] != BLK_FREE) {
+            b++;
+            continue;
+        }
+        uint64_t e = b;
+        while (e < f->nblocks && f->bstate[e] == BLK_FREE) e++;
+        int rc = csd_store_punch(f->st, b * f->ppb, (e - b) * f->ppb);
+        if (rc) return rc;
+        b = e;
+    }
+    return 0;
+}
+
 int csd_ftl_close(csd_ftl *f) {
     if (!f) return 0;
     int rc = f->map->flush(f->map_state, f, NULL);
     int rw = ftl_wear_save(f);
     if (!rc) rc = rw;
+    int rp = punch_free_blocks(f);
+    if (!rc) rc = rp;
     int rs = csd_store_sync(f->st);
     if (!rc) rc = rs;
     ftl_free(f);

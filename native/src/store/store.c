@@ -179,6 +179,7 @@ int csd_store_open(csd_store **out, const char *path, int writable, csd_params *
     }
     s->writable = writable;
     s->punch = 1;
+    s->reserve = 1;
     s->sync_writes = p->sync_writes != 0;
     free(sb);
     *out = s;
@@ -277,6 +278,12 @@ int csd_store_write_data(csd_store *s, uint64_t ppn, const void *page) {
     return pwrite_full(s->fd, page, s->l.page_bytes, s->l.data_off + ppn * s->l.page_bytes);
 }
 
+int csd_store_write_data_run(csd_store *s, uint64_t ppn, uint64_t n, const void *pages) {
+    if (!ppn_ok(s, ppn, n)) return -EINVAL;
+    runs_invalidate(s, ppn, n);
+    return pwrite_full(s->fd, pages, (size_t)(n * s->l.page_bytes), s->l.data_off + ppn * s->l.page_bytes);
+}
+
 int csd_store_read_oob(csd_store *s, uint64_t ppn, uint64_t n, void *buf) {
     if (!ppn_ok(s, ppn, n)) return -EINVAL;
     return pread_full(s->fd, buf, (size_t)(n * CSD_OOB_BYTES), s->l.oob_off + ppn * CSD_OOB_BYTES);
@@ -287,6 +294,11 @@ int csd_store_write_oob(csd_store *s, uint64_t ppn, const csd_oob *r) {
     uint8_t rec[CSD_OOB_BYTES];
     csd_oob_encode(rec, r);
     return pwrite_full(s->fd, rec, CSD_OOB_BYTES, s->l.oob_off + ppn * CSD_OOB_BYTES);
+}
+
+int csd_store_write_oob_run(csd_store *s, uint64_t ppn, uint64_t n, const void *raw) {
+    if (!ppn_ok(s, ppn, n)) return -EINVAL;
+    return pwrite_full(s->fd, raw, (size_t)(n * CSD_OOB_BYTES), s->l.oob_off + ppn * CSD_OOB_BYTES);
 }
 
 static int write_zeros(int fd, uint64_t off, uint64_t len) {
@@ -301,22 +313,47 @@ static int write_zeros(int fd, uint64_t off, uint64_t len) {
     return 0;
 }
 
-/* OOB records go first: once a page's record is gone the page no longer exists for recovery, so a
- * crash half-way through an erase never exposes a record whose data was already punched. */
+/* Zeroing the records is the erase: a page without a record does not exist for recovery, check or
+ * any read. The data keeps its dead bytes, so the next program of the block rewrites page-cache
+ * pages in place instead of re-allocating them after a punch (punching every erased block cost the
+ * kernel more than the writes themselves); csd_store_punch gives free blocks back to the host's
+ * disk in large runs at a clean close. */
 int csd_store_erase(csd_store *s, uint64_t first, uint64_t npages) {
     if (!ppn_ok(s, first, npages)) return -EINVAL;
-    runs_invalidate(s, first, npages);
-    int rc = write_zeros(s->fd, s->l.oob_off + first * CSD_OOB_BYTES, npages * CSD_OOB_BYTES);
-    if (rc) return rc;
-    uint64_t off = s->l.data_off + first * s->l.page_bytes, len = npages * s->l.page_bytes;
-#ifdef FALLOC_FL_PUNCH_HOLE
-    if (s->punch) {
-        if (fallocate(s->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) == 0) return 0;
+    runs_invalidate(s, first, npages);   /* the block's pages are dead: drop read-ahead copies of them */
+    return write_zeros(s->fd, s->l.oob_off + first * CSD_OOB_BYTES, npages * CSD_OOB_BYTES);
+}
+
+/* Writing into a hole makes the file system allocate (delayed allocation) page by page, which cost
+ * the kernel about three times the write itself; one fallocate per block opened for programming
+ * allocates the block's pages in one extent (a no-op when they are allocated already, as after an
+ * erase), and a full host disk shows up here, before any page of the block is written. */
+int csd_store_reserve(csd_store *s, uint64_t first, uint64_t npages) {
+    if (!ppn_ok(s, first, npages)) return -EINVAL;
+#ifdef FALLOC_FL_KEEP_SIZE
+    if (s->reserve) {
+        uint64_t off = s->l.data_off + first * s->l.page_bytes, len = npages * s->l.page_bytes;
+        if (fallocate(s->fd, FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) == 0) return 0;
+        if (errno == ENOSPC || errno == EDQUOT) return -EDQUOT;
         if (errno != EOPNOTSUPP && errno != ENOSYS) return -errno;
-        s->punch = 0;   /* this file system cannot punch: zero from now on */
+        s->reserve = 0;   /* this file system cannot: pages are allocated as they are written */
     }
 #endif
-    return write_zeros(s->fd, off, len);
+    return 0;
+}
+
+int csd_store_punch(csd_store *s, uint64_t first, uint64_t npages) {
+    if (!ppn_ok(s, first, npages)) return -EINVAL;
+    runs_invalidate(s, first, npages);
+#ifdef FALLOC_FL_PUNCH_HOLE
+    if (s->punch) {
+        uint64_t off = s->l.data_off + first * s->l.page_bytes, len = npages * s->l.page_bytes;
+        if (fallocate(s->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) == 0) return 0;
+        if (errno != EOPNOTSUPP && errno != ENOSYS) return -errno;
+        s->punch = 0;   /* this file system cannot punch: the dead bytes just stay */
+    }
+#endif
+    return 0;
 }
 
 int csd_store_barrier(csd_store *s) { return s->sync_writes ? csd_store_sync(s) : 0; }

@@ -86,6 +86,7 @@ typedef struct csd_store {
     int writable;
     int sync_writes;         /* fdatasync in csd_store_barrier */
     int punch;               /* 1 while fallocate(PUNCH_HOLE) works on this file system */
+    int reserve;             /* 1 while fallocate (allocate) works on this file system */
     csd_layout l;
     struct csd_store_run *runs;   /* read-ahead runs of data pages for csd_store_data_view (store.c) */
     uint64_t run_clock;      /* use stamp of the runs (LRU within a set) */
@@ -102,6 +103,8 @@ void csd_store_close(csd_store *s);
 /* Bytes [off, off+len) of physical page ppn. */
 int csd_store_read_data(csd_store *s, uint64_t ppn, uint32_t off, void *buf, size_t len);
 int csd_store_write_data(csd_store *s, uint64_t ppn, const void *page);
+/* n whole pages at consecutive ppns from ppn, in one write (pages: n * page_bytes). */
+int csd_store_write_data_run(csd_store *s, uint64_t ppn, uint64_t n, const void *pages);
 /* Physical page ppn, read-only, from a read-ahead buffer: a sequential reader of a flash block (the
  * FTL stripes an object's pages over the units, each unit's pages consecutive in its block) gets its
  * next pages with one pread of up to 8 pages, copied into a buffer that stays in the CPU's caches
@@ -112,8 +115,16 @@ const uint8_t *csd_store_data_view(csd_store *s, uint64_t ppn, int *rc);
 /* n consecutive raw OOB records starting at ppn into buf (n * CSD_OOB_BYTES). */
 int csd_store_read_oob(csd_store *s, uint64_t ppn, uint64_t n, void *buf);
 int csd_store_write_oob(csd_store *s, uint64_t ppn, const csd_oob *r);
-/* Erase npages pages from first: zero their OOB records, then punch (or zero) their data. */
+/* n encoded records (csd_oob_encode) of consecutive ppns from ppn, in one write. */
+int csd_store_write_oob_run(csd_store *s, uint64_t ppn, uint64_t n, const void *raw);
+/* Erase npages pages from first: zero their OOB records. Their data keeps its dead bytes. */
 int csd_store_erase(csd_store *s, uint64_t first, uint64_t npages);
+/* Allocate the host disk for npages data pages from first (a block about to be programmed), so its
+ * writes need no allocation. 0, -EDQUOT (host disk full) or -errno; 0 where the file system cannot. */
+int csd_store_reserve(csd_store *s, uint64_t first, uint64_t npages);
+/* Give the data of npages erased pages from first back to the host's disk (punch a hole; nothing
+ * where the file system cannot). Only for pages without a record. 0 or -errno. */
+int csd_store_punch(csd_store *s, uint64_t first, uint64_t npages);
 /* fdatasync when sync_writes is on (ordering point for power-loss safety), else nothing. */
 int csd_store_barrier(csd_store *s);
 int csd_store_sync(csd_store *s);      /* always fdatasync */
