@@ -1,6 +1,8 @@
 /* Host block I/O: exact virtual times of hand-checked requests on the tiny preset (docs/BLOCK-IO.md
- * works them out), out-of-order completion, the queue depth, read-back against an in-memory reference
- * over thousands of random reads, writes and trims with GC, persistence across reopen, a process
+ * works them out), and on the drs preset's map-cached FTL as command sets under fifo and drs (a miss,
+ * a hit, a request delayed by another's map read, the schedulers' orders), out-of-order completion,
+ * the queue depth, read-back against an in-memory reference over thousands of random reads, writes
+ * and trims with GC (on ftl = page and on dftl + drs), persistence across reopen, a process
  * that dies without closing and one killed with SIGKILL mid-stream, a queue pair per client session,
  * the namespace hidden from object commands, and every bad input refused with a status while the
  * device keeps serving. */
@@ -11,12 +13,20 @@
 #include <sys/wait.h>
 
 static char g_img[4300];
+/* the FTL and flash scheduler fresh() formats with (the random test runs on both FTLs) */
+static const char *g_ftl = "page", *g_sched = "fifo";
+
+static void set_policies(csd_params *p) {
+    snprintf(p->ftl, sizeof p->ftl, "%s", g_ftl);
+    snprintf(p->flash_scheduler, sizeof p->flash_scheduler, "%s", g_sched);
+}
 
 static csd_device *open_img(const char *img, uint32_t qd) {
     char err[512];
     csd_device *d;
     csd_params p;
     csd_params_preset(&p, "tiny");
+    set_policies(&p);
     p.block_queue_depth = qd;
     csd_open_opts o = { .override = qd ? &p : NULL, .background = 0 };
     if (csd_device_open(&d, img, &o, err, sizeof err)) {
@@ -32,6 +42,7 @@ static csd_device *fresh(const char *dir, uint64_t cap, uint32_t qd) {
     unlink(g_img);
     csd_params p;
     csd_params_preset(&p, "tiny");
+    set_policies(&p);
     if (csd_format(g_img, cap, &p, err, sizeof err)) {
         fprintf(stderr, "format: %s\n", err);
         exit(1);
@@ -869,5 +880,12 @@ int main(void) {
     test_kill(dir);
     test_sessions(dir);
     test_random(dir);
+    /* the same on the map-cached FTL (1 KiB cache, its map pages moved by GC too) through the
+     * command-set path and a queueing scheduler */
+    g_ftl = "dftl";
+    g_sched = "drs";
+    test_random(dir);
+    g_ftl = "page";
+    g_sched = "fifo";
     TEST_OK("test_block");
 }
