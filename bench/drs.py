@@ -26,8 +26,8 @@ usage: bin/smartssd bench drs [--quick] [--ftl LIST] [--schedulers LIST] [--requ
                  the drs preset with flash_scheduler = drs, ftl = dftl (1 KiB map cache) against
                  ftl = page (the whole map in DRAM), with the preset's 2 cores and with 16 (flash-bound);
                  writes out/bench/drs/jobs/
-       --ftl / --schedulers: comma-separated (default: every policy `csd identify --json` lists; ftl = page
-                 when no map-cached FTL is listed)
+       --ftl / --schedulers: comma-separated (default: every policy `csd identify --json` lists, a
+                 map-cached FTL first; ftl = page when none is listed); the figures use the first FTL
 """
 import argparse
 import json
@@ -140,6 +140,8 @@ def main(ctx):
         scheds = [s for s in a.schedulers.split(",") if s]
     if a.ftl:
         ftls = [f for f in a.ftl.split(",") if f]
+    else:
+        ftls.sort(key=lambda f: f == "page")   # the paper's map-cached FTL first: Fig. 9-11 use the first
     low = {x.lower(): x for x in scheds}
     base = low.get("rcf", scheds[0])
     workloads = QUICK_WORKLOADS if a.quick else sorted(trace_gen.TABLE1)
