@@ -20,9 +20,14 @@ minus arrival; the breakdown comes from each request's admission, first flash co
 (docs/BLOCK-IO.md).
 
 usage: bin/smartssd bench drs [--quick] [--ftl LIST] [--schedulers LIST] [--requests N] [--cache-param NAME]
+       bin/smartssd bench drs --jobs
        --quick: 4 workloads, 2000 requests each, queue depths 1, 16, 256
-       --ftl / --schedulers: comma-separated (default: every policy `csd identify --json` lists; ftl = page
-                 when no map-cached FTL is listed)
+       --jobs: only what a small map cache costs an in-storage scan: a grep over a 4 MiB text object on
+                 the drs preset with flash_scheduler = drs, ftl = dftl (1 KiB map cache) against
+                 ftl = page (the whole map in DRAM), with the preset's 2 cores and with 16 (flash-bound);
+                 writes out/bench/drs/jobs/
+       --ftl / --schedulers: comma-separated (default: every policy `csd identify --json` lists, a
+                 map-cached FTL first; ftl = page when none is listed); the figures use the first FTL
 """
 import argparse
 import json
@@ -70,7 +75,56 @@ def replay(ctx, scratch, trace, ftl, sched, qd=None, sets=()):
             "reads": j["reads"], "writes": j["writes"]}
 
 
+def jobs(ctx):
+    """Device time of `csd run grep` on dftl (the paper's 1 KiB cache) vs page; each run is a fresh
+    session, so the map cache starts cold."""
+    ctx.out = os.path.join(ctx.out, "jobs")
+    scratch = os.path.join(ctx.out, "scratch")
+    shutil.rmtree(scratch, ignore_errors=True)
+    os.makedirs(scratch)
+    text = os.path.join(scratch, "text.txt")
+    rng, lines, want = 1, [], 0
+    size = 0
+    while size < 4 << 20:
+        chars = []
+        for _ in range(60):
+            rng = (rng * 6364136223846793005 + 1442695040888963407) % (1 << 64)
+            chars.append("abcdefghijklmnopqrstuvwxyz "[(rng >> 33) % 27])
+        line = "".join(chars)
+        if (rng >> 40) % 20 == 0:
+            line = "needle " + line
+        want += "needle" in line
+        lines.append(line)
+        size += len(line) + 1
+    with open(text, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    rows = []
+    for ftl in ("page", "dftl"):
+        img = os.path.join(scratch, f"{ftl}.img")
+        ctx.run(ctx.tool("csd"), "format", img, "--capacity", "64M", "--preset", "drs", "--set", f"ftl={ftl}")
+        ctx.run(ctx.tool("csd"), "put", img, "text", text)
+        for cores in (2, 16):
+            j = json.loads(ctx.run(ctx.tool("csd"), "run", img, "grep", "--input", "text", "--param", "pattern=needle",
+                                   "--set", "flash_scheduler=drs", "--set", f"cores={cores}", "--json"))
+            if j["results"]["count"] != want:
+                sys.exit(f"grep on {ftl}: {j['results']['count']} lines, the text has {want}")
+            rows.append({"ftl": ftl, "cores": cores, "device_ms": round(j["device_ns"] / 1e6, 3), "pages": j["pages"],
+                         "matches": want})
+            print(f"  grep {ftl:<5} cores {cores:>2}: {j['device_ns'] / 1e6:10.3f} ms over {j['pages']} pages", flush=True)
+    ctx.write_csv(rows)
+    by = {(r["ftl"], r["cores"]): r["device_ms"] for r in rows}
+    ctx.plot("isp_scan.png", "grep over 4 MiB on the drs preset: device time by FTL", "cores (count)",
+             "device time (ms)", {f: ([2, 16], [by[(f, 2)], by[(f, 16)]]) for f in ("page", "dftl")}, kind="bar")
+    for cores in (2, 16):
+        ctx.headline(f"grep device time, dftl (1 KiB map cache) vs page, {cores} cores",
+                     round(100.0 * (by[("dftl", cores)] / by[("page", cores)] - 1.0), 2), "%")
+    shutil.rmtree(scratch, ignore_errors=True)
+    ctx.finish(rows, ["ftl", "cores", "device_ms", "pages", "matches"])
+
+
 def main(ctx):
+    if "--jobs" in ctx.args:
+        return jobs(ctx)
     ap = argparse.ArgumentParser(prog="bin/smartssd bench drs")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--ftl")
@@ -86,6 +140,8 @@ def main(ctx):
         scheds = [s for s in a.schedulers.split(",") if s]
     if a.ftl:
         ftls = [f for f in a.ftl.split(",") if f]
+    else:
+        ftls.sort(key=lambda f: f == "page")   # the paper's map-cached FTL first: Fig. 9-11 use the first
     low = {x.lower(): x for x in scheds}
     base = low.get("rcf", scheds[0])
     workloads = QUICK_WORKLOADS if a.quick else sorted(trace_gen.TABLE1)

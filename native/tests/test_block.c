@@ -1,6 +1,8 @@
 /* Host block I/O: exact virtual times of hand-checked requests on the tiny preset (docs/BLOCK-IO.md
- * works them out), out-of-order completion, the queue depth, read-back against an in-memory reference
- * over thousands of random reads, writes and trims with GC, persistence across reopen, a process
+ * works them out), and on the drs preset's map-cached FTL as command sets under fifo and drs (a miss,
+ * a hit, a request delayed by another's map read, the schedulers' orders), out-of-order completion,
+ * the queue depth, read-back against an in-memory reference over thousands of random reads, writes
+ * and trims with GC (on ftl = page and on dftl + drs), persistence across reopen, a process
  * that dies without closing and one killed with SIGKILL mid-stream, a queue pair per client session,
  * the namespace hidden from object commands, and every bad input refused with a status while the
  * device keeps serving. */
@@ -11,12 +13,20 @@
 #include <sys/wait.h>
 
 static char g_img[4300];
+/* the FTL and flash scheduler fresh() formats with (the random test runs on both FTLs) */
+static const char *g_ftl = "page", *g_sched = "fifo";
+
+static void set_policies(csd_params *p) {
+    snprintf(p->ftl, sizeof p->ftl, "%s", g_ftl);
+    snprintf(p->flash_scheduler, sizeof p->flash_scheduler, "%s", g_sched);
+}
 
 static csd_device *open_img(const char *img, uint32_t qd) {
     char err[512];
     csd_device *d;
     csd_params p;
     csd_params_preset(&p, "tiny");
+    set_policies(&p);
     p.block_queue_depth = qd;
     csd_open_opts o = { .override = qd ? &p : NULL, .background = 0 };
     if (csd_device_open(&d, img, &o, err, sizeof err)) {
@@ -32,6 +42,7 @@ static csd_device *fresh(const char *dir, uint64_t cap, uint32_t qd) {
     unlink(g_img);
     csd_params p;
     csd_params_preset(&p, "tiny");
+    set_policies(&p);
     if (csd_format(g_img, cap, &p, err, sizeof err)) {
         fprintf(stderr, "format: %s\n", err);
         exit(1);
@@ -173,7 +184,10 @@ static void test_hand_checked(const char *dir) {
 }
 
 /* The drs preset: X = ceil(4096 B / 400 MB/s) = 10240, no firmware time, tR 60000, tProg 700000,
- * overhead 5000, a page over the 1.6 GB/s host link 2560. */
+ * overhead 5000, a page over the 1.6 GB/s host link 2560; ftl = dftl with a 1 KiB map cache. A fresh
+ * image has no map pages yet, so the write of LBA 3 fetches no cache line (nothing to read: its line
+ * starts empty and dirty in the cache) and is its data program alone; the read that follows hits that
+ * line and is its data read alone: the same times as on ftl = page. */
 static void test_drs_preset(const char *dir) {
     char path[4300], err[512];
     snprintf(path, sizeof path, "%s/drs.img", dir);
@@ -181,6 +195,8 @@ static void test_drs_preset(const char *dir) {
     csd_params p;
     CHECK_EQ_INT(csd_params_preset(&p, "drs"), 0);
     CHECK_EQ_U64(p.block_queue_depth, 256);
+    CHECK(!strcmp(p.ftl, "dftl"));
+    CHECK_EQ_U64(p.map_cache_bytes, 1024);
     CHECK(csd_format(path, 16u << 20, &p, err, sizeof err) == 0);
     csd_device *d;
     csd_open_opts o = { .background = 0 };
@@ -203,6 +219,106 @@ static void test_drs_preset(const char *dir) {
     CHECK_EQ_U64(c[0].first_flash_ns, T1 + 5000);
     CHECK_EQ_U64(c[0].done_ns, T1 + 5000 + 60000 + 10240 + 2560);
     csd_device_close(d);
+}
+
+/* A drs-preset image (ftl = dftl, 1 KiB map cache: 16 lines of 8 entries) under the given flash
+ * scheduler, LBAs 0..23 written and the device closed (their three dirty lines programmed to map
+ * pages), then reopened with a cold map cache. */
+static csd_device *dftl_cold(const char *dir, const char *sched) {
+    char path[4300], err[512];
+    snprintf(path, sizeof path, "%s/dftl-%s.img", dir, sched);
+    unlink(path);
+    csd_params p;
+    CHECK_EQ_INT(csd_params_preset(&p, "drs"), 0);
+    snprintf(p.flash_scheduler, sizeof p.flash_scheduler, "%s", sched);
+    CHECK(csd_format(path, 16u << 20, &p, err, sizeof err) == 0);
+    csd_device *d;
+    csd_open_opts o = { .background = 0 };
+    CHECK(csd_device_open(&d, path, &o, err, sizeof err) == 0);
+    csd_block_req w = { .id = 0, .op = CSD_BLOCK_WRITE, .lba = 0, .count = 24, .fill = 5 };
+    submit_ok(d, &w, 1);
+    csd_block_cpl c[1];
+    poll_all(d, c, 1, NULL);
+    CHECK_EQ_INT(c[0].status, 0);
+    CHECK(csd_device_close(d) == 0);
+    CHECK(csd_device_open(&d, path, &o, err, sizeof err) == 0);
+    return d;
+}
+
+/* Block requests on dftl run as command sets (DRS II-A, V-B) through the command-set submitter, with
+ * the drs preset's numbers: overhead 5000, a page over the host link 2560, one chip where a read is
+ * tR 60000 + channel 10240 = 70240 and a program channel 10240 + tProg 700000 = 710240 (no firmware
+ * time; a program still passes the firmware stage, so it reaches the chip's queue one event after a
+ * read submitted at the same instant). drs: 1 when the scheduler is drs, 0 for fifo. */
+static void test_dftl_sets(const char *dir, const char *sched, int drs) {
+    csd_device *d = dftl_cold(dir, sched);
+    csd_block_cpl c[3];
+    uint64_t order[3];
+    /* a miss: the cache-line fetch MR (70240) before the data read DR (70240), then the page out:
+     * 5000 + 70240 + 70240 + 2560 */
+    uint64_t T1 = csd_device_clock(d) + 1000;
+    csd_block_req r = { .id = 0, .op = CSD_BLOCK_READ, .lba = 3, .count = 1, .arrival_ns = T1 };
+    submit_ok(d, &r, 1);
+    poll_all(d, c, 1, NULL);
+    CHECK_EQ_U64(c[0].flash_ops, 2);
+    CHECK_EQ_U64(c[0].first_flash_ns, T1 + 5000);
+    CHECK_EQ_U64(c[0].done_ns, T1 + 148040);
+    /* a hit (LBA 4 shares LBA 3's line of 8 entries): the data read alone, 5000 + 70240 + 2560 */
+    uint64_t T2 = c[0].done_ns + 1000;
+    r = (csd_block_req){ .id = 0, .op = CSD_BLOCK_READ, .lba = 4, .count = 1, .arrival_ns = T2 };
+    submit_ok(d, &r, 1);
+    poll_all(d, c, 1, NULL);
+    CHECK_EQ_U64(c[0].flash_ops, 1);
+    CHECK_EQ_U64(c[0].first_flash_ns, T2 + 5000);
+    CHECK_EQ_U64(c[0].done_ns, T2 + 77800);
+    /* delayed by another's in-flight map read (V-B-1): W writes LBA 9 (line 1, a miss) and R reads
+     * LBA 10 (line 1) at T3. W holds the link 0..7560 (overhead + its page), its MR runs
+     * 7560..77800; R's command arrives at 12560 and waits for W's MR (CLF-delayed) instead of
+     * fetching the line again. At 77800 W's DP and R's DR are both submitted; the read reaches the
+     * chip first under either scheduler (the program passes the firmware stage; under drs a read beats
+     * a write anyway): DR 77800..148040, R done +2560 = 150600; DP 148040..858280. */
+    uint64_t T3 = c[0].done_ns + 1000;
+    csd_block_req q[2] = { { .id = 0, .op = CSD_BLOCK_WRITE, .lba = 9, .count = 1, .fill = 3, .arrival_ns = T3 },
+                           { .id = 1, .op = CSD_BLOCK_READ, .lba = 10, .count = 1, .arrival_ns = T3 } };
+    submit_ok(d, q, 2);
+    poll_all(d, c, 2, order);
+    CHECK_EQ_U64(order[0], 1);
+    CHECK_EQ_U64(c[0].flash_ops, 2);   /* MR, DP */
+    CHECK_EQ_U64(c[1].flash_ops, 1);   /* its DR only: the MR it waited for is W's */
+    CHECK_EQ_U64(c[0].first_flash_ns, T3 + 7560);
+    CHECK_EQ_U64(c[0].done_ns, T3 + 858280);
+    CHECK_EQ_U64(c[1].first_flash_ns, T3 + 77800);
+    CHECK_EQ_U64(c[1].done_ns, T3 + 150600);
+    /* where the schedulers differ: at T4 A reads LBA 16 (line 2, a miss: MR 5000..75240), B writes
+     * LBA 5 (line 0, cached: its DP is queued at 12560 after the link 5000..12560) and C reads LBA 4
+     * (a hit: its DR queued at 17560 after the link 12560..17560). When A's MR ends at 75240:
+     * fifo serves in submission order: DP_B 75240..785480, DR_C ..855720 (C done +2560 = 858280),
+     *   A's DR (submitted at 75240) ..925960 (A done 928520).
+     * drs serves reads before writes, the smaller FOT first (V-D, Algorithm 1): DR_C (FOT 70240)
+     *   75240..145480 (C done 148040), then A's DR (a read) 145480..215720 (A done 218280), then
+     *   DP_B 215720..925960. */
+    uint64_t T4 = c[0].done_ns + 1000;
+    csd_block_req q3[3] = { { .id = 0, .op = CSD_BLOCK_READ, .lba = 16, .count = 1, .arrival_ns = T4 },
+                            { .id = 1, .op = CSD_BLOCK_WRITE, .lba = 5, .count = 1, .fill = 4, .arrival_ns = T4 },
+                            { .id = 2, .op = CSD_BLOCK_READ, .lba = 4, .count = 1, .arrival_ns = T4 } };
+    submit_ok(d, q3, 3);
+    poll_all(d, c, 3, order);
+    CHECK_EQ_U64(c[0].first_flash_ns, T4 + 5000);
+    CHECK_EQ_U64(c[1].first_flash_ns, T4 + (drs ? 215720 : 75240));
+    CHECK_EQ_U64(c[2].first_flash_ns, T4 + (drs ? 75240 : 785480));
+    CHECK_EQ_U64(c[0].done_ns, T4 + (drs ? 218280 : 928520));
+    CHECK_EQ_U64(c[1].done_ns, T4 + (drs ? 925960 : 785480));
+    CHECK_EQ_U64(c[2].done_ns, T4 + (drs ? 148040 : 858280));
+    uint64_t want_order[2][3] = { { 1, 2, 0 }, { 2, 0, 1 } };
+    for (int i = 0; i < 3; i++) CHECK_EQ_U64(order[i], want_order[drs][i]);
+    /* the data read back is what was written */
+    uint8_t buf[4096], want[4096];
+    r = (csd_block_req){ .id = 0, .op = CSD_BLOCK_READ, .lba = 5, .count = 1, .buf = buf };
+    submit_ok(d, &r, 1);
+    poll_all(d, c, 1, NULL);
+    fill_expect(want, 5, 1, 4);
+    CHECK(!memcmp(buf, want, sizeof buf));
+    CHECK(csd_device_close(d) == 0);
 }
 
 /* Random reads, writes and trims in batches with arrival gaps, on a small device (GC runs often);
@@ -757,10 +873,19 @@ int main(void) {
     const char *dir = csd_test_dir("test_block");
     test_hand_checked(dir);
     test_drs_preset(dir);
+    test_dftl_sets(dir, "fifo", 0);
+    test_dftl_sets(dir, "drs", 1);
     test_protocol(dir);
     test_crash(dir);
     test_kill(dir);
     test_sessions(dir);
     test_random(dir);
+    /* the same on the map-cached FTL (1 KiB cache, its map pages moved by GC too) through the
+     * command-set path and a queueing scheduler */
+    g_ftl = "dftl";
+    g_sched = "drs";
+    test_random(dir);
+    g_ftl = "page";
+    g_sched = "fifo";
     TEST_OK("test_block");
 }

@@ -275,8 +275,8 @@ static void preset_hybrid(csd_params *p) {
  * 4 KB pages, tR 60 us and tProg 700 us, a flash command queue depth of 256 (taken here as the block
  * queue depth). What the paper leaves open is an assumption named in docs/BLOCK-IO.md: the erase time
  * (3.5 ms, the 2PM paper's TLC figure), the channel rate (400 MB/s: a 4 KB page in 10.24 us), no
- * firmware cost per page, 256 pages per block and the command overhead. The 1 KB map cache is the
- * map-cached FTL's parameter; this preset keeps ftl = page until that FTL is chosen. */
+ * firmware cost per page, 256 pages per block and the command overhead. The FTL is the map-cached one
+ * with the paper's 1 KB map cache. */
 static void preset_drs(csd_params *p) {
     preset_paper(p);
     name_set(p->preset, "drs");
@@ -292,6 +292,9 @@ static void preset_drs(csd_params *p) {
     p->host_link_bytes_per_s = 1600000000ull;
     p->cmd_overhead_ns = 5000;
     p->block_queue_depth = 256;
+    /* flash_scheduler stays fifo unless chosen (bench drs runs every scheduler) */
+    name_set(p->ftl, "dftl");
+    p->map_cache_bytes = 1024;
 }
 
 typedef struct preset {

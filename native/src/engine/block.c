@@ -24,6 +24,10 @@ struct csd_blk_req {
     uint64_t id;                  /* flash ops' req_id, unique among the engine's block requests */
     int dropped;                  /* its session ended: freed when it completes */
     size_t n, pending;
+    /* a map-cached FTL's batch (labelled with command sets) runs through the command-set submitter
+     * (flash/cmdset.h), which copies it at the start: kept until then */
+    csd_flash_req *sets;
+    csd_hreq hr;
     csd_flash_op ops[];
 };
 
@@ -121,10 +125,43 @@ static void blk_op_done(csd_flash_op *op, uint64_t t) {
     if (--r->pending == 0) blk_ops_done(r, t);
 }
 
+/* Command sets: each data read streams its page to the host as it lands (map reads and GC do not). */
+static void blk_set_op(csd_hreq *h, const csd_flash_op *op, uint64_t t) {
+    csd_blk_req *r = h->arg;
+    csd_engine *e = r->e;
+    uint64_t svc = service_ns(e, op->kind), start = t > svc ? t - svc : 0;
+    if (start < op->submit_ns) start = op->submit_ns;
+    if (!r->first || start < r->first) r->first = start;
+    if (op->kind == CSD_FLASH_READ && op->src == CSD_SRC_HOST && r->to_host) {
+        uint64_t chunk = r->to_host < e->p.page_bytes ? r->to_host : e->p.page_bytes;
+        r->to_host -= chunk;
+        uint64_t end = csd_serial_reserve(&e->link, t, csd_xfer_ns(chunk, e->p.host_link_bytes_per_s));
+        if (end > r->link_end) r->link_end = end;
+    }
+}
+
+static void blk_set_done(csd_hreq *h, uint64_t t) { blk_ops_done(h->arg, t); }
+
 static void blk_start_ev(csd_sim *sim, void *arg) {
     csd_blk_req *r = arg;
     if (r->n == 0) {
         blk_ops_done(r, csd_sim_now(sim));
+        return;
+    }
+    if (r->sets) {
+        /* DRS paper II-A, V-B: the request's pages as command sets (map commands, then the data
+         * command), waiting on other requests' in-flight map commands; its type and size, and the
+         * FOT the submitter computes, are the request information the schedulers order by (V-D-1).
+         * A trim is a write: it changes the map and nobody waits for its data. */
+        uint64_t pages = 0;
+        for (size_t i = 0; i < r->n; i++) pages += r->sets[i].role == CSD_ROLE_DATA;
+        r->hr = (csd_hreq){ .type = r->to_host ? CSD_REQ_READ : CSD_REQ_WRITE, .pages = pages, .id = r->id,
+                            .done = blk_set_done, .op_done = blk_set_op, .arg = r };
+        csd_flash_batch b = { r->sets, r->n, r->n };
+        int rc = csd_cmdset_submit(r->e->cmdset, &r->hr, &b);
+        free(r->sets);
+        r->sets = NULL;
+        if (rc) blk_ops_done(r, csd_sim_now(sim));   /* out of memory: charge the link only */
         return;
     }
     for (size_t i = 0; i < r->n; i++) csd_flash_submit(r->e->flash, &r->ops[i]);
@@ -157,7 +194,9 @@ int csd_engine_blk_submit(csd_engine *e, uint64_t arrival_ns, const csd_flash_ba
     size_t n = ops ? ops->n : 0;
     if (n > (SIZE_MAX - sizeof(csd_blk_req)) / sizeof(csd_flash_op)) return -ENOMEM;
     csd_blk_sess *ss = sess_get(e, tag->session);
-    csd_blk_req *r = ss ? malloc(sizeof *r + n * sizeof(csd_flash_op)) : NULL;
+    int labelled = 0;
+    for (size_t i = 0; i < n && !labelled; i++) labelled = ops->ops[i].set != 0;
+    csd_blk_req *r = ss ? malloc(sizeof *r + (labelled ? 0 : n) * sizeof(csd_flash_op)) : NULL;
     if (!r) return -ENOMEM;
     ss->outstanding++;
     e->blk_data_bytes += tag->data ? tag->data_len : 0;
@@ -165,7 +204,17 @@ int csd_engine_blk_submit(csd_engine *e, uint64_t arrival_ns, const csd_flash_ba
     *r = (csd_blk_req){ .e = e, .tag = *tag, .arrival = arrival_ns > now ? arrival_ns : now,
                         .to_dev = bytes_to_device, .to_host = bytes_to_host, .id = ++e->blk_next_id,
                         .n = n, .pending = n };
-    for (size_t i = 0; i < n; i++) {
+    if (labelled) {
+        r->sets = malloc(n * sizeof *r->sets);
+        if (!r->sets) {
+            free(r);
+            ss->outstanding--;
+            e->blk_data_bytes -= tag->data ? tag->data_len : 0;
+            return -ENOMEM;
+        }
+        memcpy(r->sets, ops->ops, n * sizeof *r->sets);
+    }
+    for (size_t i = 0; i < n && !labelled; i++) {
         const csd_flash_req *q = &ops->ops[i];
         r->ops[i] = (csd_flash_op){ .kind = q->kind, .src = q->gc ? CSD_SRC_GC : CSD_SRC_HOST, .ppn = q->ppn,
                                     .owner = r, .req_id = r->id, .done = blk_op_done, .arg = r };
@@ -258,6 +307,8 @@ void csd_eng_blk_free(csd_engine *e) {
     while (r) {
         csd_blk_req *n = r->anext;
         free(r->tag.data);
+        free(r->sets);
+        csd_cmdset_forget(e->cmdset, &r->hr);
         free(r);
         r = n;
     }

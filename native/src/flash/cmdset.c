@@ -87,6 +87,17 @@ static void req_op_done(csd_hreq *r, uint64_t t) {
     if (r->done) r->done(r, t);
 }
 
+void csd_cmdset_forget(csd_cmdset *cs, csd_hreq *r) {
+    (void)cs;
+    for (cset *s = r->sets, *n; s; s = n) {
+        n = s->next_in_req;
+        free(s->reqs);
+        free(s->ops);
+        free(s);
+    }
+    r->sets = NULL;
+}
+
 static void submit_cur(cset *s) {
     csd_flash_req *q = &s->reqs[s->cur];
     csd_flash_op *op = &s->ops[s->cur];

@@ -33,5 +33,8 @@ void csd_cmdset_destroy(csd_cmdset *cs);
 /* Submit request r with the FTL's batch b (copied) at the current time. r stays valid until its
  * done callback has run. 0 or -ENOMEM. */
 int csd_cmdset_submit(csd_cmdset *cs, csd_hreq *r, const csd_flash_batch *b);
+/* Free the sets of a request that will never complete (its engine is going away, with the flash
+ * commands in flight); r may be one never submitted (zeroed). */
+void csd_cmdset_forget(csd_cmdset *cs, csd_hreq *r);
 
 #endif

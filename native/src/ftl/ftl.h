@@ -130,6 +130,8 @@ uint64_t csd_ftl_lookup(const csd_ftl *f, uint64_t id, uint64_t page_index);
  * when it needed any (or must wait for an earlier request's), the data read of *ppn follows them in
  * ops as the set's last command (flash.h, command sets); ops empty = a plain read. 0 or -errno. */
 int csd_ftl_translate(csd_ftl *f, uint64_t id, uint64_t page_index, csd_flash_batch *ops, uint64_t *ppn);
+/* 1 when the mapping policy caches the map (its operations are labelled with command sets). */
+int csd_ftl_map_cached(const csd_ftl *f);
 /* Raw page read by physical page number into buf (page_bytes). 0 or -errno. */
 int csd_ftl_read_ppn(csd_ftl *f, uint64_t ppn, void *buf);
 /* The same page from the store's read-ahead buffers (csd_store_data_view), without a copy into buf:

@@ -49,6 +49,8 @@ void ftl_op_req(csd_ftl *f, csd_flash_batch *ops, const csd_flash_req *r) {
     if (ops) (void)csd_flash_batch_add_req(ops, r);
 }
 
+int csd_ftl_map_cached(const csd_ftl *f) { return f->hidden_id != 0; }
+
 int csd_ftl_map_check(csd_ftl *f, char *err, size_t errlen) {
     return f->map->check ? f->map->check(f->map_state, f, err, errlen) : 0;
 }

@@ -170,8 +170,14 @@ static int blk_apply(csd_device *d, const csd_block_req *r, uint64_t arrival, in
             /* the bytes are not wanted: translations and page reads only (no copy, no checksum) */
             for (uint32_t k = 0; !rc && k < r->count; k++) {
                 uint64_t ppn;
+                size_t before = ops->n;
                 rc = csd_ftl_translate(d->ftl, d->blk_ns, r->lba + k, ops, &ppn);
-                if (!rc && ppn != CSD_PPN_NONE) rc = csd_flash_batch_add(ops, CSD_FLASH_READ, 0, ppn);
+                /* a map-cached FTL appended the data read after the map commands it needed; a hit
+                 * is a set of the data read alone */
+                if (rc || ppn == CSD_PPN_NONE || ops->n > before) continue;
+                csd_flash_req dr = { .kind = CSD_FLASH_READ, .ppn = ppn };
+                if (csd_ftl_map_cached(d->ftl)) dr.role = CSD_ROLE_DATA, dr.set = r->lba + k + 1;
+                rc = csd_flash_batch_add_req(ops, &dr);
             }
         }
         break;
