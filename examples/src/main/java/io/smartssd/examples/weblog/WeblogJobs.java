@@ -3,6 +3,7 @@ package io.smartssd.examples.weblog;
 import io.smartssd.device.DeviceStats;
 import io.smartssd.device.SmartSsd;
 import io.smartssd.hadoop.fs.SmartSsdFileSystem;
+import io.smartssd.hadoop.local.InProcessLocalFileSystem;
 import io.smartssd.hadoop.mapreduce.DeviceJob;
 import io.smartssd.hadoop.mapreduce.DeviceMapper;
 import java.io.BufferedReader;
@@ -46,7 +47,8 @@ public final class WeblogJobs {
         conf.set("mapreduce.framework.name", "local");
         conf.set("fs.defaultFS", "file:///");
         conf.setInt("mapreduce.local.map.tasks.maximum", maps);
-        return conf;
+        // every version: staging, task directories and output without a chmod process per file
+        return InProcessLocalFileSystem.use(conf);
     }
 
     /** The job for one version of one query, reading {@code input}, writing text rows to {@code output}. */

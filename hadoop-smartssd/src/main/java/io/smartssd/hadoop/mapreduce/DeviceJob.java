@@ -2,6 +2,7 @@ package io.smartssd.hadoop.mapreduce;
 
 import java.io.IOException;
 import org.apache.hadoop.conf.Configuration;
+import io.smartssd.hadoop.local.InProcessLocalFileSystem;
 import io.smartssd.hadoop.mapreduce.format.ColumnsFormat;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.io.LongWritable;
@@ -50,6 +51,7 @@ public class DeviceJob extends Job {
         setMapperClass(Mapper.class); // identity: the tasklet is the map function
         setJarByClass(DeviceJob.class);
         smallSortBuffer(getConfiguration());
+        InProcessLocalFileSystem.use(getConfiguration()); // no chmod process per staged file
     }
 
     /** Map-side sort buffer (MB) a DeviceJob uses unless the job's configuration sets one. */

@@ -17,4 +17,16 @@ class DeviceJobConfigTest {
         mine.setInt(MRJobConfig.IO_SORT_MB, 64);
         assertEquals(64, DeviceJob.getInstance(mine, "mine").getConfiguration().getInt(MRJobConfig.IO_SORT_MB, -1));
     }
+
+    @Test
+    void inProcessLocalFileSystemUnlessTheUserNamesOne() throws Exception {
+        DeviceJob job = DeviceJob.getInstance(new Configuration(), "local fs");
+        assertEquals(io.smartssd.hadoop.local.InProcessLocalFileSystem.class,
+                job.getConfiguration().getClass("fs.file.impl", null));
+
+        Configuration mine = new Configuration();
+        mine.set("fs.file.impl", org.apache.hadoop.fs.LocalFileSystem.class.getName());
+        assertEquals(org.apache.hadoop.fs.LocalFileSystem.class,
+                DeviceJob.getInstance(mine, "mine").getConfiguration().getClass("fs.file.impl", null));
+    }
 }
