@@ -28,5 +28,11 @@ class DeviceJobConfigTest {
         mine.set("fs.file.impl", org.apache.hadoop.fs.LocalFileSystem.class.getName());
         assertEquals(org.apache.hadoop.fs.LocalFileSystem.class,
                 DeviceJob.getInstance(mine, "mine").getConfiguration().getClass("fs.file.impl", null));
+
+        // on a cluster the job's file system stays Hadoop's: its daemons load fs.file.impl before the job's jar
+        Configuration yarn = new Configuration();
+        yarn.set("mapreduce.framework.name", "yarn");
+        assertEquals(null, DeviceJob.getInstance(yarn, "yarn").getConfiguration().get("fs.file.impl"),
+                "unset: Hadoop finds its LocalFileSystem itself");
     }
 }
