@@ -57,6 +57,15 @@ class DocCommandsTest {
         runAll(lines);
     }
 
+    /** docs/PERFORMANCE.md, the web-log section: the fixed cost of one job, measured with --repeat. */
+    @Test
+    void performanceJobCost() throws Exception {
+        List<String> lines = block("docs/PERFORMANCE.md", "bin/smartssd weblog gen --output out/small.bin", l -> true);
+        assertTrue(lines.stream().anyMatch(l -> l.contains("--version device") && l.contains("--repeat")),
+                "the device version repeated: " + lines);
+        runAll(lines);
+    }
+
     /** docs/HADOOP.md, "Tools": the ToolRunner tools on a device image. */
     @Test
     void hadoopTools() throws Exception {

@@ -233,6 +233,10 @@ public final class WeblogCli implements Callable<Integer> {
         int topN;
         @Option(names = "--json", description = "print one JSON object")
         boolean json;
+        @Option(names = "--repeat", defaultValue = "1", paramLabel = "N",
+                description = "run it N times in this JVM (the answer once, each wall time and their median; "
+                        + "the first run pays the JVM's warm-up)")
+        int repeat;
         @Mixin
         DeviceOptions device;
         // not mixinStandardHelpOptions: its --version would take this command's --version
@@ -254,14 +258,17 @@ public final class WeblogCli implements Callable<Integer> {
                 throw new CommandLine.ParameterException(spec.commandLine(), "Missing required options: "
                         + String.join(", ", missing));
             }
+            if (repeat < 1) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--repeat " + repeat + ": need at least 1");
+            }
             WeblogQuery q = WeblogQuery.parse(query);
             Version v = Version.parse(version);
             if (v == Version.DEVICE || v == Version.SPARK_DEVICE) {
                 try (LocalOnDevice in = LocalOnDevice.load(cli, device, input)) {
-                    return cli.weblogOn(device, in.uri(), entryBytes, q, v, topN, json);
+                    return cli.weblogOn(device, in.uri(), entryBytes, q, v, topN, json, repeat);
                 }
             }
-            return cli.weblogOn(device, input, entryBytes, q, v, topN, json);
+            return cli.weblogOn(device, input, entryBytes, q, v, topN, json, repeat);
         }
     }
 
@@ -374,20 +381,38 @@ public final class WeblogCli implements Callable<Integer> {
         return dst.toString();
     }
 
-    private int weblogOn(DeviceOptions a, String input, int entry, WeblogQuery q, Version v, int topN, boolean json)
-            throws Exception {
+    private int weblogOn(DeviceOptions a, String input, int entry, WeblogQuery q, Version v, int topN, boolean json,
+                         int repeat) throws Exception {
         Configuration conf = conf(a, input);
-        Progress pr = new Progress(q.shortName() + " " + v.label(), 0);
-        RunResult r = WeblogJobs.run(conf, v, q, path(input), entry, topN, pr::fraction);
-        pr.done();
+        RunResult r = null;
+        long[] walls = new long[repeat];
+        for (int i = 0; i < repeat; i++) {
+            Progress pr = new Progress(q.shortName() + " " + v.label(), 0);
+            RunResult ri = WeblogJobs.run(conf, v, q, path(input), entry, topN, pr::fraction);
+            pr.done();
+            if (r != null && !ri.answer().equals(r.answer())) {
+                throw new IOException("run " + (i + 1) + " answered differently from run 1:\n" + ri.answer().text()
+                        + "run 1:\n" + r.answer().text());
+            }
+            r = ri;
+            walls[i] = ri.wallNanos();
+            if (!json) {
+                err.printf(Locale.ROOT, "%s %s: %,d bytes in %.3f s wall, device %s, %,d bytes over the host link%n",
+                        q.shortName(), v.label(), r.inputBytes(), r.wallNanos() / 1e9,
+                        r.deviceNanos() < 0 ? "n/a (not a device)" : String.format(Locale.ROOT, "%.1f ms", r.deviceNanos() / 1e6),
+                        r.linkBytes());
+            }
+        }
         if (json) {
             out.println(r.toJson());
         } else {
             out.print(r.answer().text());
-            err.printf(Locale.ROOT, "%s %s: %,d bytes in %.2f s wall, device %s, %,d bytes over the host link%n",
-                    q.shortName(), v.label(), r.inputBytes(), r.wallNanos() / 1e9,
-                    r.deviceNanos() < 0 ? "n/a (not a device)" : String.format(Locale.ROOT, "%.1f ms", r.deviceNanos() / 1e6),
-                    r.linkBytes());
+        }
+        if (repeat > 1) {
+            long[] sorted = walls.clone();
+            java.util.Arrays.sort(sorted);
+            err.printf(Locale.ROOT, "%s %s: %d runs, wall median %.3f s, min %.3f s, max %.3f s%n", q.shortName(),
+                    v.label(), repeat, sorted[repeat / 2] / 1e9, sorted[0] / 1e9, sorted[repeat - 1] / 1e9);
         }
         return 0;
     }

@@ -154,4 +154,27 @@ class WeblogCliTest {
         assertFalse(k.err().contains("formatting") && run("weblog", "--input", data.toString(), "--entry-bytes",
                 "128", "--query", "q1", "--version", "device", "--image", image.toString()).err().contains("formatting"));
     }
+
+    /** --repeat N: N jobs in one JVM, the answer printed once (the decoder's), a wall time per run and their median. */
+    @Test
+    void repeatRunsTheJobNTimes() throws Exception {
+        Path data = TestData.tmpDir("cli-repeat").resolve("wc98.bin");
+        Run g = run("weblog", "gen", "--output", data.toString(), "--records", "5000", "--entry-bytes", "64");
+        assertEquals(0, g.rc(), g.err());
+        String expected;
+        try (var in = Files.newInputStream(data)) {
+            expected = WeblogAnswer.of(WeblogQuery.Q2, Wc98Reference.count(in, 64), WeblogAnswer.DEFAULT_TOP_N).text();
+        }
+        Run r = run("weblog", "--input", data.toString(), "--entry-bytes", "64", "--query", "q2", "--version", "device",
+                "--repeat", "3");
+        assertEquals(0, r.rc(), r.err());
+        assertEquals(expected, r.out());
+        assertEquals(3, r.err().lines().filter(l -> l.startsWith("q2 device: 320,000 bytes in ")).count(), r.err());
+        assertTrue(r.err().contains("q2 device: 3 runs, wall median "), r.err());
+
+        Run bad = run("weblog", "--input", data.toString(), "--entry-bytes", "64", "--query", "q2", "--version",
+                "device", "--repeat", "0");
+        assertEquals(2, bad.rc(), bad.err()); // a usage error
+        assertTrue(bad.err().contains("--repeat 0: need at least 1"), bad.err());
+    }
 }
