@@ -869,10 +869,51 @@ static void test_sessions(const char *dir) {
     csd_device_close(d);
 }
 
+/* A block write's hint reaches the placement policy as write_object's does (docs/HYBRID.md): on the
+ * hybrid preset (placement level) hint 1 (LSM level 0) lands in an SLC-mode block, no hint in TLC. One
+ * 16 KiB LBA: overhead 5000, host link ceil(16384e9 / 3938461538) = 4161, channel 40960, then the
+ * program: SLC 300000, TLC 2500000. A hint on a read, or above 255, is refused with its reason. */
+static void test_hint(const char *dir) {
+    char path[4300], err[512];
+    snprintf(path, sizeof path, "%s/hybrid.img", dir);
+    unlink(path);
+    csd_params p;
+    CHECK_EQ_INT(csd_params_preset(&p, "hybrid"), 0);
+    CHECK(csd_format(path, 64u << 20, &p, err, sizeof err) == 0);
+    csd_device *d;
+    csd_open_opts o = { .background = 0 };
+    CHECK(csd_device_open(&d, path, &o, err, sizeof err) == 0);
+    csd_block_info bi;
+    CHECK_EQ_INT(csd_block_info_get(d, &bi, err, sizeof err), 0);
+    CHECK_EQ_U64(bi.lba_bytes, 16384);
+    uint64_t T0 = csd_device_clock(d);
+    csd_block_req w = { .id = 0, .op = CSD_BLOCK_WRITE, .lba = 0, .count = 1, .fill = 7, .hint = 1 };
+    submit_ok(d, &w, 1);
+    csd_block_cpl c[2];
+    poll_all(d, c, 1, NULL);
+    CHECK_EQ_INT(c[0].status, 0);
+    CHECK_EQ_U64(c[0].done_ns, T0 + 5000 + 4161 + 40960 + 300000);
+    uint64_t T1 = c[0].done_ns;
+    csd_block_req u = { .id = 0, .op = CSD_BLOCK_WRITE, .lba = 1, .count = 1, .fill = 7, .arrival_ns = T1 };
+    submit_ok(d, &u, 1);
+    poll_all(d, c, 1, NULL);
+    CHECK_EQ_U64(c[0].done_ns, T1 + 5000 + 4161 + 40960 + 2500000);
+
+    csd_block_req bad = { .id = 9, .op = CSD_BLOCK_WRITE, .lba = 2, .count = 1, .fill = 7, .hint = 256 };
+    CHECK_EQ_INT(csd_block_submit(d, &bad, 1, err, sizeof err), CSD_INVALID_ARGUMENT);
+    CHECK(strstr(err, "request 0 (id 9): hint 256 is out of range (0..255") != NULL);
+    csd_block_req rd = { .id = 8, .op = CSD_BLOCK_READ, .lba = 0, .count = 1, .hint = 1 };
+    CHECK_EQ_INT(csd_block_submit(d, &rd, 1, err, sizeof err), CSD_INVALID_ARGUMENT);
+    CHECK(strstr(err, "request 0 (id 8): hint is for writes") != NULL);
+    CHECK_EQ_U64(csd_block_outstanding(d), 0);
+    csd_device_close(d);
+}
+
 int main(void) {
     const char *dir = csd_test_dir("test_block");
     test_hand_checked(dir);
     test_drs_preset(dir);
+    test_hint(dir);
     test_dftl_sets(dir, "fifo", 0);
     test_dftl_sets(dir, "drs", 1);
     test_protocol(dir);

@@ -52,6 +52,8 @@ typedef struct csd_block_req {
     const void *data;                /* WRITE: count * lba_bytes bytes; NULL = the fill pattern */
     uint64_t fill;                   /* WRITE without data: each 8-byte word of LBA x is fill ^ x */
     void *buf;                       /* READ: receives count * lba_bytes bytes at submission (NULL = none) */
+    uint32_t hint;                   /* WRITE: the data's lifetime class for the placement policy (e.g. an
+                                      * LSM level + 1; 0 = none, at most 255), as write_object's */
 } csd_block_req;
 
 typedef struct csd_block_cpl {

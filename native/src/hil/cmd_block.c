@@ -94,6 +94,13 @@ static int blk_check(csd_device *d, cmd_ctx *c, const csd_block_req *q, size_t n
         if (r->fill && data_len[i])
             return cmd_fail(c, CSD_INVALID_ARGUMENT, "block_submit: request %zu (id %" PRIu64 "): give data or "
                             "fill, not both", i, r->id);
+        if (r->hint && r->op != CSD_BLOCK_WRITE)
+            return cmd_fail(c, CSD_INVALID_ARGUMENT, "block_submit: request %zu (id %" PRIu64 "): hint is for "
+                            "writes", i, r->id);
+        if (r->hint > CSD_FTL_HINT_MAX)
+            return cmd_fail(c, CSD_INVALID_ARGUMENT, "block_submit: request %zu (id %" PRIu64 "): hint %u is out of "
+                            "range (0..%u: 0 = none, else a lifetime class such as an LSM level + 1)", i, r->id,
+                            r->hint, CSD_FTL_HINT_MAX);
         if (r->fill && r->op != CSD_BLOCK_WRITE)
             return cmd_fail(c, CSD_INVALID_ARGUMENT, "block_submit: request %zu (id %" PRIu64 "): fill is for "
                             "writes", i, r->id);
@@ -159,7 +166,7 @@ static int blk_apply(csd_device *d, const csd_block_req *r, uint64_t arrival, in
             src = d->blk_buf;
         }
         to_dev = bytes;
-        rc = csd_ftl_write(d->ftl, d->blk_ns, off, src, bytes, ops);
+        rc = csd_ftl_write_hint(d->ftl, d->blk_ns, off, src, bytes, r->hint, ops);
         break;
     }
     case CSD_BLOCK_READ:
@@ -263,7 +270,7 @@ int cmd_block_submit(csd_device *d, const Smartssd__V1__BlockSubmit *m, cmd_ctx 
         const Smartssd__V1__BlockRequest *r = m->requests[i];
         q[i] = (csd_block_req){ .id = r->id, .op = r->op > 255 ? 255 : (uint8_t)r->op, .lba = r->lba, .count = r->count,
                                 .arrival_ns = r->arrival_ns, .data = r->data.len ? r->data.data : NULL,
-                                .fill = r->fill };
+                                .fill = r->fill, .hint = r->hint };
         len[i] = r->data.len;
         want[i] = r->return_data;
     }
