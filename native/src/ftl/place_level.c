@@ -57,9 +57,17 @@ static int open_room(const csd_ftl *f, uint32_t u, uint32_t st) {
     return a != NONE32 && f->bwp[a] < ftl_block_pages(f, a);
 }
 
-/* Algorithm 3: SLCLoadBalancer (with Algorithm 2's bookkeeping done by the caller). */
-static void balance_write(level *s) {
-    if (s->w_slc < s->region_slc) return;
+/* Algorithm 3: SLCLoadBalancer (with Algorithm 2's bookkeeping done by the caller). The paper runs the
+ * check "once every time data are accumulated in the SLC region by the size of the SLC region" (hybrid
+ * paper V-B, Algorithm 3 line 2), and it compares the write amounts of both regions ("monitors the amount
+ * of data input to each NAND region"). Read literally, a target that has fallen below every level (no
+ * write goes to SLC) is never checked again and SLC stays unused for good. So a period also ends when
+ * the TLC writes reach what goes with one SLC region's worth at the balanced ratio: phi x
+ * WriteAmount_TLC >= RegionSize_SLC. At the balanced ratio both ends coincide; when SLC is under-used the
+ * TLC end comes first and line 7 raises the target (WriteAmount_SLC < RegionSize_SLC <= phi x
+ * WriteAmount_TLC, so line 9 cannot lower it there). */
+static void balance_check(level *s) {
+    if (s->w_slc < s->region_slc && s->phi * (double)s->w_tlc < (double)s->region_slc) return;
     double lo = s->phi - s->weight, hi = s->phi + s->weight;
     if ((double)s->w_slc < lo * (double)s->w_tlc) {
         if (s->target < 254) s->target++;
@@ -114,7 +122,10 @@ static int level_alloc(void *state, csd_ftl *f, uint32_t hint, csd_flash_batch *
     int lvl = (int)hint - 1;
     if (hint == 0 || !f->slcb || (s->target_set && lvl > s->target)) {   /* Algorithm 1, line 16 */
         int rc = take_tlc(s, f, ops, ppn);
-        if (!rc) s->w_tlc++;
+        if (!rc) {
+            s->w_tlc++;
+            if (s->target_set) balance_check(s);   /* the TLC end of a period (balance_check) */
+        }
         return rc;
     }
     /* Algorithm 1, lines 1-8 (or every levelled write before SLCTargetLevel is decided) */
@@ -128,7 +139,7 @@ static int level_alloc(void *state, csd_ftl *f, uint32_t hint, csd_flash_batch *
         if (!s->target_set && lvl > s->deepest) s->deepest = lvl;
         s->w_slc++;
         if (s->overflow_flag) s->w_slc_over++;
-        if (s->target_set) balance_write(s);
+        if (s->target_set) balance_check(s);
         return 0;
     }
     if (rc != -ENOSPC) return rc;
@@ -136,7 +147,7 @@ static int level_alloc(void *state, csd_ftl *f, uint32_t hint, csd_flash_batch *
     rc = take_tlc(s, f, ops, ppn);
     if (!rc) {
         s->w_tlc++;
-        if (s->target_set) balance_overflow(s);
+        if (s->target_set) balance_overflow(s);   /* lines 13-14: the OVERFLOW case only */
     }
     return rc;
 }
