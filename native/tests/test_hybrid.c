@@ -298,6 +298,9 @@ static void test_level_migration(void) {
  *            drops to -1 (nothing to SLC)
  *   k 16-20  L0 is now deeper than the target: TLC (ppn 48-52). At the 5th, 3.33 x 5 = 16.7 >= 16
  *            ends a period: 0 SLC writes < (3.33 - 0.1) x 5 = 16.2, the target goes back up to L0
+ *   then     5 unlevelled pages (hint 0) go to TLC (ppn 53-57); the 5th ends a period with 0 SLC writes,
+ *            but the target is already the deepest level written (L0): raising it would place nothing
+ *            more in SLC, so it stays at L0 and both amounts restart
  *   k 21-36  SLC again: block 0 (erased at k 12, ppn 0-3), blocks 1 and 2 (erased by the GCs that
  *            free them: ppn 12-15, 24-27), block 0 again (0-3); the 16th, k 36, drops the target again.
  * Read literally (the check only at the SLC end), the target would stay at -1 from k 16 on. */
@@ -305,12 +308,12 @@ static void test_level_balance_down_up(void) {
     csd_params p = small("level", 1, 20, 20);
     csd_ftl *f = fresh("level3.img", &p, 96 * 4096);
     CHECK_EQ_U64(place_stat(f, "phi_milli"), 3333);
-    uint64_t top = mk(f, "top");
+    uint64_t top = mk(f, "top"), other = mk(f, "other");
     static const uint64_t want[] = {
         0, 1, 2, 3, 12, 13, 14, 15, 24, 25, 26, 27, 36, 37, 38, 39,   /* k 0-15 */
         48, 49, 50, 51, 52,                                             /* k 16-20 */
         0, 1, 2, 3, 12, 13, 14, 15, 24, 25, 26, 27, 0, 1, 2, 3,         /* k 21-36 */
-        53,                                                             /* k 37 */
+        58,                                                             /* k 37 */
     };
     /* SLCTargetLevel + 1 after each write (0: not set, or -1) */
     static const uint64_t target[] = {
@@ -328,12 +331,19 @@ static void test_level_balance_down_up(void) {
             CHECK_EQ_U64(place_stat(f, "write_amount_slc_pages"), 0);
             CHECK_EQ_U64(place_stat(f, "write_amount_tlc_pages"), 4);
         }
-        if (k == 20) CHECK_EQ_U64(place_stat(f, "write_amount_tlc_pages"), 0);   /* a new period */
+        if (k == 20) {
+            CHECK_EQ_U64(place_stat(f, "write_amount_tlc_pages"), 0);   /* a new period */
+            for (uint64_t i = 0; i < 5; i++) {
+                CHECK_EQ_U64(put(f, other, i, 0, 0x55), 53 + i);
+                CHECK_EQ_U64(place_stat(f, "write_amount_tlc_pages"), i < 4 ? i + 1 : 0);
+                CHECK_EQ_U64(place_stat(f, "slc_target_hint"), 1);
+            }
+        }
     }
     csd_ftl_counters c;
     csd_ftl_counters_get(f, &c);
     CHECK_EQ_U64(c.region_host_programs[1], 32);   /* SLC: k 0-15 and 21-36 */
-    CHECK_EQ_U64(c.region_host_programs[0], 6);    /* TLC: k 16-20 and 37 */
+    CHECK_EQ_U64(c.region_host_programs[0], 11);   /* TLC: k 16-20, the 5 unlevelled pages, k 37 */
     CHECK_EQ_U64(c.gc_pages_moved, 0);             /* every victim held only stale pages */
     static const uint8_t last[] = { 36, 37, 34, 35 };   /* the last write of each page */
     for (uint64_t i = 0; i < 4; i++) expect_page(f, top, i, last[i]);
