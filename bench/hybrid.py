@@ -18,7 +18,10 @@ Without the device's `hybrid` preset and its `level` / `combo` placement policie
 message and prints no numbers.
 
 Arguments: --quick (20 K records, 4 KiB pages), --records N (default 200000), --workloads a,b,...,
---shares 1,2,...,  --seed S, --pages-per-block N (TLC pages per block, default 12; SLC mode holds N/3).
+--shares 1,2,...,  --seed S, --pages-per-block N (TLC pages per block, default 12; SLC mode holds N/3),
+--erase-per-page (erase times scaled by N / 768, Table 2's erase cost per page; default: Table 2's
+10 ms per block), --write-buffer, --target-file, --level-base SIZE (the RocksDB store's memtable, SST
+file and level-1 sizes, passed to `lsm record`; default 1M, 1M, 4M).
 """
 import json
 import math
@@ -43,12 +46,18 @@ PAPER = {
 
 
 def parse(args):
-    o = {"quick": False, "records": 200_000, "workloads": WORKLOADS, "shares": SHARES, "seed": 1, "ppb": 12}
+    o = {"quick": False, "records": 200_000, "workloads": WORKLOADS, "shares": SHARES, "seed": 1, "ppb": 12,
+         "erase_per_page": False, "tree": {}}
     i = 0
     while i < len(args):
         a = args[i]
         if a == "--quick":
             o["quick"] = True
+        elif a == "--erase-per-page":
+            o["erase_per_page"] = True
+        elif a in ("--write-buffer", "--target-file", "--level-base") and i + 1 < len(args):
+            o["tree"][a] = args[i + 1]
+            i += 1
         elif a in ("--records", "--workloads", "--shares", "--seed", "--pages-per-block") and i + 1 < len(args):
             v = args[i + 1]
             i += 1
@@ -72,7 +81,7 @@ def parse(args):
             sys.exit(0)
         else:
             sys.exit(f"bench hybrid: unknown argument {a!r} (--quick, --records N, --workloads a,b, --shares 1,2, --seed S,"
-                     " --pages-per-block N)")
+                     " --pages-per-block N, --erase-per-page, --write-buffer SIZE, --target-file SIZE, --level-base SIZE)")
         i += 1
     if o["quick"] and "--records" not in args:
         o["records"] = 20_000
@@ -85,7 +94,13 @@ def geometry(o):
     ~300 blocks (the paper's has 4,096) and even 1% of them is 3 SLC-mode blocks, the device's minimum."""
     cap = 2 * o["records"] * 1024
     page = 4096 if o["quick"] else 16384
-    return {"capacity": cap, "page_bytes": page, "pages_per_block": o["ppb"], "slc_pages_per_block": o["ppb"] // 3}
+    g = {"capacity": cap, "page_bytes": page, "pages_per_block": o["ppb"], "slc_pages_per_block": o["ppb"] // 3, "set": []}
+    if o["erase_per_page"]:
+        # Table 2: 10 ms per block of 768 TLC / 256 SLC-mode pages; keep that per page (docs/HYBRID.md, scaling)
+        t = 10_000_000 * o["ppb"] // 768
+        g["set"] = ["--set", f"t_erase_ns={t}", "--set", f"t_erase_slc_ns={t}"]
+        g["t_erase_ns"] = t
+    return g
 
 
 def csd_json(b, *args):
@@ -143,12 +158,14 @@ def java(*args):
 def record(b, o, w):
     d = os.path.join(b.out, "traces")
     os.makedirs(d, exist_ok=True)
-    trace = os.path.join(d, f"{w}-{o['records']}-{o['seed']}.trace")
+    tree = "".join(f"-{k[2:]}{v}" for k, v in sorted(o["tree"].items()))
+    trace = os.path.join(d, f"{w}-{o['records']}-{o['seed']}{tree}.trace")
     meta = trace + ".json"
     if os.path.exists(trace) and os.path.exists(meta):
         return trace, json.load(open(meta))
+    tree = [x for kv in sorted(o["tree"].items()) for x in kv]
     r = json.loads(java("record", "--workload", w, "--records", o["records"], "--seed", o["seed"], "--out", trace,
-                        "--json"))
+                        *tree, "--json"))
     json.dump(r, open(meta, "w"))
     return trace, r
 
@@ -195,7 +212,7 @@ def main(b):
                 b.run(b.tool("csd"), "format", img, "--capacity", str(g["capacity"]), "--preset", "hybrid",
                       "--set", f"placement={pol}", "--set", f"slc_share_pct={s}", "--set", f"page_bytes={g['page_bytes']}",
                       "--set", f"pages_per_block={g['pages_per_block']}",
-                      "--set", f"slc_pages_per_block={g['slc_pages_per_block']}")
+                      "--set", f"slc_pages_per_block={g['slc_pages_per_block']}", *g["set"])
                 ident = csd_json(b, "identify", img)
                 r = json.loads(java("replay", trace, "--image", img, "--repeat", REPEAT, "--json"))
                 os.remove(img)
@@ -266,7 +283,8 @@ def report(b, o, g, rows, level_bytes):
                      "slc_writes_level_%", "slc_writes_combo_%", "slc_reads_level_%", "slc_reads_combo_%"])
     print(f"scaling: {o['records']} records of 1 KiB (Table 3 / {200_000_000 // o['records']:,}), capacity "
           f"{g['capacity'] >> 20} MiB, {g['page_bytes'] // 1024} KiB pages, {g['pages_per_block']} / "
-          f"{g['slc_pages_per_block']} pages per TLC / SLC-mode block")
+          f"{g['slc_pages_per_block']} pages per TLC / SLC-mode block, erase "
+          f"{g.get('t_erase_ns', 10_000_000) / 1e6:g} ms, RocksDB {' '.join(f'{k} {v}' for k, v in sorted(o['tree'].items())) or 'defaults'}")
 
 
 def plots(b, o, table):

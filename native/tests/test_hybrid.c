@@ -287,30 +287,66 @@ static void test_level_migration(void) {
     CHECK_EQ_INT(csd_ftl_close(f), 0);
 }
 
-/* Algorithm 3 raising the target: phi = (4/12) x (4/16) x (100,000/2,500) = 3.33 here. After the first
- * SLC GC sets the target to L1 (hint 2), 40 pages of L5 go to TLC; then L0 writes to SLC. When
- * WriteAmount_SLC reaches the SLC region (4 blocks x 4 pages = 16) it is below (3.33 - 0.1) x 40 = 129,
- * so SLCTargetLevel goes up by one (L2, hint 3) and both amounts restart at 0. */
-static void test_level_balance_up(void) {
+/* Algorithm 3 lowering the target and raising it again (hybrid paper V-B). phi = (4/12) x (4/16) x
+ * (100,000/2,500) = 3.33 here, RegionSize_SLC = 4 blocks x 4 pages = 16, BalancingWeight 0.1. A period
+ * of the balance check ends when the SLC writes reach 16, or when phi x the TLC writes reach 16 (5 TLC
+ * writes). One object's 4 pages rewritten at L0 (hint 1), write k to page k % 4:
+ *   k 0-11   SLC blocks 0, 1, 2 (ppn 0-3, 12-15, 24-27), before SLCTargetLevel is set
+ *   k 12     block 2 is full and 1 SLC block is free (< 2): the first SLC GC sets the target to the
+ *            deepest level in SLC, L0, and erases block 0 (no valid page); the page goes to block 3 (36)
+ *   k 15     (ppn 39) the 16th SLC write ends a period: 16 > (3.33 + 0.1) x 0 TLC writes, the target
+ *            drops to -1 (nothing to SLC)
+ *   k 16-20  L0 is now deeper than the target: TLC (ppn 48-52). At the 5th, 3.33 x 5 = 16.7 >= 16
+ *            ends a period: 0 SLC writes < (3.33 - 0.1) x 5 = 16.2, the target goes back up to L0
+ *   then     5 unlevelled pages (hint 0) go to TLC (ppn 53-57); the 5th ends a period with 0 SLC writes,
+ *            but the target is already the deepest level written (L0): raising it would place nothing
+ *            more in SLC, so it stays at L0 and both amounts restart
+ *   k 21-36  SLC again: block 0 (erased at k 12, ppn 0-3), blocks 1 and 2 (erased by the GCs that
+ *            free them: ppn 12-15, 24-27), block 0 again (0-3); the 16th, k 36, drops the target again.
+ * Read literally (the check only at the SLC end), the target would stay at -1 from k 16 on. */
+static void test_level_balance_down_up(void) {
     csd_params p = small("level", 1, 20, 20);
     csd_ftl *f = fresh("level3.img", &p, 96 * 4096);
     CHECK_EQ_U64(place_stat(f, "phi_milli"), 3333);
-    uint64_t deep = mk(f, "deep"), top = mk(f, "top"), tlc = mk(f, "tlc");
-    for (uint64_t i = 0; i < 4; i++) put(f, deep, i, 2, 1);
-    int k = 0;
-    while (!place_stat(f, "slc_target_set")) put(f, top, (uint64_t)(k++ % 4), 1, 2);
-    CHECK_EQ_U64(place_stat(f, "slc_target_hint"), 2);
-    for (uint64_t i = 0; i < 40; i++) CHECK(put(f, tlc, i % 8, 6, 3) >= 48);
-    CHECK_EQ_U64(place_stat(f, "write_amount_tlc_pages"), 40);
-    uint64_t w = place_stat(f, "write_amount_slc_pages");
-    CHECK(w < 16);
-    for (uint64_t n = w; n < 15; n++) put(f, top, (uint64_t)(k++ % 4), 1, 4);
-    CHECK_EQ_U64(place_stat(f, "slc_target_hint"), 2);   /* 15 SLC pages: not yet */
-    uint64_t ppn = put(f, top, (uint64_t)(k++ % 4), 1, 4);
-    CHECK(ppn < 48);   /* the 16th went to SLC */
-    CHECK_EQ_U64(place_stat(f, "slc_target_hint"), 3);
-    CHECK_EQ_U64(place_stat(f, "write_amount_slc_pages"), 0);
-    CHECK_EQ_U64(place_stat(f, "write_amount_tlc_pages"), 0);
+    uint64_t top = mk(f, "top"), other = mk(f, "other");
+    static const uint64_t want[] = {
+        0, 1, 2, 3, 12, 13, 14, 15, 24, 25, 26, 27, 36, 37, 38, 39,   /* k 0-15 */
+        48, 49, 50, 51, 52,                                             /* k 16-20 */
+        0, 1, 2, 3, 12, 13, 14, 15, 24, 25, 26, 27, 0, 1, 2, 3,         /* k 21-36 */
+        58,                                                             /* k 37 */
+    };
+    /* SLCTargetLevel + 1 after each write (0: not set, or -1) */
+    static const uint64_t target[] = {
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0,
+        0, 0, 0, 0, 1,
+        1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0,
+        0,
+    };
+    for (int k = 0; k < (int)(sizeof want / sizeof want[0]); k++) {
+        CHECK_EQ_U64(put(f, top, (uint64_t)(k % 4), 1, (uint8_t)k), want[k]);
+        CHECK_EQ_U64(place_stat(f, "slc_target_hint"), target[k]);
+        if (k == 11) CHECK_EQ_U64(place_stat(f, "slc_target_set"), 0);
+        if (k == 12) CHECK_EQ_U64(place_stat(f, "slc_target_set"), 1);
+        if (k == 19) {   /* 4 TLC writes: 3.33 x 4 = 13.3 < 16, the period goes on */
+            CHECK_EQ_U64(place_stat(f, "write_amount_slc_pages"), 0);
+            CHECK_EQ_U64(place_stat(f, "write_amount_tlc_pages"), 4);
+        }
+        if (k == 20) {
+            CHECK_EQ_U64(place_stat(f, "write_amount_tlc_pages"), 0);   /* a new period */
+            for (uint64_t i = 0; i < 5; i++) {
+                CHECK_EQ_U64(put(f, other, i, 0, 0x55), 53 + i);
+                CHECK_EQ_U64(place_stat(f, "write_amount_tlc_pages"), i < 4 ? i + 1 : 0);
+                CHECK_EQ_U64(place_stat(f, "slc_target_hint"), 1);
+            }
+        }
+    }
+    csd_ftl_counters c;
+    csd_ftl_counters_get(f, &c);
+    CHECK_EQ_U64(c.region_host_programs[1], 32);   /* SLC: k 0-15 and 21-36 */
+    CHECK_EQ_U64(c.region_host_programs[0], 11);   /* TLC: k 16-20, the 5 unlevelled pages, k 37 */
+    CHECK_EQ_U64(c.gc_pages_moved, 0);             /* every victim held only stale pages */
+    static const uint8_t last[] = { 36, 37, 34, 35 };   /* the last write of each page */
+    for (uint64_t i = 0; i < 4; i++) expect_page(f, top, i, last[i]);
     CHECK_EQ_INT(csd_ftl_close(f), 0);
 }
 
@@ -488,7 +524,7 @@ int main(void) {
     test_layout();
     test_level_decisions();
     test_level_migration();
-    test_level_balance_up();
+    test_level_balance_down_up();
     test_combo_decisions();
     test_bad_hint();
     random_run("level", 11);

@@ -24,6 +24,7 @@ typedef struct level {
     int target_set;           /* SLCTargetLevel decided (first SLC GC) */
     int target;               /* SLCTargetLevel; -1 = no level goes to SLC */
     int deepest;              /* deepest level written to SLC before the first SLC GC */
+    int max_level;            /* deepest level any write has carried: the target's ceiling */
     double phi, weight;       /* WriteAmountBalance and BalancingWeight (V-B) */
     uint64_t region_slc;      /* RegionSize_SLC in pages */
     uint64_t w_slc, w_tlc, w_slc_over;   /* WriteAmount_SLC, _TLC, _SLC_Overflow in pages */
@@ -38,6 +39,7 @@ static int level_init(void **state, csd_ftl *f) {
     ftl_stripe_order(f, s->order);
     s->target = -1;
     s->deepest = -1;
+    s->max_level = -1;
     const csd_params *p = &f->p;
     uint32_t tlc = f->bpp - f->slcb;
     /* phi = (pages/block SLC / TLC) x (blocks SLC / TLC) x (P/E SLC / TLC), V-B */
@@ -57,12 +59,22 @@ static int open_room(const csd_ftl *f, uint32_t u, uint32_t st) {
     return a != NONE32 && f->bwp[a] < ftl_block_pages(f, a);
 }
 
-/* Algorithm 3: SLCLoadBalancer (with Algorithm 2's bookkeeping done by the caller). */
-static void balance_write(level *s) {
-    if (s->w_slc < s->region_slc) return;
+/* Algorithm 3: SLCLoadBalancer (with Algorithm 2's bookkeeping done by the caller). The paper runs the
+ * check "once every time data are accumulated in the SLC region by the size of the SLC region" (hybrid
+ * paper V-B, Algorithm 3 line 2), and it compares the write amounts of both regions ("monitors the amount
+ * of data input to each NAND region"). Read literally, a target that has fallen below every level (no
+ * write goes to SLC) is never checked again and SLC stays unused for good. So a period also ends when
+ * the TLC writes reach what goes with one SLC region's worth at the balanced ratio: phi x
+ * WriteAmount_TLC >= RegionSize_SLC. At the balanced ratio both ends coincide; when SLC is under-used the
+ * TLC end comes first and line 7 raises the target (WriteAmount_SLC < RegionSize_SLC <= phi x
+ * WriteAmount_TLC, so line 9 cannot lower it there). The target is not raised past the deepest level
+ * written so far: that would place nothing more in SLC (while SLC overflows, say) and take as many
+ * periods to undo. */
+static void balance_check(level *s) {
+    if (s->w_slc < s->region_slc && s->phi * (double)s->w_tlc < (double)s->region_slc) return;
     double lo = s->phi - s->weight, hi = s->phi + s->weight;
     if ((double)s->w_slc < lo * (double)s->w_tlc) {
-        if (s->target < 254) s->target++;
+        if (s->target < s->max_level) s->target++;
     } else if ((double)s->w_slc > hi * (double)s->w_tlc) {
         if (s->target > -1) s->target--;
     }
@@ -112,9 +124,13 @@ static int take_tlc(level *s, csd_ftl *f, csd_flash_batch *ops, uint64_t *ppn) {
 static int level_alloc(void *state, csd_ftl *f, uint32_t hint, csd_flash_batch *ops, uint64_t *ppn) {
     level *s = state;
     int lvl = (int)hint - 1;
+    if (lvl > s->max_level) s->max_level = lvl;
     if (hint == 0 || !f->slcb || (s->target_set && lvl > s->target)) {   /* Algorithm 1, line 16 */
         int rc = take_tlc(s, f, ops, ppn);
-        if (!rc) s->w_tlc++;
+        if (!rc) {
+            s->w_tlc++;
+            if (s->target_set) balance_check(s);   /* the TLC end of a period (balance_check) */
+        }
         return rc;
     }
     /* Algorithm 1, lines 1-8 (or every levelled write before SLCTargetLevel is decided) */
@@ -128,7 +144,7 @@ static int level_alloc(void *state, csd_ftl *f, uint32_t hint, csd_flash_batch *
         if (!s->target_set && lvl > s->deepest) s->deepest = lvl;
         s->w_slc++;
         if (s->overflow_flag) s->w_slc_over++;
-        if (s->target_set) balance_write(s);
+        if (s->target_set) balance_check(s);
         return 0;
     }
     if (rc != -ENOSPC) return rc;
@@ -136,7 +152,7 @@ static int level_alloc(void *state, csd_ftl *f, uint32_t hint, csd_flash_batch *
     rc = take_tlc(s, f, ops, ppn);
     if (!rc) {
         s->w_tlc++;
-        if (s->target_set) balance_overflow(s);
+        if (s->target_set) balance_overflow(s);   /* lines 13-14: the OVERFLOW case only */
     }
     return rc;
 }
@@ -197,8 +213,9 @@ static void level_report(void *state, csd_place_report_fn fn, void *arg) {
 /* Kept across a reopen (with the wear record): SLCTargetLevel and Algorithms 2-3's amounts. */
 static size_t level_save(void *state, uint8_t *buf, size_t cap) {
     level *s = state;
-    const uint64_t v[] = { 1, (uint64_t)s->target_set, (uint64_t)(int64_t)s->target, (uint64_t)(int64_t)s->deepest,
-                           s->w_slc, s->w_tlc, s->w_slc_over, (uint64_t)s->overflow_flag, s->rr };
+    const uint64_t v[] = { 2, (uint64_t)s->target_set, (uint64_t)(int64_t)s->target, (uint64_t)(int64_t)s->deepest,
+                           s->w_slc, s->w_tlc, s->w_slc_over, (uint64_t)s->overflow_flag, s->rr,
+                           (uint64_t)(int64_t)s->max_level };
     size_t n = sizeof v / sizeof v[0];
     if (cap < 8 * n) return 0;
     for (size_t i = 0; i < n; i++) csd_put64(buf + 8 * i, v[i]);
@@ -207,7 +224,9 @@ static size_t level_save(void *state, uint8_t *buf, size_t cap) {
 
 static void level_load(void *state, const uint8_t *buf, size_t len) {
     level *s = state;
-    if (len != 9 * 8 || csd_get64(buf) != 1) return;   /* another policy's or version's state */
+    /* version 1 had no max_level (10th value); another policy's state is left alone */
+    uint64_t ver = len >= 8 ? csd_get64(buf) : 0;
+    if (!((ver == 1 && len == 9 * 8) || (ver == 2 && len == 10 * 8))) return;
     s->target_set = csd_get64(buf + 8) != 0;
     s->target = (int)(int64_t)csd_get64(buf + 16);
     s->deepest = (int)(int64_t)csd_get64(buf + 24);
@@ -217,6 +236,10 @@ static void level_load(void *state, const uint8_t *buf, size_t len) {
     s->overflow_flag = csd_get64(buf + 56) != 0;
     s->rr = (uint32_t)(csd_get64(buf + 64) % s->units);
     if (s->target < -1 || s->target > 254) s->target = s->deepest;
+    s->max_level = ver == 2 ? (int)(int64_t)csd_get64(buf + 72) : -1;
+    if (s->max_level < s->target) s->max_level = s->target;
+    if (s->max_level < s->deepest) s->max_level = s->deepest;
+    if (s->max_level > 254) s->max_level = 254;
 }
 
 static void level_destroy(void *state) { free(state); }
