@@ -28,6 +28,13 @@ import scala.jdk.javaapi.CollectionConverters;
  */
 final class TestSpark {
     static final String DEVICE = "t0";
+    /** A hybrid SLC/TLC device (preset hybrid, placement level) for the write-hint test. */
+    static final String HYBRID_DEVICE = "h0";
+    /**
+     * The session's write-hint rules (set as spark.hadoop. entries, as users do: the FileSystem reads them
+     * when it is created). They match only paths under /hints/, which only WriteHintSparkTest writes.
+     */
+    static final String HINT_RULES = "/hints/scratch/**=0,/hints/**/_temporary/**=1";
     private static SparkSession spark;
     private static Path dir;
 
@@ -42,6 +49,8 @@ final class TestSpark {
                 Files.createDirectories(dir);
                 Path image = dir.resolve("dev.img");
                 SmartSsd.format(image, 256L << 20, "smartssd-paper");
+                Path hybrid = dir.resolve("hybrid.img");
+                SmartSsd.format(hybrid, 256L << 20, "hybrid");
                 spark = SparkSession.builder().master("local[2]").appName("smartssd-tests")
                         .config("spark.ui.enabled", "false")
                         .config("spark.sql.shuffle.partitions", "4")
@@ -49,6 +58,8 @@ final class TestSpark {
                         .config("spark.driver.bindAddress", "127.0.0.1")
                         .config("spark.driver.host", "127.0.0.1")
                         .config("spark.hadoop.fs.smartssd.device." + DEVICE + ".image", image.toString())
+                        .config("spark.hadoop.fs.smartssd.device." + HYBRID_DEVICE + ".image", hybrid.toString())
+                        .config("spark.hadoop.fs.smartssd.write.hint.rules", HINT_RULES)
                         .getOrCreate();
             } catch (IOException e) {
                 throw new IllegalStateException(e);
