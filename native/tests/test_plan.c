@@ -1303,10 +1303,10 @@ static void test_long_lines(void) {
         char dstr[2] = { dl, 0 };
         plan_b b;
         PB_init_text(&b, dstr, 0);
+        static char names[sizeof fields / sizeof fields[0]][16];   /* the plan keeps the pointers */
         for (size_t i = 0; i < nf; i++) {
-            char name[16];
-            snprintf(name, sizeof name, "f%u", fields[i]);
-            PB_col(&b, C_text(strdup(name), 3, fields[i]));
+            snprintf(names[i], sizeof names[i], "f%u", fields[i]);
+            PB_col(&b, C_text(names[i], 3, fields[i]));
             PB_project(&b, E_col((uint32_t)i));
         }
         tk_text obj = { 0 }, want = { 0 };
