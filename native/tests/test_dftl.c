@@ -2,9 +2,12 @@
  * with garbage collection and a tiny map cache against an in-memory reference; after every operation
  * the cached map and the flash map pages agree with the FTL's map (csd_ftl_map_check), and after a
  * clean reopen too. Small hand-checked cases: which operations a hit, a miss, a dirty eviction with
- * batch update, and a delayed request produce. */
+ * batch update, and a delayed request produce. The map pages' RAM shadow: a map page changed on the
+ * image behind the FTL's back fails the check, at the byte that differs. */
 #include "check.h"
 #include "ftl/ftl.h"
+#include "ftl/ftl_int.h"
+#include "store/store.h"
 
 #include <errno.h>
 
@@ -213,6 +216,44 @@ static void bad_settings(const char *img) {
     CHECK_CONTAINS(err, "map_cache_line_entries must fit a map page");
 }
 
+/* The check compares each map page's shadow with its bytes on the image: one entry changed on the
+ * image (24-byte header, entry 1 at bytes 32..39) is found at byte 32; put back, the check passes. */
+static void shadow_vs_image(const char *img) {
+    csd_ftl *f;
+    csd_params p;
+    open_dftl(img, 128, 4, &f, &p);   /* 4 lines of 4 entries */
+    const uint32_t pb = p.page_bytes;
+    uint8_t *page = calloc(1, pb), *orig = malloc(pb);
+    CHECK(page && orig);
+    uint64_t id;
+    CHECK_EQ_INT(csd_ftl_obj_create(f, "s", &id), 0);
+    for (uint64_t i = 0; i < 32; i++) {   /* 8 lines: lines 0..3 are evicted dirty into map page 0 */
+        page[0] = (uint8_t)i;
+        CHECK_EQ_INT(csd_ftl_write(f, id, i * pb, page, pb, NULL), 0);
+    }
+    agree(f, "shadow: written", 0);
+    ftl_obj *mo = csd_objtab_by_id(&f->tab, f->hidden_id);
+    CHECK(mo && mo->cap > 0 && map_is_data(mo->map[0]));
+    uint64_t ppn = mo->map[0];
+    CHECK_EQ_INT(csd_store_read_data(f->st, ppn, 0, orig, pb), 0);
+    memcpy(page, orig, pb);
+    page[32] ^= 1;
+    CHECK_EQ_INT(csd_store_write_data(f->st, ppn, page), 0);
+    char e[256] = "";
+    CHECK_EQ_INT(csd_ftl_map_check(f, e, sizeof e), -EIO);
+    CHECK_CONTAINS(e, "map page 0: shadow differs from the image at byte 32");
+    CHECK_EQ_INT(csd_store_write_data(f->st, ppn, orig), 0);
+    agree(f, "shadow: restored", 0);
+    for (uint64_t i = 0; i < 32; i++) {   /* every page reads back through the cache and the shadow */
+        CHECK_EQ_INT(csd_ftl_read(f, id, i * pb, page, pb, NULL), 0);
+        CHECK_EQ_INT(page[0], (int)i);
+    }
+    agree(f, "shadow: read back", 0);
+    CHECK_EQ_INT(csd_ftl_close(f), 0);
+    free(page);
+    free(orig);
+}
+
 int main(void) {
     const char *dir = csd_test_dir("test_dftl");
     char img[4200];
@@ -220,6 +261,7 @@ int main(void) {
     bad_settings(img);
     command_sets(img);
     randomized(img);
+    shadow_vs_image(img);
     unlink(img);
     rmdir(dir);
     TEST_OK("test_dftl");

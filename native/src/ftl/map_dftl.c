@@ -19,8 +19,15 @@
  * update is still being programmed, waits for that command instead of issuing its own (delaying
  * commands, DRS V-B-1, Fig. 6): its batch entries carry the tag (flash.h, command sets).
  *
+ * Host RAM keeps a shadow of each map page's bytes (pb bytes per page of the hidden object, about 8
+ * bytes per logical page), so a CLF or a batch update's read-modify-program takes the bytes from RAM
+ * instead of reading the image; the flash commands and their timing are unchanged (the MR is still
+ * issued). The shadow changes exactly when a map page is programmed (GC moving a map page keeps its
+ * bytes and its page index k); at open it is filled by reading each map page once.
+ *
  * The FTL's in-memory map stays the ground truth (ftl_int.h); check() verifies the cache and the map
- * pages against it: a cached entry equals it, an uncached entry's map page equals it. After a crash the
+ * pages as stored on the image against it: a cached entry equals it, an uncached entry's map page
+ * equals it, and every map page's shadow equals its bytes on the image. After a crash the
  * map pages may lag the ground truth (dirty lines are lost): recovered() rewrites every map page that
  * disagrees with what recovery rebuilt from the OOB records (roll forward). */
 #include "ftl/ftl_int.h"
@@ -115,9 +122,25 @@ typedef struct dftl {
     uint8_t *buf, *buf2;
     uint32_t *merged;           /* flush_page: the lines a batch update wrote */
     uint64_t rewritten;         /* map pages rewritten by recovery (roll forward) */
+    uint8_t *shadow;            /* bytes of page k of the hidden object at k * pb (valid while it maps data) */
+    uint64_t cap_shadow;        /* pages the shadow has room for */
 } dftl;
 
 static ftl_obj *hidden(dftl *d) { return csd_objtab_by_id(&d->f->tab, d->f->hidden_id); }
+static uint8_t *shadow_of(dftl *d, uint64_t k) { return d->shadow + k * d->f->pb; }
+
+/* Room in the shadow for page k of the hidden object (before it is programmed, so a program never
+ * lacks its copy). */
+static int shadow_reserve(dftl *d, uint64_t k) {
+    if (k < d->cap_shadow) return 0;
+    uint64_t cap = d->cap_shadow ? d->cap_shadow : 16;
+    while (cap <= k) cap *= 2;
+    uint8_t *n = realloc(d->shadow, cap * d->f->pb);
+    if (!n) return -ENOMEM;
+    d->shadow = n;
+    d->cap_shadow = cap;
+    return 0;
+}
 static uint64_t *ents_of(dftl *d, uint32_t li) { return d->ents + (uint64_t)li * d->le; }
 
 static void lru_unlink(dftl *d, uint32_t li) {
@@ -163,9 +186,9 @@ static int mp_header(dftl *d, const uint8_t *page, uint64_t *obj, uint64_t *mpag
     return magic == MP_MAGIC && n == d->epp ? 0 : -EBADMSG;
 }
 
-/* Read map page (obj, mpage) into page, or a blank one when it was never written; its ppn or
- * CSD_PPN_NONE. */
-static int mp_read(dftl *d, uint64_t obj, uint64_t mpage, uint8_t *page, uint64_t *ppn) {
+/* Map page (obj, mpage) into page, or a blank one when it was never written; its ppn or
+ * CSD_PPN_NONE. From the shadow, or (image != 0) from the image. */
+static int mp_get(dftl *d, uint64_t obj, uint64_t mpage, uint8_t *page, uint64_t *ppn, int image) {
     uint64_t k;
     *ppn = CSD_PPN_NONE;
     ftl_obj *mo = hidden(d);
@@ -174,11 +197,20 @@ static int mp_read(dftl *d, uint64_t obj, uint64_t mpage, uint8_t *page, uint64_
         return 0;
     }
     *ppn = mo->map[k];
-    int rc = csd_store_read_data(d->f->st, *ppn, 0, page, d->f->pb);
-    if (rc) return rc;
+    if (image) {
+        int rc = csd_store_read_data(d->f->st, *ppn, 0, page, d->f->pb);
+        if (rc) return rc;
+    } else {
+        if (k >= d->cap_shadow) return -EIO;
+        memcpy(page, shadow_of(d, k), d->f->pb);
+    }
     uint64_t o2, m2;
     if (mp_header(d, page, &o2, &m2) || o2 != obj || m2 != mpage) return -EIO;
     return 0;
+}
+
+static int mp_read(dftl *d, uint64_t obj, uint64_t mpage, uint8_t *page, uint64_t *ppn) {
+    return mp_get(d, obj, mpage, page, ppn, 0);
 }
 
 static uint64_t emit(dftl *d, csd_flash_batch *ops, uint8_t kind, uint8_t role, uint64_t ppn, uint64_t set) {
@@ -206,11 +238,18 @@ static int mp_write(dftl *d, uint64_t obj, uint64_t mpage, const uint8_t *page, 
         k = d->nfree_k ? d->free_k[--d->nfree_k] : d->next_k++;
         fresh = 1;
     }
-    int rc = ftl_write_internal(d->f, mo, k, page, ops, ppn);
+    int rc = shadow_reserve(d, k);
+    if (!rc) rc = ftl_write_internal(d->f, mo, k, page, ops, ppn);
     if (rc) {
         if (fresh) d->free_k[d->nfree_k++] = k;   /* room: k came from there or is next_k - 1 */
+        /* a failed write may still have moved page k: its shadow follows the image (check() reports
+         * a read that fails here) */
+        mo = hidden(d);
+        if (k < d->cap_shadow && mo && k < mo->cap && map_is_data(mo->map[k]))
+            (void)csd_store_read_data(d->f->st, mo->map[k], 0, shadow_of(d, k), d->f->pb);
         return rc;
     }
+    memcpy(shadow_of(d, k), page, d->f->pb);
     return fresh ? hm_put(&d->dir, obj, mpage, k) : 0;
 }
 
@@ -466,6 +505,10 @@ static int dftl_recovered(void *state, csd_ftl *f) {
     uint64_t *drop = calloc(np + 1, sizeof *drop);
     size_t ndrop = 0;
     if (!drop) return -ENOMEM;
+    if (np && (rc = shadow_reserve(d, np - 1)) != 0) {
+        free(drop);
+        return rc;
+    }
     for (uint64_t k = 0; k < np; k++) {
         uint64_t e = truth(mo, k), obj, mpage, other;
         if (!map_is_data(e)) {
@@ -473,8 +516,9 @@ static int dftl_recovered(void *state, csd_ftl *f) {
             d->free_k[d->nfree_k++] = k;
             continue;
         }
-        if ((rc = csd_store_read_data(f->st, e, 0, d->buf, f->pb)) != 0) break;
-        if (mp_header(d, d->buf, &obj, &mpage) || obj == f->hidden_id || !csd_objtab_by_id(&f->tab, obj) ||
+        /* the only read of this map page from the image while the device is open */
+        if ((rc = csd_store_read_data(f->st, e, 0, shadow_of(d, k), f->pb)) != 0) break;
+        if (mp_header(d, shadow_of(d, k), &obj, &mpage) || obj == f->hidden_id || !csd_objtab_by_id(&f->tab, obj) ||
             hm_get(&d->dir, obj, mpage, &other)) {
             drop[ndrop++] = k;
             continue;
@@ -522,13 +566,29 @@ static int dftl_check(void *state, csd_ftl *f, char *err, size_t errlen) {
         snprintf(err, errlen, "applying updates GC left: failed");
         return -EIO;
     }
+    /* every map page's shadow holds its bytes on the image */
+    ftl_obj *mo = hidden(d);
+    for (uint64_t k = 0; mo && k < ftl_obj_pages(f, mo); k++) {
+        if (k >= mo->cap || !map_is_data(mo->map[k])) continue;
+        int rc = k < d->cap_shadow ? csd_store_read_data(f->st, mo->map[k], 0, d->buf2, f->pb) : -ERANGE;
+        if (rc) {
+            snprintf(err, errlen, "map page %llu: unreadable or not shadowed (%d)", (unsigned long long)k, rc);
+            return -EIO;
+        }
+        if (memcmp(d->buf2, shadow_of(d, k), f->pb)) {
+            size_t b = 0;
+            while (d->buf2[b] == shadow_of(d, k)[b]) b++;
+            snprintf(err, errlen, "map page %llu: shadow differs from the image at byte %zu", (unsigned long long)k, b);
+            return -EIO;
+        }
+    }
     for (uint32_t s = 0; s < f->tab.nslots; s++) {
         ftl_obj *o = &f->tab.slots[s];
         if (!o->used || o->id == f->hidden_id) continue;
         uint64_t lim = o->cap > ftl_obj_pages(f, o) ? o->cap : ftl_obj_pages(f, o);
         for (uint64_t mpage = 0; mpage * d->epp < lim; mpage++) {
             uint64_t ppn;
-            int rc = mp_read(d, o->id, mpage, d->buf2, &ppn);
+            int rc = mp_get(d, o->id, mpage, d->buf2, &ppn, 1);   /* as stored on the image */
             if (rc) {
                 snprintf(err, errlen, "object %llu map page %llu: unreadable (%d)", (unsigned long long)o->id,
                          (unsigned long long)mpage, rc);
@@ -567,6 +627,7 @@ static void dftl_destroy(void *state) {
     free(d->buf);
     free(d->buf2);
     free(d->merged);
+    free(d->shadow);
     free(d);
 }
 
