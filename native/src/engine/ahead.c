@@ -22,7 +22,7 @@ static void pool_enqueue(csd_pool *pl, csd_ahead *a) {
     a->qnext = NULL;
     if (pl->qtail) pl->qtail->qnext = a; else pl->qhead = a;
     pl->qtail = a;
-    pthread_cond_signal(&pl->work_cv);
+    if (pl->idle) pthread_cond_signal(&pl->work_cv);
 }
 
 static void pool_dequeue(csd_pool *pl, csd_ahead *a) {
@@ -56,7 +56,7 @@ static void feed_pages(csd_pool *pl, csd_ahead *a, uint64_t upto) {
         s->need_more = need_more;
         a->computed++;
         if (s->read_rc < 0 || rc < 0 || !need_more) a->stopped = 1;
-        pthread_cond_broadcast(&pl->done_cv);
+        if (pl->main_waiting) pthread_cond_broadcast(&pl->done_cv);
     }
 }
 
@@ -64,14 +64,18 @@ static void *worker_main(void *arg) {
     csd_pool *pl = arg;
     pthread_mutex_lock(&pl->mu);
     for (;;) {
-        while (!pl->quit && !pl->qhead) pthread_cond_wait(&pl->work_cv, &pl->mu);
+        while (!pl->quit && !pl->qhead) {
+            pl->idle++;
+            pthread_cond_wait(&pl->work_cv, &pl->mu);
+            pl->idle--;
+        }
         if (pl->quit) break;
         csd_ahead *a = pl->qhead;
         pool_dequeue(pl, a);
         a->running = 1;
         feed_pages(pl, a, UINT64_MAX);
         a->running = 0;
-        pthread_cond_broadcast(&pl->done_cv);
+        if (pl->main_waiting) pthread_cond_broadcast(&pl->done_cv);
     }
     pthread_mutex_unlock(&pl->mu);
     return NULL;
@@ -89,7 +93,7 @@ static void gate_wait(void *ctx) {
     }
     if (!a->cancel) {
         a->gate_wait = 1;
-        pthread_cond_broadcast(&pl->done_cv);
+        if (pl->main_waiting) pthread_cond_broadcast(&pl->done_cv);
         while (a->gate_wait && !a->cancel) pthread_cond_wait(&pl->done_cv, &pl->mu);
     }
     pthread_mutex_unlock(&pl->mu);
@@ -225,7 +229,9 @@ int csd_eng_ahead_join(csd_engine *e, csd_isp_req *r, uint64_t rel, csd_cost *co
             pthread_mutex_unlock(&pl->mu);
             return -EIO;   /* cannot happen: the page is loaded and nothing stopped before it */
         } else {
+            pl->main_waiting = 1;
             pthread_cond_wait(&pl->done_cv, &pl->mu);
+            pl->main_waiting = 0;
         }
     }
     ahead_slot *s = &a->slot[rel % a->W];
@@ -245,7 +251,11 @@ void csd_eng_ahead_detach(csd_engine *e, csd_isp_req *r) {
     a->cancel = 1;
     pool_dequeue(pl, a);
     pthread_cond_broadcast(&pl->done_cv);   /* a gate waiting on this request lets go */
-    while (a->running) pthread_cond_wait(&pl->done_cv, &pl->mu);
+    while (a->running) {
+        pl->main_waiting = 1;
+        pthread_cond_wait(&pl->done_cv, &pl->mu);
+        pl->main_waiting = 0;
+    }
     pthread_mutex_unlock(&pl->mu);
     for (uint32_t i = 0; i < a->W; i++) free(a->slot[i].buf);
     free(a->slot);

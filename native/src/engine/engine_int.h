@@ -77,6 +77,8 @@ typedef struct csd_pool {
     pthread_t *th;
     uint32_t n;
     int quit;
+    uint32_t idle;            /* workers waiting for work: a signal only when one can take it */
+    int main_waiting;         /* the engine's thread waits on done_cv: a broadcast only then */
     csd_ahead *qhead, *qtail;
 } csd_pool;
 
