@@ -14,7 +14,7 @@
 
 /* Pages one request may have loaded and not consumed: enough to keep a worker busy across a batch,
  * few enough that many requests' slots stay small. */
-#define AHEAD_SLOTS 32u
+#define AHEAD_SLOTS 64u
 
 static void pool_enqueue(csd_pool *pl, csd_ahead *a) {
     if (a->queued || a->running || a->stopped || a->cancel || a->computed >= a->loaded) return;
@@ -200,7 +200,10 @@ void csd_eng_ahead_load(csd_engine *e, csd_isp_req *r) {
     if (!n) return;
     pthread_mutex_lock(&pl->mu);
     a->loaded += n;
-    pool_enqueue(pl, a);
+    /* wake a worker for half a ring at a time (or the request's last pages), not page by page: a
+     * wake-up costs more than most tasklets spend on a page; the engine feeds a page itself when it
+     * needs one no worker has */
+    if (a->loaded - a->computed >= a->W / 2 || a->loaded >= r->issue_next) pool_enqueue(pl, a);
     pthread_mutex_unlock(&pl->mu);
 }
 
@@ -218,8 +221,8 @@ int csd_eng_ahead_join(csd_engine *e, csd_isp_req *r, uint64_t rel, csd_cost *co
             pthread_mutex_lock(&pl->mu);
             a->gate_wait = 0;
             pthread_cond_broadcast(&pl->done_cv);
-        } else if (a->queued && !a->running) {
-            /* no worker has it yet: feed it here rather than wait */
+        } else if (!a->running && !a->stopped && a->computed < a->loaded) {
+            /* no worker has it: feed it here rather than wait */
             pool_dequeue(pl, a);
             a->running = a->main_feeding = 1;
             feed_pages(pl, a, rel + 1);
