@@ -4,7 +4,8 @@
  * under each request scheduler and adaptation. Prints CSV rows like bench_remus ("real,<mix>,0,<policy>,...") and,
  * on stderr, each application's measured core time per page (its c_i) and result digest; the
  * results must be the same under every policy (checked: exit 1 otherwise).
- *   bench_remus_real [DIR [MIB]]     DIR for the image (default /tmp), MIB of data in all (default 48) */
+ *   bench_remus_real [DIR [MIB [THREADS]]]   DIR for the image (default /tmp), MIB of data in all (default
+ *                                            48), host_threads for the runs (default 1; wall time only) */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,6 +103,7 @@ int main(int argc, char **argv) {
     (void)csd_check_failures;
     const char *dir = argc > 1 ? argv[1] : "/tmp";
     uint64_t mib = argc > 2 ? strtoull(argv[2], NULL, 10) : 48;
+    uint32_t threads = argc > 3 ? (uint32_t)strtoul(argv[3], NULL, 10) : 1;
     char image[4200], err[512];
     snprintf(image, sizeof image, "%s/remus-real.img", dir);
     unlink(image);
@@ -131,6 +133,7 @@ int main(int argc, char **argv) {
         csd_params ov = p;
         snprintf(ov.request_scheduler, sizeof ov.request_scheduler, "%s", RUNS[pi].policy);
         snprintf(ov.baseline_adaptation, sizeof ov.baseline_adaptation, "%s", RUNS[pi].adapt);
+        ov.host_threads = threads;
         csd_device *d;
         csd_open_opts o = { .override = &ov, .background = 0 };
         if (csd_device_open(&d, image, &o, err, sizeof err)) {

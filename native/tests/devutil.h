@@ -6,12 +6,20 @@
 #include "smartssd/csd.h"
 #include "smartssd/v1/device.pb-c.h"
 
+/* CSD_TEST_HOST_THREADS runs a whole-device test with that many host threads (ctest runs some both
+ * ways: every device time and row must be the same). */
+static inline void dev_test_threads(csd_params *p) {
+    const char *ht = getenv("CSD_TEST_HOST_THREADS");
+    if (ht && *ht) p->host_threads = (uint32_t)strtoul(ht, NULL, 10);
+}
+
 static inline csd_device *dev_fresh(const char *dir, const char *preset, uint64_t capacity, int background) {
     char path[4200], err[512];
     snprintf(path, sizeof path, "%s/dev.img", dir);
     unlink(path);
     csd_params p;
     CHECK(csd_params_preset(&p, preset) == 0);
+    dev_test_threads(&p);
     if (csd_format(path, capacity, &p, err, sizeof err)) {
         fprintf(stderr, "format: %s\n", err);
         exit(1);

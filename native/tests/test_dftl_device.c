@@ -13,6 +13,7 @@ static csd_device *open_dev(const char *dir, const char *name, const char *ftl, 
         unlink(path);
         csd_params p;
         CHECK(csd_params_preset(&p, "tiny") == 0);
+        dev_test_threads(&p);
         snprintf(p.ftl, sizeof p.ftl, "%s", ftl);
         snprintf(p.flash_scheduler, sizeof p.flash_scheduler, "%s", sched);
         p.map_cache_bytes = 64u << 10;   /* 1024 lines of 8: a whole scan's lines fit */

@@ -129,6 +129,7 @@ static void table_full(const char *dir) {
     snprintf(img, sizeof img, "%s/tab.img", dir);
     csd_params p;
     CHECK(csd_params_preset(&p, "tiny") == 0);
+    dev_test_threads(&p);
     p.max_objects = 8;
     CHECK(csd_format(img, 1u << 20, &p, err, sizeof err) == 0);
     csd_device *d = reopen(img);
@@ -158,6 +159,7 @@ static void table_full(const char *dir) {
     char img2[4300];
     snprintf(img2, sizeof img2, "%s/names.img", dir);
     CHECK(csd_params_preset(&p, "tiny") == 0);
+    dev_test_threads(&p);
     CHECK(csd_format(img2, 1u << 20, &p, err, sizeof err) == 0);
     d = reopen(img2);
     char longname[1025];
@@ -205,6 +207,7 @@ static void host_full(const char *dir) {
     snprintf(img, sizeof img, "%s/dev.img", mnt);
     csd_params p;
     CHECK(csd_params_preset(&p, "tiny") == 0);
+    dev_test_threads(&p);
     CHECK(csd_format(img, 8u << 20, &p, err, sizeof err) == 0);
     csd_device *d = reopen(img);
     static uint8_t a[1 << 20], b[4 << 20];

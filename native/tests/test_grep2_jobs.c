@@ -209,6 +209,7 @@ int main(void) {
     snprintf(image, sizeof image, "%s/grep2-jobs-%d.img", dir, (int)getpid());
     csd_params p;
     CHECK(csd_params_preset(&p, "2pm") == 0);
+    dev_test_threads(&p);
     unlink(image);
     CHECK(csd_format(image, 128u << 20, &p, err, sizeof err) == 0);
     uint8_t *log = make_log(LOG_BYTES);

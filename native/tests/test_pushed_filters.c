@@ -48,6 +48,7 @@ static csd_device *open_dev(int fresh) {
     snprintf(trusted, sizeof trusted, "%s/trusted", dir);
     csd_params p;
     CHECK(csd_params_preset(&p, "tiny") == 0);
+    dev_test_threads(&p);
     if (fresh) {
         unlink(path);
         CHECK(csd_format(path, 4u << 20, &p, err, sizeof err) == 0);

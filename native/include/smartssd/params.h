@@ -115,6 +115,10 @@ typedef struct csd_params {
     /* map-cached FTL (ftl = dftl; DRS paper II-A) */
     uint64_t map_cache_bytes;           /* bytes of device DRAM for cached map entries (8 bytes each) */
     uint32_t map_cache_line_entries;    /* entries per cache line: the unit fetched from a map page */
+
+    /* the emulator itself: wall time only, never device time */
+    uint32_t host_threads;              /* count: host threads that compute tasklet pages ahead of the
+                                         * engine (1 = on the engine's own thread; 1..64) */
 } csd_params;
 
 /* Blocks of each plane in SLC mode for p (blocks_per_plane set): the first ones of the plane. */

@@ -90,6 +90,8 @@ static const field FIELDS[] = {
     /* map-cached FTL */
     FLD(map_cache_bytes, F_BYTES, "bytes"),
     FLD(map_cache_line_entries, F_U32, "entries"),
+    /* the emulator itself */
+    FLD(host_threads, F_U32, "count"),
 };
 #define NFIELDS (sizeof FIELDS / sizeof FIELDS[0])
 
@@ -138,6 +140,7 @@ static void preset_paper(csd_params *p) {
     p->orphan_timeout_ms = 60000;
     p->map_cache_bytes = 1024;          /* the DRS paper's default (VI-A) */
     p->map_cache_line_entries = 8;
+    p->host_threads = 1;
     /* user tasklets */
     p->tasklet_memory_bytes = 64u << 20;
     p->tasklet_fuel_per_page = 100000000;
@@ -490,6 +493,7 @@ int csd_config_check_values(const csd_params *p, char *err, size_t errlen) {
             "map_cache_bytes must hold at least one cache line (8 bytes an entry) and at most 1 GiB");
     REQUIRE(p->map_cache_line_entries <= (p->page_bytes - 24) / 8,
             "map_cache_line_entries must fit a map page: at most (page_bytes - 24) / 8");
+    REQUIRE(p->host_threads >= 1 && p->host_threads <= 64, "host_threads must be 1..64");
     REQUIRE(p->remus_qthres_cap <= 1, "remus_qthres_cap is 0 or 1");
     REQUIRE(p->trace_events >= 1 && p->trace_events <= (1ull << 32), "trace_events must be 1..4294967296");
     REQUIRE(p->tasklet_memory_bytes >= (1u << 20) && p->tasklet_memory_bytes <= (4ull << 30),

@@ -44,6 +44,7 @@ void csd_eng_buf_give(csd_engine *e) {
 /* ---- requests ------------------------------------------------------------------------------- */
 
 void csd_eng_req_free(csd_isp_req *r) {
+    csd_eng_ahead_detach(r->e, r);
     r->e->im->req_free(r);
     free(r->core_of);
     free(r->cls);
@@ -149,6 +150,7 @@ void csd_eng_core_start(core *c, uint8_t kind, csd_isp_req *r, uint64_t page, ui
 
 /* finish() on core c; the request ends when the slot does. */
 static void start_finish(core *c, csd_isp_req *r) {
+    csd_eng_ahead_detach(c->e, r);   /* finish() runs here, with no worker on the work */
     csd_cost cost = { 0, 0 };
     int rc = r->work.finish(r->work.arg, &cost);
     csd_eng_core_start(c, SLOT_FINISH, r, 0, csd_eng_cost_ns(c->e, 0, &cost), rc < 0 ? rc : 0);
@@ -192,7 +194,21 @@ int csd_eng_feed_upto(csd_engine *e, csd_isp_req *r, uint64_t rel, uint64_t *fai
         uint64_t page = r->first + i;
         size_t len = page == r->max_page ? r->last_len : e->p.page_bytes;
         const uint8_t *data = e->page_buf;
-        if (r->ppn[i] == CSD_PPN_NONE) {
+        csd_cost cost = { 0, 0 };
+        int need_more = 0, rc = 0;
+        if (r->ah) {
+            /* computed ahead on a worker: take its result, and publish its rows now, as feeding it
+             * here would */
+            int read_rc = 0;
+            rc = csd_eng_ahead_join(e, r, i, &cost, &need_more, &read_rc);
+            e->st.isp_pages_ahead++;
+            if (read_rc < 0) {
+                *fail_ns = csd_eng_cost_ns(e, e->p.page_cycles, &(csd_cost){ 0, 0 });
+                return read_rc;
+            }
+            int c = r->work.commit(r->work.arg, 1);
+            if (c < 0 && rc >= 0) rc = c;
+        } else if (r->ppn[i] == CSD_PPN_NONE) {
             memset(e->page_buf, 0, e->p.page_bytes);
         } else {
             int rc = 0;
@@ -204,9 +220,7 @@ int csd_eng_feed_upto(csd_engine *e, csd_isp_req *r, uint64_t rel, uint64_t *fai
                 return rc;
             }
         }
-        csd_cost cost = { 0, 0 };
-        int need_more = 0;
-        int rc = r->work.feed(r->work.arg, page, data, len, &cost, &need_more);
+        if (!r->ah) rc = r->work.feed(r->work.arg, page, data, len, &cost, &need_more);
         r->cost_ns[i] = csd_eng_cost_ns(e, e->p.page_cycles, &cost);
         r->fed_cost_ns += r->cost_ns[i];
         r->fed_next++;
@@ -236,6 +250,7 @@ int csd_eng_feed_upto(csd_engine *e, csd_isp_req *r, uint64_t rel, uint64_t *fai
             }
         }
     }
+    csd_eng_ahead_load(e, r);   /* consumed slots take the next pages */
     return 0;
 }
 

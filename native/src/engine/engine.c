@@ -88,6 +88,7 @@ int csd_engine_create(csd_engine **out, const csd_params *p, char *err, size_t e
     if (csd_cmdset_create(&e->cmdset, e->flash) != 0) goto nomem;
     if (rs->init(&e->rs_state, p) != 0) goto nomem;
     if (im->init(e) != 0) goto nomem;
+    if (csd_eng_pool_create(e) != 0) goto nomem;
     *out = e;
     return 0;
 nomem:
@@ -105,6 +106,7 @@ void csd_engine_destroy(csd_engine *e) {
         r = n;
     }
     csd_eng_blk_free(e);
+    csd_eng_pool_destroy(e);
     if (e->rs_state) e->rs->destroy(e->rs_state);
     if (e->im) e->im->free(e);
     csd_cmdset_destroy(e->cmdset);
@@ -258,7 +260,7 @@ int csd_engine_submit_ex(csd_engine *e, csd_isp_req **out, const csd_isp_work *w
     uint64_t pages = empty ? 0 : last_page - first_page + 1;
     uint64_t pool = e->im->pool(e);
     r->pool = calloc(pool, sizeof *r->pool);
-    if (!r->pool || (pages && csd_eng_req_grow(r, pages) < 0)) {
+    if (!r->pool || (pages && csd_eng_req_grow(r, pages) < 0) || csd_eng_ahead_attach(e, r) < 0) {
         csd_eng_req_free(r);
         return -ENOMEM;
     }
@@ -313,6 +315,7 @@ void csd_engine_progress(const csd_engine *e, const csd_isp_req *r, csd_isp_prog
 
 void csd_engine_release(csd_engine *e, csd_isp_req *r) {
     if (!r) return;
+    csd_eng_ahead_detach(e, r);   /* the caller may free the work once this returns */
     if (!r->finished) {
         /* cancelled: stop issuing and picking; pages in flight or on a core finish on their own */
         r->dead = 1;

@@ -36,6 +36,9 @@
  *   later pages are dropped (in flight ones when they arrive) and finish() follows.
  * - Release cancels: no more issue or picks; the engine keeps the request's memory until its flash
  *   reads in flight and core slots end, and calls nothing on run after release returns.
+ * - host_threads > 1 (wall time only): a work that allows it (csd_isp_work.ahead) has its pages fed on
+ *   host worker threads as soon as their ppn is known; the feed above takes that page's result at the
+ *   same event, so every time, row and status is the one-thread engine's (ahead.c).
  *
  * Stage issue (REMUS paper section II-C; docs/SCHEDULERS.md): used when the policy has no batch
  * pick(), or when isp_send_ns or isp_flash_quota is set. Each page belongs to one core: the core of
@@ -79,6 +82,14 @@ typedef struct csd_page_source {
     uint64_t (*ppn_ops)(void *arg, uint64_t page_index, csd_flash_batch *ops);
 } csd_page_source;
 
+/* Run-ahead (host_threads > 1): a feed on a worker thread that must not decide alone (an output
+ * buffer check that host reads may relax) waits here until the engine consumes that page; the engine
+ * calls the work's commit(arg, 0) first, which makes the check exact. */
+typedef struct csd_ahead_gate {
+    void (*wait)(void *ctx);
+    void *ctx;
+} csd_ahead_gate;
+
 /* What a core does with a request's pages: the tasklet runtime on the device (runtime/exec.h),
  * a cost model in experiments. Pages come in index order; a page may be fed before its virtual time. */
 typedef struct csd_isp_work {
@@ -98,6 +109,14 @@ typedef struct csd_isp_work {
      * extent). 0 or a negative errno (the request fails). Batch issue only. */
     int (*stage1)(void *arg, uint64_t page_index, const uint8_t *data, size_t len, csd_cost *cost, int *cls,
                   int *need_next);
+    /* Optional, both or neither: run-ahead on host threads (host_threads > 1; wall time only). ahead()
+     * returns 1 when feed() may run on a worker thread before the engine needs the page (pages still in
+     * order, one thread at a time, never beside finish()); its effects that others can see (output rows)
+     * must then wait for commit(arg, 1), which the engine calls on its own thread when it consumes the
+     * page, in the order and at the virtual time the serial engine feeds it. commit(arg, 0) refreshes
+     * what the work may do ahead (see csd_ahead_gate). commit returns 0 or a negative errno. */
+    int (*ahead)(void *arg, const csd_ahead_gate *gate);
+    int (*commit)(void *arg, int page);
 } csd_isp_work;
 
 typedef struct csd_isp_progress {
@@ -121,6 +140,8 @@ typedef struct csd_engine_stats {
     uint32_t cores;                      /* for csd_engine_core_busy_ns */
     uint64_t stage_decisions;            /* stage mode: decide() calls */
     uint64_t stage_forced;               /* stage mode: waits with nothing in flight, overridden */
+    uint64_t isp_pages_ahead;            /* pages whose feed ran ahead on host threads (host_threads > 1;
+                                          * wall time only) */
 } csd_engine_stats;
 
 int csd_engine_create(csd_engine **out, const csd_params *p, char *err, size_t errlen);

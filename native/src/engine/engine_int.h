@@ -8,6 +8,8 @@
 #include "flash/cmdset.h"
 #include "sim/sim.h"
 
+#include <pthread.h>
+
 enum page_state { PG_NONE, PG_INFLIGHT, PG_READY, PG_BUSY, PG_DONE, PG_DROPPED };
 enum slot_kind { SLOT_IDLE, SLOT_PAGE, SLOT_FINISH, SLOT_FAIL, SLOT_SEND };
 enum sub_adm { SUB_NONE, SUB_WAITING, SUB_ADMITTED, SUB_DRAINING };
@@ -42,8 +44,47 @@ typedef struct sub {
     struct sub *wnext;        /* admission FIFO */
 } sub;
 
+/* Run-ahead of one request (ahead.c): pages' bytes loaded by the engine thread into a ring of slots,
+ * fed to the work on a worker thread in page order; the engine joins each page's result when the
+ * serial engine would feed it. Fields below mu are guarded by the pool's mutex. */
+typedef struct ahead_slot {
+    uint8_t *buf;
+    size_t len;
+    int read_rc;              /* the page could not be read: not fed, the request fails */
+    int rc, need_more;
+    csd_cost cost;
+} ahead_slot;
+
+typedef struct csd_ahead {
+    struct csd_isp_req *r;
+    csd_isp_work work;
+    uint64_t first;
+    ahead_slot *slot;
+    uint32_t W;               /* slots: pages loaded and not consumed */
+    /* guarded by the pool's mutex */
+    uint64_t loaded;          /* pages (relative) whose bytes are in slots */
+    uint64_t computed;        /* pages fed */
+    int stopped;              /* a feed failed or needs no more: nothing further is fed */
+    int queued, running, cancel, gate_wait;
+    int main_feeding;         /* the engine's own thread feeds the page it joins */
+    struct csd_ahead *qnext;
+} csd_ahead;
+
+typedef struct csd_pool {
+    pthread_mutex_t mu;
+    pthread_cond_t work_cv;   /* workers: a request has pages to feed, or quit */
+    pthread_cond_t done_cv;   /* the engine: a page was fed, a worker let go, a gate waits */
+    pthread_t *th;
+    uint32_t n;
+    int quit;
+    uint32_t idle;            /* workers waiting for work: a signal only when one can take it */
+    int main_waiting;         /* the engine's thread waits on done_cv: a broadcast only then */
+    csd_ahead *qhead, *qtail;
+} csd_pool;
+
 struct csd_isp_req {
     csd_engine *e;
+    csd_ahead *ah;            /* run-ahead, or NULL (fed on the engine's thread) */
     csd_isp_req *prev, *next; /* engine list, in submission order */
     csd_isp_work work;
     csd_page_source src;
@@ -137,6 +178,7 @@ struct csd_engine {
     uint64_t blk_data_bytes;                     /* read data the requests not reaped hold */
     csd_blk_sess *blk_sess;                      /* per session: its requests' counters */
     size_t blk_nsess, blk_capsess;
+    csd_pool *pool;            /* host_threads > 1: workers that feed pages ahead (ahead.c) */
     csd_serial *pm;            /* two-stage processing: one pattern-matching unit per channel (2PM paper
                                 * IV-E), when pm_bytes_per_s is set */
 };
@@ -176,6 +218,17 @@ void csd_eng_s1_report(csd_engine *e, csd_isp_req *r, int cls);
 int csd_eng_s1_grow(csd_engine *e, csd_isp_req *r);
 /* Feed pages up to rel (inclusive); 0 or -errno with *fail_ns the failed page's cost. */
 int csd_eng_feed_upto(csd_engine *e, csd_isp_req *r, uint64_t rel, uint64_t *fail_ns);
+/* ahead.c: run-ahead on host threads (wall time only; the clock and every result stay the serial
+ * engine's) */
+int csd_eng_pool_create(csd_engine *e);            /* 0 or -errno; none when host_threads <= 1 */
+void csd_eng_pool_destroy(csd_engine *e);
+int csd_eng_ahead_attach(csd_engine *e, csd_isp_req *r);   /* 0 or -ENOMEM; may leave r->ah NULL */
+/* Load the bytes of pages with a known ppn into free slots and hand them to a worker. */
+void csd_eng_ahead_load(csd_engine *e, csd_isp_req *r);
+/* The result of page rel (== r->fed_next), waiting for it; *read_rc < 0 when the page was not read. */
+int csd_eng_ahead_join(csd_engine *e, csd_isp_req *r, uint64_t rel, csd_cost *cost, int *need_more, int *read_rc);
+/* No worker touches r's work after this returns. */
+void csd_eng_ahead_detach(csd_engine *e, csd_isp_req *r);
 /* the request's page rel failed or the request stops: end it on core c */
 void csd_eng_fail_on(csd_engine *e, core *c, csd_isp_req *r, uint64_t fail_ns, int rc);
 

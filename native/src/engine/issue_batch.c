@@ -64,6 +64,7 @@ static void issue_for(csd_engine *e, csd_isp_req *r) {
         }
         csd_flash_submit(e->flash, &po->op);
     }
+    csd_eng_ahead_load(e, r);
     if (any_ready) csd_eng_kick(e);
 }
 

@@ -327,6 +327,7 @@ static int add_pages(csd_engine *e, csd_isp_req *r, uint64_t from, uint64_t to) 
         s->v.total++;
     }
     if (to > r->issue_next) r->issue_next = to;
+    csd_eng_ahead_load(e, r);
     return 0;
 }
 

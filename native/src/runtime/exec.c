@@ -13,6 +13,8 @@
 #include "runtime/exec.h"
 #include "runtime/exec_io.h"
 
+#include <pthread.h>
+
 /* A line longer than this fails the tasklet instead of eating device DRAM. */
 #define CSD_MAX_LINE_BYTES (64u << 20)
 
@@ -55,7 +57,30 @@ struct csd_exec {
     uint64_t skip_page;
 
     csd_exec_hooks hooks;        /* flush: batched tasklets (sandbox/) */
+
+    /* run-ahead (engine/ahead.c): feed runs on a worker and stages each page's rows in a chunk; the
+     * engine's thread publishes chunk by chunk (commit). A staged row is known to fit the output
+     * buffer's limit when every byte staged so far stays within cap = committed + the room the
+     * buffer had at the last commit (host reads only add room); otherwise the gate waits until the
+     * engine consumes this page, when cap is exact. */
+    int ahead;
+    csd_ahead_gate gate;
+    csd_outbuf stage;            /* the page being fed (worker) */
+    uint64_t staged_before;      /* worker: bytes staged by earlier pages */
+    int exact;                   /* worker: cap is exact for the rest of this page */
+    uint64_t committed;          /* engine thread: bytes published */
+    uint64_t cap;                /* atomic */
+    pthread_mutex_t smu;         /* the chunk queue */
+    struct stage_chunk *ch_head, *ch_tail;
 };
+
+typedef struct stage_chunk {
+    uint8_t *data;
+    size_t len;
+    uint64_t rows, filtered;
+    int truncated;
+    struct stage_chunk *next;
+} stage_chunk;
 
 /* The tasklet failed (rc < 0), or called csd_io_fail / hit a runtime limit while returning >= 0.
  * The status is the runtime's own when it set one, else the tasklet's errno (-EPROTO when the
@@ -204,7 +229,7 @@ static int deliver(csd_exec *t, const uint8_t *p, size_t len, uint64_t start) {
         run_fail(t, -EINVAL, "record");
         return t->status;
     }
-    if (t->io.out->truncated) t->done = 1;
+    if (t->io.truncated) t->done = 1;
     return 0;
 }
 
@@ -226,7 +251,7 @@ static int flush(csd_exec *t) {
         run_fail(t, -EINVAL, "record");
         return t->status;
     }
-    if (t->io.out->truncated) t->done = 1;
+    if (t->io.truncated) t->done = 1;
     return 0;
 }
 
@@ -252,7 +277,7 @@ static int deliver_run(csd_exec *t, run_fn fn, const uint8_t *p, size_t n, uint6
         run_fail(t, -EINVAL, "record");
         return t->status;
     }
-    if (t->io.out->truncated) t->done = 1;
+    if (t->io.truncated) t->done = 1;
     return 0;
 }
 
@@ -436,9 +461,52 @@ static void take_cost(csd_exec *t, csd_cost *cost) {
     t->io.cycles = t->io.dram_accesses = 0;
 }
 
+static int exec_room(void *ctx, size_t n) {
+    csd_exec *t = ctx;
+    if (t->staged_before + n <= __atomic_load_n(&t->cap, __ATOMIC_ACQUIRE)) return 1;
+    if (t->exact) return 0;
+    t->gate.wait(t->gate.ctx);
+    t->exact = 1;
+    return t->staged_before + n <= __atomic_load_n(&t->cap, __ATOMIC_ACQUIRE);
+}
+
+/* Engine thread: what the worker may stage from now on. */
+static void exec_refresh_cap(csd_exec *t) {
+    const csd_outbuf *o = t->io.out;
+    size_t unread = o->len - o->read_pos;
+    uint64_t cap = !o->limit_bytes ? UINT64_MAX
+                   : t->committed + (unread < o->limit_bytes ? o->limit_bytes - unread : 0);
+    __atomic_store_n(&t->cap, cap, __ATOMIC_RELEASE);
+}
+
+/* Worker: the page's rows become one chunk for the engine to publish. */
+static void stage_close(csd_exec *t) {
+    stage_chunk *c = calloc(1, sizeof *c);
+    csd_outbuf *s = &t->stage;
+    t->io.stage = NULL;
+    if (!c) {
+        csd_taskio_set_error(&t->io, -ENOMEM, "out of memory staging output rows");
+        t->status = t->io.status;
+        t->done = 1;
+        free(s->data);
+    } else {
+        *c = (stage_chunk){ s->data, s->len, s->rows, s->filtered, s->truncated, NULL };
+        t->staged_before += s->len;
+        pthread_mutex_lock(&t->smu);
+        if (t->ch_tail) t->ch_tail->next = c; else t->ch_head = c;
+        t->ch_tail = c;
+        pthread_mutex_unlock(&t->smu);
+    }
+    memset(s, 0, sizeof *s);
+}
+
 int csd_exec_feed(csd_exec *t, uint64_t page_index, const uint8_t *data, size_t len,
                      csd_cost *cost, int *need_more) {
     t->io.cycles = t->io.dram_accesses = 0;
+    if (t->ahead) {
+        t->io.stage = &t->stage;
+        t->exact = 0;
+    }
     int rc = 0;
     if (t->status) {
         rc = t->status;
@@ -474,6 +542,7 @@ int csd_exec_feed(csd_exec *t, uint64_t page_index, const uint8_t *data, size_t 
             if (rc == 0) rc = flush(t);
         }
     }
+    if (t->ahead) stage_close(t);
     take_cost(t, cost);
     if (need_more) *need_more = !t->done && !t->status;
     return rc < 0 ? rc : t->status;
@@ -538,6 +607,15 @@ void csd_exec_destroy(csd_exec *t) {
     if (t->state && t->ops->destroy) t->ops->destroy(t->state);
     csd_taskio_release(&t->io);
     free(t->carry);
+    if (t->ahead) {
+        for (stage_chunk *c = t->ch_head, *n; c; c = n) {
+            n = c->next;
+            free(c->data);
+            free(c);
+        }
+        free(t->stage.data);
+        pthread_mutex_destroy(&t->smu);
+    }
     free(t);
 }
 
@@ -595,7 +673,48 @@ static int work_stage1(void *arg, uint64_t page_index, const uint8_t *data, size
     return csd_exec_stage1(arg, page_index, data, len, cost, cls, need_next);
 }
 
+/* Run-ahead is for the device's own tasklets whose feed depends only on the execution and the page:
+ * not a sandboxed program (flush; its instance is shared), not a two-stage one, not one whose
+ * need_page the engine asks while it issues. */
+static int work_ahead(void *arg, const csd_ahead_gate *gate) {
+    csd_exec *t = arg;
+    if (t->ahead || t->hooks.flush || t->finished || !t->begun || t->fr.kind == CSD_FRAMING_TWO_STAGE ||
+        (t->fr.kind == CSD_FRAMING_BYTES && t->ops->need_page))
+        return 0;
+    pthread_mutex_init(&t->smu, NULL);
+    t->gate = *gate;
+    t->io.room = exec_room;
+    t->io.room_ctx = t;
+    t->ahead = 1;
+    exec_refresh_cap(t);
+    return 1;
+}
+
+static int work_commit(void *arg, int page) {
+    csd_exec *t = arg;
+    int rc = 0;
+    if (page) {
+        pthread_mutex_lock(&t->smu);
+        stage_chunk *c = t->ch_head;
+        if (c) {
+            t->ch_head = c->next;
+            if (!t->ch_head) t->ch_tail = NULL;
+        }
+        pthread_mutex_unlock(&t->smu);
+        if (c) {
+            rc = csd_outbuf_append(t->io.out, c->data, c->len, c->rows, c->filtered);
+            if (c->truncated) t->io.out->truncated = 1;
+            t->committed += c->len;
+            free(c->data);
+            free(c);
+        }
+    }
+    exec_refresh_cap(t);
+    return rc;
+}
+
 csd_isp_work csd_exec_work(csd_exec *t) {
     return (csd_isp_work){ .arg = t, .feed = work_feed, .finish = work_finish,
-                           .stage1 = t->fr.kind == CSD_FRAMING_TWO_STAGE ? work_stage1 : NULL };
+                           .stage1 = t->fr.kind == CSD_FRAMING_TWO_STAGE ? work_stage1 : NULL,
+                           .ahead = work_ahead, .commit = work_commit };
 }

@@ -21,6 +21,15 @@ enum { CSD_IO_V_NULL, CSD_IO_V_INT, CSD_IO_V_DOUBLE, CSD_IO_V_BYTES, CSD_IO_V_BO
 
 struct csd_tasklet_io {
     csd_outbuf *out;
+    /* Run-ahead (engine/ahead.c): while stage is set, rows go there instead of out, to be published
+     * when the engine consumes the page; room(room_ctx, n) says whether n more staged bytes of this
+     * page surely fit out's limit (it may wait for the engine to know). rows and truncated count
+     * this execution's rows wherever they went (max_rows). */
+    csd_outbuf *stage;
+    int (*room)(void *ctx, size_t n);
+    void *room_ctx;
+    uint64_t rows;
+    int truncated;
     csd_row_keep_fn keep;             /* pushed filter (CreateObject.filter), or NULL */
     void *keep_ctx;
     const char *tasklet_name;
@@ -44,6 +53,9 @@ struct csd_tasklet_io {
 
 void csd_taskio_init(csd_tasklet_io *io, csd_outbuf *out, const char *tasklet_name);
 void csd_taskio_release(csd_tasklet_io *io);
+/* Append n bytes of whole rows (rows of them, filtered dropped) to o, past its limit if need be (the
+ * rows were checked against it when staged). 0 or -ENOMEM. */
+int csd_outbuf_append(csd_outbuf *o, const uint8_t *p, size_t n, uint64_t rows, uint64_t filtered);
 /* Record a runtime failure status (kept if none yet) and its message (kept if none yet: the first
  * one is the cause). */
 void csd_taskio_set_error(csd_tasklet_io *io, int status, const char *fmt, ...)

@@ -58,11 +58,23 @@ static int outbuf_reserve(csd_outbuf *o, size_t n) {
     return 0;
 }
 
+int csd_outbuf_append(csd_outbuf *o, const uint8_t *p, size_t n, uint64_t rows, uint64_t filtered) {
+    if (n) {
+        if (outbuf_reserve(o, n)) return -ENOMEM;
+        memcpy(o->data + o->len, p, n);
+        o->len += n;
+    }
+    o->rows += rows;
+    o->filtered += filtered;
+    return 0;
+}
+
 /* ------------------------------------------------------------------ io object */
 
 void csd_taskio_init(csd_tasklet_io *io, csd_outbuf *out, const char *tasklet_name) {
     memset(io, 0, sizeof *io);
     io->out = out;
+    io->rows = out ? out->rows : 0;
     io->tasklet_name = tasklet_name ? tasklet_name : "?";
 }
 
@@ -187,7 +199,7 @@ static int io_pack_scratch(csd_tasklet_io *io, size_t n) {
 }
 
 int csd_io_row_end(csd_tasklet_io *io) {
-    csd_outbuf *o = io->out;
+    csd_outbuf *o = io->out, *dst = io->stage ? io->stage : io->out;
     size_t n = io->nvals;
     io->nvals = 0;
     if (io->status) return io->status;
@@ -204,12 +216,12 @@ int csd_io_row_end(csd_tasklet_io *io) {
             return k;
         }
         if (!k) {
-            o->filtered++;
+            dst->filtered++;
             return 0;
         }
     }
-    if (o->max_rows && o->rows >= o->max_rows) {
-        o->truncated = 1;
+    if (o->max_rows && io->rows >= o->max_rows) {
+        dst->truncated = io->truncated = 1;
         return CSD_STOP;
     }
     if (io_pack_scratch(io, n ? n : 1)) {
@@ -241,23 +253,24 @@ int csd_io_row_end(csd_tasklet_io *io) {
     size_t body = smartssd__v1__row__get_packed_size(&row);
     uint8_t hdr[10];
     size_t hl = csd_varint_put(hdr, body);
-    size_t unread = o->len - o->read_pos;
-    if (o->limit_bytes && unread + hl + body > o->limit_bytes) {
+    if (o->limit_bytes && (io->stage ? !io->room(io->room_ctx, dst->len + hl + body)
+                                     : o->len - o->read_pos + hl + body > o->limit_bytes)) {
         csd_taskio_set_error(io, -ENOSPC,
                          "output buffer full (%zu bytes); read results sooner or raise output_buffer_bytes",
                          o->limit_bytes);
         return -ENOSPC;
     }
-    if (outbuf_reserve(o, hl + body)) {
+    if (outbuf_reserve(dst, hl + body)) {
         csd_taskio_set_error(io, -ENOMEM, "out of memory growing the output buffer");
         return -ENOMEM;
     }
-    memcpy(o->data + o->len, hdr, hl);
-    smartssd__v1__row__pack(&row, o->data + o->len + hl);
-    o->len += hl + body;
-    o->rows++;
-    if (o->max_rows && o->rows >= o->max_rows) {
-        o->truncated = 1;
+    memcpy(dst->data + dst->len, hdr, hl);
+    smartssd__v1__row__pack(&row, dst->data + dst->len + hl);
+    dst->len += hl + body;
+    dst->rows++;
+    io->rows++;
+    if (o->max_rows && io->rows >= o->max_rows) {
+        dst->truncated = io->truncated = 1;
         return CSD_STOP;
     }
     return 0;

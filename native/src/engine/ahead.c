@@ -1,0 +1,267 @@
+/* Run-ahead: the device's cores on the host's cores (host_threads > 1). The event engine stays on one
+ * thread and decides everything in virtual time; only the pure part of a page, feeding its bytes to the
+ * request's work (tasklet state + page -> new state, staged rows, cost), runs on worker threads, in
+ * page order per request, as soon as the page's bytes are known. The engine thread reads the bytes
+ * (the store and the FTL are not shared with workers), and when the serial engine would feed page k it
+ * joins that page's result instead and commits what the page produced. Cost, rows, stops and failures
+ * are the serial engine's, consumed in the same event order, so device times and output bytes do not
+ * change with the number of threads. */
+#include "engine/engine_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Pages one request may have loaded and not consumed: enough to keep a worker busy across a batch,
+ * few enough that many requests' slots stay small. */
+#define AHEAD_SLOTS 64u
+
+static void pool_enqueue(csd_pool *pl, csd_ahead *a) {
+    if (a->queued || a->running || a->stopped || a->cancel || a->computed >= a->loaded) return;
+    a->queued = 1;
+    a->qnext = NULL;
+    if (pl->qtail) pl->qtail->qnext = a; else pl->qhead = a;
+    pl->qtail = a;
+    if (pl->idle) pthread_cond_signal(&pl->work_cv);
+}
+
+static void pool_dequeue(csd_pool *pl, csd_ahead *a) {
+    if (!a->queued) return;
+    csd_ahead **pp = &pl->qhead, *prev = NULL;
+    while (*pp && *pp != a) {
+        prev = *pp;
+        pp = &(*pp)->qnext;
+    }
+    if (*pp) {
+        *pp = a->qnext;
+        if (pl->qtail == a) pl->qtail = prev;
+    }
+    a->qnext = NULL;
+    a->queued = 0;
+}
+
+/* Feed a's loaded pages in order while nothing stops it; called with pl->mu held, a->running set. At
+ * most upto pages (the engine thread helps with one page range; workers take all). */
+static void feed_pages(csd_pool *pl, csd_ahead *a, uint64_t upto) {
+    while (!a->stopped && !a->cancel && a->computed < a->loaded && a->computed < upto) {
+        uint64_t i = a->computed;
+        ahead_slot *s = &a->slot[i % a->W];
+        pthread_mutex_unlock(&pl->mu);
+        int rc = 0, need_more = 0;
+        csd_cost cost = { 0, 0 };
+        if (s->read_rc == 0) rc = a->work.feed(a->work.arg, a->first + i, s->buf, s->len, &cost, &need_more);
+        pthread_mutex_lock(&pl->mu);
+        s->rc = rc;
+        s->cost = cost;
+        s->need_more = need_more;
+        a->computed++;
+        if (s->read_rc < 0 || rc < 0 || !need_more) a->stopped = 1;
+        if (pl->main_waiting) pthread_cond_broadcast(&pl->done_cv);
+    }
+}
+
+static void *worker_main(void *arg) {
+    csd_pool *pl = arg;
+    pthread_mutex_lock(&pl->mu);
+    for (;;) {
+        while (!pl->quit && !pl->qhead) {
+            pl->idle++;
+            pthread_cond_wait(&pl->work_cv, &pl->mu);
+            pl->idle--;
+        }
+        if (pl->quit) break;
+        csd_ahead *a = pl->qhead;
+        pool_dequeue(pl, a);
+        a->running = 1;
+        feed_pages(pl, a, UINT64_MAX);
+        a->running = 0;
+        if (pl->main_waiting) pthread_cond_broadcast(&pl->done_cv);
+    }
+    pthread_mutex_unlock(&pl->mu);
+    return NULL;
+}
+
+static void gate_wait(void *ctx) {
+    csd_ahead *a = ctx;
+    csd_pool *pl = a->r->e->pool;
+    pthread_mutex_lock(&pl->mu);
+    if (a->main_feeding) {
+        /* the engine's thread feeds the very page it joins: the check can be made exact right here */
+        pthread_mutex_unlock(&pl->mu);
+        a->work.commit(a->work.arg, 0);
+        return;
+    }
+    if (!a->cancel) {
+        a->gate_wait = 1;
+        if (pl->main_waiting) pthread_cond_broadcast(&pl->done_cv);
+        while (a->gate_wait && !a->cancel) pthread_cond_wait(&pl->done_cv, &pl->mu);
+    }
+    pthread_mutex_unlock(&pl->mu);
+}
+
+int csd_eng_pool_create(csd_engine *e) {
+    if (e->p.host_threads <= 1) return 0;
+    csd_pool *pl = calloc(1, sizeof *pl);
+    if (!pl) return -ENOMEM;
+    pl->th = calloc(e->p.host_threads, sizeof *pl->th);
+    if (!pl->th) {
+        free(pl);
+        return -ENOMEM;
+    }
+    pthread_mutex_init(&pl->mu, NULL);
+    pthread_cond_init(&pl->work_cv, NULL);
+    pthread_cond_init(&pl->done_cv, NULL);
+    e->pool = pl;
+    for (uint32_t i = 0; i < e->p.host_threads; i++) {
+        if (pthread_create(&pl->th[i], NULL, worker_main, pl) != 0) break;
+        pl->n++;
+    }
+    if (pl->n == 0) {
+        csd_eng_pool_destroy(e);   /* no thread to be had: the engine's own thread does it all */
+        return 0;
+    }
+    return 0;
+}
+
+void csd_eng_pool_destroy(csd_engine *e) {
+    csd_pool *pl = e->pool;
+    if (!pl) return;
+    pthread_mutex_lock(&pl->mu);
+    pl->quit = 1;
+    pthread_cond_broadcast(&pl->work_cv);
+    pthread_mutex_unlock(&pl->mu);
+    for (uint32_t i = 0; i < pl->n; i++) pthread_join(pl->th[i], NULL);
+    pthread_cond_destroy(&pl->work_cv);
+    pthread_cond_destroy(&pl->done_cv);
+    pthread_mutex_destroy(&pl->mu);
+    free(pl->th);
+    free(pl);
+    e->pool = NULL;
+}
+
+int csd_eng_ahead_attach(csd_engine *e, csd_isp_req *r) {
+    if (!e->pool || !r->work.ahead || !r->work.commit || r->work.stage1) return 0;
+    csd_ahead *a = calloc(1, sizeof *a);
+    if (!a) return -ENOMEM;
+    a->r = r;
+    a->work = r->work;
+    a->first = r->first;
+    a->W = AHEAD_SLOTS;
+    a->slot = calloc(a->W, sizeof *a->slot);
+    if (!a->slot) {
+        free(a);
+        return -ENOMEM;
+    }
+    for (uint32_t i = 0; i < a->W; i++) {
+        if (!(a->slot[i].buf = malloc(e->p.page_bytes))) {
+            for (uint32_t j = 0; j < i; j++) free(a->slot[j].buf);
+            free(a->slot);
+            free(a);
+            return -ENOMEM;
+        }
+    }
+    csd_ahead_gate g = { gate_wait, a };
+    if (r->work.ahead(r->work.arg, &g) != 1) {
+        for (uint32_t i = 0; i < a->W; i++) free(a->slot[i].buf);
+        free(a->slot);
+        free(a);
+        return 0;   /* this work runs on the engine's thread */
+    }
+    r->ah = a;
+    return 0;
+}
+
+void csd_eng_ahead_load(csd_engine *e, csd_isp_req *r) {
+    csd_ahead *a = r->ah;
+    if (!a || r->dead) return;
+    csd_pool *pl = e->pool;
+    pthread_mutex_lock(&pl->mu);
+    uint64_t loaded = a->loaded, stopped = a->stopped;
+    pthread_mutex_unlock(&pl->mu);
+    if (stopped) return;
+    /* slot k % W is free once page k - W is consumed */
+    uint64_t lim = r->fed_next + a->W, n = 0;
+    while (loaded + n < r->issue_next && loaded + n < csd_eng_req_pages(r) && loaded + n < lim) {
+        uint64_t i = loaded + n;
+        ahead_slot *s = &a->slot[i % a->W];
+        s->len = r->first + i == r->max_page ? r->last_len : e->p.page_bytes;
+        s->read_rc = 0;
+        if (r->ppn[i] == CSD_PPN_NONE) {
+            memset(s->buf, 0, e->p.page_bytes);
+        } else {
+            int rc = 0;
+            const uint8_t *in_place = r->src.view ? r->src.view(r->src.arg, r->ppn[i], &rc) : NULL;
+            if (in_place) memcpy(s->buf, in_place, e->p.page_bytes);
+            else if (!rc) rc = r->src.read(r->src.arg, r->ppn[i], s->buf);
+            s->read_rc = rc < 0 ? rc : 0;
+        }
+        n++;
+    }
+    if (!n) return;
+    pthread_mutex_lock(&pl->mu);
+    a->loaded += n;
+    /* wake a worker for half a ring at a time (or the request's last pages), not page by page: a
+     * wake-up costs more than most tasklets spend on a page; the engine feeds a page itself when it
+     * needs one no worker has */
+    if (a->loaded - a->computed >= a->W / 2 || a->loaded >= r->issue_next) pool_enqueue(pl, a);
+    pthread_mutex_unlock(&pl->mu);
+}
+
+int csd_eng_ahead_join(csd_engine *e, csd_isp_req *r, uint64_t rel, csd_cost *cost, int *need_more, int *read_rc) {
+    csd_ahead *a = r->ah;
+    csd_pool *pl = e->pool;
+    csd_eng_ahead_load(e, r);
+    pthread_mutex_lock(&pl->mu);
+    while (a->computed <= rel) {
+        if (a->gate_wait) {
+            /* the worker waits on this very page: every page before it is committed, so the work's
+             * view of the output is now what the serial engine's would be */
+            pthread_mutex_unlock(&pl->mu);
+            a->work.commit(a->work.arg, 0);
+            pthread_mutex_lock(&pl->mu);
+            a->gate_wait = 0;
+            pthread_cond_broadcast(&pl->done_cv);
+        } else if (!a->running && !a->stopped && a->computed < a->loaded) {
+            /* no worker has it: feed it here rather than wait */
+            pool_dequeue(pl, a);
+            a->running = a->main_feeding = 1;
+            feed_pages(pl, a, rel + 1);
+            a->running = a->main_feeding = 0;
+            pool_enqueue(pl, a);
+        } else if (!a->running && (a->stopped || a->computed >= a->loaded)) {
+            pthread_mutex_unlock(&pl->mu);
+            return -EIO;   /* cannot happen: the page is loaded and nothing stopped before it */
+        } else {
+            pl->main_waiting = 1;
+            pthread_cond_wait(&pl->done_cv, &pl->mu);
+            pl->main_waiting = 0;
+        }
+    }
+    ahead_slot *s = &a->slot[rel % a->W];
+    *cost = s->cost;
+    *need_more = s->need_more;
+    *read_rc = s->read_rc;
+    int rc = s->rc;
+    pthread_mutex_unlock(&pl->mu);
+    return rc;
+}
+
+void csd_eng_ahead_detach(csd_engine *e, csd_isp_req *r) {
+    csd_ahead *a = r->ah;
+    if (!a) return;
+    csd_pool *pl = e->pool;
+    pthread_mutex_lock(&pl->mu);
+    a->cancel = 1;
+    pool_dequeue(pl, a);
+    pthread_cond_broadcast(&pl->done_cv);   /* a gate waiting on this request lets go */
+    while (a->running) {
+        pl->main_waiting = 1;
+        pthread_cond_wait(&pl->done_cv, &pl->mu);
+        pl->main_waiting = 0;
+    }
+    pthread_mutex_unlock(&pl->mu);
+    for (uint32_t i = 0; i < a->W; i++) free(a->slot[i].buf);
+    free(a->slot);
+    free(a);
+    r->ah = NULL;
+}

@@ -1,0 +1,267 @@
+/* Run-ahead on host threads (host_threads): many concurrent tasklet requests of different kinds
+ * (grep by lines and by count, filter, stats), random extents, arrival times, output limits and host
+ * reads between events, run by the serial engine (host_threads = 1) and with 2 and 4 threads. Every
+ * request's status, error text, finish time, core time and every output byte the host read, and the
+ * engine's counters and per-core busy time, must be the same: the serial engine is the reference.
+ * Both issue models (batch under fcfs, stage under remus) and tight output buffers (the gate that
+ * waits for the engine, and the output-buffer-full failure) are covered. */
+#include "check.h"
+#include "engine/engine.h"
+#include "runtime/exec.h"
+#include "tasklets/builtin_hooks.h"
+
+#include <errno.h>
+
+static uint64_t rng(uint64_t *s) {
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+#define P 4096u
+
+typedef struct object {
+    uint8_t *data;
+    uint64_t size, pages, ppn0;
+    int view;              /* also offer the bytes in place */
+} object;
+
+static uint64_t obj_ppn(void *arg, uint64_t page) {
+    object *o = arg;
+    if (page >= o->pages) return CSD_PPN_NONE;
+    if (page % 37 == 5) return CSD_PPN_NONE;   /* a hole: reads as zeros */
+    return o->ppn0 + page;
+}
+
+static int obj_read(void *arg, uint64_t ppn, uint8_t *buf) {
+    object *o = arg;
+    uint64_t k = ppn - o->ppn0;
+    if (k >= o->pages) return -EIO;
+    uint64_t n = o->size - k * P < P ? o->size - k * P : P;
+    memset(buf, 0, P);
+    memcpy(buf, o->data + k * P, n);
+    return 0;
+}
+
+static const uint8_t *obj_view(void *arg, uint64_t ppn, int *rc) {
+    object *o = arg;
+    *rc = 0;
+    uint64_t k = ppn - o->ppn0;
+    if (!o->view || k >= o->pages || (k + 1) * P > o->size) return NULL;   /* partial last page: read() */
+    return o->data + k * P;
+}
+
+typedef struct req {
+    csd_outbuf out;
+    csd_exec *t;
+    csd_isp_work work;
+    csd_page_source src;
+    csd_isp_req *r;
+    csd_kv kv[4];
+    uint64_t submit_at, first, last;
+    int submitted;
+    /* what the host saw */
+    uint8_t *got;
+    size_t got_len;
+    int status;
+    uint64_t finish_ns, core_ns, pages_done, rows, filtered;
+    char err[512];
+} req;
+
+typedef struct outcome {
+    size_t n;
+    req *q;
+    csd_engine_stats st;
+    uint64_t busy[8];
+    uint64_t end_ns;
+} outcome;
+
+static void host_read(req *q, size_t max) {
+    const uint8_t *p;
+    size_t n = csd_outbuf_take(&q->out, max, &p);
+    if (!n) return;
+    q->got = realloc(q->got, q->got_len + n);
+    CHECK(q->got != NULL);
+    memcpy(q->got + q->got_len, p, n);
+    q->got_len += n;
+}
+
+/* One scenario, fully determined by seed, under host_threads threads. */
+static outcome run(uint64_t seed, uint32_t threads, const char *policy, object *text, object *recs) {
+    csd_params p;
+    CHECK(csd_params_preset(&p, "tiny") == 0);
+    p.blocks_per_plane = 16;
+    p.cores = 2;
+    p.host_threads = threads;
+    snprintf(p.request_scheduler, sizeof p.request_scheduler, "%s", policy);
+    csd_engine *e = NULL;
+    char err[256] = "";
+    CHECK_EQ_INT(csd_engine_create(&e, &p, err, sizeof err), 0);
+    uint64_t s = seed;
+    outcome oc = { .n = 6 + rng(&s) % 10 };
+    oc.q = calloc(oc.n, sizeof *oc.q);
+    CHECK(oc.q != NULL);
+    for (size_t i = 0; i < oc.n; i++) {
+        req *q = &oc.q[i];
+        int kind = (int)(rng(&s) % 4);
+        object *o = kind <= 1 ? text : recs;
+        size_t limit = rng(&s) % 3 == 0 ? 4096 : 1u << 20;
+        uint64_t max_rows = rng(&s) % 5 == 0 ? 1 + rng(&s) % 200 : 0;
+        csd_outbuf_init(&q->out, limit, max_rows);
+        const char *name;
+        size_t nkv = 0;
+        if (kind == 0) {
+            name = "grep";
+            q->kv[nkv++] = (csd_kv){ "pattern", rng(&s) % 2 ? "ab" : "zzq" };
+            q->kv[nkv++] = (csd_kv){ "mode", "lines" };
+        } else if (kind == 1) {
+            name = "grep";
+            q->kv[nkv++] = (csd_kv){ "pattern", "ba" };
+            q->kv[nkv++] = (csd_kv){ "mode", "count" };
+        } else if (kind == 2) {
+            name = "filter";
+            q->kv[nkv++] = (csd_kv){ "entry_bytes", "16" };
+            q->kv[nkv++] = (csd_kv){ "op", "lt" };
+            q->kv[nkv++] = (csd_kv){ "value", rng(&s) % 2 ? "100000000" : "2000" };
+        } else {
+            name = "stats";
+            q->kv[nkv++] = (csd_kv){ "record_bytes", "16" };
+        }
+        csd_tasklet_args a = { .static_params = q->kv, .n_static = nkv, .page_bytes = P };
+        const csd_tasklet_ops *ops = csd_tasklet_find(name);
+        CHECK(ops != NULL);
+        CHECK_EQ_INT(csd_exec_create_hooked(&q->t, ops, csd_tasklet_builtin_hooks(ops), &a, &q->out, err, sizeof err), 0);
+        /* extents: record-aligned for records, anywhere for text */
+        uint64_t off = rng(&s) % o->size, len = rng(&s) % (o->size - off + 1);
+        if (kind >= 2) {
+            off -= off % 16;
+            len = rng(&s) % 2 ? o->size - off : len;
+        }
+        CHECK_EQ_INT(csd_exec_begin(q->t, o->size, off, len, P, &q->first, &q->last, err, sizeof err), 0);
+        q->work = csd_exec_work(q->t);
+        q->src = (csd_page_source){ o, obj_ppn, obj_read, obj_view, NULL };
+        q->submit_at = rng(&s) % 400000;
+    }
+    /* submissions in time order; the host reads every few events */
+    uint64_t steps = 0, read_every = 1 + rng(&s) % 9;
+    size_t read_max = 200 + rng(&s) % 3000;
+    for (;;) {
+        uint64_t next_sub = UINT64_MAX;
+        size_t who = oc.n;
+        for (size_t i = 0; i < oc.n; i++)
+            if (!oc.q[i].submitted && oc.q[i].submit_at < next_sub) next_sub = oc.q[i].submit_at, who = i;
+        uint64_t t_ev;
+        int have = csd_engine_peek(e, &t_ev);
+        if (who < oc.n && (!have || next_sub <= t_ev)) {
+            req *q = &oc.q[who];
+            csd_engine_run_until(e, next_sub);
+            object *o = q->src.arg;
+            uint64_t max_page = (o->size - 1) / P;
+            CHECK_EQ_INT(csd_engine_submit(e, &q->r, &q->work, &q->src, q->first, q->last, max_page,
+                                           (uint32_t)(o->size - max_page * P)), 0);
+            q->submitted = 1;
+            continue;
+        }
+        if (!have) break;
+        csd_engine_step(e);
+        if (++steps % read_every == 0)
+            for (size_t i = 0; i < oc.n; i++) host_read(&oc.q[i], read_max);
+    }
+    oc.end_ns = csd_engine_now(e);
+    for (size_t i = 0; i < oc.n; i++) {
+        req *q = &oc.q[i];
+        csd_isp_progress pr;
+        csd_engine_progress(e, q->r, &pr);
+        CHECK(pr.finished);
+        q->status = pr.status;
+        q->finish_ns = pr.finish_ns;
+        q->core_ns = pr.core_ns;
+        q->pages_done = pr.pages_done;
+        csd_engine_release(e, q->r);
+        host_read(q, SIZE_MAX);
+        q->rows = q->out.rows;
+        q->filtered = q->out.filtered;
+        snprintf(q->err, sizeof q->err, "%s", csd_exec_error(q->t));
+        csd_exec_destroy(q->t);
+        csd_outbuf_free(&q->out);
+    }
+    csd_engine_stats_get(e, &oc.st, NULL);
+    for (uint32_t k = 0; k < p.cores; k++) oc.busy[k] = csd_engine_core_busy_ns(e, k);
+    csd_engine_destroy(e);
+    return oc;
+}
+
+static void outcome_free(outcome *o) {
+    for (size_t i = 0; i < o->n; i++) free(o->q[i].got);
+    free(o->q);
+}
+
+/* a against the serial reference b, request by request */
+static void same(const outcome *a, const outcome *b, uint64_t seed, uint32_t threads, const char *policy) {
+    char what[128];
+    snprintf(what, sizeof what, "seed %llu, %u threads, %s", (unsigned long long)seed, threads, policy);
+    CHECK_EQ_U64(a->n, b->n);
+    CHECK_EQ_U64(a->end_ns, b->end_ns);
+    for (size_t i = 0; i < a->n; i++) {
+        const req *x = &a->q[i], *y = &b->q[i];
+        if (x->status != y->status || x->finish_ns != y->finish_ns || x->core_ns != y->core_ns ||
+            x->pages_done != y->pages_done || x->rows != y->rows || x->filtered != y->filtered ||
+            x->got_len != y->got_len || (x->got_len && memcmp(x->got, y->got, x->got_len)) || strcmp(x->err, y->err)) {
+            fprintf(stderr, "%s: request %zu differs: status %d/%d finish %llu/%llu core %llu/%llu pages %llu/%llu "
+                    "rows %llu/%llu bytes %zu/%zu err '%s' / '%s'\n", what, i, x->status, y->status,
+                    (unsigned long long)x->finish_ns, (unsigned long long)y->finish_ns,
+                    (unsigned long long)x->core_ns, (unsigned long long)y->core_ns,
+                    (unsigned long long)x->pages_done, (unsigned long long)y->pages_done,
+                    (unsigned long long)x->rows, (unsigned long long)y->rows, x->got_len, y->got_len, x->err, y->err);
+            CHECK(0);
+        }
+    }
+    CHECK_EQ_U64(a->st.isp_pages, b->st.isp_pages);
+    CHECK_EQ_U64(a->st.isp_core_ns, b->st.isp_core_ns);
+    CHECK_EQ_U64(a->st.isp_buffer_peak_bytes, b->st.isp_buffer_peak_bytes);
+    CHECK_EQ_U64(a->st.stage_decisions, b->st.stage_decisions);
+    for (int k = 0; k < 2; k++) CHECK_EQ_U64(a->busy[k], b->busy[k]);
+}
+
+int main(void) {
+    /* text of short lines over a small alphabet (many matches, lines across pages) and 16-byte records */
+    uint64_t s = 42;
+    object text = { .size = 150 * P - 777, .ppn0 = 0, .view = 1 }, recs = { .size = 120 * P, .ppn0 = 300 };
+    text.pages = (text.size + P - 1) / P;
+    recs.pages = recs.size / P;
+    text.data = malloc(text.size);
+    recs.data = malloc(recs.size);
+    CHECK(text.data && recs.data);
+    for (uint64_t i = 0; i < text.size; i++) {
+        uint64_t r = rng(&s) % 23;
+        text.data[i] = r == 0 ? '\n' : (uint8_t)('a' + r % 4);
+    }
+    for (uint64_t i = 0; i < recs.size; i++) recs.data[i] = (uint8_t)rng(&s);
+    static const char *const policies[] = { "fcfs", "remus" };
+    uint64_t ahead_pages = 0, failures = 0, requests = 0;
+    for (uint64_t seed = 1; seed <= 12; seed++) {
+        for (int pi = 0; pi < 2; pi++) {
+            outcome ref = run(seed, 1, policies[pi], &text, &recs);
+            CHECK_EQ_U64(ref.st.isp_pages_ahead, 0);   /* one thread: every page on the engine's */
+            for (size_t i = 0; i < ref.n; i++) failures += ref.q[i].status != 0;
+            requests += ref.n;
+            static const uint32_t threads[] = { 2, 4 };
+            for (int ti = 0; ti < 2; ti++) {
+                outcome o = run(seed, threads[ti], policies[pi], &text, &recs);
+                same(&o, &ref, seed, threads[ti], policies[pi]);
+                ahead_pages += o.st.isp_pages_ahead;
+                outcome_free(&o);
+            }
+            outcome_free(&ref);
+        }
+    }
+    /* the scenarios did run ahead, and some hit the output-buffer-full failure */
+    CHECK(ahead_pages > 1000);
+    CHECK(failures > 0);
+    printf("test_ahead: %llu requests, %llu failed alike, %llu pages fed ahead\n", (unsigned long long)requests,
+           (unsigned long long)failures, (unsigned long long)ahead_pages);
+    free(text.data);
+    free(recs.data);
+    return 0;
+}
