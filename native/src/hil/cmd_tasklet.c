@@ -205,22 +205,17 @@ int cmd_create_output(csd_device *d, const Smartssd__V1__CreateObject *m, cmd_ct
     return cmd_reply_id(c, o->id);
 }
 
-static uint64_t src_ppn(void *arg, uint64_t page_index) {
+/* Through a map-cached FTL the translation has its own flash commands (cache-line fetches, evictions):
+ * the engine replays them (ops) before the data read. */
+static uint64_t src_ppn_ops(void *arg, uint64_t page_index, csd_flash_batch *ops) {
     page_src_ctx *s = arg;
     uint64_t ppn;
     /* a page the tasklet will not look at is not read from flash (it arrives as zeros) */
     if (s->run && !csd_exec_needs_page(s->run, page_index)) return CSD_PPN_NONE;
-    return csd_ftl_translate(s->dev->ftl, s->object_id, page_index, NULL, &ppn) ? CSD_PPN_NONE : ppn;
-}
-
-/* Through a map-cached FTL the translation has its own flash commands (cache-line fetches, evictions):
- * the engine replays them before the data read. */
-static uint64_t src_ppn_ops(void *arg, uint64_t page_index, csd_flash_batch *ops) {
-    page_src_ctx *s = arg;
-    uint64_t ppn;
-    if (s->run && !csd_exec_needs_page(s->run, page_index)) return CSD_PPN_NONE;
     return csd_ftl_translate(s->dev->ftl, s->object_id, page_index, ops, &ppn) ? CSD_PPN_NONE : ppn;
 }
+
+static uint64_t src_ppn(void *arg, uint64_t page_index) { return src_ppn_ops(arg, page_index, NULL); }
 
 static int src_read(void *arg, uint64_t ppn, uint8_t *buf) {
     page_src_ctx *s = arg;
