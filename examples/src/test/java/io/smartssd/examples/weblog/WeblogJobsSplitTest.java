@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * How many map tasks a weblog job gets, counted by Hadoop's own FileInputFormat: one split per object for
- * the device version and one per map slot for the host versions, also after an earlier job in the JVM has
+ * the device version, one per map slot for host-optimized and one per block for host-normal, also after an earlier job in the JVM has
  * loaded mapred-default.xml (whose split minimum of 0 every Configuration then reads); a split size the
  * user set is left alone.
  */
@@ -58,19 +58,29 @@ class WeblogJobsSplitTest {
     void deviceVersionOneSplitPerObject() throws Exception {
         Configuration conf = new Configuration();
         assertEquals(8, splits(new Configuration(conf)).size()); // Hadoop alone: one per block
-        WeblogJobs.splitEvenly(conf, input, true);
+        WeblogJobs.splitEvenly(conf, input, Version.DEVICE);
         List<InputSplit> s = splits(conf);
         assertEquals(1, s.size());
         assertEquals(SIZE, covered(s));
     }
 
     @Test
-    void hostVersionsOneSplitPerMapSlot() throws Exception {
+    void hostOptimizedOneSplitPerMapSlot() throws Exception {
         Configuration conf = new Configuration();
         conf.setInt("mapreduce.local.map.tasks.maximum", 2);
-        WeblogJobs.splitEvenly(conf, input, false);
+        WeblogJobs.splitEvenly(conf, input, Version.HOST_OPTIMIZED);
         List<InputSplit> s = splits(conf);
         assertEquals(2, s.size());
+        assertEquals(SIZE, covered(s));
+    }
+
+    @Test
+    void hostNormalKeepsHadoopsSplits() throws Exception {
+        Configuration conf = new Configuration();
+        conf.setInt("mapreduce.local.map.tasks.maximum", 2);
+        WeblogJobs.splitEvenly(conf, input, Version.HOST_NORMAL);
+        List<InputSplit> s = splits(conf);
+        assertEquals(8, s.size());
         assertEquals(SIZE, covered(s));
     }
 
@@ -78,12 +88,12 @@ class WeblogJobsSplitTest {
     void aSplitSizeTheUserSetIsKept() throws Exception {
         Configuration max = new Configuration();
         max.setLong(WeblogJobs.MAX_SPLIT, 16L << 20); // below the block size: 16 splits
-        WeblogJobs.splitEvenly(max, input, true);
+        WeblogJobs.splitEvenly(max, input, Version.DEVICE);
         assertEquals(16, splits(max).size());
 
         Configuration min = new Configuration();
         min.setLong(WeblogJobs.MIN_SPLIT, 128L << 20);
-        WeblogJobs.splitEvenly(min, input, true);
+        WeblogJobs.splitEvenly(min, input, Version.DEVICE);
         assertEquals(2, splits(min).size());
     }
 }
