@@ -14,8 +14,8 @@
  *                                                 each PAGE there (the device's read-ahead runs)
  *   bench_mem_limit FILE map-crc PAGE             CRC-32 of each PAGE through a shared read-only mapping
  *   bench_mem_limit FILE populate-crc PAGE RUN    the same mapping, each RUN bytes mapped in one
- *                                                 madvise(MADV_POPULATE_READ) before its CRCs (the
- *                                                 device's read path)
+ *                                                 madvise(MADV_POPULATE_READ) before their CRCs (an
+ *                                                 alternative to the device's preads, not kept)
  *
  * Prints one CSV line: mode,bytes,best_ns,result (best of 5 runs). */
 #include <inttypes.h>
