@@ -16,10 +16,11 @@ simplest in-memory loop over the same bytes that gives the same answer (native/b
 | plan-text | plan: status = 200, count and sum of sizes per method, over the text split on spaces | the line count (memchr of newlines) |
 
 Prints wall time, GB/s, the limit's GB/s and the ratio; plan-text also per core (the device's two
-embedded cores run on this machine's threads one at a time today). Three more rows say what reading
+embedded cores run on this machine's threads one at a time today). Four more rows say what reading
 the records costs before a tasklet sees them, every page's CRC-32 included (bench_mem_limit crc,
-read-crc, map-crc over the records file): in RAM, through 64 KiB preads as the device reads, and
-through a shared mapping.
+read-crc, map-crc, populate-crc over the records file): in RAM, through 64 KiB preads as the device
+reads, through a shared mapping, and through the same mapping populated 1 MiB at a time with
+madvise(MADV_POPULATE_READ).
 """
 import json
 import os
@@ -116,11 +117,13 @@ def main(b):
         rows.append(row)
     # What reading and checksumming the bytes costs before any tasklet sees them, against the same
     # stride limit as weblog-q1: the CRC-32 of every page of a copy in RAM, the device's read path
-    # (64 KiB preads into one buffer, then the CRC of each page there) and a shared mapping instead.
+    # (64 KiB preads into one buffer, then the CRC of each page there) and a shared mapping instead,
+    # faulted in page by page or populated a MiB at a time.
     q1_limit = next(r for r in rows if r["run"] == "weblog-q1")["limit_GB_per_s"]
     page = "8192"
     for name, args in [("crc-in-RAM", ("crc", page)), ("pread-64K+crc", ("read-crc", page, "65536")),
-                       ("mmap+crc", ("map-crc", page))]:
+                       ("mmap+crc", ("map-crc", page)),
+                       ("mmap-populate-1M+crc", ("populate-crc", page, str(1 << 20)))]:
         nb, s_, _ = limit(b, records, *args)
         gbs = nb / s_ / 1e9
         rows.append({"run": name, "bytes": nb, "wall_s": s_, "GB_per_s": gbs, "limit": "stride",

@@ -140,10 +140,98 @@ static void test_many(void) {
     csd_sim_destroy(s);
 }
 
+/* Events that schedule others from inside the run: due now (the engine's hand-offs), in the past
+ * (clamped to now), at the next tick or later, mixed with idle advances and peeks. Checked step by
+ * step against a brute-force reference: a plain list, the next event found by scanning for the
+ * least (time, insertion order), clamping and advance as the header specifies. */
+enum { DYN_MAX = 20000 };
+typedef struct dyn_ref { uint64_t t, seq; int id, live; } dyn_ref;
+typedef struct dyn_ctx {
+    csd_sim *s;
+    dyn_ref *ref;
+    int nref, nlive, ran, bad;
+    uint64_t rnow, rseq, x;
+    int want_id;
+} dyn_ctx;
+typedef struct dyn_arg { dyn_ctx *c; int id; } dyn_arg;
+static dyn_arg dyn_args[DYN_MAX];
+
+static uint64_t dyn_rand(dyn_ctx *c) {
+    c->x ^= c->x << 13; c->x ^= c->x >> 7; c->x ^= c->x << 17;
+    return c->x;
+}
+static void dyn_ev(csd_sim *sim, void *arg);
+static void dyn_sched(dyn_ctx *c, uint64_t t) {
+    if (c->nref == DYN_MAX) return;
+    int id = c->nref++;
+    c->ref[id] = (dyn_ref){ t < c->rnow ? c->rnow : t, c->rseq++, id, 1 };
+    c->nlive++;
+    dyn_args[id] = (dyn_arg){ c, id };
+    CHECK(csd_sim_at(c->s, t, dyn_ev, &dyn_args[id]) == 0);
+}
+static int dyn_ref_next(dyn_ctx *c) {
+    int best = -1;
+    for (int i = 0; i < c->nref; i++)
+        if (c->ref[i].live && (best < 0 || c->ref[i].t < c->ref[best].t ||
+                               (c->ref[i].t == c->ref[best].t && c->ref[i].seq < c->ref[best].seq)))
+            best = i;
+    return best;
+}
+static void dyn_ev(csd_sim *sim, void *arg) {
+    dyn_arg *a = arg;
+    dyn_ctx *c = a->c;
+    if (a->id != c->want_id || csd_sim_now(sim) != c->ref[a->id].t) c->bad++;
+    c->ran++;
+    /* 0-3 children: due now, in the past, 1 ns later or up to 1000 ns later */
+    int kids = (int)(dyn_rand(c) % 4);
+    for (int k = 0; k < kids; k++) {
+        uint64_t r = dyn_rand(c), now = csd_sim_now(sim);
+        switch (r % 4) {
+        case 0: dyn_sched(c, now); break;
+        case 1: dyn_sched(c, now > 5 ? now - 5 : 0); break;
+        case 2: dyn_sched(c, now + 1); break;
+        default: dyn_sched(c, now + (r >> 8) % 1000); break;
+        }
+    }
+}
+
+static void test_dynamic(void) {
+    static dyn_ref ref[DYN_MAX];
+    dyn_ctx c = { csd_sim_create(), ref, 0, 0, 0, 0, 0, 0, 0x9e3779b97f4a7c15ull, -1 };
+    CHECK(c.s);
+    for (int i = 0; i < 64; i++) dyn_sched(&c, dyn_rand(&c) % 100);
+    for (;;) {
+        int next = dyn_ref_next(&c);
+        uint64_t pt = 0;
+        int has = csd_sim_peek(c.s, &pt);
+        CHECK_EQ_INT(has, next >= 0);
+        if (next < 0) break;
+        CHECK_EQ_U64(pt, ref[next].t);
+        if (dyn_rand(&c) % 16 == 0) {   /* an idle advance never passes the next event */
+            uint64_t to = c.rnow + dyn_rand(&c) % 2000;
+            csd_sim_advance(c.s, to);
+            c.rnow = to > ref[next].t ? ref[next].t : to > c.rnow ? to : c.rnow;
+            CHECK_EQ_U64(csd_sim_now(c.s), c.rnow);
+        }
+        c.want_id = next;
+        ref[next].live = 0;
+        c.nlive--;
+        c.rnow = ref[next].t;
+        CHECK_EQ_INT(csd_sim_step(c.s), 1);
+        CHECK_EQ_U64(csd_sim_pending(c.s), (uint64_t)c.nlive);
+    }
+    CHECK_EQ_INT(c.bad, 0);
+    CHECK_EQ_INT(c.ran, c.nref);
+    CHECK_EQ_INT(c.nref, DYN_MAX);   /* the schedule grew well past its seed */
+    CHECK_EQ_INT(csd_sim_step(c.s), 0);
+    csd_sim_destroy(c.s);
+}
+
 int main(void) {
     test_order_and_ties();
     test_clamp_and_advance();
     test_xfer_and_serial();
     test_many();
+    test_dynamic();
     TEST_OK("test_sim");
 }

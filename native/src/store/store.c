@@ -201,6 +201,8 @@ void csd_store_close(csd_store *s) {
     free(s);
 }
 
+static int write_zeros(int fd, uint64_t off, uint64_t len);
+
 static int ppn_ok(const csd_store *s, uint64_t ppn, uint64_t n) {
     return ppn < s->l.physical_pages && n <= s->l.physical_pages - ppn;
 }
@@ -302,7 +304,7 @@ int csd_store_write_oob_run(csd_store *s, uint64_t ppn, uint64_t n, const void *
 }
 
 static int write_zeros(int fd, uint64_t off, uint64_t len) {
-    static const uint8_t zero[65536];
+    static const uint8_t zero[1 << 20];
     while (len) {
         size_t n = len < sizeof zero ? (size_t)len : sizeof zero;
         int rc = pwrite_full(fd, zero, n, off);
@@ -324,6 +326,14 @@ int csd_store_erase(csd_store *s, uint64_t first, uint64_t npages) {
     return write_zeros(s->fd, s->l.oob_off + first * CSD_OOB_BYTES, npages * CSD_OOB_BYTES);
 }
 
+/* The FTL stripes an object over the units, so a block's pages are programmed one 8 KiB write at a
+ * time, and the page cache then holds the block in as many small folios: every later pread of a
+ * read-ahead run walks and copies them one by one. Writing the whole block once when it is opened
+ * (zeros: it holds no live page) makes the kernel cache it in large folios that the page writes then
+ * fill in place. Measured on weblog-q1 over 1 GiB (paired runs, docs/PERFORMANCE.md): 0.85 of the
+ * CPU time of a scan, for about 1.2x the CPU time of the put. */
+static int fill_block(csd_store *s, uint64_t off, uint64_t len) { return write_zeros(s->fd, off, len); }
+
 /* Writing into a hole makes the file system allocate (delayed allocation) page by page, which cost
  * the kernel about three times the write itself; one fallocate per block opened for programming
  * allocates the block's pages in one extent (a no-op when they are allocated already, as after an
@@ -333,13 +343,13 @@ int csd_store_reserve(csd_store *s, uint64_t first, uint64_t npages) {
 #ifdef FALLOC_FL_KEEP_SIZE
     if (s->reserve) {
         uint64_t off = s->l.data_off + first * s->l.page_bytes, len = npages * s->l.page_bytes;
-        if (fallocate(s->fd, FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) == 0) return 0;
+        if (fallocate(s->fd, FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) == 0) return fill_block(s, off, len);
         if (errno == ENOSPC || errno == EDQUOT) return -EDQUOT;
         if (errno != EOPNOTSUPP && errno != ENOSYS) return -errno;
         s->reserve = 0;   /* this file system cannot: pages are allocated as they are written */
     }
 #endif
-    return 0;
+    return fill_block(s, first * s->l.page_bytes + s->l.data_off, npages * s->l.page_bytes);
 }
 
 int csd_store_punch(csd_store *s, uint64_t first, uint64_t npages) {
