@@ -84,8 +84,21 @@ int csd_plan_parquet_bytes(plan *pl, const uint8_t *p, size_t len, uint64_t off)
                         (unsigned long long)pl->pq_size);
             return -EINVAL;
         }
-        memcpy(q->buf + off, p, len);
-        q->len = off + len;
+        /* only the bytes of the ranges the plan reads: the rest stays as calloc left it (the pages not
+         * read arrive as zeros anyway, and nothing reads them) */
+        uint64_t e = off + len;
+        size_t lo = 0, hi = q->n_ranges;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (q->ranges[mid].end <= off) lo = mid + 1;
+            else hi = mid;
+        }
+        for (size_t k = lo; k < q->n_ranges && q->ranges[k].start < e; k++) {
+            uint64_t a = q->ranges[k].start > off ? q->ranges[k].start : off;
+            uint64_t b = q->ranges[k].end < e ? q->ranges[k].end : e;
+            memcpy(q->buf + a, p + (a - off), (size_t)(b - a));
+        }
+        q->len = e;
         return 0;
     }
     if (off != q->len) {
