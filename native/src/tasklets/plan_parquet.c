@@ -222,6 +222,20 @@ static int type_ok(int pt, int ptype) {
     }
 }
 
+/* Row r of a decoded chunk as a plan value of type t. */
+static inline void value_into(pv *o, int t, const csd_pq_values *v, uint64_t r) {
+    if (!v->valid[r]) {
+        o->t = PT_NULL;
+        return;
+    }
+    switch (t) {
+    case PT_INT: o->t = PT_INT; o->i = v->i[r]; break;
+    case PT_DOUBLE: o->t = PT_DOUBLE; o->d = v->d[r]; break;
+    case PT_STRING: o->t = PT_STRING; o->s.p = v->sp[r]; o->s.n = v->sn[r]; break;
+    default: o->t = PT_BOOL; o->b = v->i[r] != 0; break;
+    }
+}
+
 /* Row r of column c's decoded chunk into the evaluator's column cache. */
 static inline void load_value(plan *pl, uint32_t c, const csd_pq_values *v, uint64_t r) {
     pv *o = &pl->col_val[c];
@@ -600,6 +614,8 @@ int csd_plan_parquet_finish(plan *pl) {
         if (f.rgs[g].num_rows > max_rows) max_rows = f.rgs[g].num_rows;
     sel = malloc(max_rows);
     vec = pl->filter >= 0 && vec_ok(pl, pl->filter);
+    int direct = !pl->aggregating && pl->n_order;
+    for (uint32_t i = 0; i < pl->n_outs && direct; i++) direct = pl->nodes[pl->outs[i]].kind == PN_COLUMN;
     ones = vec ? malloc(max_rows) : NULL;
     if (ones) memset(ones, 1, max_rows);
     uint32_t n_fcols = 0, n_ocols = 0;
@@ -671,6 +687,24 @@ int csd_plan_parquet_finish(plan *pl) {
             }
         }
         csd_io_charge(pl->io, cycles, dram);
+        if (direct && passed) {
+            /* ORDER BY over plain columns: each output is its column's value (one node evaluated, as
+             * csd_plan_eval counts a column), straight from the decoded arrays into the row buffer */
+            uint64_t per_row = (uint64_t)pl->n_outs * CSD_TK_CYCLES_PER_NODE +
+                               (pl->filter < 0 ? CSD_TK_CYCLES_PER_RECORD : 0);
+            for (uint64_t r = 0; r < rg->num_rows && !rc; r++) {
+                if (!sel[r]) continue;
+                for (uint32_t i = 0; i < pl->n_outs; i++) {
+                    uint32_t c = pl->nodes[pl->outs[i]].col;
+                    value_into(&pl->scratch[i], pl->cols[c].type, &vals[pl->cols[c].field], r);
+                }
+                row_dram += n_ocols;
+                rc = csd_plan_buffer_row(pl);
+                row_cycles += per_row + pl->compares * CSD_TK_CYCLES_PER_COMPARE;
+                pl->compares = 0;
+            }
+            passed = 0;
+        }
         for (uint64_t r = 0; r < rg->num_rows && !rc && passed; r++) {
             if (!sel[r]) continue;
             pl->gen++;
