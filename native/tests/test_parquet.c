@@ -694,12 +694,108 @@ static void direct_topn_costs(void) {
     free(obj);
 }
 
+/* Requests over some of an object's row groups (ParquetObject.row_groups, how the connector splits an
+ * object with several row groups into partitions): two requests over complementary sets return
+ * together the rows of one request over the object and charge together what it charges; each reads
+ * only the footer and its own row groups' chunks of the used columns. Refusals: a row group the
+ * footer lacks, row_groups without the footer. */
+static void row_group_requests(void) {
+    uint64_t size;
+    uint8_t *obj = load("snappy.parquet", &size);
+    csd_pq_file f;
+    char err[256];
+    CHECK(csd_pq_open(&f, obj, size, err, sizeof err) == 0);
+    CHECK(f.n_rgs >= 4);
+    const uint32_t P = 512;
+    uint32_t set_a[8], set_b[8];
+    size_t na = 0, nb = 0;
+    for (uint32_t g = 0; g < f.n_rgs; g++) {
+        if (g % 3 == 1) set_a[na++] = g;   /* 1, 4, ...: not a prefix, not contiguous */
+        else set_b[nb++] = g;
+    }
+    tk_result r[3];
+    uint64_t needed[3];
+    for (int k = 0; k < 3; k++) {
+        plan_b b;
+        init_parquet(&b);
+        add_cols(&b);
+        with_footer(&b, obj, size);
+        b.p.filter = E_bin(OP(LT), E_col(I), E_i(0));
+        PB_project(&b, E_col(ID));
+        PB_project(&b, E_col(NAME));
+        if (k < 2) {
+            b.p.parquet->row_groups = k == 0 ? set_a : set_b;
+            b.p.parquet->n_row_groups = k == 0 ? na : nb;
+        }
+        r[k] = run_sparse(&b, obj, size, P, &needed[k]);
+        CHECK(r[k].rc == 0);
+        pb_free_all();
+    }
+    CHECK(r[0].rows > 0 && r[1].rows > 0);
+    CHECK_EQ_U64(r[0].rows + r[1].rows, r[2].rows);
+    tk_text both = {0};
+    tk_text_add(&both, "%s%s", r[0].text.s, r[1].text.s);
+    char *s_both = sorted(both.s), *s_all = sorted(r[2].text.s);
+    CHECK(!strcmp(s_both, s_all));
+    CHECK_EQ_U64(r[0].finish_cycles + r[1].finish_cycles, r[2].finish_cycles);
+    /* the pages each request needs: the footer's and its row groups' id, i and name chunks */
+    uint32_t flen = (uint32_t)obj[size - 8] | (uint32_t)obj[size - 7] << 8;
+    for (int k = 0; k < 2; k++) {
+        const uint32_t *set = k == 0 ? set_a : set_b;
+        size_t n = k == 0 ? na : nb;
+        uint64_t want = 0, pages = (size + P - 1) / P;
+        for (uint64_t pg = 0; pg < pages; pg++) {
+            uint64_t s = pg * P, e = s + P;
+            int hit = e > size - 8 - flen;
+            for (size_t m = 0; m < n && !hit; m++) {
+                const uint32_t leaves[] = {ID, I, NAME};
+                for (int l = 0; l < 3 && !hit; l++) {
+                    const csd_pq_chunk *c = &f.rgs[set[m]].chunks[leaves[l]];
+                    hit = e > c->start && s < c->start + c->size;
+                }
+            }
+            want += (uint64_t)hit;
+        }
+        CHECK_EQ_U64(needed[k], want);
+        CHECK(needed[k] < needed[2]);
+    }
+    free(s_both);
+    free(s_all);
+    free(both.s);
+    for (int k = 0; k < 3; k++) tk_result_free(&r[k]);
+    /* refusals */
+    for (int k = 0; k < 2; k++) {
+        plan_b b;
+        init_parquet(&b);
+        add_cols(&b);
+        uint32_t bad = f.n_rgs;
+        if (k == 0) with_footer(&b, obj, size);
+        b.p.parquet->row_groups = k == 0 ? &bad : set_a;
+        b.p.parquet->n_row_groups = 1;
+        PB_project(&b, E_col(ID));
+        uint64_t nd;
+        tk_result x = run_sparse(&b, obj, size, P, &nd);
+        char want[128];
+        if (k == 0) snprintf(want, sizeof want, "parquet.row_groups names row group %u; the footer has %u", bad, f.n_rgs);
+        else snprintf(want, sizeof want, "parquet.row_groups needs parquet.footer");
+        if (x.rc == 0 || !strstr(x.err, want)) {
+            fprintf(stderr, "expected failure '%s', got rc %d '%s'\n", want, x.rc, x.err);
+            exit(1);
+        }
+        tk_result_free(&x);
+        pb_free_all();
+    }
+    csd_pq_close(&f);
+    free(obj);
+}
+
 int main(void) {
     plan_ops = csd_tasklet_find("plan");
     CHECK(plan_ops);
     footer_and_skipping();
     column_filter_costs();
     direct_topn_costs();
+    row_group_requests();
     differential();
     selected_pages();
     refusals();

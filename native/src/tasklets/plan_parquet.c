@@ -30,6 +30,7 @@ typedef struct plan_pq {
     csd_pq_file file;
     uint8_t *used;           /* per plan column: an expression reads it */
     uint8_t *skip;           /* per row group: the statistics exclude the filter */
+    uint8_t *other;          /* per row group: not among the plan's row_groups (another request's) */
     prange *ranges;          /* bytes that will be read, sorted and merged */
     size_t n_ranges;
 } plan_pq;
@@ -40,6 +41,7 @@ void csd_plan_parquet_free(plan *pl) {
     csd_pq_close(&pl->pq->file);
     free(pl->pq->used);
     free(pl->pq->skip);
+    free(pl->pq->other);
     free(pl->pq->ranges);
     free(pl->pq);
     pl->pq = NULL;
@@ -328,9 +330,28 @@ int csd_plan_parquet_prepare(plan *pl, char *err, size_t errlen) {
     }
     int rc = check_columns(pl, &q->file, q->used, err, errlen);
     if (rc) return rc;
+    if (pl->pq_n_rgs) {
+        /* a request for some of the row groups (one of several over the object): the others are
+         * neither read nor counted */
+        q->other = malloc(q->file.n_rgs ? q->file.n_rgs : 1);
+        if (!q->other) {
+            snprintf(err, errlen, "out of memory");
+            return -ENOMEM;
+        }
+        memset(q->other, 1, q->file.n_rgs);
+        for (size_t k = 0; k < pl->pq_n_rgs; k++) {
+            if (pl->pq_rgs[k] >= q->file.n_rgs) {
+                snprintf(err, errlen, "plan: parquet.row_groups names row group %u; the footer has %u",
+                         pl->pq_rgs[k], q->file.n_rgs);
+                return -EINVAL;
+            }
+            q->other[pl->pq_rgs[k]] = 0;
+        }
+    }
     /* the footer, its length and the magic at the object's end: checked against the plan's at finish */
     q->ranges[q->n_ranges++] = (prange){ pl->pq_size - 8 - pl->pq_footer_len, pl->pq_size };
     for (uint32_t g = 0; g < q->file.n_rgs; g++) {
+        if (q->other && q->other[g]) continue;
         if (pl->filter >= 0 && !may_match(pl, &q->file, &q->file.rgs[g], pl->filter)) {
             q->skip[g] = 1;
             continue;
@@ -634,9 +655,11 @@ int csd_plan_parquet_finish(plan *pl) {
         else ocols[n_ocols++] = c;
     }
     free(infilter);
-    q->rg_total = f.n_rgs;
+    q->rg_total = 0;
     for (uint32_t g = 0; g < f.n_rgs && !rc; g++) {
         const csd_pq_rg *rg = &f.rgs[g];
+        if (q->prepared && q->other && q->other[g]) continue;
+        q->rg_total++;
         pl->nodes_evaluated = pl->dram = 0;
         if (q->prepared ? q->skip[g] : pl->filter >= 0 && !may_match(pl, &f, rg, pl->filter)) {
             q->rg_skipped++;
