@@ -48,9 +48,15 @@ final class DeviceRun implements AutoCloseable {
         if (p.hasParquet()) {
             // The footer tells the device where the chunks lie before it reads: it then reads only those it needs.
             long size = part.offset() + part.length();
-            p = p.toBuilder().setParquet(io.smartssd.proto.ParquetObject.newBuilder()
+            io.smartssd.proto.ParquetObject.Builder pq = io.smartssd.proto.ParquetObject.newBuilder()
                     .setFooter(com.google.protobuf.ByteString.copyFrom(footer(ssd, part.objectId(), size)))
-                    .setObjectSize(size)).build();
+                    .setObjectSize(size);
+            if (part.rowGroups() != null) {
+                for (int g : part.rowGroups()) {
+                    pq.addRowGroups(g);
+                }
+            }
+            p = p.toBuilder().setParquet(pq).build();
         }
         parquetBytes = p.hasParquet() ? part.length() : -1;
         run = TaskletRun.start(ssd, TaskletRun.Spec.plan(p), Extent.of(part.objectId(), part.offset(), part.length()),

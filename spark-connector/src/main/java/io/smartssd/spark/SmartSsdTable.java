@@ -17,11 +17,24 @@ final class SmartSsdTable implements SupportsRead {
     private final Map<String, String> fsConf;
     private final List<DeviceObject> objects;
 
+    private final Map<Long, long[]> rowGroupBytes;   // Parquet: per object id, its row groups' compressed bytes
+
     SmartSsdTable(SmartSsdOptions options, TableLayout layout, Map<String, String> fsConf, List<DeviceObject> objects) {
+        this(options, layout, fsConf, objects, Map.of());
+    }
+
+    SmartSsdTable(SmartSsdOptions options, TableLayout layout, Map<String, String> fsConf, List<DeviceObject> objects,
+                  Map<Long, long[]> rowGroupBytes) {
         this.options = options;
         this.layout = layout;
         this.fsConf = fsConf;
         this.objects = objects;
+        this.rowGroupBytes = rowGroupBytes;
+    }
+
+    /** A Parquet object's row groups' compressed bytes (footer order), or null when not known. */
+    long[] rowGroupBytes(long objectId) {
+        return rowGroupBytes.get(objectId);
     }
 
     @Override
