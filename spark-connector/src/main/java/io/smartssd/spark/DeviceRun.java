@@ -49,7 +49,8 @@ final class DeviceRun implements AutoCloseable {
             // The footer tells the device where the chunks lie before it reads: it then reads only those it needs.
             long size = part.offset() + part.length();
             io.smartssd.proto.ParquetObject.Builder pq = io.smartssd.proto.ParquetObject.newBuilder()
-                    .setFooter(com.google.protobuf.ByteString.copyFrom(footer(ssd, part.objectId(), size)))
+                    .setFooter(com.google.protobuf.ByteString.copyFrom(
+                            part.footer() != null ? part.footer() : footer(ssd, part.objectId(), size)))
                     .setObjectSize(size);
             if (part.rowGroups() != null) {
                 for (int g : part.rowGroups()) {

@@ -116,12 +116,17 @@ final class ParquetLayout {
      * objects whose footers all hold those columns at the same leaf positions with the same types.
      */
     static TableLayout layout(StructType schema, List<DeviceObject> objects, Map<String, String> fsConf) {
-        return layout(schema, objects, fsConf, new java.util.HashMap<>());
+        return layout(schema, objects, fsConf, new java.util.HashMap<>(), new java.util.HashMap<>());
     }
 
-    /** The same; rowGroupBytes gets each object's row groups' compressed sizes, by object id, in footer order. */
+    /**
+     * The same; rowGroupBytes gets each object's row groups' compressed sizes (footer order) and footers
+     * its footer bytes, by object id: the partitions carry them, so a query reads no footer before its
+     * plans go to the device, and the device checks each object still ends with the footer its row
+     * groups were counted from.
+     */
     static TableLayout layout(StructType schema, List<DeviceObject> objects, Map<String, String> fsConf,
-                              Map<Long, long[]> rowGroupBytes) {
+                              Map<Long, long[]> rowGroupBytes, Map<Long, byte[]> footers) {
         if (objects.isEmpty()) {
             throw new IllegalArgumentException("format parquet: no Parquet objects to read");
         }
@@ -141,6 +146,7 @@ final class ParquetLayout {
             MessageType m = footer.getFileMetaData().getSchema();
             rowGroupBytes.put(o.id(), footer.getBlocks().stream()
                     .mapToLong(org.apache.parquet.hadoop.metadata.BlockMetaData::getCompressedSize).toArray());
+            footers.put(o.id(), DeviceRun.footer(DeviceObject.fileSystem(o.uri(), fsConf).device(), o.id(), o.size()));
             List<Type> cols = m.getFields();
             for (Type t : cols) {
                 // the device numbers columns by leaf: a group column would shift every leaf after it

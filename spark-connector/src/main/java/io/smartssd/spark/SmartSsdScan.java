@@ -60,7 +60,7 @@ final class SmartSsdScan implements Scan, Batch {
             // A Parquet object's footer, at its end, locates its chunks: each request covers the whole
             // object and reads its own row groups.
             parts.addAll(table.layout().isParquet()
-                    ? o.parquetPartitions(table.rowGroupBytes(o.id()), table.options().splitSize)
+                    ? o.parquetPartitions(table.rowGroupBytes(o.id()), table.footer(o.id()), table.options().splitSize)
                     : o.partitions(table.options().splitSize));
         }
         return parts.toArray(new InputPartition[0]);
