@@ -496,6 +496,18 @@ static int rle_decode(const uint8_t *p, const uint8_t *end, int width, uint32_t 
             uint64_t cnt = groups * 8;
             uint64_t bitpos = 0;
             uint64_t mask = width == 32 ? 0xffffffffu : ((uint64_t)1 << width) - 1;
+            if (width <= 8) {
+                /* a group of 8 values is `width` bytes: one 64-bit word */
+                for (uint64_t g = 0; g < groups && got < n; g++) {
+                    uint64_t w = 0;
+                    memcpy(&w, t.p + g * (uint64_t)width, (size_t)width);   /* little-endian hosts */
+                    uint64_t take = n - got < 8 ? n - got : 8;
+                    for (uint64_t k = 0; k < take; k++) out[got + k] = (uint32_t)((w >> (k * (uint64_t)width)) & mask);
+                    got += take;
+                }
+                t.p += nbytes;
+                continue;
+            }
             for (uint64_t k = 0; k < cnt && got < n; k++, got++, bitpos += (uint64_t)width) {
                 uint64_t byte = bitpos >> 3;
                 uint64_t w = 0;
