@@ -637,6 +637,11 @@ int csd_plan_parquet_finish(plan *pl) {
     vec = pl->filter >= 0 && vec_ok(pl, pl->filter);
     int direct = !pl->aggregating && pl->n_order;
     for (uint32_t i = 0; i < pl->n_outs && direct; i++) direct = pl->nodes[pl->outs[i]].kind == PN_COLUMN;
+    /* every sort key an integer column: rows the full heap rejects are told apart without the evaluator */
+    int int_keys = direct;
+    for (uint32_t k = 0; k < pl->n_order && int_keys; k++)
+        int_keys = pl->order[k].output < pl->n_outs &&
+                   pl->cols[pl->nodes[pl->outs[pl->order[k].output]].col].type == PT_INT;
     ones = vec ? malloc(max_rows) : NULL;
     if (ones) memset(ones, 1, max_rows);
     uint32_t n_fcols = 0, n_ocols = 0;
@@ -717,6 +722,26 @@ int csd_plan_parquet_finish(plan *pl) {
                                (pl->filter < 0 ? CSD_TK_CYCLES_PER_RECORD : 0);
             for (uint64_t r = 0; r < rg->num_rows && !rc; r++) {
                 if (!sel[r]) continue;
+                if (int_keys && pl->limit && pl->n_rows >= pl->limit) {
+                    /* the heap is full: a row that does not sort before its worst is dropped after one
+                     * comparison (csd_plan_buffer_row's row_cmp, done here on the integers) */
+                    const pv *top = pl->rows[0]->v;
+                    int c = 0, known = 1;
+                    for (uint32_t k = 0; k < pl->n_order && !c && known; k++) {
+                        const psort *o = &pl->order[k];
+                        const csd_pq_values *v = &vals[pl->cols[pl->nodes[pl->outs[o->output]].col].field];
+                        const pv *b = &top[o->output];
+                        known = v->valid[r] && b->t == PT_INT;
+                        if (known) c = v->i[r] < b->i ? -1 : v->i[r] > b->i;
+                        if (o->descending) c = -c;
+                    }
+                    if (known && c >= 0) {   /* ties go to the earlier row: this one */
+                        pl->seq++;
+                        row_dram += n_ocols;
+                        row_cycles += per_row + CSD_TK_CYCLES_PER_COMPARE;
+                        continue;
+                    }
+                }
                 for (uint32_t i = 0; i < pl->n_outs; i++) {
                     uint32_t c = pl->nodes[pl->outs[i]].col;
                     value_into(&pl->scratch[i], pl->cols[c].type, &vals[pl->cols[c].field], r);
