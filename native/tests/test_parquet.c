@@ -600,10 +600,209 @@ static void on_device(void) {
     free(obj);
 }
 
+/* The filter evaluated a column at a time (AND / OR / NOT over integer comparisons and IS NULL) must
+ * charge what the row evaluator charges: per row 4 cycles and 3 per node evaluated, operands of AND /
+ * OR only where the first does not decide. The reference is brute force over the values decoded
+ * apart (csd_pq_read), with the three-valued logic written out per row; NULLs in i reach both
+ * filters. Output: id (a filter column, so nothing is decoded late), 3 + 40 cycles per row out. */
+static void column_filter_costs(void) {
+    uint64_t size;
+    uint8_t *obj = load("snappy.parquet", &size);
+    csd_pq_file f;
+    char err[256];
+    CHECK(csd_pq_open(&f, obj, size, err, sizeof err) == 0);
+    const int64_t cut = -5000 + 7 * 1500;
+    for (int which = 0; which < 2; which++) {
+        uint64_t want_rows = 0, want_cycles = 0, nulls = 0, skipped = 0;
+        for (uint32_t g = 0; g < f.n_rgs; g++) {
+            csd_pq_values vi, vid;
+            CHECK(csd_pq_read(&f, obj, size, g, I, &vi, err, sizeof err) == 0);
+            CHECK(csd_pq_read(&f, obj, size, g, ID, &vid, err, sizeof err) == 0);
+            /* the second filter's id < cut rules out the row groups whose ids all reach cut: no cost */
+            int64_t lo = INT64_MAX;
+            for (uint64_t r = 0; r < vid.n; r++) lo = vid.i[r] < lo ? vid.i[r] : lo;
+            skipped += which == 1 && lo >= cut;
+            for (uint64_t r = 0; r < vi.n && !(which == 1 && lo >= cut); r++) {
+                int inull = !vi.valid[r];
+                int64_t iv = vi.i[r], id = vid.i[r];
+                uint64_t nodes;
+                int pass;
+                nulls += (uint64_t)inull;
+                if (which == 0) {
+                    /* (i IS NULL OR i < 0) AND NOT (id >= cut) */
+                    int a = inull || iv < 0;
+                    nodes = 1 + (1 + 2 + (inull ? 0 : 3)) + (a ? 1 + 3 : 0);
+                    pass = a && !(id >= cut);
+                } else {
+                    /* i <> 3 AND id < cut: NULL <> 3 is NULL, which does not decide the AND */
+                    int a_false = !inull && iv == 3;
+                    nodes = 1 + 3 + (a_false ? 0 : 3);
+                    pass = !inull && iv != 3 && id < cut;
+                }
+                want_cycles += 2 * 2 + 4 + 3 * nodes + (pass ? 3 + 40 : 0);
+                want_rows += (uint64_t)pass;
+            }
+            csd_pq_values_free(&vi);
+            csd_pq_values_free(&vid);
+        }
+        CHECK(nulls > 0 && want_rows > 0 && (which == 0 || (skipped > 0 && skipped < f.n_rgs)));
+        plan_b b;
+        init_parquet(&b);
+        add_cols(&b);
+        if (which == 0)
+            b.p.filter = AND(OR(E_un(UOP(IS_NULL), E_col(I)), E_bin(OP(LT), E_col(I), E_i(0))),
+                             E_un(UOP(NOT), E_bin(OP(GE), E_col(ID), E_i(cut))));
+        else
+            b.p.filter = AND(E_bin(OP(NE), E_i(3), E_col(I)), E_bin(OP(LT), E_col(ID), E_i(cut)));
+        PB_project(&b, E_col(ID));
+        tk_result r = run_plan(&b, obj, size, NULL, 0);
+        CHECK(r.rc == 0);
+        CHECK_EQ_U64(r.rows, want_rows);
+        CHECK_EQ_U64(r.finish_cycles, want_cycles);
+        tk_result_free(&r);
+        pb_free_all();
+    }
+    csd_pq_close(&f);
+    free(obj);
+}
+
+/* ORDER BY over plain columns takes each output straight from the decoded arrays; it must charge what
+ * the row evaluator charges. The same top-N with an output written -(-d) goes through the row
+ * evaluator: the same values, so the same heap comparisons, and 2 more nodes (6 cycles) per row. */
+static void direct_topn_costs(void) {
+    uint64_t size;
+    uint8_t *obj = load("snappy.parquet", &size);
+    /* keys: a double then an integer; a nullable integer (NULLs sort first ascending) then an integer,
+     * descending and ascending (the integer keys drop rows the full heap rejects without the evaluator) */
+    const int keys[3][2] = {{D, ID}, {I, ID}, {I, ID}};
+    const int desc[3][2] = {{1, 0}, {0, 1}, {1, 1}};
+    for (int q = 0; q < 3; q++) {
+        tk_result r[2];
+        for (int neg = 0; neg < 2; neg++) {
+            plan_b b;
+            init_parquet(&b);
+            add_cols(&b);
+            int k0 = keys[q][0];
+            PB_project(&b, neg ? E_un(UOP(NEG), E_un(UOP(NEG), E_col(k0))) : E_col(k0));
+            PB_project(&b, E_col(keys[q][1]));
+            PB_order(&b, 0, desc[q][0]);
+            PB_order(&b, 1, desc[q][1]);
+            b.p.limit = 10;
+            r[neg] = run_plan(&b, obj, size, NULL, 0);
+            CHECK(r[neg].rc == 0 && r[neg].rows == 10);
+            pb_free_all();
+        }
+        CHECK(!strcmp(r[0].text.s, r[1].text.s));
+        CHECK_EQ_U64(r[1].finish_cycles, r[0].finish_cycles + 3000 * 2 * 3);
+        CHECK_EQ_U64(r[1].finish_dram, r[0].finish_dram);
+        tk_result_free(&r[0]);
+        tk_result_free(&r[1]);
+    }
+    free(obj);
+}
+
+/* Requests over some of an object's row groups (ParquetObject.row_groups, how the connector splits an
+ * object with several row groups into partitions): two requests over complementary sets return
+ * together the rows of one request over the object and charge together what it charges; each reads
+ * only the footer and its own row groups' chunks of the used columns. Refusals: a row group the
+ * footer lacks, row_groups without the footer. */
+static void row_group_requests(void) {
+    uint64_t size;
+    uint8_t *obj = load("snappy.parquet", &size);
+    csd_pq_file f;
+    char err[256];
+    CHECK(csd_pq_open(&f, obj, size, err, sizeof err) == 0);
+    CHECK(f.n_rgs >= 4);
+    const uint32_t P = 512;
+    uint32_t set_a[8], set_b[8];
+    size_t na = 0, nb = 0;
+    for (uint32_t g = 0; g < f.n_rgs; g++) {
+        if (g % 3 == 1) set_a[na++] = g;   /* 1, 4, ...: not a prefix, not contiguous */
+        else set_b[nb++] = g;
+    }
+    tk_result r[3];
+    uint64_t needed[3];
+    for (int k = 0; k < 3; k++) {
+        plan_b b;
+        init_parquet(&b);
+        add_cols(&b);
+        with_footer(&b, obj, size);
+        b.p.filter = E_bin(OP(LT), E_col(I), E_i(0));
+        PB_project(&b, E_col(ID));
+        PB_project(&b, E_col(NAME));
+        if (k < 2) {
+            b.p.parquet->row_groups = k == 0 ? set_a : set_b;
+            b.p.parquet->n_row_groups = k == 0 ? na : nb;
+        }
+        r[k] = run_sparse(&b, obj, size, P, &needed[k]);
+        CHECK(r[k].rc == 0);
+        pb_free_all();
+    }
+    CHECK(r[0].rows > 0 && r[1].rows > 0);
+    CHECK_EQ_U64(r[0].rows + r[1].rows, r[2].rows);
+    tk_text both = {0};
+    tk_text_add(&both, "%s%s", r[0].text.s, r[1].text.s);
+    char *s_both = sorted(both.s), *s_all = sorted(r[2].text.s);
+    CHECK(!strcmp(s_both, s_all));
+    CHECK_EQ_U64(r[0].finish_cycles + r[1].finish_cycles, r[2].finish_cycles);
+    /* the pages each request needs: the footer's and its row groups' id, i and name chunks */
+    uint32_t flen = (uint32_t)obj[size - 8] | (uint32_t)obj[size - 7] << 8;
+    for (int k = 0; k < 2; k++) {
+        const uint32_t *set = k == 0 ? set_a : set_b;
+        size_t n = k == 0 ? na : nb;
+        uint64_t want = 0, pages = (size + P - 1) / P;
+        for (uint64_t pg = 0; pg < pages; pg++) {
+            uint64_t s = pg * P, e = s + P;
+            int hit = e > size - 8 - flen;
+            for (size_t m = 0; m < n && !hit; m++) {
+                const uint32_t leaves[] = {ID, I, NAME};
+                for (int l = 0; l < 3 && !hit; l++) {
+                    const csd_pq_chunk *c = &f.rgs[set[m]].chunks[leaves[l]];
+                    hit = e > c->start && s < c->start + c->size;
+                }
+            }
+            want += (uint64_t)hit;
+        }
+        CHECK_EQ_U64(needed[k], want);
+        CHECK(needed[k] < needed[2]);
+    }
+    free(s_both);
+    free(s_all);
+    free(both.s);
+    for (int k = 0; k < 3; k++) tk_result_free(&r[k]);
+    /* refusals */
+    for (int k = 0; k < 2; k++) {
+        plan_b b;
+        init_parquet(&b);
+        add_cols(&b);
+        uint32_t bad = f.n_rgs;
+        if (k == 0) with_footer(&b, obj, size);
+        b.p.parquet->row_groups = k == 0 ? &bad : set_a;
+        b.p.parquet->n_row_groups = 1;
+        PB_project(&b, E_col(ID));
+        uint64_t nd;
+        tk_result x = run_sparse(&b, obj, size, P, &nd);
+        char want[128];
+        if (k == 0) snprintf(want, sizeof want, "parquet.row_groups names row group %u; the footer has %u", bad, f.n_rgs);
+        else snprintf(want, sizeof want, "parquet.row_groups needs parquet.footer");
+        if (x.rc == 0 || !strstr(x.err, want)) {
+            fprintf(stderr, "expected failure '%s', got rc %d '%s'\n", want, x.rc, x.err);
+            exit(1);
+        }
+        tk_result_free(&x);
+        pb_free_all();
+    }
+    csd_pq_close(&f);
+    free(obj);
+}
+
 int main(void) {
     plan_ops = csd_tasklet_find("plan");
     CHECK(plan_ops);
     footer_and_skipping();
+    column_filter_costs();
+    direct_topn_costs();
+    row_group_requests();
     differential();
     selected_pages();
     refusals();

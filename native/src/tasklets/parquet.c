@@ -420,6 +420,15 @@ static int keep_buf(csd_pq_values *v, uint8_t *b) {
     return 0;
 }
 
+/* A decompressed page: strings point into it (kept with the values); other types are copied out of
+ * it, and it is freed when the next page replaces it (one page's buffer at a time). */
+static int hold(csd_pq_values *v, int ptype, uint8_t **scratch, uint8_t *b) {
+    if (ptype == PQ_BYTE_ARRAY) return keep_buf(v, b);
+    free(*scratch);
+    *scratch = b;
+    return 0;
+}
+
 /* Decompress src into a new buffer of exactly ulen bytes. */
 static int decompress(int codec, const uint8_t *src, size_t clen, size_t ulen, uint8_t **out, char *err,
                       size_t errlen) {
@@ -487,6 +496,18 @@ static int rle_decode(const uint8_t *p, const uint8_t *end, int width, uint32_t 
             uint64_t cnt = groups * 8;
             uint64_t bitpos = 0;
             uint64_t mask = width == 32 ? 0xffffffffu : ((uint64_t)1 << width) - 1;
+            if (width <= 8) {
+                /* a group of 8 values is `width` bytes: one 64-bit word */
+                for (uint64_t g = 0; g < groups && got < n; g++) {
+                    uint64_t w = 0;
+                    memcpy(&w, t.p + g * (uint64_t)width, (size_t)width);   /* little-endian hosts */
+                    uint64_t take = n - got < 8 ? n - got : 8;
+                    for (uint64_t k = 0; k < take; k++) out[got + k] = (uint32_t)((w >> (k * (uint64_t)width)) & mask);
+                    got += take;
+                }
+                t.p += nbytes;
+                continue;
+            }
             for (uint64_t k = 0; k < cnt && got < n; k++, got++, bitpos += (uint64_t)width) {
                 uint64_t byte = bitpos >> 3;
                 uint64_t w = 0;
@@ -705,11 +726,16 @@ int csd_pq_read_sel(const csd_pq_file *f, const uint8_t *file, size_t len, uint3
     if (pt == PQ_FLOAT || pt == PQ_DOUBLE) v->d = calloc(m, sizeof *v->d);
     else if (pt == PQ_BYTE_ARRAY) { v->sp = calloc(m, sizeof *v->sp); v->sn = calloc(m, sizeof *v->sn); }
     else v->i = calloc(m, sizeof *v->i);
-    uint32_t *lev = malloc(m * sizeof *lev);
-    uint64_t *slot = malloc(m * sizeof *slot);
+    /* per page: levels / indices and the rows of present values (a page holds far fewer values than
+     * the row group: sized by the largest page, not by the rows) */
+    uint32_t *lev = NULL;
+    uint64_t *slot = NULL;
+    uint64_t lev_cap = 0;
+    /* the page being decoded, when its values are copied out (all but strings) */
+    uint8_t *scratch = NULL;
     dict dc = {0};
     int have_dict = 0, rc = 0;
-    if (!v->valid || !lev || !slot || (!v->d && !v->i && !(v->sp && v->sn))) {
+    if (!v->valid || (!v->d && !v->i && !(v->sp && v->sn))) {
         rc = fail(err, errlen, "out of memory decoding Parquet column '%s'", nm);
         goto out;
     }
@@ -732,7 +758,7 @@ int csd_pq_read_sel(const csd_pq_file *f, const uint8_t *file, size_t len, uint3
             }
             uint8_t *b;
             if ((rc = decompress(c->codec, body, (size_t)h.csize, (size_t)h.usize, &b, err, errlen))) goto out;
-            if ((rc = keep_buf(v, b))) { free(b); rc = fail(err, errlen, "out of memory"); goto out; }
+            if ((rc = hold(v, pt, &scratch, b))) { free(b); rc = fail(err, errlen, "out of memory"); goto out; }
             v->bytes_out += (uint64_t)h.usize;
             uint64_t dn = (uint64_t)h.num_values;
             if (dn > (uint64_t)h.usize + 1 || alloc_dict(&dc, pt, dn)) {
@@ -760,6 +786,18 @@ int csd_pq_read_sel(const csd_pq_file *f, const uint8_t *file, size_t len, uint3
             goto out;
         }
         uint64_t nv = (uint64_t)h.num_values;
+        if (nv > lev_cap) {
+            uint64_t cap = nv > 2 * lev_cap ? nv : 2 * lev_cap;
+            uint32_t *nl = realloc(lev, cap * sizeof *lev);
+            if (nl) lev = nl;
+            uint64_t *ns = nl ? realloc(slot, cap * sizeof *slot) : NULL;
+            if (ns) slot = ns;
+            if (!nl || !ns) {
+                rc = fail(err, errlen, "out of memory decoding Parquet column '%s'", nm);
+                goto out;
+            }
+            lev_cap = cap;
+        }
         if (sel) {
             /* flat columns: a page's values are the rows [got, got + nv) */
             uint64_t k = 0;
@@ -774,7 +812,7 @@ int csd_pq_read_sel(const csd_pq_file *f, const uint8_t *file, size_t len, uint3
         uint8_t *b = NULL;
         if (h.type == 0) {
             if ((rc = decompress(c->codec, body, (size_t)h.csize, (size_t)h.usize, &b, err, errlen))) goto out;
-            if ((rc = keep_buf(v, b))) { free(b); rc = fail(err, errlen, "out of memory"); goto out; }
+            if ((rc = hold(v, pt, &scratch, b))) { free(b); rc = fail(err, errlen, "out of memory"); goto out; }
             vals = b;
             vend = b + h.usize;
             if (leaf->optional) {
@@ -791,7 +829,7 @@ int csd_pq_read_sel(const csd_pq_file *f, const uint8_t *file, size_t len, uint3
             dend = body + h.def_len;
             size_t clen = (size_t)(h.csize - h.def_len), ulen = (size_t)(h.usize - h.def_len);
             if ((rc = decompress(h.v2_compressed ? c->codec : 0, dend, clen, ulen, &b, err, errlen))) goto out;
-            if ((rc = keep_buf(v, b))) { free(b); rc = fail(err, errlen, "out of memory"); goto out; }
+            if ((rc = hold(v, pt, &scratch, b))) { free(b); rc = fail(err, errlen, "out of memory"); goto out; }
             vals = b;
             vend = b + ulen;
             if (!leaf->optional) defs = NULL;
@@ -835,6 +873,20 @@ int csd_pq_read_sel(const csd_pq_file *f, const uint8_t *file, size_t len, uint3
                 if (vend - vals < 1) goto corrupt;
                 int w = vals[0];
                 if (w > 32 || rle_decode(vals + 1, vend, w, lev, present)) goto corrupt;
+                if (present == nv && dc.i) {
+                    /* no NULLs in the page: the values are the rows [got, got + nv) */
+                    if (!dc.n) goto corrupt;
+                    int64_t *o = v->i + got;
+                    uint32_t bad = 0;
+                    for (uint64_t k = 0; k < nv; k++) {
+                        uint32_t ix = lev[k];
+                        bad |= ix >= dc.n;
+                        o[k] = dc.i[ix < dc.n ? ix : 0];
+                    }
+                    if (bad) goto corrupt;
+                    got += nv;
+                    continue;
+                }
                 for (uint64_t k = 0; k < present; k++) {
                     uint32_t ix = lev[k];
                     if (ix >= dc.n) goto corrupt;
@@ -858,6 +910,7 @@ corrupt:
 out:
     free(lev);
     free(slot);
+    free(scratch);
     dict_free(&dc);
     if (rc) csd_pq_values_free(v);
     return rc;

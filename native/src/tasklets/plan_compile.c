@@ -363,6 +363,14 @@ static int compile_message(cctx *c, const Smartssd__V1__Plan *m) {
             memcpy(pl->pq_footer, m->parquet->footer.data, m->parquet->footer.len);
             pl->pq_footer_len = m->parquet->footer.len;
             pl->pq_size = m->parquet->object_size;
+            if (m->parquet->n_row_groups) {
+                pl->pq_rgs = malloc(m->parquet->n_row_groups * sizeof *pl->pq_rgs);
+                if (!pl->pq_rgs) return cfail(c, "out of memory compiling the plan");
+                memcpy(pl->pq_rgs, m->parquet->row_groups, m->parquet->n_row_groups * sizeof *pl->pq_rgs);
+                pl->pq_n_rgs = m->parquet->n_row_groups;
+            }
+        } else if (m->parquet->n_row_groups) {
+            return cfail(c, "plan: parquet.row_groups needs parquet.footer (the row groups are the footer's)");
         }
     } else {
         return cfail(c, "plan: missing input format (fixed, text or parquet)");
@@ -553,4 +561,5 @@ void csd_plan_free(plan *pl) {
     free(pl->funq);
     free(pl->unq);
     free(pl->pq_footer);
+    free(pl->pq_rgs);
 }

@@ -158,6 +158,8 @@ typedef struct plan {
     uint8_t *pq_footer;      /* ParquetObject.footer (a copy), NULL when the plan has none */
     size_t pq_footer_len;
     uint64_t pq_size;        /* ParquetObject.object_size */
+    uint32_t *pq_rgs;        /* ParquetObject.row_groups (a copy), NULL = every row group */
+    size_t pq_n_rgs;
     struct plan_pq *pq;
 } plan;
 

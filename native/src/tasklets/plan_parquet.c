@@ -4,9 +4,11 @@
  * the chunks of the columns the plan uses are decoded, and each row goes through the same evaluator
  * as text and fixed records (the decoded values fill the evaluator's column cache). */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tasklets/parquet.h"
 #include "tasklets/plan_int.h"
@@ -28,6 +30,7 @@ typedef struct plan_pq {
     csd_pq_file file;
     uint8_t *used;           /* per plan column: an expression reads it */
     uint8_t *skip;           /* per row group: the statistics exclude the filter */
+    uint8_t *other;          /* per row group: not among the plan's row_groups (another request's) */
     prange *ranges;          /* bytes that will be read, sorted and merged */
     size_t n_ranges;
 } plan_pq;
@@ -38,6 +41,7 @@ void csd_plan_parquet_free(plan *pl) {
     csd_pq_close(&pl->pq->file);
     free(pl->pq->used);
     free(pl->pq->skip);
+    free(pl->pq->other);
     free(pl->pq->ranges);
     free(pl->pq);
     pl->pq = NULL;
@@ -82,8 +86,21 @@ int csd_plan_parquet_bytes(plan *pl, const uint8_t *p, size_t len, uint64_t off)
                         (unsigned long long)pl->pq_size);
             return -EINVAL;
         }
-        memcpy(q->buf + off, p, len);
-        q->len = off + len;
+        /* only the bytes of the ranges the plan reads: the rest stays as calloc left it (the pages not
+         * read arrive as zeros anyway, and nothing reads them) */
+        uint64_t e = off + len;
+        size_t lo = 0, hi = q->n_ranges;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (q->ranges[mid].end <= off) lo = mid + 1;
+            else hi = mid;
+        }
+        for (size_t k = lo; k < q->n_ranges && q->ranges[k].start < e; k++) {
+            uint64_t a = q->ranges[k].start > off ? q->ranges[k].start : off;
+            uint64_t b = q->ranges[k].end < e ? q->ranges[k].end : e;
+            memcpy(q->buf + a, p + (a - off), (size_t)(b - a));
+        }
+        q->len = e;
         return 0;
     }
     if (off != q->len) {
@@ -207,6 +224,20 @@ static int type_ok(int pt, int ptype) {
     }
 }
 
+/* Row r of a decoded chunk as a plan value of type t. */
+static inline void value_into(pv *o, int t, const csd_pq_values *v, uint64_t r) {
+    if (!v->valid[r]) {
+        o->t = PT_NULL;
+        return;
+    }
+    switch (t) {
+    case PT_INT: o->t = PT_INT; o->i = v->i[r]; break;
+    case PT_DOUBLE: o->t = PT_DOUBLE; o->d = v->d[r]; break;
+    case PT_STRING: o->t = PT_STRING; o->s.p = v->sp[r]; o->s.n = v->sn[r]; break;
+    default: o->t = PT_BOOL; o->b = v->i[r] != 0; break;
+    }
+}
+
 /* Row r of column c's decoded chunk into the evaluator's column cache. */
 static inline void load_value(plan *pl, uint32_t c, const csd_pq_values *v, uint64_t r) {
     pv *o = &pl->col_val[c];
@@ -299,9 +330,28 @@ int csd_plan_parquet_prepare(plan *pl, char *err, size_t errlen) {
     }
     int rc = check_columns(pl, &q->file, q->used, err, errlen);
     if (rc) return rc;
+    if (pl->pq_n_rgs) {
+        /* a request for some of the row groups (one of several over the object): the others are
+         * neither read nor counted */
+        q->other = malloc(q->file.n_rgs ? q->file.n_rgs : 1);
+        if (!q->other) {
+            snprintf(err, errlen, "out of memory");
+            return -ENOMEM;
+        }
+        memset(q->other, 1, q->file.n_rgs);
+        for (size_t k = 0; k < pl->pq_n_rgs; k++) {
+            if (pl->pq_rgs[k] >= q->file.n_rgs) {
+                snprintf(err, errlen, "plan: parquet.row_groups names row group %u; the footer has %u",
+                         pl->pq_rgs[k], q->file.n_rgs);
+                return -EINVAL;
+            }
+            q->other[pl->pq_rgs[k]] = 0;
+        }
+    }
     /* the footer, its length and the magic at the object's end: checked against the plan's at finish */
     q->ranges[q->n_ranges++] = (prange){ pl->pq_size - 8 - pl->pq_footer_len, pl->pq_size };
     for (uint32_t g = 0; g < q->file.n_rgs; g++) {
+        if (q->other && q->other[g]) continue;
         if (pl->filter >= 0 && !may_match(pl, &q->file, &q->file.rgs[g], pl->filter)) {
             q->skip[g] = 1;
             continue;
@@ -338,6 +388,189 @@ int csd_plan_parquet_need_page(const plan *pl, uint64_t page_index, uint32_t pag
         else hi = mid;
     }
     return lo < q->n_ranges && q->ranges[lo].start < e;
+}
+
+/* ------------------------------------------------------------------ decoding column chunks
+ * The chunks one phase of a row group needs are independent: they are decoded on up to
+ * CSD_PQ_DECODE_THREADS host threads at once (wall time only). Costs are summed, and the first
+ * failure reported, in the chunks' order, as decoding them one after another would. */
+#define CSD_PQ_DECODE_THREADS 4
+
+typedef struct dec_job {
+    const csd_pq_file *f;
+    const uint8_t *file;
+    size_t len;
+    uint32_t g, leaf;
+    const uint8_t *sel;
+    csd_pq_values *out;
+    int rc;
+    char err[256];
+} dec_job;
+
+typedef struct dec_pool {
+    dec_job *jobs;
+    uint32_t n;
+    uint32_t next;           /* atomically taken */
+} dec_pool;
+
+static void *dec_worker(void *arg) {
+    dec_pool *p = arg;
+    for (;;) {
+        uint32_t k = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED);
+        if (k >= p->n) return NULL;
+        dec_job *j = &p->jobs[k];
+        j->rc = csd_pq_read_sel(j->f, j->file, j->len, j->g, j->leaf, j->sel, j->out, j->err, sizeof j->err);
+    }
+}
+
+static int host_cpus(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > CSD_PQ_DECODE_THREADS ? CSD_PQ_DECODE_THREADS : (int)n;
+}
+
+static int decode_columns(plan *pl, const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t g,
+                          const uint32_t *cols, uint32_t n, const uint8_t *sel, csd_pq_values *vals, uint8_t *decoded,
+                          uint64_t *cycles, uint64_t *dram) {
+    dec_job *jobs = calloc(n ? n : 1, sizeof *jobs);
+    if (!jobs) {
+        csd_io_fail(pl->io, "plan: out of memory reading the Parquet object");
+        return -ENOMEM;
+    }
+    uint32_t nj = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t leaf = pl->cols[cols[k]].field;
+        int dup = decoded[leaf];
+        for (uint32_t m = 0; m < nj && !dup; m++) dup = jobs[m].leaf == leaf;
+        if (dup) continue;
+        jobs[nj++] = (dec_job){ .f = f, .file = file, .len = len, .g = g, .leaf = leaf, .sel = sel, .out = &vals[leaf] };
+    }
+    dec_pool pool = { jobs, nj, 0 };
+    int want = nj < 2 ? 1 : (int)(nj < (uint32_t)host_cpus() ? nj : (uint32_t)host_cpus());
+    pthread_t th[CSD_PQ_DECODE_THREADS];
+    int started = 0;
+    for (int w = 1; w < want; w++)
+        if (pthread_create(&th[started], NULL, dec_worker, &pool) == 0) started++;
+    dec_worker(&pool);
+    for (int w = 0; w < started; w++) pthread_join(th[w], NULL);
+    int rc = 0;
+    for (uint32_t m = 0; m < nj; m++) {
+        dec_job *j = &jobs[m];
+        if (!rc && j->rc) {
+            csd_io_fail(pl->io, "plan: %s", j->err);
+            rc = -EINVAL;
+        }
+        if (j->rc) {
+            csd_pq_values_free(j->out);   /* a failed decode may leave part of its arrays */
+            continue;
+        }
+        decoded[j->leaf] = 1;             /* freed with the row group's other chunks */
+        if (!rc) {
+            *cycles += j->out->decoded * CSD_TK_CYCLES_PER_VALUE;
+            *dram += j->out->bytes_out / 4;
+        }
+    }
+    free(jobs);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ column-at-a-time filter
+ * A filter of AND / OR / NOT over comparisons of an integer column with an integer literal and
+ * IS [NOT] NULL of a column is evaluated over the decoded column arrays, a row group at a time,
+ * instead of row by row through csd_plan_eval. Same answers, three-valued as the row evaluator (a
+ * comparison with NULL is NULL; AND / OR decide on their first operand when it alone decides), and
+ * the same count of nodes evaluated per row (a comparison 3: itself and its two operands; IS NULL 2;
+ * NOT 1 + its operand; AND / OR 1 + the first operand + the second where the first does not decide),
+ * so the charged cycles do not change. */
+enum { V_FALSE = 0, V_TRUE = 1, V_NULL = 2 };
+
+static int vec_ok(const plan *pl, int32_t n) {
+    const pnode *x = &pl->nodes[n];
+    if (x->kind == PN_BINARY && (x->op == SMARTSSD__V1__BINARY_OP__AND || x->op == SMARTSSD__V1__BINARY_OP__OR))
+        return vec_ok(pl, x->a) && vec_ok(pl, x->b);
+    if (x->kind == PN_UNARY) {
+        if (x->op == SMARTSSD__V1__UNARY_OP__NOT) return vec_ok(pl, x->a);
+        return (x->op == SMARTSSD__V1__UNARY_OP__IS_NULL || x->op == SMARTSSD__V1__UNARY_OP__IS_NOT_NULL) &&
+               pl->nodes[x->a].kind == PN_COLUMN;
+    }
+    if (x->kind != PN_BINARY || x->op < SMARTSSD__V1__BINARY_OP__EQ || x->op > SMARTSSD__V1__BINARY_OP__GE) return 0;
+    const pnode *a = &pl->nodes[x->a], *b = &pl->nodes[x->b];
+    if (a->kind == PN_LITERAL) {
+        const pnode *t = a;
+        a = b;
+        b = t;
+    }
+    return a->kind == PN_COLUMN && pl->cols[a->col].type == PT_INT && b->kind == PN_LITERAL && b->lit.t == PT_INT;
+}
+
+static inline uint64_t count_active(const uint8_t *act, uint64_t n) {
+    uint64_t k = 0;
+    for (uint64_t r = 0; r < n; r++) k += act[r];
+    return k;
+}
+
+/* res[r] for every row (V_*); returns the nodes the row evaluator would have evaluated over the rows
+ * with act[r] != 0. -ENOMEM as (uint64_t)-1. */
+static uint64_t vec_eval(const plan *pl, int32_t n, const csd_pq_values *vals, uint64_t nrows, const uint8_t *act,
+                         uint8_t *res) {
+    const pnode *x = &pl->nodes[n];
+    if (x->kind == PN_UNARY && x->op == SMARTSSD__V1__UNARY_OP__NOT) {
+        uint64_t k = vec_eval(pl, x->a, vals, nrows, act, res);
+        if (k == UINT64_MAX) return k;
+        for (uint64_t r = 0; r < nrows; r++) res[r] = res[r] == V_NULL ? V_NULL : !res[r];
+        return k + count_active(act, nrows);
+    }
+    if (x->kind == PN_UNARY) {
+        const uint8_t *valid = vals[pl->cols[pl->nodes[x->a].col].field].valid;
+        uint8_t want = x->op == SMARTSSD__V1__UNARY_OP__IS_NULL ? 0 : 1;
+        for (uint64_t r = 0; r < nrows; r++) res[r] = (valid[r] != 0) == want;
+        return 2 * count_active(act, nrows);
+    }
+    if (x->op == SMARTSSD__V1__BINARY_OP__AND || x->op == SMARTSSD__V1__BINARY_OP__OR) {
+        uint8_t stop = x->op == SMARTSSD__V1__BINARY_OP__OR;   /* the value that decides alone */
+        uint8_t *rb = malloc(nrows ? 2 * nrows : 1);
+        if (!rb) return UINT64_MAX;
+        uint8_t *actb = rb + nrows;
+        uint64_t k = vec_eval(pl, x->a, vals, nrows, act, res);
+        if (k == UINT64_MAX) {
+            free(rb);
+            return k;
+        }
+        for (uint64_t r = 0; r < nrows; r++) actb[r] = act[r] & (res[r] != stop);
+        uint64_t kb = vec_eval(pl, x->b, vals, nrows, actb, rb);
+        if (kb == UINT64_MAX) {
+            free(rb);
+            return kb;
+        }
+        for (uint64_t r = 0; r < nrows; r++) {
+            uint8_t ta = res[r], tb = rb[r];
+            res[r] = ta == stop || tb == stop ? stop : ta == V_NULL || tb == V_NULL ? V_NULL : (uint8_t)!stop;
+        }
+        free(rb);
+        return k + kb + count_active(act, nrows);
+    }
+    /* column <op> literal, either way round */
+    const pnode *a = &pl->nodes[x->a], *b = &pl->nodes[x->b];
+    int op = x->op;
+    if (a->kind == PN_LITERAL) {
+        const pnode *t = a;
+        a = b;
+        b = t;
+        op = flip(op);
+    }
+    const csd_pq_values *v = &vals[pl->cols[a->col].field];
+    const int64_t *vi = v->i, lit = b->lit.i;
+    const uint8_t *valid = v->valid;
+    switch (op) {
+#define CMP_LOOP(EXPR) for (uint64_t r = 0; r < nrows; r++) res[r] = valid[r] ? (uint8_t)(EXPR) : V_NULL; break
+    case SMARTSSD__V1__BINARY_OP__EQ: CMP_LOOP(vi[r] == lit);
+    case SMARTSSD__V1__BINARY_OP__NE: CMP_LOOP(vi[r] != lit);
+    case SMARTSSD__V1__BINARY_OP__LT: CMP_LOOP(vi[r] < lit);
+    case SMARTSSD__V1__BINARY_OP__LE: CMP_LOOP(vi[r] <= lit);
+    case SMARTSSD__V1__BINARY_OP__GT: CMP_LOOP(vi[r] > lit);
+    default: CMP_LOOP(vi[r] >= lit);
+#undef CMP_LOOP
+    }
+    return 3 * count_active(act, nrows);
 }
 
 int csd_plan_parquet_finish(plan *pl) {
@@ -384,6 +617,8 @@ int csd_plan_parquet_finish(plan *pl) {
     const csd_pq_file f = *fp;
     const uint8_t *use = used ? used : q->used;
     uint8_t *sel = NULL;      /* per row of the row group: passed the filter */
+    uint8_t *ones = NULL;     /* every row: the column-at-a-time filter's rows to evaluate */
+    int vec = 0;
     csd_pq_values *vals = calloc(f.n_leaves ? f.n_leaves : 1, sizeof *vals);
     uint8_t *decoded = calloc(f.n_leaves ? f.n_leaves : 1, 1);
     if (!vals || !decoded) {
@@ -399,8 +634,18 @@ int csd_plan_parquet_finish(plan *pl) {
     for (uint32_t g = 0; g < f.n_rgs; g++)
         if (f.rgs[g].num_rows > max_rows) max_rows = f.rgs[g].num_rows;
     sel = malloc(max_rows);
+    vec = pl->filter >= 0 && vec_ok(pl, pl->filter);
+    int direct = !pl->aggregating && pl->n_order;
+    for (uint32_t i = 0; i < pl->n_outs && direct; i++) direct = pl->nodes[pl->outs[i]].kind == PN_COLUMN;
+    /* every sort key an integer column: rows the full heap rejects are told apart without the evaluator */
+    int int_keys = direct;
+    for (uint32_t k = 0; k < pl->n_order && int_keys; k++)
+        int_keys = pl->order[k].output < pl->n_outs &&
+                   pl->cols[pl->nodes[pl->outs[pl->order[k].output]].col].type == PT_INT;
+    ones = vec ? malloc(max_rows) : NULL;
+    if (ones) memset(ones, 1, max_rows);
     uint32_t n_fcols = 0, n_ocols = 0;
-    if (!fcols || !ocols || !infilter || !sel) {
+    if (!fcols || !ocols || !infilter || !sel || (vec && !ones)) {
         free(fcols);
         free(ocols);
         free(infilter);
@@ -415,9 +660,11 @@ int csd_plan_parquet_finish(plan *pl) {
         else ocols[n_ocols++] = c;
     }
     free(infilter);
-    q->rg_total = f.n_rgs;
+    q->rg_total = 0;
     for (uint32_t g = 0; g < f.n_rgs && !rc; g++) {
         const csd_pq_rg *rg = &f.rgs[g];
+        if (q->prepared && q->other && q->other[g]) continue;
+        q->rg_total++;
         pl->nodes_evaluated = pl->dram = 0;
         if (q->prepared ? q->skip[g] : pl->filter >= 0 && !may_match(pl, &f, rg, pl->filter)) {
             q->rg_skipped++;
@@ -430,23 +677,27 @@ int csd_plan_parquet_finish(plan *pl) {
             const uint32_t *cols = phase ? ocols : fcols;
             uint32_t n = phase ? n_ocols : n_fcols;
             if (phase && !passed) break;
-            for (uint32_t k = 0; k < n; k++) {
-                uint32_t leaf = pl->cols[cols[k]].field;
-                if (decoded[leaf]) continue;
-                if (csd_pq_read_sel(&f, file, len, g, leaf, phase && pl->filter >= 0 ? sel : NULL, &vals[leaf], err,
-                                    sizeof err)) {
-                    csd_io_fail(pl->io, "plan: %s", err);
-                    rc = -EINVAL;
-                    break;
-                }
-                decoded[leaf] = 1;
-                cycles += vals[leaf].decoded * CSD_TK_CYCLES_PER_VALUE;
-                dram += vals[leaf].bytes_out / 4;
-            }
+            rc = decode_columns(pl, &f, file, len, g, cols, n, phase && pl->filter >= 0 ? sel : NULL, vals, decoded,
+                                &cycles, &dram);
             if (rc || phase) break;
             if (pl->filter < 0) {
                 memset(sel, 1, rg->num_rows);
                 passed = rg->num_rows;
+                continue;
+            }
+            if (vec) {
+                uint64_t nodes = vec_eval(pl, pl->filter, vals, rg->num_rows, ones, sel);
+                if (nodes == UINT64_MAX) {
+                    csd_io_fail(pl->io, "plan: out of memory evaluating the filter");
+                    rc = -ENOMEM;
+                    break;
+                }
+                for (uint64_t r = 0; r < rg->num_rows; r++) {
+                    sel[r] = sel[r] == V_TRUE;
+                    passed += sel[r];
+                }
+                row_cycles += rg->num_rows * CSD_TK_CYCLES_PER_RECORD + nodes * CSD_TK_CYCLES_PER_NODE;
+                row_dram += rg->num_rows * n_fcols;
                 continue;
             }
             for (uint64_t r = 0; r < rg->num_rows && !rc; r++) {
@@ -464,6 +715,44 @@ int csd_plan_parquet_finish(plan *pl) {
             }
         }
         csd_io_charge(pl->io, cycles, dram);
+        if (direct && passed) {
+            /* ORDER BY over plain columns: each output is its column's value (one node evaluated, as
+             * csd_plan_eval counts a column), straight from the decoded arrays into the row buffer */
+            uint64_t per_row = (uint64_t)pl->n_outs * CSD_TK_CYCLES_PER_NODE +
+                               (pl->filter < 0 ? CSD_TK_CYCLES_PER_RECORD : 0);
+            for (uint64_t r = 0; r < rg->num_rows && !rc; r++) {
+                if (!sel[r]) continue;
+                if (int_keys && pl->limit && pl->n_rows >= pl->limit) {
+                    /* the heap is full: a row that does not sort before its worst is dropped after one
+                     * comparison (csd_plan_buffer_row's row_cmp, done here on the integers) */
+                    const pv *top = pl->rows[0]->v;
+                    int c = 0, known = 1;
+                    for (uint32_t k = 0; k < pl->n_order && !c && known; k++) {
+                        const psort *o = &pl->order[k];
+                        const csd_pq_values *v = &vals[pl->cols[pl->nodes[pl->outs[o->output]].col].field];
+                        const pv *b = &top[o->output];
+                        known = v->valid[r] && b->t == PT_INT;
+                        if (known) c = v->i[r] < b->i ? -1 : v->i[r] > b->i;
+                        if (o->descending) c = -c;
+                    }
+                    if (known && c >= 0) {   /* ties go to the earlier row: this one */
+                        pl->seq++;
+                        row_dram += n_ocols;
+                        row_cycles += per_row + CSD_TK_CYCLES_PER_COMPARE;
+                        continue;
+                    }
+                }
+                for (uint32_t i = 0; i < pl->n_outs; i++) {
+                    uint32_t c = pl->nodes[pl->outs[i]].col;
+                    value_into(&pl->scratch[i], pl->cols[c].type, &vals[pl->cols[c].field], r);
+                }
+                row_dram += n_ocols;
+                rc = csd_plan_buffer_row(pl);
+                row_cycles += per_row + pl->compares * CSD_TK_CYCLES_PER_COMPARE;
+                pl->compares = 0;
+            }
+            passed = 0;
+        }
         for (uint64_t r = 0; r < rg->num_rows && !rc && passed; r++) {
             if (!sel[r]) continue;
             pl->gen++;
@@ -486,6 +775,7 @@ int csd_plan_parquet_finish(plan *pl) {
     free(ocols);
     if (rc == CSD_STOP) rc = 0;
 out:
+    free(ones);
     free(sel);
     if (vals)
         for (uint32_t k = 0; k < f.n_leaves; k++) csd_pq_values_free(&vals[k]);

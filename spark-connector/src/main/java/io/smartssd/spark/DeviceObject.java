@@ -64,6 +64,44 @@ record DeviceObject(String uri, long id, long size, String host) implements Seri
         }
     }
 
+    /**
+     * A Parquet object's partitions: each covers the whole object (its footer, at the end, says where
+     * the chunks lie) and reads consecutive row groups of at most splitSize compressed bytes together
+     * (at least one); an object of one row group (or none known) is one partition over all of it. The
+     * footer (null: each reader reads it) goes with each: row groups are indexes into that footer.
+     */
+    List<SmartSsdPartition> parquetPartitions(long[] rowGroupBytes, byte[] footer, long splitSize) {
+        List<SmartSsdPartition> out = new ArrayList<>();
+        long len = Math.max(size, 1);
+        if (rowGroupBytes == null || rowGroupBytes.length < 2) {
+            out.add(new SmartSsdPartition(uri, id, 0, len, host, null, footer));
+            return out;
+        }
+        int first = 0;
+        long bytes = 0;
+        for (int g = 0; g < rowGroupBytes.length; g++) {
+            if (g > first && bytes + rowGroupBytes[g] > splitSize) {
+                out.add(new SmartSsdPartition(uri, id, 0, len, host, range(first, g), footer));
+                first = g;
+                bytes = 0;
+            }
+            bytes += rowGroupBytes[g];
+        }
+        out.add(new SmartSsdPartition(uri, id, 0, len, host, range(first, rowGroupBytes.length), footer));
+        if (out.size() == 1) {
+            out.set(0, new SmartSsdPartition(uri, id, 0, len, host, null, footer));   // every row group: no list
+        }
+        return out;
+    }
+
+    private static int[] range(int from, int to) {
+        int[] r = new int[to - from];
+        for (int k = 0; k < r.length; k++) {
+            r[k] = from + k;
+        }
+        return r;
+    }
+
     /** Extents of at most splitSize bytes covering the object; none for an empty object. */
     List<SmartSsdPartition> partitions(long splitSize) {
         List<SmartSsdPartition> out = new ArrayList<>();

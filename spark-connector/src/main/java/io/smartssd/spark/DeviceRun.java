@@ -19,6 +19,13 @@ import org.apache.spark.sql.connector.metric.CustomTaskMetric;
  * extent (Smart SSD paper Fig. 5), plus the Spark metrics it reports.
  */
 final class DeviceRun implements AutoCloseable {
+    /**
+     * A Parquet plan's pages are all in within a few milliseconds, then its rows come from decoding at
+     * finish: with no page progress the default policy backs off to 10 ms between polls, which would
+     * leave the finished rows waiting up to that long. Capped at 1 ms here.
+     */
+    static final PollingPolicy PARQUET_POLLING = new PollingPolicy(20_000, 100_000, 1_000_000);
+
     private final TaskletRun run;
     private final long parquetBytes;   // a Parquet plan: the object's size, else -1
 
@@ -41,13 +48,20 @@ final class DeviceRun implements AutoCloseable {
         if (p.hasParquet()) {
             // The footer tells the device where the chunks lie before it reads: it then reads only those it needs.
             long size = part.offset() + part.length();
-            p = p.toBuilder().setParquet(io.smartssd.proto.ParquetObject.newBuilder()
-                    .setFooter(com.google.protobuf.ByteString.copyFrom(footer(ssd, part.objectId(), size)))
-                    .setObjectSize(size)).build();
+            io.smartssd.proto.ParquetObject.Builder pq = io.smartssd.proto.ParquetObject.newBuilder()
+                    .setFooter(com.google.protobuf.ByteString.copyFrom(
+                            part.footer() != null ? part.footer() : footer(ssd, part.objectId(), size)))
+                    .setObjectSize(size);
+            if (part.rowGroups() != null) {
+                for (int g : part.rowGroups()) {
+                    pq.addRowGroups(g);
+                }
+            }
+            p = p.toBuilder().setParquet(pq).build();
         }
         parquetBytes = p.hasParquet() ? part.length() : -1;
         run = TaskletRun.start(ssd, TaskletRun.Spec.plan(p), Extent.of(part.objectId(), part.offset(), part.length()),
-                PollingPolicy.DEFAULT, null);
+                p.hasParquet() ? PARQUET_POLLING : PollingPolicy.DEFAULT, null);
     }
 
     /** A Parquet object's footer bytes (FileMetaData): its length and magic are the last 8 bytes. */

@@ -30,10 +30,15 @@ final class ParquetLayout {
 
     /** The Parquet schema in the footer of one object. */
     static MessageType fileSchema(DeviceObject o, Map<String, String> fsConf) {
+        return footer(o, fsConf).getFileMetaData().getSchema();
+    }
+
+    /** The footer of one object, as parquet-mr reads it. */
+    static org.apache.parquet.hadoop.metadata.ParquetMetadata footer(DeviceObject o, Map<String, String> fsConf) {
         Configuration conf = new Configuration();
         fsConf.forEach(conf::set);
         try (ParquetFileReader r = ParquetFileReader.open(HadoopInputFile.fromPath(new Path(o.uri()), conf))) {
-            return r.getFooter().getFileMetaData().getSchema();
+            return r.getFooter();
         } catch (IOException | RuntimeException e) {
             throw new IllegalArgumentException("format parquet: cannot read the Parquet footer of " + o.uri() + ": "
                     + e.getMessage(), e);
@@ -111,6 +116,17 @@ final class ParquetLayout {
      * objects whose footers all hold those columns at the same leaf positions with the same types.
      */
     static TableLayout layout(StructType schema, List<DeviceObject> objects, Map<String, String> fsConf) {
+        return layout(schema, objects, fsConf, new java.util.HashMap<>(), new java.util.HashMap<>());
+    }
+
+    /**
+     * The same; rowGroupBytes gets each object's row groups' compressed sizes (footer order) and footers
+     * its footer bytes, by object id: the partitions carry them, so a query reads no footer before its
+     * plans go to the device, and the device checks each object still ends with the footer its row
+     * groups were counted from.
+     */
+    static TableLayout layout(StructType schema, List<DeviceObject> objects, Map<String, String> fsConf,
+                              Map<Long, long[]> rowGroupBytes, Map<Long, byte[]> footers) {
         if (objects.isEmpty()) {
             throw new IllegalArgumentException("format parquet: no Parquet objects to read");
         }
@@ -126,7 +142,11 @@ final class ParquetLayout {
         ColumnType[] types = new ColumnType[f.length];
         MessageType first = null;
         for (DeviceObject o : objects) {
-            MessageType m = fileSchema(o, fsConf);
+            org.apache.parquet.hadoop.metadata.ParquetMetadata footer = footer(o, fsConf);
+            MessageType m = footer.getFileMetaData().getSchema();
+            rowGroupBytes.put(o.id(), footer.getBlocks().stream()
+                    .mapToLong(org.apache.parquet.hadoop.metadata.BlockMetaData::getCompressedSize).toArray());
+            footers.put(o.id(), DeviceRun.footer(DeviceObject.fileSystem(o.uri(), fsConf).device(), o.id(), o.size()));
             List<Type> cols = m.getFields();
             for (Type t : cols) {
                 // the device numbers columns by leaf: a group column would shift every leaf after it

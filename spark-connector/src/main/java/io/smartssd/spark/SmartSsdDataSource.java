@@ -83,7 +83,10 @@ public final class SmartSsdDataSource implements TableProvider, DataSourceRegist
         if (o.isParquet()) {
             Map<String, String> fsc = fsConf(properties, conf);
             java.util.List<DeviceObject> objects = DeviceObject.resolve(o.path, fsc);
-            return new SmartSsdTable(o, ParquetLayout.layout(schema, objects, fsc), fsc, objects);
+            Map<Long, long[]> rowGroups = new java.util.HashMap<>();
+            Map<Long, byte[]> footers = new java.util.HashMap<>();
+            TableLayout layout = ParquetLayout.layout(schema, objects, fsc, rowGroups, footers);
+            return new SmartSsdTable(o, layout, fsc, objects, rowGroups, footers);
         }
         TableLayout layout = o.isWc98() ? Wc98Layout.layout(schema, o.entryBytes)
                 : TableLayout.text(schema, o.delimiter, o.quote, o.escape, o.header);

@@ -39,7 +39,7 @@ final class SmartSsdScan implements Scan, Batch {
     public String description() {
         return "SmartSsdScan " + table.options().path + " [" + table.layout().description() + ", "
                 + table.objects().size() + " object(s), "
-                + (table.layout().isParquet() ? "one partition per object" : "split_size=" + table.options().splitSize)
+                + (table.layout().isParquet() ? "row groups by split_size=" : "split_size=") + table.options().splitSize
                 + "] "
                 + pushedDescription + ", ReadSchema: " + readSchema.simpleString();
     }
@@ -57,8 +57,11 @@ final class SmartSsdScan implements Scan, Batch {
     public InputPartition[] planInputPartitions() {
         List<InputPartition> parts = new ArrayList<>();
         for (DeviceObject o : table.objects()) {
-            // A Parquet object's footer, at its end, locates its chunks: the device reads it whole.
-            parts.addAll(o.partitions(table.layout().isParquet() ? Math.max(o.size(), 1) : table.options().splitSize));
+            // A Parquet object's footer, at its end, locates its chunks: each request covers the whole
+            // object and reads its own row groups.
+            parts.addAll(table.layout().isParquet()
+                    ? o.parquetPartitions(table.rowGroupBytes(o.id()), table.footer(o.id()), table.options().splitSize)
+                    : o.partitions(table.options().splitSize));
         }
         return parts.toArray(new InputPartition[0]);
     }

@@ -17,11 +17,31 @@ final class SmartSsdTable implements SupportsRead {
     private final Map<String, String> fsConf;
     private final List<DeviceObject> objects;
 
+    private final Map<Long, long[]> rowGroupBytes;   // Parquet: per object id, its row groups' compressed bytes
+    private final Map<Long, byte[]> footers;         // Parquet: per object id, its footer bytes
+
     SmartSsdTable(SmartSsdOptions options, TableLayout layout, Map<String, String> fsConf, List<DeviceObject> objects) {
+        this(options, layout, fsConf, objects, Map.of(), Map.of());
+    }
+
+    SmartSsdTable(SmartSsdOptions options, TableLayout layout, Map<String, String> fsConf, List<DeviceObject> objects,
+                  Map<Long, long[]> rowGroupBytes, Map<Long, byte[]> footers) {
         this.options = options;
         this.layout = layout;
         this.fsConf = fsConf;
         this.objects = objects;
+        this.rowGroupBytes = rowGroupBytes;
+        this.footers = footers;
+    }
+
+    /** A Parquet object's footer bytes as read when the table was created, or null. */
+    byte[] footer(long objectId) {
+        return footers.get(objectId);
+    }
+
+    /** A Parquet object's row groups' compressed bytes (footer order), or null when not known. */
+    long[] rowGroupBytes(long objectId) {
+        return rowGroupBytes.get(objectId);
     }
 
     @Override

@@ -86,7 +86,7 @@ class ParquetPushdownTest {
         sameRows("SELECT * FROM {t}", "pq_zstd", "pq_zstd_ref");
         assertEquals(2, session().table("pq_snappy").rdd().getNumPartitions());
         String d = explain("SELECT * FROM {t}", "pq_snappy");
-        assertTrue(d.contains("[parquet, 2 object(s), one partition per object]"), d);
+        assertTrue(d.contains("[parquet, 2 object(s), row groups by split_size=33554432]"), d);
     }
 
     @Test
@@ -172,5 +172,74 @@ class ParquetPushdownTest {
         List<Row> a = session().read().format("smartssd").option("format", "parquet").schema("b STRING, a INT")
                 .load(DEV + "pq_ts").collectAsList();
         assertEquals(List.of(RowFactory.create("z", 7)), a);
+    }
+
+    /**
+     * With split_size under a row group, one partition per row group: the answers equal Spark's reader
+     * on the same multi-row-group files, each partition's request returns exactly its row group's rows
+     * and reads from flash less than the request over the whole object, and prefers the device's host.
+     */
+    @Test
+    void partitionsPerRowGroup() throws Exception {
+        session().read().format("smartssd").option("format", "parquet").option("split_size", "1")
+                .load(DEV + "pq_snappy").createOrReplaceTempView("pq_rg");
+        FileSystem fs = FileSystem.get(URI.create(DEV), session().sparkContext().hadoopConfiguration());
+        java.util.Map<String, long[]> rowsPerGroup = new java.util.HashMap<>();
+        int groups = 0;
+        for (FileStatus st : fs.listStatus(new Path(DEV + "pq_snappy"))) {
+            if (st.getPath().getName().endsWith(".parquet")) {
+                try (org.apache.parquet.hadoop.ParquetFileReader r = org.apache.parquet.hadoop.ParquetFileReader.open(
+                        org.apache.parquet.hadoop.util.HadoopInputFile.fromPath(st.getPath(),
+                                session().sparkContext().hadoopConfiguration()))) {
+                    long[] rows = r.getFooter().getBlocks().stream()
+                            .mapToLong(org.apache.parquet.hadoop.metadata.BlockMetaData::getRowCount).toArray();
+                    rowsPerGroup.put(st.getPath().toString(), rows);
+                    groups += rows.length;
+                }
+            }
+        }
+        assertTrue(groups > 2, "row groups: " + groups);
+        assertEquals(groups, session().table("pq_rg").rdd().getNumPartitions());
+        sameRows("SELECT * FROM {t}", "pq_rg", "pq_snappy_ref");
+        sameRows("SELECT name, count(*), sum(i), max(d) FROM {t} WHERE flag GROUP BY name", "pq_rg", "pq_snappy_ref");
+        sameOrderedRows("SELECT id, name FROM {t} WHERE i > 900 ORDER BY id DESC LIMIT 6", "pq_rg", "pq_snappy_ref");
+        sameRows("SELECT id, sm FROM {t} WHERE id >= 39000", "pq_rg", "pq_snappy_ref");
+
+        // each partition's own request: its row group's rows, fewer flash bytes than the whole object's
+        Dataset<Row> df = session().sql("SELECT * FROM pq_rg");
+        df.collectAsList();
+        SmartSsdScan scan = (SmartSsdScan) TestSpark.scan(df).scan();
+        Dataset<Row> whole = session().sql("SELECT * FROM pq_snappy");
+        whole.collectAsList();
+        String wholeHost = ((SmartSsdPartition) TestSpark.scan(whole).scan().toBatch().planInputPartitions()[0]).host();
+        assertTrue(wholeHost != null && !wholeHost.isEmpty());
+        org.apache.spark.sql.connector.read.PartitionReaderFactory f = scan.createReaderFactory();
+        java.util.Map<String, Integer> seen = new java.util.HashMap<>();
+        for (org.apache.spark.sql.connector.read.InputPartition ip : scan.planInputPartitions()) {
+            SmartSsdPartition part = (SmartSsdPartition) ip;
+            assertEquals(1, part.rowGroups().length);
+            int g = part.rowGroups()[0];
+            assertEquals(seen.getOrDefault(part.uri(), 0), g, "row groups in footer order, each once");
+            seen.put(part.uri(), g + 1);
+            assertEquals(List.of(wholeHost), List.of(part.preferredLocations()));
+            long rows = 0;
+            long flash = -1;
+            try (org.apache.spark.sql.connector.read.PartitionReader<org.apache.spark.sql.catalyst.InternalRow> r =
+                         f.createReader(part)) {
+                while (r.next()) {
+                    rows++;
+                }
+                for (org.apache.spark.sql.connector.metric.CustomTaskMetric m : r.currentMetricsValues()) {
+                    if (m.name().equals(FlashBytesReadMetric.NAME)) {
+                        flash = m.value();
+                    }
+                }
+            }
+            assertEquals(rowsPerGroup.get(part.uri())[g], rows, part.uri() + " row group " + g);
+            assertTrue(flash > 0 && flash < part.length(), "flash " + flash + " of " + part.length());
+        }
+        for (java.util.Map.Entry<String, long[]> e : rowsPerGroup.entrySet()) {
+            assertEquals(e.getValue().length, seen.get(e.getKey()), e.getKey());
+        }
     }
 }
