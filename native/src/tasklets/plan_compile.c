@@ -552,5 +552,6 @@ void csd_plan_free(plan *pl) {
     free(pl->fend);
     free(pl->funq);
     free(pl->unq);
+    free(pl->pg_masks);
     free(pl->pq_footer);
 }

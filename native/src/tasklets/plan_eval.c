@@ -134,7 +134,40 @@ raw:;
 /* Split the current line up to field `want` (fields past the line's end stay unsplit: NULL). Unquoted
  * text finds its delimiters from the line's delimiter bits, 64 bytes at a time: a field costs a few
  * bit operations instead of a vector compare; the bits stay in locals while splitting. */
+/* Split from the page's delimiter bits (a page of lines without quote bytes, plan.c): each field
+ * end is the next set bit, so the next field's end does not wait on this one's as a bit scan from
+ * each field's start would. */
+static void split_page(plan *pl, uint32_t want) {
+    const size_t base = pl->pg_start, e = base + pl->rec_len;
+    const uint64_t *dlm = pl->pg_dl;
+    uint32_t *fs = pl->fstart, *fe = pl->fend;
+    uint32_t k = pl->n_fields_split;
+    size_t pos = base + pl->split_pos, db = pl->pg_db;
+    uint64_t dm = pl->pg_dm;
+    while (k <= want) {
+        while (!dm && (db + 1) * 64 < e) dm = dlm[++db];
+        size_t d = dm ? db * 64 + (size_t)__builtin_ctzll(dm) : SIZE_MAX;
+        fs[k] = (uint32_t)(pos - base);
+        if (d >= e) {
+            fe[k++] = (uint32_t)(e - base);
+            pl->fields_done = 1;
+            break;
+        }
+        fe[k++] = (uint32_t)(d - base);
+        pos = d + 1;
+        dm &= dm - 1;
+    }
+    pl->n_fields_split = k;
+    pl->split_pos = pos - base;
+    pl->pg_db = db;
+    pl->pg_dm = dm;
+}
+
 static void split_to(plan *pl, uint32_t want) {
+    if (pl->pg_dl) {
+        split_page(pl, want);
+        return;
+    }
     const uint8_t *s = pl->rec;
     size_t n = pl->rec_len;
     uint32_t k = pl->n_fields_split;

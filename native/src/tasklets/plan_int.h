@@ -134,6 +134,12 @@ typedef struct plan {
     size_t unq_len, unq_cap;
     uint64_t dram, nodes_evaluated;
     uint8_t numbuf[64];      /* NUL-terminated copy of a text number for strtod */
+    uint64_t *pg_masks;      /* a page of lines: newline, delimiter and quote bits per 64 bytes */
+    size_t pg_cap;           /* uint64_t words allocated at pg_masks */
+    const uint64_t *pg_dl;   /* while a page is walked: its delimiter bits, else NULL */
+    size_t pg_start;         /* the current line's offset in that page */
+    size_t pg_db;            /* the delimiter word being walked, and its bits not yet used */
+    uint64_t pg_dm;
 
     /* run state */
     csd_tasklet_io *io;
