@@ -158,10 +158,48 @@ static int lines_one_by_one(plan *pl, csd_tasklet_io *io, const uint8_t *p, size
     return 0;
 }
 
-/* A page's whole lines with the page's delimiter bits computed once: the evaluator splits a line's
- * fields from them as it needs them (plan_eval.c split_page), then evaluates it as record() does,
- * with the same counts and so the same cost. A page holding a quote byte (quoting on) goes line by
- * line: quoted fields keep their exact semantics there. */
+/* The lines of a page evaluated by column: each line's counts are charged with it, and a line past
+ * the filter goes on to its group, the buffer or the output as in record(). A stop or failure at a
+ * line leaves the later lines uncharged, as record() would. */
+static int lines_batched(plan *pl, csd_tasklet_io *io) {
+    size_t n_lines = csd_plan_batch_lines(pl), n_sel, s = 0;
+    const uint32_t *sel = csd_plan_batch_sel(pl, &n_sel);
+    uint64_t cycles = 0, dram = 0;
+    int rc = 0;
+    for (size_t i = 0; i < n_lines; i++) {
+        uint64_t nodes, ldram;
+        csd_plan_batch_counts(pl, i, &nodes, &ldram);
+        cycles += CSD_TK_CYCLES_PER_RECORD + nodes * CSD_TK_CYCLES_PER_NODE;
+        dram += ldram;
+        if (s == n_sel || sel[s] != i) continue;
+        s++;
+        if (pl->aggregating) {
+            for (uint32_t k = 0; k < pl->n_group; k++) pl->scratch[k] = *csd_plan_batch_value(pl, k, i);
+            rc = csd_plan_group_update_values(pl, csd_plan_batch_args(pl, i));
+        } else {
+            for (uint32_t k = 0; k < pl->n_outs; k++) pl->scratch[k] = *csd_plan_batch_value(pl, k, i);
+            if (pl->n_order) rc = csd_plan_buffer_row(pl);
+            else if (!(rc = csd_plan_emit(pl, pl->scratch, pl->n_outs)) && pl->limit && ++pl->emitted >= pl->limit)
+                rc = CSD_STOP;
+        }
+        cycles += pl->compares * CSD_TK_CYCLES_PER_COMPARE;
+        pl->compares = 0;
+        if (rc) break;
+    }
+    csd_io_charge(io, cycles, dram);
+    if (rc < 0) {
+        pl->failed = 1;
+        if (pl->fail_rc) rc = pl->fail_rc;
+    }
+    return rc;
+}
+
+/* A page's whole lines with the page's delimiter bits computed once. With a filter, the filter runs
+ * over all lines by column first (plan_eval.c csd_plan_batch_filter); otherwise, or when the batch
+ * gives the page up (an expression it would fail on: the line-by-line walk then fails at the same
+ * line), each line is split from the bits as the evaluator needs its fields and evaluated as
+ * record() does, with the same counts and so the same cost. A page holding a quote byte (quoting
+ * on) goes line by line: quoted fields keep their exact semantics there. */
 static int plan_lines(void *state, csd_tasklet_io *io, const uint8_t *p, size_t n, uint64_t off) {
     plan *pl = state;
     if (!n) return 0;
@@ -171,10 +209,14 @@ static int plan_lines(void *state, csd_tasklet_io *io, const uint8_t *p, size_t 
     const size_t nb = (n + 63) / 64;
     const uint64_t *nlm = pl->pg_masks, *dlm = nlm + nb;
     if (pl->quoting) memset(pl->funq, 0, (size_t)pl->max_field + 1);   /* no field of this page is unescaped */
+    int rc;
+    if (!csd_plan_batch_page(pl, p, n, nlm, dlm)) return lines_batched(pl, io);
+    pline L;
     pl->pg_dl = dlm;
+    pl->pg_line = &L;
     size_t start = 0, b = 0;
     uint64_t m = nlm[0];
-    int rc = 0;
+    rc = 0;
     while (start < n) {
         while (!m) m = nlm[++b];   /* the block ends with a '\n', so one is always ahead */
         size_t nl = b * 64 + (size_t)__builtin_ctzll(m);
@@ -187,16 +229,19 @@ static int plan_lines(void *state, csd_tasklet_io *io, const uint8_t *p, size_t 
         pl->gen++;
         pl->n_fields_split = 0;
         pl->fields_done = 0;
-        pl->split_pos = 0;
         pl->unq_len = 0;
-        pl->pg_start = start;
-        pl->pg_db = start >> 6;
-        pl->pg_dm = dlm[start >> 6] & (~0ull << (start & 63));
+        L.start = (uint32_t)start;
+        L.len = (uint32_t)(e - start);
+        L.n_split = L.split_pos = 0;
+        L.done = 0;
+        L.db = (uint32_t)(start >> 6);
+        L.dm = dlm[start >> 6] & (~0ull << (start & 63));
         rc = end_record(pl, io, eval_record(pl));
         if (rc) break;
         start = nl + 1;
     }
     pl->pg_dl = NULL;
+    pl->pg_line = NULL;
     return rc;
 }
 

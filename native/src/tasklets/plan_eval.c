@@ -134,38 +134,38 @@ raw:;
 /* Split the current line up to field `want` (fields past the line's end stay unsplit: NULL). Unquoted
  * text finds its delimiters from the line's delimiter bits, 64 bytes at a time: a field costs a few
  * bit operations instead of a vector compare; the bits stay in locals while splitting. */
-/* Split from the page's delimiter bits (a page of lines without quote bytes, plan.c): each field
- * end is the next set bit, so the next field's end does not wait on this one's as a bit scan from
- * each field's start would. */
-static void split_page(plan *pl, uint32_t want) {
-    const size_t base = pl->pg_start, e = base + pl->rec_len;
-    const uint64_t *dlm = pl->pg_dl;
-    uint32_t *fs = pl->fstart, *fe = pl->fend;
-    uint32_t k = pl->n_fields_split;
-    size_t pos = base + pl->split_pos, db = pl->pg_db;
-    uint64_t dm = pl->pg_dm;
+/* Split a page line from the page's delimiter bits (a page of lines without quote bytes, plan.c):
+ * each field end is the next set bit, so the next field's end does not wait on this one's as a bit
+ * scan from each field's start would. */
+static inline void split_line(const uint64_t *dl, pline *L, uint32_t *fs, uint32_t *fe, uint32_t want) {
+    const size_t base = L->start, e = base + L->len;
+    uint32_t k = L->n_split;
+    size_t pos = base + L->split_pos, db = L->db;
+    uint64_t dm = L->dm;
     while (k <= want) {
-        while (!dm && (db + 1) * 64 < e) dm = dlm[++db];
+        while (!dm && (db + 1) * 64 < e) dm = dl[++db];
         size_t d = dm ? db * 64 + (size_t)__builtin_ctzll(dm) : SIZE_MAX;
         fs[k] = (uint32_t)(pos - base);
         if (d >= e) {
             fe[k++] = (uint32_t)(e - base);
-            pl->fields_done = 1;
+            L->done = 1;
             break;
         }
         fe[k++] = (uint32_t)(d - base);
         pos = d + 1;
         dm &= dm - 1;
     }
-    pl->n_fields_split = k;
-    pl->split_pos = pos - base;
-    pl->pg_db = db;
-    pl->pg_dm = dm;
+    L->n_split = k;
+    L->split_pos = (uint32_t)(pos - base);
+    L->db = (uint32_t)db;
+    L->dm = dm;
 }
 
 static void split_to(plan *pl, uint32_t want) {
     if (pl->pg_dl) {
-        split_page(pl, want);
+        split_line(pl->pg_dl, pl->pg_line, pl->fstart, pl->fend, want);
+        pl->n_fields_split = pl->pg_line->n_split;
+        pl->fields_done = pl->pg_line->done;
         return;
     }
     const uint8_t *s = pl->rec;
@@ -247,12 +247,9 @@ static int parse_double(plan *pl, const uint8_t *p, size_t n, double *out) {
     return 0;
 }
 
-static void read_text(plan *pl, const pcol *c, pv *out) {
+/* A text field's bytes as column c's value. */
+static inline void text_value(plan *pl, const pcol *c, const uint8_t *p, size_t n, pv *out) {
     out->t = PT_NULL;
-    if (c->field >= pl->n_fields_split && !pl->fields_done) split_to(pl, c->field);
-    if (c->field >= pl->n_fields_split) return;
-    const uint8_t *p = (pl->funq[c->field] ? pl->unq : pl->rec) + pl->fstart[c->field];
-    size_t n = pl->fend[c->field] - pl->fstart[c->field];
     if (n == 0) return;   /* empty field = NULL */
     switch (c->type) {
     case PT_STRING:
@@ -276,6 +273,16 @@ static void read_text(plan *pl, const pcol *c, pv *out) {
         }
         break;
     }
+}
+
+static void read_text(plan *pl, const pcol *c, pv *out) {
+    if (c->field >= pl->n_fields_split && !pl->fields_done) split_to(pl, c->field);
+    if (c->field >= pl->n_fields_split) {
+        out->t = PT_NULL;
+        return;
+    }
+    const uint8_t *p = (pl->funq[c->field] ? pl->unq : pl->rec) + pl->fstart[c->field];
+    text_value(pl, c, p, pl->fend[c->field] - pl->fstart[c->field], out);
 }
 
 /* A value copied member by member: a whole-struct copy reads 16 bytes across the type byte just
@@ -389,7 +396,8 @@ static int fail_div0(plan *pl) {
     return -EDOM;
 }
 
-static int arith(plan *pl, int op, const pv *a, const pv *b, pv *out) {
+/* -EDOM on a division by zero, without failing the run (the batch then gives the page up) */
+static int arith_value(int op, const pv *a, const pv *b, pv *out) {
     if (a->t == PT_NULL || b->t == PT_NULL) {
         out->t = PT_NULL;
         return 0;
@@ -403,7 +411,7 @@ static int arith(plan *pl, int op, const pv *a, const pv *b, pv *out) {
         case SMARTSSD__V1__BINARY_OP__SUB: out->i = (int64_t)(x - y); break;
         case SMARTSSD__V1__BINARY_OP__MUL: out->i = (int64_t)(x * y); break;
         default:
-            if (b->i == 0) return fail_div0(pl);
+            if (b->i == 0) return -EDOM;
             if (b->i == -1) out->i = op == SMARTSSD__V1__BINARY_OP__DIV ? (int64_t)(0 - x) : 0;
             else out->i = op == SMARTSSD__V1__BINARY_OP__DIV ? a->i / b->i : a->i % b->i;
             break;
@@ -417,11 +425,16 @@ static int arith(plan *pl, int op, const pv *a, const pv *b, pv *out) {
     case SMARTSSD__V1__BINARY_OP__SUB: out->d = x - y; break;
     case SMARTSSD__V1__BINARY_OP__MUL: out->d = x * y; break;
     default:
-        if (y == 0) return fail_div0(pl);
+        if (y == 0) return -EDOM;
         out->d = op == SMARTSSD__V1__BINARY_OP__DIV ? x / y : fmod(x, y);
         break;
     }
     return 0;
+}
+
+static int arith(plan *pl, int op, const pv *a, const pv *b, pv *out) {
+    int rc = arith_value(op, a, b, out);
+    return rc ? fail_div0(pl) : 0;
 }
 
 static int string_op(int op, const pv *a, const pv *b) {
@@ -453,6 +466,27 @@ static inline int eval_child(plan *pl, int32_t n, pv *out) {
     return csd_plan_eval(pl, n, out);
 }
 
+/* A comparison or string predicate (every binary op but AND/OR and arithmetic) */
+static inline void compare_value(int op, const pv *a, const pv *b, pv *out) {
+    if (a->t == PT_NULL || b->t == PT_NULL) {
+        out->t = PT_NULL;
+        return;
+    }
+    if (op >= SMARTSSD__V1__BINARY_OP__STARTS_WITH) {
+        set_bool(out, a->t == PT_STRING && b->t == PT_STRING && string_op(op, a, b));
+        return;
+    }
+    int c = a->t == PT_INT && b->t == PT_INT ? (a->i < b->i ? -1 : a->i > b->i) : csd_plan_cmp(a, b);
+    switch (op) {
+    case SMARTSSD__V1__BINARY_OP__EQ: set_bool(out, c == 0); break;
+    case SMARTSSD__V1__BINARY_OP__NE: set_bool(out, c != 0); break;
+    case SMARTSSD__V1__BINARY_OP__LT: set_bool(out, c < 0); break;
+    case SMARTSSD__V1__BINARY_OP__LE: set_bool(out, c <= 0); break;
+    case SMARTSSD__V1__BINARY_OP__GT: set_bool(out, c > 0); break;
+    default: set_bool(out, c >= 0); break;
+    }
+}
+
 static int eval_binary(plan *pl, const pnode *x, pv *out) {
     pv a, b;
     int op = x->op, rc;
@@ -473,66 +507,59 @@ static int eval_binary(plan *pl, const pnode *x, pv *out) {
     }
     if ((rc = eval_child(pl, x->b, &b))) return rc;
     if (op >= SMARTSSD__V1__BINARY_OP__ADD && op <= SMARTSSD__V1__BINARY_OP__MOD) return arith(pl, op, &a, &b, out);
-    if (a.t == PT_NULL || b.t == PT_NULL) {
-        out->t = PT_NULL;
-        return 0;
-    }
-    if (op >= SMARTSSD__V1__BINARY_OP__STARTS_WITH) {
-        set_bool(out, a.t == PT_STRING && b.t == PT_STRING && string_op(op, &a, &b));
-        return 0;
-    }
-    int c = a.t == PT_INT && b.t == PT_INT ? (a.i < b.i ? -1 : a.i > b.i) : csd_plan_cmp(&a, &b);
-    switch (op) {
-    case SMARTSSD__V1__BINARY_OP__EQ: set_bool(out, c == 0); break;
-    case SMARTSSD__V1__BINARY_OP__NE: set_bool(out, c != 0); break;
-    case SMARTSSD__V1__BINARY_OP__LT: set_bool(out, c < 0); break;
-    case SMARTSSD__V1__BINARY_OP__LE: set_bool(out, c <= 0); break;
-    case SMARTSSD__V1__BINARY_OP__GT: set_bool(out, c > 0); break;
-    default: set_bool(out, c >= 0); break;
-    }
+    compare_value(op, &a, &b, out);
     return 0;
+}
+
+static inline void unary_value(int op, const pv *a, pv *out) {
+    switch (op) {
+    case SMARTSSD__V1__UNARY_OP__IS_NULL: set_bool(out, a->t == PT_NULL); break;
+    case SMARTSSD__V1__UNARY_OP__IS_NOT_NULL: set_bool(out, a->t != PT_NULL); break;
+    case SMARTSSD__V1__UNARY_OP__NOT:
+        if (a->t == PT_NULL) out->t = PT_NULL;
+        else set_bool(out, !a->b);
+        break;
+    default:   /* NEG */
+        *out = *a;
+        if (a->t == PT_INT) out->i = (int64_t)(0 - (uint64_t)a->i);
+        else if (a->t == PT_DOUBLE) out->d = -a->d;
+        break;
+    }
 }
 
 static int eval_unary(plan *pl, const pnode *x, pv *out) {
     pv a;
     int rc = eval_child(pl, x->a, &a);
     if (rc) return rc;
-    switch (x->op) {
-    case SMARTSSD__V1__UNARY_OP__IS_NULL: set_bool(out, a.t == PT_NULL); break;
-    case SMARTSSD__V1__UNARY_OP__IS_NOT_NULL: set_bool(out, a.t != PT_NULL); break;
-    case SMARTSSD__V1__UNARY_OP__NOT:
-        if (a.t == PT_NULL) out->t = PT_NULL;
-        else set_bool(out, !a.b);
-        break;
-    default:   /* NEG */
-        *out = a;
-        if (a.t == PT_INT) out->i = (int64_t)(0 - (uint64_t)a.i);
-        else if (a.t == PT_DOUBLE) out->d = -a.d;
-        break;
-    }
+    unary_value(x->op, &a, out);
     return 0;
 }
 
-static int eval_in(plan *pl, const pnode *x, pv *out) {
-    pv a;
-    int rc = eval_child(pl, x->a, &a);
-    if (rc) return rc;
-    if (a.t == PT_NULL) {
+/* a IN (list): returns the list values examined (a node each) */
+static inline uint32_t in_value(const plan *pl, const pnode *x, const pv *a, pv *out) {
+    if (a->t == PT_NULL) {
         out->t = PT_NULL;
         return 0;
     }
     int saw_null = 0;
     for (uint32_t i = 0; i < x->in_n; i++) {
         const pv *v = &pl->in_vals[x->in_first + i];
-        pl->nodes_evaluated++;
         if (v->t == PT_NULL) saw_null = 1;
-        else if (csd_plan_cmp(&a, v) == 0) {
+        else if (csd_plan_cmp(a, v) == 0) {
             set_bool(out, 1);
-            return 0;
+            return i + 1;
         }
     }
     if (saw_null) out->t = PT_NULL;
     else set_bool(out, 0);
+    return x->in_n;
+}
+
+static int eval_in(plan *pl, const pnode *x, pv *out) {
+    pv a;
+    int rc = eval_child(pl, x->a, &a);
+    if (rc) return rc;
+    pl->nodes_evaluated += in_value(pl, x, &a, out);
     return 0;
 }
 
@@ -559,4 +586,287 @@ int csd_plan_filter_row(plan *pl, const pv *vals) {
     int rc = csd_plan_eval(pl, pl->filter, &out);
     if (rc) return rc;
     return out.t == PT_BOOL && out.b;
+}
+
+/* ------------------------------------------------------------------ a page by column */
+
+/* A page's lines one expression node at a time: each node runs over the list of lines it is
+ * evaluated on (AND/OR pass their right side only the lines the left side did not decide), so a
+ * column is split and parsed for all those lines in one loop and a comparison is one loop over
+ * values, instead of walking the tree once per line. First the filter on every line, then the
+ * group keys and aggregate arguments (or the projection) on the lines it passed. Every line gets
+ * the counts the line-at-a-time evaluator would charge it: one node per node evaluated on it (and
+ * per IN value examined), one DRAM access per column decoded on it. Evaluation has no side
+ * effects, so a page it cannot finish (a division by zero, no memory) goes line by line instead. */
+#define PB_MAX_LEVELS 160   /* expression depth the batch takes; deeper ones go line by line */
+#define PB_MAX_FIELDS ((size_t)1 << 20)   /* lines x split fields per page */
+
+typedef struct pblevel {
+    pv *a, *b;               /* a node's left and right children's values, by line */
+    uint32_t *sel;           /* lines the right child is evaluated on */
+} pblevel;
+
+typedef struct pbatch {
+    const uint8_t *page;
+    const uint64_t *dl;
+    size_t n_lines, cap_lines;
+    uint32_t nf;             /* fields per line kept: max_field + 1 */
+    pline *lines;
+    uint32_t *fs, *fe;       /* line i's field bounds at i * nf */
+    size_t cap_fields;
+    uint32_t *nodes, *dram;  /* per line */
+    pv *root;                /* the filter's value per line */
+    uint32_t *sel;           /* lines evaluated past the filter */
+    size_t n_sel;
+    uint32_t n_ev;           /* group keys + aggregate arguments, or outputs */
+    int32_t *ev_node;
+    pv **ev;                 /* expression k's value per line */
+    pblevel lv[PB_MAX_LEVELS];
+    pv **colv;               /* per column: its value per line, decoded when cold says so */
+    uint8_t **cold;
+    uint32_t *used;          /* columns decoded on this page */
+    uint32_t n_used;
+    const pv **args;         /* one line's aggregate arguments */
+    int ok;                  /* allocations at init succeeded */
+} pbatch;
+
+static int grow(void **p, size_t n, size_t size) {
+    void *q = realloc(*p, n * size);
+    if (!q) return -ENOMEM;
+    *p = q;
+    return 0;
+}
+
+static int batch_grow_lines(plan *pl, pbatch *bt, size_t cap) {
+    if (grow((void **)&bt->lines, cap, sizeof *bt->lines) || grow((void **)&bt->nodes, cap, sizeof *bt->nodes) ||
+        grow((void **)&bt->dram, cap, sizeof *bt->dram) || grow((void **)&bt->root, cap, sizeof *bt->root) ||
+        grow((void **)&bt->sel, cap, sizeof *bt->sel))
+        return -ENOMEM;
+    for (int l = 0; l < PB_MAX_LEVELS; l++) {
+        if (!bt->lv[l].a) continue;
+        if (grow((void **)&bt->lv[l].a, cap, sizeof(pv)) || grow((void **)&bt->lv[l].b, cap, sizeof(pv)) ||
+            grow((void **)&bt->lv[l].sel, cap, sizeof(uint32_t)))
+            return -ENOMEM;
+    }
+    for (uint32_t k = 0; k < bt->n_ev; k++)
+        if (grow((void **)&bt->ev[k], cap, sizeof(pv))) return -ENOMEM;
+    for (uint32_t c = 0; c < pl->n_cols; c++) {
+        if (!bt->colv[c]) continue;
+        if (grow((void **)&bt->colv[c], cap, sizeof(pv)) || grow((void **)&bt->cold[c], cap, 1)) return -ENOMEM;
+    }
+    bt->cap_lines = cap;
+    return 0;
+}
+
+static pbatch *batch_init(plan *pl) {
+    pbatch *bt = pl->batch;
+    if (bt) return bt->ok ? bt : NULL;
+    bt = pl->batch = calloc(1, sizeof *bt);
+    if (!bt) return NULL;
+    bt->nf = pl->max_field + 1;
+    uint32_t nc = pl->n_cols ? pl->n_cols : 1;
+    bt->colv = calloc(nc, sizeof *bt->colv);
+    bt->cold = calloc(nc, sizeof *bt->cold);
+    bt->used = calloc(nc, sizeof *bt->used);
+    bt->n_ev = pl->aggregating ? pl->n_group + pl->n_aggs : pl->n_outs;
+    bt->ev_node = calloc(bt->n_ev + 1, sizeof *bt->ev_node);
+    bt->ev = calloc(bt->n_ev + 1, sizeof *bt->ev);
+    bt->args = calloc(pl->n_aggs + 1, sizeof *bt->args);
+    if (!bt->colv || !bt->cold || !bt->used || !bt->ev_node || !bt->ev || !bt->args) return NULL;
+    for (uint32_t k = 0; k < bt->n_ev; k++) {
+        if (!pl->aggregating) bt->ev_node[k] = pl->outs[k];
+        else if (k < pl->n_group) bt->ev_node[k] = pl->group[k];
+        else bt->ev_node[k] = pl->aggs[k - pl->n_group].arg;   /* -1: COUNT(*) */
+    }
+    if (batch_grow_lines(pl, bt, 256)) return NULL;
+    bt->ok = 1;
+    return bt;
+}
+
+static pblevel *level(pbatch *bt, unsigned d) {
+    if (d >= PB_MAX_LEVELS) return NULL;
+    pblevel *l = &bt->lv[d];
+    if (!l->a) {
+        l->a = malloc(bt->cap_lines * sizeof(pv));
+        l->b = malloc(bt->cap_lines * sizeof(pv));
+        l->sel = malloc(bt->cap_lines * sizeof(uint32_t));
+        if (!l->a || !l->b || !l->sel) {
+            free(l->a), free(l->b), free(l->sel);
+            l->a = l->b = NULL;
+            l->sel = NULL;
+            return NULL;
+        }
+    }
+    return l;
+}
+
+/* Column c's values on the lines sel, decoding those not decoded yet (a DRAM access each). */
+static int batch_column(plan *pl, pbatch *bt, uint32_t c, const uint32_t *sel, size_t ns, pv *out) {
+    if (!bt->colv[c]) {
+        bt->colv[c] = malloc(bt->cap_lines * sizeof(pv));
+        bt->cold[c] = malloc(bt->cap_lines);
+        if (!bt->colv[c] || !bt->cold[c]) {
+            free(bt->colv[c]), free(bt->cold[c]);
+            bt->colv[c] = NULL;
+            bt->cold[c] = NULL;
+            return -ENOMEM;
+        }
+    }
+    pv *v = bt->colv[c];
+    uint8_t *done = bt->cold[c];
+    uint32_t k;
+    for (k = 0; k < bt->n_used && bt->used[k] != c; k++) {}
+    if (k == bt->n_used) {
+        bt->used[bt->n_used++] = c;
+        memset(done, 0, bt->n_lines);
+    }
+    const pcol *col = &pl->cols[c];
+    const uint32_t f = col->field, nf = bt->nf;
+    for (size_t j = 0; j < ns; j++) {
+        uint32_t i = sel[j];
+        if (!done[i]) {
+            done[i] = 1;
+            bt->dram[i]++;
+            pline *L = &bt->lines[i];
+            uint32_t *fs = bt->fs + (size_t)i * nf, *fe = bt->fe + (size_t)i * nf;
+            if (f >= L->n_split && !L->done) split_line(bt->dl, L, fs, fe, f);
+            if (f >= L->n_split) v[i].t = PT_NULL;
+            else text_value(pl, col, bt->page + L->start + fs[f], fe[f] - fs[f], &v[i]);
+        }
+        pv_copy(&out[i], &v[i]);
+    }
+    return 0;
+}
+
+/* Node n on the lines sel (ns of them, ascending), values into out[line]; -EDOM/-ENOMEM/-E2BIG:
+ * give the page up (nothing is charged or failed here). */
+static int batch_eval(plan *pl, pbatch *bt, int32_t n, const uint32_t *sel, size_t ns, pv *out, unsigned depth) {
+    const pnode *x = &pl->nodes[n];
+    for (size_t j = 0; j < ns; j++) bt->nodes[sel[j]]++;
+    switch (x->kind) {
+    case PN_COLUMN: return batch_column(pl, bt, x->col, sel, ns, out);
+    case PN_LITERAL:
+        for (size_t j = 0; j < ns; j++) out[sel[j]] = x->lit;
+        return 0;
+    default: break;
+    }
+    pblevel *l = level(bt, depth);
+    if (!l) return -E2BIG;
+    pv *a = l->a, *b = l->b;
+    int rc = batch_eval(pl, bt, x->a, sel, ns, a, depth + 1);
+    if (rc) return rc;
+    if (x->kind == PN_UNARY) {
+        for (size_t j = 0; j < ns; j++) unary_value(x->op, &a[sel[j]], &out[sel[j]]);
+        return 0;
+    }
+    if (x->kind == PN_IN) {
+        for (size_t j = 0; j < ns; j++) bt->nodes[sel[j]] += in_value(pl, x, &a[sel[j]], &out[sel[j]]);
+        return 0;
+    }
+    int op = x->op;
+    if (op == SMARTSSD__V1__BINARY_OP__AND || op == SMARTSSD__V1__BINARY_OP__OR) {
+        int stop = op == SMARTSSD__V1__BINARY_OP__OR;   /* the value that decides alone */
+        uint32_t *sb = l->sel;
+        size_t nb = 0;
+        for (size_t j = 0; j < ns; j++) {
+            uint32_t i = sel[j];
+            if (truth(&a[i]) == stop) set_bool(&out[i], stop);
+            else sb[nb++] = i;
+        }
+        if (!nb) return 0;
+        if ((rc = batch_eval(pl, bt, x->b, sb, nb, b, depth + 1))) return rc;
+        for (size_t j = 0; j < nb; j++) {
+            uint32_t i = sb[j];
+            int ta = truth(&a[i]), tb = truth(&b[i]);
+            if (tb == stop) set_bool(&out[i], stop);
+            else if (ta < 0 || tb < 0) out[i].t = PT_NULL;
+            else set_bool(&out[i], !stop);
+        }
+        return 0;
+    }
+    if ((rc = batch_eval(pl, bt, x->b, sel, ns, b, depth + 1))) return rc;
+    if (op >= SMARTSSD__V1__BINARY_OP__ADD && op <= SMARTSSD__V1__BINARY_OP__MOD) {
+        for (size_t j = 0; j < ns; j++)
+            if (arith_value(op, &a[sel[j]], &b[sel[j]], &out[sel[j]])) return -EDOM;
+        return 0;
+    }
+    for (size_t j = 0; j < ns; j++) compare_value(op, &a[sel[j]], &b[sel[j]], &out[sel[j]]);
+    return 0;
+}
+
+int csd_plan_batch_page(plan *pl, const uint8_t *p, size_t n, const uint64_t *nl, const uint64_t *dl) {
+    pbatch *bt = batch_init(pl);
+    if (!bt) return -ENOMEM;
+    size_t nb = (n + 63) / 64, start = 0, i = 0;
+    for (size_t w = 0; w < nb; w++) {
+        for (uint64_t m = nl[w]; m; m &= m - 1) {
+            size_t e = w * 64 + (size_t)__builtin_ctzll(m), next = e + 1;
+            if (e > start && p[e - 1] == '\r') e--;
+            if (i == bt->cap_lines && batch_grow_lines(pl, bt, bt->cap_lines * 2)) return -ENOMEM;
+            pline *L = &bt->lines[i];
+            L->start = (uint32_t)start;
+            L->len = (uint32_t)(e - start);
+            L->n_split = L->split_pos = 0;
+            L->done = 0;
+            L->db = (uint32_t)(start >> 6);
+            L->dm = dl[start >> 6] & (~0ull << (start & 63));
+            bt->nodes[i] = bt->dram[i] = 0;
+            bt->sel[i] = (uint32_t)i;
+            i++;
+            start = next;
+        }
+    }
+    if (i * bt->nf > PB_MAX_FIELDS) return -E2BIG;
+    if (i * bt->nf > bt->cap_fields) {
+        if (grow((void **)&bt->fs, i * bt->nf, sizeof(uint32_t)) || grow((void **)&bt->fe, i * bt->nf, sizeof(uint32_t)))
+            return -ENOMEM;
+        bt->cap_fields = i * bt->nf;
+    }
+    bt->page = p;
+    bt->dl = dl;
+    bt->n_lines = bt->n_sel = i;
+    bt->n_used = 0;
+    int rc;
+    if (pl->filter >= 0) {
+        if ((rc = batch_eval(pl, bt, pl->filter, bt->sel, i, bt->root, 0))) return rc;
+        size_t ns = 0;
+        for (size_t j = 0; j < i; j++)
+            if (bt->root[j].t == PT_BOOL && bt->root[j].b) bt->sel[ns++] = (uint32_t)j;
+        bt->n_sel = ns;
+    }
+    for (uint32_t k = 0; k < bt->n_ev; k++)
+        if (bt->ev_node[k] >= 0 && (rc = batch_eval(pl, bt, bt->ev_node[k], bt->sel, bt->n_sel, bt->ev[k], 0)))
+            return rc;
+    return 0;
+}
+
+size_t csd_plan_batch_lines(const plan *pl) { return pl->batch->n_lines; }
+const uint32_t *csd_plan_batch_sel(const plan *pl, size_t *n) {
+    *n = pl->batch->n_sel;
+    return pl->batch->sel;
+}
+void csd_plan_batch_counts(const plan *pl, size_t i, uint64_t *nodes, uint64_t *dram) {
+    *nodes = pl->batch->nodes[i];
+    *dram = pl->batch->dram[i];
+}
+const pv *csd_plan_batch_value(const plan *pl, uint32_t k, size_t i) { return &pl->batch->ev[k][i]; }
+
+const pv *const *csd_plan_batch_args(const plan *pl, size_t i) {
+    static const pv null_v = { .t = PT_NULL };   /* COUNT(*) has none */
+    pbatch *bt = pl->batch;
+    for (uint32_t a = 0; a < pl->n_aggs; a++)
+        bt->args[a] = pl->aggs[a].arg >= 0 ? &bt->ev[pl->n_group + a][i] : &null_v;
+    return bt->args;
+}
+
+void csd_plan_batch_free(plan *pl) {
+    pbatch *bt = pl->batch;
+    if (!bt) return;
+    free(bt->lines), free(bt->fs), free(bt->fe), free(bt->nodes), free(bt->dram), free(bt->root), free(bt->sel);
+    for (int l = 0; l < PB_MAX_LEVELS; l++) free(bt->lv[l].a), free(bt->lv[l].b), free(bt->lv[l].sel);
+    for (uint32_t c = 0; c < pl->n_cols && bt->colv; c++) free(bt->colv[c]), free(bt->cold[c]);
+    for (uint32_t k = 0; k < bt->n_ev && bt->ev; k++) free(bt->ev[k]);
+    free(bt->colv), free(bt->cold), free(bt->used), free(bt->ev), free(bt->ev_node), free(bt->args);
+    free(bt);
+    pl->batch = NULL;
 }

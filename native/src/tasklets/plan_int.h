@@ -85,6 +85,15 @@ typedef struct pgroup {
     pagg_state *aggs;
 } pgroup;
 
+/* A line of a page being split from the page's delimiter bits: where the next field starts
+ * (split_pos, from the line's start), the delimiter word being walked (db) and its unused bits (dm). */
+typedef struct pline {
+    uint32_t start, len;     /* in the page; len without a trailing '\r' */
+    uint32_t n_split, split_pos, db;
+    int done;                /* the whole line is split */
+    uint64_t dm;
+} pline;
+
 typedef struct plan {
     int text;                /* DelimitedText input, else FixedRecords */
     uint32_t entry_bytes;
@@ -137,9 +146,8 @@ typedef struct plan {
     uint64_t *pg_masks;      /* a page of lines: newline, delimiter and quote bits per 64 bytes */
     size_t pg_cap;           /* uint64_t words allocated at pg_masks */
     const uint64_t *pg_dl;   /* while a page is walked: its delimiter bits, else NULL */
-    size_t pg_start;         /* the current line's offset in that page */
-    size_t pg_db;            /* the delimiter word being walked, and its bits not yet used */
-    uint64_t pg_dm;
+    struct pline *pg_line;   /* ... and the current line's split state there */
+    struct pbatch *batch;    /* a page's filter evaluated by column (plan_eval.c), NULL until used */
 
     /* run state */
     csd_tasklet_io *io;
@@ -203,6 +211,22 @@ int csd_plan_compile_row_filter(plan *pl, const char *const *names, const uint8_
                                 const Smartssd__V1__Expr *e, char *err, size_t errlen);
 const char *csd_plan_type_name(int t);
 
+/* plan_eval.c: a page of lines without quote bytes (delimiter bits dl; line ends from the newline
+ * bits nl) evaluated by expression node: the filter over every line, then the group keys and
+ * aggregate arguments (or the projection) over the lines it passed, each line's node and DRAM
+ * counts kept to be charged when the line is reached. 0, or < 0 when the page must go line by
+ * line (an expression that fails on some line, or no memory): nothing was charged or changed. */
+int csd_plan_batch_page(plan *pl, const uint8_t *p, size_t n, const uint64_t *nl, const uint64_t *dl);
+size_t csd_plan_batch_lines(const plan *pl);
+/* the lines past the filter, ascending */
+const uint32_t *csd_plan_batch_sel(const plan *pl, size_t *n);
+void csd_plan_batch_counts(const plan *pl, size_t i, uint64_t *nodes, uint64_t *dram);
+/* expression k on line i: group key k, then aggregate k - n_group's argument; or output k */
+const pv *csd_plan_batch_value(const plan *pl, uint32_t k, size_t i);
+/* line i's aggregate arguments (a NULL for COUNT(*)) */
+const pv *const *csd_plan_batch_args(const plan *pl, size_t i);
+void csd_plan_batch_free(plan *pl);
+
 /* plan_eval.c: evaluate node n on the current record; < 0 after csd_io_fail (division by zero) */
 int csd_plan_eval(plan *pl, int32_t n, pv *out);
 /* value order used by MIN/MAX, ORDER BY and comparisons: NULL first, INT/DOUBLE promote */
@@ -227,6 +251,8 @@ void csd_plan_parquet_free(plan *pl);
 
 /* plan_state.c: groups and buffered rows */
 int csd_plan_group_update(plan *pl);
+/* the same with the key in pl->scratch and aggregate a's argument at args[a] (evaluated already) */
+int csd_plan_group_update_values(plan *pl, const pv *const *args);
 int csd_plan_buffer_row(plan *pl);
 int csd_plan_finish_groups(plan *pl);
 int csd_plan_finish_rows(plan *pl);

@@ -204,14 +204,12 @@ static int agg_set_string(plan *pl, pagg_state *s, const pv *v) {
     return 0;
 }
 
-static int agg_update(plan *pl, const pagg *g, pagg_state *s) {
+/* aggregate g's state s with its argument's value v (unused for COUNT(*)) */
+static int agg_value(plan *pl, const pagg *g, pagg_state *s, pv v) {
     if (g->fn == SMARTSSD__V1__AGG_FN__COUNT_ALL) {
         s->count++;
         return 0;
     }
-    pv v;
-    int rc = csd_plan_eval(pl, g->arg, &v);
-    if (rc) return rc;
     if (v.t == PT_NULL) return 0;
     switch (g->fn) {
     case SMARTSSD__V1__AGG_FN__COUNT: s->count++; return 0;
@@ -235,6 +233,15 @@ static int agg_update(plan *pl, const pagg *g, pagg_state *s) {
         return 0;
     }
     }
+}
+
+static int agg_update(plan *pl, const pagg *g, pagg_state *s) {
+    pv v = { .t = PT_NULL };
+    if (g->fn != SMARTSSD__V1__AGG_FN__COUNT_ALL) {
+        int rc = csd_plan_eval(pl, g->arg, &v);
+        if (rc) return rc;
+    }
+    return agg_value(pl, g, s, v);
 }
 
 static int htab_grow(plan *pl) {
@@ -338,6 +345,16 @@ int csd_plan_group_update(plan *pl) {
     if (!g) return -ENOMEM;
     for (uint32_t a = 0; a < pl->n_aggs; a++) {
         int rc = agg_update(pl, &pl->aggs[a], &g->aggs[a]);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+int csd_plan_group_update_values(plan *pl, const pv *const *args) {
+    pgroup *g = find_group(pl, pl->scratch);
+    if (!g) return -ENOMEM;
+    for (uint32_t a = 0; a < pl->n_aggs; a++) {
+        int rc = agg_value(pl, &pl->aggs[a], &g->aggs[a], *args[a]);
         if (rc) return rc;
     }
     return 0;
