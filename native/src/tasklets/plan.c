@@ -89,25 +89,26 @@ static int plan_record(void *state, csd_tasklet_io *io, const uint8_t *rec, size
     return end_record(pl, io, rc);
 }
 
-/* Bits of 64 bytes at s equal to a, b, c (one load, three compares per 16 bytes). */
-static inline void masks64(const uint8_t *s, uint8_t a, uint8_t b, uint8_t c, uint64_t *ma, uint64_t *mb,
-                           uint64_t *mc) {
+/* Bits of 64 bytes at s equal to '\n' and d, and (with quotes) q: one load, two or three compares
+ * per 16 bytes. */
+static inline void masks64(const uint8_t *s, uint8_t d, int quotes, uint8_t q, uint64_t *mn, uint64_t *md,
+                           uint64_t *mq) {
 #ifdef __SSE2__
-    const __m128i va = _mm_set1_epi8((char)a), vb = _mm_set1_epi8((char)b), vc = _mm_set1_epi8((char)c);
+    const __m128i vn = _mm_set1_epi8('\n'), vd = _mm_set1_epi8((char)d), vq = _mm_set1_epi8((char)q);
     uint64_t x = 0, y = 0, z = 0;
     for (int k = 0; k < 64; k += 16) {
         __m128i v = _mm_loadu_si128((const __m128i *)(s + k));
-        x |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, va)) << k;
-        y |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vb)) << k;
-        z |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vc)) << k;
+        x |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vn)) << k;
+        y |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vd)) << k;
+        if (quotes) z |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vq)) << k;
     }
-    *ma = x;
-    *mb = y;
-    *mc = z;
+    *mn = x;
+    *md = y;
+    *mq = z;
 #else
-    *ma = csd_plan_byte_mask(s, 64, a);
-    *mb = csd_plan_byte_mask(s, 64, b);
-    *mc = csd_plan_byte_mask(s, 64, c);
+    *mn = csd_plan_byte_mask(s, 64, '\n');
+    *md = csd_plan_byte_mask(s, 64, d);
+    *mq = quotes ? csd_plan_byte_mask(s, 64, q) : 0;
 #endif
 }
 
@@ -125,10 +126,13 @@ static int page_masks(plan *pl, const uint8_t *p, size_t n) {
     uint64_t *nl = pl->pg_masks, *dl = nl + nb, *qm = dl + nb, anyq = 0;
     const uint8_t q = pl->quoting ? pl->quote : '\n';
     size_t b = 0;
-    for (; (b + 1) * 64 <= n; b++) {
-        masks64(p + b * 64, '\n', pl->delim, q, &nl[b], &dl[b], &qm[b]);
-        anyq |= qm[b];
-    }
+    if (pl->quoting)
+        for (; (b + 1) * 64 <= n; b++) {
+            masks64(p + b * 64, pl->delim, 1, q, &nl[b], &dl[b], &qm[b]);
+            anyq |= qm[b];
+        }
+    else
+        for (; (b + 1) * 64 <= n; b++) masks64(p + b * 64, pl->delim, 0, q, &nl[b], &dl[b], &qm[b]);
     if (b < nb) {
         nl[b] = csd_plan_byte_mask(p + b * 64, n - b * 64, '\n');
         dl[b] = csd_plan_byte_mask(p + b * 64, n - b * 64, pl->delim);
@@ -158,42 +162,6 @@ static int lines_one_by_one(plan *pl, csd_tasklet_io *io, const uint8_t *p, size
     return 0;
 }
 
-/* The lines of a page evaluated by column: each line's counts are charged with it, and a line past
- * the filter goes on to its group, the buffer or the output as in record(). A stop or failure at a
- * line leaves the later lines uncharged, as record() would. */
-static int lines_batched(plan *pl, csd_tasklet_io *io) {
-    size_t n_lines = csd_plan_batch_lines(pl), n_sel, s = 0;
-    const uint32_t *sel = csd_plan_batch_sel(pl, &n_sel);
-    uint64_t cycles = 0, dram = 0;
-    int rc = 0;
-    for (size_t i = 0; i < n_lines; i++) {
-        uint64_t nodes, ldram;
-        csd_plan_batch_counts(pl, i, &nodes, &ldram);
-        cycles += CSD_TK_CYCLES_PER_RECORD + nodes * CSD_TK_CYCLES_PER_NODE;
-        dram += ldram;
-        if (s == n_sel || sel[s] != i) continue;
-        s++;
-        if (pl->aggregating) {
-            for (uint32_t k = 0; k < pl->n_group; k++) pl->scratch[k] = *csd_plan_batch_value(pl, k, i);
-            rc = csd_plan_group_update_values(pl, csd_plan_batch_args(pl, i));
-        } else {
-            for (uint32_t k = 0; k < pl->n_outs; k++) pl->scratch[k] = *csd_plan_batch_value(pl, k, i);
-            if (pl->n_order) rc = csd_plan_buffer_row(pl);
-            else if (!(rc = csd_plan_emit(pl, pl->scratch, pl->n_outs)) && pl->limit && ++pl->emitted >= pl->limit)
-                rc = CSD_STOP;
-        }
-        cycles += pl->compares * CSD_TK_CYCLES_PER_COMPARE;
-        pl->compares = 0;
-        if (rc) break;
-    }
-    csd_io_charge(io, cycles, dram);
-    if (rc < 0) {
-        pl->failed = 1;
-        if (pl->fail_rc) rc = pl->fail_rc;
-    }
-    return rc;
-}
-
 /* A page's whole lines with the page's delimiter bits computed once. With a filter, the filter runs
  * over all lines by column first (plan_eval.c csd_plan_batch_filter); otherwise, or when the batch
  * gives the page up (an expression it would fail on: the line-by-line walk then fails at the same
@@ -210,7 +178,7 @@ static int plan_lines(void *state, csd_tasklet_io *io, const uint8_t *p, size_t 
     const uint64_t *nlm = pl->pg_masks, *dlm = nlm + nb;
     if (pl->quoting) memset(pl->funq, 0, (size_t)pl->max_field + 1);   /* no field of this page is unescaped */
     int rc;
-    if (!csd_plan_batch_page(pl, p, n, nlm, dlm)) return lines_batched(pl, io);
+    if (!csd_plan_batch_page(pl, p, n, nlm, dlm)) return csd_plan_batch_run(pl, io);
     pline L;
     pl->pg_dl = dlm;
     pl->pg_line = &L;

@@ -214,7 +214,7 @@ static void split_to(plan *pl, uint32_t want) {
     pl->split_pos = pos;
 }
 
-static int parse_int(const uint8_t *p, size_t n, int64_t *out) {
+static inline int parse_int(const uint8_t *p, size_t n, int64_t *out) {
     size_t i = 0;
     int neg = 0;
     if (i < n && (p[i] == '-' || p[i] == '+')) neg = p[i++] == '-';
@@ -627,6 +627,8 @@ typedef struct pbatch {
     uint32_t *used;          /* columns decoded on this page */
     uint32_t n_used;
     const pv **args;         /* one line's aggregate arguments */
+    uint32_t enf;            /* fields cut for every line when the page is walked */
+    int enf_set;
     int ok;                  /* allocations at init succeeded */
 } pbatch;
 
@@ -728,10 +730,20 @@ static int batch_column(plan *pl, pbatch *bt, uint32_t c, const uint32_t *sel, s
             done[i] = 1;
             bt->dram[i]++;
             pline *L = &bt->lines[i];
-            uint32_t *fs = bt->fs + (size_t)i * nf, *fe = bt->fe + (size_t)i * nf;
-            if (f >= L->n_split && !L->done) split_line(bt->dl, L, fs, fe, f);
-            if (f >= L->n_split) v[i].t = PT_NULL;
-            else text_value(pl, col, bt->page + L->start + fs[f], fe[f] - fs[f], &v[i]);
+            uint32_t *fe = bt->fe + (size_t)i * nf;
+            if (f >= L->n_split && !L->done) {
+                /* past the fields cut up front: cut this line again from its start, further */
+                L->n_split = L->split_pos = 0;
+                L->db = L->start >> 6;
+                L->dm = bt->dl[L->db] & (~0ull << (L->start & 63));
+                split_line(bt->dl, L, bt->fs + (size_t)i * nf, fe, f);
+            }
+            if (f >= L->n_split) {
+                v[i].t = PT_NULL;
+            } else {
+                uint32_t fs = f ? fe[f - 1] + 1 : 0;   /* a field starts after the previous one's delimiter */
+                text_value(pl, col, bt->page + L->start + fs, fe[f] - fs, &v[i]);
+            }
         }
         pv_copy(&out[i], &v[i]);
     }
@@ -794,33 +806,101 @@ static int batch_eval(plan *pl, pbatch *bt, int32_t n, const uint32_t *sel, size
     return 0;
 }
 
+/* The highest field + 1 that expression n reads (0: none). */
+static uint32_t expr_fields(const plan *pl, int32_t n) {
+    if (n < 0) return 0;
+    const pnode *x = &pl->nodes[n];
+    switch (x->kind) {
+    case PN_COLUMN: return pl->cols[x->col].field + 1;
+    case PN_LITERAL: return 0;
+    case PN_BINARY: {
+        uint32_t a = expr_fields(pl, x->a), b = expr_fields(pl, x->b);
+        return a > b ? a : b;
+    }
+    default: return expr_fields(pl, x->a);
+    }
+}
+
+static int batch_room(plan *pl, pbatch *bt, size_t lines) {
+    if (lines > bt->cap_lines && batch_grow_lines(pl, bt, lines > 2 * bt->cap_lines ? lines : 2 * bt->cap_lines))
+        return -ENOMEM;
+    size_t f = lines * bt->nf;
+    if (f > PB_MAX_FIELDS) return -E2BIG;
+    if (f > bt->cap_fields) {
+        size_t cap = f > 2 * bt->cap_fields ? f : 2 * bt->cap_fields;
+        if (grow((void **)&bt->fs, cap, sizeof(uint32_t)) || grow((void **)&bt->fe, cap, sizeof(uint32_t))) return -ENOMEM;
+        bt->cap_fields = cap;
+    }
+    return 0;
+}
+
 int csd_plan_batch_page(plan *pl, const uint8_t *p, size_t n, const uint64_t *nl, const uint64_t *dl) {
     pbatch *bt = batch_init(pl);
     if (!bt) return -ENOMEM;
-    size_t nb = (n + 63) / 64, start = 0, i = 0;
+    if (!bt->enf_set) {
+        /* fields cut for every line up front: those the filter reads (and with high selectivity
+         * likely the rest too: the group keys and aggregate arguments); others when a line needs them */
+        uint32_t e = expr_fields(pl, pl->filter);
+        if (pl->filter < 0 || pl->aggregating)
+            for (uint32_t k = 0; k < bt->n_ev; k++) {
+                uint32_t f = expr_fields(pl, bt->ev_node[k]);
+                if (f > e) e = f;
+            }
+        bt->enf = e < bt->nf ? e : bt->nf;
+        bt->enf_set = 1;
+    }
+    /* One walk over the page's delimiter and newline bits in order: a field ends at each; the
+     * first enf of a line are kept. */
+    const uint32_t nf = bt->nf, enf = bt->enf;
+    const size_t nb = (n + 63) / 64;
+    size_t i = 0, lstart = 0;
+    uint32_t k = 0;
+    if (batch_room(pl, bt, 64)) return -ENOMEM;
+    uint32_t *fe = bt->fe;
+    /* once a line's first enf fields are cut, only its newline matters: its delimiter bits are
+     * dropped from the walk (skip) */
+    const int skip0 = enf == 0;
+    int skip = skip0;
     for (size_t w = 0; w < nb; w++) {
-        for (uint64_t m = nl[w]; m; m &= m - 1) {
-            size_t e = w * 64 + (size_t)__builtin_ctzll(m), next = e + 1;
-            if (e > start && p[e - 1] == '\r') e--;
-            if (i == bt->cap_lines && batch_grow_lines(pl, bt, bt->cap_lines * 2)) return -ENOMEM;
+        const uint64_t nlw = nl[w], both = dl[w] | nlw;
+        uint64_t m = skip ? nlw : both;
+        while (m) {
+            const unsigned bit = (unsigned)__builtin_ctzll(m);
+            const size_t pos = w * 64 + bit;
+            m &= m - 1;
+            if (!((nlw >> bit) & 1)) {   /* a delimiter: field k ends */
+                fe[k++] = (uint32_t)(pos - lstart);
+                if (k == enf) {
+                    skip = 1;
+                    m &= nlw;
+                }
+                continue;
+            }
+            size_t e = pos;
+            if (e > lstart && p[e - 1] == '\r') e--;
             pline *L = &bt->lines[i];
-            L->start = (uint32_t)start;
-            L->len = (uint32_t)(e - start);
-            L->n_split = L->split_pos = 0;
-            L->done = 0;
-            L->db = (uint32_t)(start >> 6);
-            L->dm = dl[start >> 6] & (~0ull << (start & 63));
+            L->start = (uint32_t)lstart;
+            L->len = (uint32_t)(e - lstart);
+            if (skip) {   /* more fields than enf: the rest are cut when a line needs them */
+                L->n_split = enf;
+                L->done = 0;
+                m = (skip0 ? nlw : both) & ~((2ull << bit) - 1);
+            } else {
+                fe[k] = (uint32_t)(e - lstart);
+                L->n_split = k + 1;
+                L->done = 1;
+            }
+            skip = skip0;
             bt->nodes[i] = bt->dram[i] = 0;
             bt->sel[i] = (uint32_t)i;
             i++;
-            start = next;
+            k = 0;
+            lstart = pos + 1;
+            if (i == bt->cap_lines || (i + 1) * nf > bt->cap_fields) {
+                if (batch_room(pl, bt, i + 1)) return -ENOMEM;
+            }
+            fe = bt->fe + i * nf;
         }
-    }
-    if (i * bt->nf > PB_MAX_FIELDS) return -E2BIG;
-    if (i * bt->nf > bt->cap_fields) {
-        if (grow((void **)&bt->fs, i * bt->nf, sizeof(uint32_t)) || grow((void **)&bt->fe, i * bt->nf, sizeof(uint32_t)))
-            return -ENOMEM;
-        bt->cap_fields = i * bt->nf;
     }
     bt->page = p;
     bt->dl = dl;
@@ -834,29 +914,46 @@ int csd_plan_batch_page(plan *pl, const uint8_t *p, size_t n, const uint64_t *nl
             if (bt->root[j].t == PT_BOOL && bt->root[j].b) bt->sel[ns++] = (uint32_t)j;
         bt->n_sel = ns;
     }
-    for (uint32_t k = 0; k < bt->n_ev; k++)
-        if (bt->ev_node[k] >= 0 && (rc = batch_eval(pl, bt, bt->ev_node[k], bt->sel, bt->n_sel, bt->ev[k], 0)))
+    for (uint32_t x = 0; x < bt->n_ev; x++)
+        if (bt->ev_node[x] >= 0 && (rc = batch_eval(pl, bt, bt->ev_node[x], bt->sel, bt->n_sel, bt->ev[x], 0)))
             return rc;
     return 0;
 }
 
-size_t csd_plan_batch_lines(const plan *pl) { return pl->batch->n_lines; }
-const uint32_t *csd_plan_batch_sel(const plan *pl, size_t *n) {
-    *n = pl->batch->n_sel;
-    return pl->batch->sel;
-}
-void csd_plan_batch_counts(const plan *pl, size_t i, uint64_t *nodes, uint64_t *dram) {
-    *nodes = pl->batch->nodes[i];
-    *dram = pl->batch->dram[i];
-}
-const pv *csd_plan_batch_value(const plan *pl, uint32_t k, size_t i) { return &pl->batch->ev[k][i]; }
-
-const pv *const *csd_plan_batch_args(const plan *pl, size_t i) {
-    static const pv null_v = { .t = PT_NULL };   /* COUNT(*) has none */
+int csd_plan_batch_run(plan *pl, csd_tasklet_io *io) {
     pbatch *bt = pl->batch;
-    for (uint32_t a = 0; a < pl->n_aggs; a++)
-        bt->args[a] = pl->aggs[a].arg >= 0 ? &bt->ev[pl->n_group + a][i] : &null_v;
-    return bt->args;
+    const size_t n_lines = bt->n_lines, n_sel = bt->n_sel;
+    const uint32_t *sel = bt->sel;
+    static const pv null_v = { .t = PT_NULL };   /* COUNT(*)'s argument */
+    uint64_t cycles = 0, dram = 0;
+    size_t s = 0;
+    int rc = 0;
+    for (size_t i = 0; i < n_lines; i++) {
+        cycles += CSD_TK_CYCLES_PER_RECORD + (uint64_t)bt->nodes[i] * CSD_TK_CYCLES_PER_NODE;
+        dram += bt->dram[i];
+        if (s == n_sel || sel[s] != i) continue;
+        s++;
+        if (pl->aggregating) {
+            for (uint32_t k = 0; k < pl->n_group; k++) pl->scratch[k] = bt->ev[k][i];
+            for (uint32_t a = 0; a < pl->n_aggs; a++)
+                bt->args[a] = pl->aggs[a].arg >= 0 ? &bt->ev[pl->n_group + a][i] : &null_v;
+            rc = csd_plan_group_update_values(pl, bt->args);
+        } else {
+            for (uint32_t k = 0; k < pl->n_outs; k++) pl->scratch[k] = bt->ev[k][i];
+            if (pl->n_order) rc = csd_plan_buffer_row(pl);
+            else if (!(rc = csd_plan_emit(pl, pl->scratch, pl->n_outs)) && pl->limit && ++pl->emitted >= pl->limit)
+                rc = CSD_STOP;
+        }
+        cycles += pl->compares * CSD_TK_CYCLES_PER_COMPARE;
+        pl->compares = 0;
+        if (rc) break;
+    }
+    csd_io_charge(io, cycles, dram);
+    if (rc < 0) {
+        pl->failed = 1;
+        if (pl->fail_rc) rc = pl->fail_rc;
+    }
+    return rc;
 }
 
 void csd_plan_batch_free(plan *pl) {

@@ -217,14 +217,10 @@ const char *csd_plan_type_name(int t);
  * counts kept to be charged when the line is reached. 0, or < 0 when the page must go line by
  * line (an expression that fails on some line, or no memory): nothing was charged or changed. */
 int csd_plan_batch_page(plan *pl, const uint8_t *p, size_t n, const uint64_t *nl, const uint64_t *dl);
-size_t csd_plan_batch_lines(const plan *pl);
-/* the lines past the filter, ascending */
-const uint32_t *csd_plan_batch_sel(const plan *pl, size_t *n);
-void csd_plan_batch_counts(const plan *pl, size_t i, uint64_t *nodes, uint64_t *dram);
-/* expression k on line i: group key k, then aggregate k - n_group's argument; or output k */
-const pv *csd_plan_batch_value(const plan *pl, uint32_t k, size_t i);
-/* line i's aggregate arguments (a NULL for COUNT(*)) */
-const pv *const *csd_plan_batch_args(const plan *pl, size_t i);
+/* The page's lines in order after csd_plan_batch_page: each charged its counts, and one past the
+ * filter goes on to its group, the buffer or the output as in record(); a stop or failure at a
+ * line leaves the later lines uncharged, as record() would. */
+int csd_plan_batch_run(plan *pl, csd_tasklet_io *io);
 void csd_plan_batch_free(plan *pl);
 
 /* plan_eval.c: evaluate node n on the current record; < 0 after csd_io_fail (division by zero) */
