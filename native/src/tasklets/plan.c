@@ -112,6 +112,29 @@ static inline void masks64(const uint8_t *s, uint8_t d, int quotes, uint8_t q, u
 #endif
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define PLAN_AVX2 1
+/* masks64 over whole 64-byte blocks with 32-byte compares, where the CPU has AVX2 (asked once per
+ * plan): half the instructions of the SSE2 loop on the page's first pass over its bytes. */
+__attribute__((target("avx2"))) static uint64_t page_masks_avx2(const uint8_t *p, size_t blocks, uint8_t d, int quotes,
+                                                                  uint8_t q, uint64_t *nl, uint64_t *dl) {
+    const __m256i vn = _mm256_set1_epi8('\n'), vd = _mm256_set1_epi8((char)d), vq = _mm256_set1_epi8((char)q);
+    uint64_t anyq = 0;
+    for (size_t b = 0; b < blocks; b++) {
+        __m256i lo = _mm256_loadu_si256((const __m256i *)(p + b * 64));
+        __m256i hi = _mm256_loadu_si256((const __m256i *)(p + b * 64 + 32));
+        nl[b] = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, vn)) |
+                (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, vn)) << 32;
+        dl[b] = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, vd)) |
+                (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, vd)) << 32;
+        if (quotes)
+            anyq |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_or_si256(_mm256_cmpeq_epi8(lo, vq), _mm256_cmpeq_epi8(hi, vq)));
+    }
+    return anyq;
+}
+#endif
+
 /* The page's newline, delimiter and (with quoting) quote bits, nb = ceil(n / 64) words each.
  * Returns 1 when the fields can be cut at every delimiter (no quote byte in the page), 0 when not
  * (or when the masks cannot be allocated: the line-at-a-time path then runs). */
@@ -126,6 +149,13 @@ static int page_masks(plan *pl, const uint8_t *p, size_t n) {
     uint64_t *nl = pl->pg_masks, *dl = nl + nb, *qm = dl + nb, anyq = 0;
     const uint8_t q = pl->quoting ? pl->quote : '\n';
     size_t b = 0;
+#ifdef PLAN_AVX2
+    if (pl->avx2 == 0) pl->avx2 = __builtin_cpu_supports("avx2") ? 1 : -1;
+    if (pl->avx2 > 0) {
+        b = n / 64;
+        anyq = page_masks_avx2(p, b, pl->delim, pl->quoting, q, nl, dl);
+    }
+#endif
     if (pl->quoting)
         for (; (b + 1) * 64 <= n; b++) {
             masks64(p + b * 64, pl->delim, 1, q, &nl[b], &dl[b], &qm[b]);

@@ -702,8 +702,8 @@ static pblevel *level(pbatch *bt, unsigned d) {
     return l;
 }
 
-/* Column c's values on the lines sel, decoding those not decoded yet (a DRAM access each). */
-static int batch_column(plan *pl, pbatch *bt, uint32_t c, const uint32_t *sel, size_t ns, pv *out) {
+/* Column c's arrays, ready for this page; NULL without memory. */
+static pv *batch_col_begin(pbatch *bt, uint32_t c) {
     if (!bt->colv[c]) {
         bt->colv[c] = malloc(bt->cap_lines * sizeof(pv));
         bt->cold[c] = malloc(bt->cap_lines);
@@ -711,42 +711,48 @@ static int batch_column(plan *pl, pbatch *bt, uint32_t c, const uint32_t *sel, s
             free(bt->colv[c]), free(bt->cold[c]);
             bt->colv[c] = NULL;
             bt->cold[c] = NULL;
-            return -ENOMEM;
+            return NULL;
         }
     }
-    pv *v = bt->colv[c];
-    uint8_t *done = bt->cold[c];
     uint32_t k;
     for (k = 0; k < bt->n_used && bt->used[k] != c; k++) {}
     if (k == bt->n_used) {
         bt->used[bt->n_used++] = c;
-        memset(done, 0, bt->n_lines);
+        memset(bt->cold[c], 0, bt->n_lines);
     }
+    return bt->colv[c];
+}
+
+/* Column c on line i, decoded the first time (a DRAM access). */
+static inline const pv *batch_col_value(plan *pl, pbatch *bt, uint32_t c, uint32_t i) {
+    pv *v = &bt->colv[c][i];
+    if (bt->cold[c][i]) return v;
+    bt->cold[c][i] = 1;
+    bt->dram[i]++;
     const pcol *col = &pl->cols[c];
     const uint32_t f = col->field, nf = bt->nf;
-    for (size_t j = 0; j < ns; j++) {
-        uint32_t i = sel[j];
-        if (!done[i]) {
-            done[i] = 1;
-            bt->dram[i]++;
-            pline *L = &bt->lines[i];
-            uint32_t *fe = bt->fe + (size_t)i * nf;
-            if (f >= L->n_split && !L->done) {
-                /* past the fields cut up front: cut this line again from its start, further */
-                L->n_split = L->split_pos = 0;
-                L->db = L->start >> 6;
-                L->dm = bt->dl[L->db] & (~0ull << (L->start & 63));
-                split_line(bt->dl, L, bt->fs + (size_t)i * nf, fe, f);
-            }
-            if (f >= L->n_split) {
-                v[i].t = PT_NULL;
-            } else {
-                uint32_t fs = f ? fe[f - 1] + 1 : 0;   /* a field starts after the previous one's delimiter */
-                text_value(pl, col, bt->page + L->start + fs, fe[f] - fs, &v[i]);
-            }
-        }
-        pv_copy(&out[i], &v[i]);
+    pline *L = &bt->lines[i];
+    uint32_t *fe = bt->fe + (size_t)i * nf;
+    if (f >= L->n_split && !L->done) {
+        /* past the fields cut up front: cut this line again from its start, further */
+        L->n_split = L->split_pos = 0;
+        L->db = L->start >> 6;
+        L->dm = bt->dl[L->db] & (~0ull << (L->start & 63));
+        split_line(bt->dl, L, bt->fs + (size_t)i * nf, fe, f);
     }
+    if (f >= L->n_split) {
+        v->t = PT_NULL;
+    } else {
+        uint32_t fs = f ? fe[f - 1] + 1 : 0;   /* a field starts after the previous one's delimiter */
+        text_value(pl, col, bt->page + L->start + fs, fe[f] - fs, v);
+    }
+    return v;
+}
+
+/* Column c's values on the lines sel. */
+static int batch_column(plan *pl, pbatch *bt, uint32_t c, const uint32_t *sel, size_t ns, pv *out) {
+    if (!batch_col_begin(bt, c)) return -ENOMEM;
+    for (size_t j = 0; j < ns; j++) pv_copy(&out[sel[j]], batch_col_value(pl, bt, c, sel[j]));
     return 0;
 }
 
@@ -762,6 +768,35 @@ static int batch_eval(plan *pl, pbatch *bt, int32_t n, const uint32_t *sel, size
         return 0;
     default: break;
     }
+    int op = x->op;
+    const pnode *xa = &pl->nodes[x->a], *xb = x->kind == PN_BINARY ? &pl->nodes[x->b] : NULL;
+    if (xb && op >= SMARTSSD__V1__BINARY_OP__EQ && op <= SMARTSSD__V1__BINARY_OP__GE && xa->kind == PN_COLUMN &&
+        xb->kind == PN_LITERAL && xb->lit.t == PT_INT && pl->cols[xa->col].type == PT_INT) {
+        /* an integer column against an integer literal (most filters): one loop, no child arrays */
+        if (!batch_col_begin(bt, xa->col)) return -ENOMEM;
+        const int64_t lit = xb->lit.i;
+        for (size_t j = 0; j < ns; j++) {
+            uint32_t i = sel[j];
+            bt->nodes[i] += 2;
+            const pv *v = batch_col_value(pl, bt, xa->col, i);
+            if (v->t == PT_NULL) {
+                out[i].t = PT_NULL;
+                continue;
+            }
+            int c = v->i < lit ? -1 : v->i > lit;
+            int r;
+            switch (op) {
+            case SMARTSSD__V1__BINARY_OP__EQ: r = c == 0; break;
+            case SMARTSSD__V1__BINARY_OP__NE: r = c != 0; break;
+            case SMARTSSD__V1__BINARY_OP__LT: r = c < 0; break;
+            case SMARTSSD__V1__BINARY_OP__LE: r = c <= 0; break;
+            case SMARTSSD__V1__BINARY_OP__GT: r = c > 0; break;
+            default: r = c >= 0; break;
+            }
+            set_bool(&out[i], r);
+        }
+        return 0;
+    }
     pblevel *l = level(bt, depth);
     if (!l) return -E2BIG;
     pv *a = l->a, *b = l->b;
@@ -775,7 +810,6 @@ static int batch_eval(plan *pl, pbatch *bt, int32_t n, const uint32_t *sel, size
         for (size_t j = 0; j < ns; j++) bt->nodes[sel[j]] += in_value(pl, x, &a[sel[j]], &out[sel[j]]);
         return 0;
     }
-    int op = x->op;
     if (op == SMARTSSD__V1__BINARY_OP__AND || op == SMARTSSD__V1__BINARY_OP__OR) {
         int stop = op == SMARTSSD__V1__BINARY_OP__OR;   /* the value that decides alone */
         uint32_t *sb = l->sel;

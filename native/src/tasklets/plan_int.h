@@ -147,7 +147,8 @@ typedef struct plan {
     size_t pg_cap;           /* uint64_t words allocated at pg_masks */
     const uint64_t *pg_dl;   /* while a page is walked: its delimiter bits, else NULL */
     struct pline *pg_line;   /* ... and the current line's split state there */
-    struct pbatch *batch;    /* a page's filter evaluated by column (plan_eval.c), NULL until used */
+    struct pbatch *batch;    /* a page evaluated by column (plan_eval.c), NULL until used */
+    int avx2;                /* the CPU has AVX2: 0 not asked yet, 1 yes, -1 no */
 
     /* run state */
     csd_tasklet_io *io;

@@ -304,7 +304,13 @@ static pgroup *new_group(plan *pl, const pv *key, uint64_t h) {
 /* csd_plan_equal_group, with strings and integers (most keys) compared in place */
 static inline int key_equal(const pv *a, const pv *b) {
     if (a->t != b->t) return 0;
-    if (a->t == PT_STRING) return a->s.n == b->s.n && (!a->s.n || !memcmp(a->s.p, b->s.p, a->s.n));
+    if (a->t == PT_STRING) {
+        if (a->s.n != b->s.n) return 0;
+        if (a->s.n > 16) return !memcmp(a->s.p, b->s.p, a->s.n);
+        for (size_t i = 0; i < a->s.n; i++)   /* short keys: no call */
+            if (a->s.p[i] != b->s.p[i]) return 0;
+        return 1;
+    }
     if (a->t == PT_INT) return a->i == b->i;
     return csd_plan_equal_group(a, b);
 }
