@@ -744,7 +744,14 @@ static inline const pv *batch_col_value(plan *pl, pbatch *bt, uint32_t c, uint32
         v->t = PT_NULL;
     } else {
         uint32_t fs = f ? fe[f - 1] + 1 : 0;   /* a field starts after the previous one's delimiter */
-        text_value(pl, col, bt->page + L->start + fs, fe[f] - fs, v);
+        const uint8_t *p = bt->page + L->start + fs;
+        size_t n = fe[f] - fs;
+        if (col->type == PT_INT) {   /* text_value's integer case, in the loop */
+            v->t = PT_NULL;
+            if (n && !parse_int(p, n, &v->i)) v->t = PT_INT;
+        } else {
+            text_value(pl, col, p, n, v);
+        }
     }
     return v;
 }
