@@ -628,6 +628,7 @@ typedef struct pbatch {
     uint32_t n_used;
     const pv **args;         /* one line's aggregate arguments */
     uint32_t enf;            /* fields cut for every line when the page is walked */
+    uint32_t enf_lo, enf_hi; /* ... for a filter that passes few lines, for one that passes many */
     int enf_set;
     int ok;                  /* allocations at init succeeded */
 } pbatch;
@@ -862,6 +863,20 @@ static uint32_t expr_fields(const plan *pl, int32_t n) {
     }
 }
 
+/* expr_fields of the nodes evaluated on every line expression n is: an AND/OR's right side is not */
+static uint32_t always_fields(const plan *pl, int32_t n) {
+    if (n < 0) return 0;
+    const pnode *x = &pl->nodes[n];
+    if (x->kind == PN_BINARY && (x->op == SMARTSSD__V1__BINARY_OP__AND || x->op == SMARTSSD__V1__BINARY_OP__OR))
+        return always_fields(pl, x->a);
+    if (x->kind == PN_BINARY) {
+        uint32_t a = always_fields(pl, x->a), b = always_fields(pl, x->b);
+        return a > b ? a : b;
+    }
+    if (x->kind == PN_UNARY || x->kind == PN_IN) return always_fields(pl, x->a);
+    return expr_fields(pl, n);
+}
+
 static int batch_room(plan *pl, pbatch *bt, size_t lines) {
     if (lines > bt->cap_lines && batch_grow_lines(pl, bt, lines > 2 * bt->cap_lines ? lines : 2 * bt->cap_lines))
         return -ENOMEM;
@@ -879,15 +894,19 @@ int csd_plan_batch_page(plan *pl, const uint8_t *p, size_t n, const uint64_t *nl
     pbatch *bt = batch_init(pl);
     if (!bt) return -ENOMEM;
     if (!bt->enf_set) {
-        /* fields cut for every line up front: those the filter reads (and with high selectivity
-         * likely the rest too: the group keys and aggregate arguments); others when a line needs them */
-        uint32_t e = expr_fields(pl, pl->filter);
-        if (pl->filter < 0 || pl->aggregating)
-            for (uint32_t k = 0; k < bt->n_ev; k++) {
-                uint32_t f = expr_fields(pl, bt->ev_node[k]);
-                if (f > e) e = f;
-            }
-        bt->enf = e < bt->nf ? e : bt->nf;
+        /* Fields cut for every line up front: those of the filter's nodes evaluated on every line
+         * (the left side of an AND/OR); with the filter passing many lines, also those of the rest
+         * of the filter and of what is evaluated past it. Other fields are cut when a line needs
+         * them. Which fields are cut when changes no value and no count. */
+        uint32_t lo = always_fields(pl, pl->filter), hi = expr_fields(pl, pl->filter);
+        for (uint32_t k = 0; k < bt->n_ev; k++) {
+            uint32_t f = expr_fields(pl, bt->ev_node[k]);
+            if (f > hi) hi = f;
+        }
+        if (pl->filter < 0) lo = hi;
+        bt->enf_lo = lo < bt->nf ? lo : bt->nf;
+        bt->enf_hi = hi < bt->nf ? hi : bt->nf;
+        bt->enf = bt->enf_hi;
         bt->enf_set = 1;
     }
     /* One walk over the page's delimiter and newline bits in order: a field ends at each; the
@@ -954,6 +973,7 @@ int csd_plan_batch_page(plan *pl, const uint8_t *p, size_t n, const uint64_t *nl
         for (size_t j = 0; j < i; j++)
             if (bt->root[j].t == PT_BOOL && bt->root[j].b) bt->sel[ns++] = (uint32_t)j;
         bt->n_sel = ns;
+        bt->enf = 4 * ns > i ? bt->enf_hi : bt->enf_lo;   /* for the next page */
     }
     for (uint32_t x = 0; x < bt->n_ev; x++)
         if (bt->ev_node[x] >= 0 && (rc = batch_eval(pl, bt, bt->ev_node[x], bt->sel, bt->n_sel, bt->ev[x], 0)))
