@@ -1437,7 +1437,10 @@ static void r_field(tk_text *t, unsigned f, char delim, int quotes) {
         return;
     }
     switch (f) {
-    case 0: case 4: case 9: tk_text_add(t, "%d", (int)rnd(41) - 20); break;
+    case 0: case 4: case 9:
+        if (rnd(3)) tk_text_add(t, "%d", (int)rnd(41) - 20);
+        else tk_text_add(t, rnd(4) ? "%u" : "+%u", rnd(1000000000u) >> rnd(30));   /* 1 to 9 digits */
+        break;
     case 1: tk_text_add(t, "%g", ((double)rnd(161) - 80) / 8); break;
     case 3: tk_text_add(t, "%s", rnd(2) ? (rnd(2) ? "true" : "1") : (rnd(2) ? "false" : "0")); break;
     default: tk_text_add(t, "%s", rstrs[rnd(7)]); break;

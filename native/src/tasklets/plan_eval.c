@@ -607,7 +607,7 @@ typedef struct pblevel {
 } pblevel;
 
 typedef struct pbatch {
-    const uint8_t *page;
+    const uint8_t *page, *page_end;
     const uint64_t *dl;
     size_t n_lines, cap_lines;
     uint32_t nf;             /* fields per line kept: max_field + 1 */
@@ -703,6 +703,23 @@ static pblevel *level(pbatch *bt, unsigned d) {
     return l;
 }
 
+/* 1 to 8 unsigned decimal digits at p (8 bytes readable) as parse_int reads them, all at once: the
+ * bytes placed after '0' padding, checked to be digits, then combined in three multiplies. -1 when
+ * a byte is not a digit (a sign or not a number: parse_int decides). */
+static inline int parse_digits8(const uint8_t *p, size_t n, int64_t *out) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    unsigned pad = 8 * (unsigned)(8 - n);
+    if (pad) w = (w << pad) | (0x3030303030303030ull >> (64 - pad));   /* first byte = most significant digit */
+    if ((w & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull ||
+        (((w & 0x0F0F0F0F0F0F0F0Full) + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull))
+        return -1;
+    w = ((w & 0x0F0F0F0F0F0F0F0Full) * 2561) >> 8;
+    w = ((w & 0x00FF00FF00FF00FFull) * 6553601) >> 16;
+    *out = (int64_t)(((w & 0x0000FFFF0000FFFFull) * 42949672960001ull) >> 32);
+    return 0;
+}
+
 /* Column c's arrays, ready for this page; NULL without memory. */
 static pv *batch_col_begin(pbatch *bt, uint32_t c) {
     if (!bt->colv[c]) {
@@ -749,7 +766,12 @@ static inline const pv *batch_col_value(plan *pl, pbatch *bt, uint32_t c, uint32
         size_t n = fe[f] - fs;
         if (col->type == PT_INT) {   /* text_value's integer case, in the loop */
             v->t = PT_NULL;
-            if (n && !parse_int(p, n, &v->i)) v->t = PT_INT;
+            if (n && n <= 8 && p + 8 <= bt->page_end) {
+                if (!parse_digits8(p, n, &v->i)) v->t = PT_INT;
+                else if (!parse_int(p, n, &v->i)) v->t = PT_INT;   /* a sign */
+            } else if (n && !parse_int(p, n, &v->i)) {
+                v->t = PT_INT;
+            }
         } else {
             text_value(pl, col, p, n, v);
         }
@@ -963,6 +985,7 @@ int csd_plan_batch_page(plan *pl, const uint8_t *p, size_t n, const uint64_t *nl
         }
     }
     bt->page = p;
+    bt->page_end = p + n;
     bt->dl = dl;
     bt->n_lines = bt->n_sel = i;
     bt->n_used = 0;
