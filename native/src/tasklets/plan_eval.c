@@ -1028,8 +1028,9 @@ int csd_plan_batch_run(plan *pl, csd_tasklet_io *io) {
             else if (!(rc = csd_plan_emit(pl, pl->scratch, pl->n_outs)) && pl->limit && ++pl->emitted >= pl->limit)
                 rc = CSD_STOP;
         }
-        cycles += pl->compares * CSD_TK_CYCLES_PER_COMPARE;
-        pl->compares = 0;
+        cycles += pl->compares * CSD_TK_CYCLES_PER_COMPARE + pl->hashes * CSD_TK_CYCLES_PER_HASH;
+        dram += pl->hashes;
+        pl->compares = pl->hashes = 0;
         if (rc) break;
     }
     csd_io_charge(io, cycles, dram);

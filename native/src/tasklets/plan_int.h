@@ -167,6 +167,7 @@ typedef struct plan {
     size_t max_mem;          /* static param max_state_bytes */
     pv *scratch;             /* n_output values of the row being built */
     uint64_t compares;
+    uint64_t hashes;         /* group lookups of csd_plan_group_update_values not charged yet */
 
     /* Parquet input (plan_parquet.c): the object's bytes gathered, decoded at finish */
     int parquet;
@@ -248,7 +249,8 @@ void csd_plan_parquet_free(plan *pl);
 
 /* plan_state.c: groups and buffered rows */
 int csd_plan_group_update(plan *pl);
-/* the same with the key in pl->scratch and aggregate a's argument at args[a] (evaluated already) */
+/* the same with the key in pl->scratch and aggregate a's argument at args[a] (evaluated already);
+ * its hash lookup is counted in pl->hashes for the caller to charge, not charged */
 int csd_plan_group_update_values(plan *pl, const pv *const *args);
 int csd_plan_buffer_row(plan *pl);
 int csd_plan_finish_groups(plan *pl);

@@ -321,9 +321,9 @@ static int same_key(const plan *pl, const pgroup *g, const pv *key) {
     return k == pl->n_group;
 }
 
-static pgroup *find_group(plan *pl, const pv *key) {
-    /* the device's cost is a hash lookup either way; the emulator first tries the previous group */
-    csd_io_charge(pl->io, CSD_TK_CYCLES_PER_HASH, 1);
+/* the device's cost is a hash lookup either way (charged by the callers); the emulator first tries
+ * the previous group */
+static pgroup *lookup_group(plan *pl, const pv *key) {
     if (pl->last_group && same_key(pl, &pl->groups[pl->last_group - 1], key)) return &pl->groups[pl->last_group - 1];
     uint64_t h = csd_plan_hash(key, pl->n_group);
     if (pl->n_groups + 1 > pl->hcap / 2 && htab_grow(pl)) return NULL;
@@ -339,6 +339,11 @@ static pgroup *find_group(plan *pl, const pv *key) {
     pgroup *g = new_group(pl, key, h);
     if (g) pl->htab[i] = pl->last_group = (uint32_t)pl->n_groups;
     return g;
+}
+
+static pgroup *find_group(plan *pl, const pv *key) {
+    csd_io_charge(pl->io, CSD_TK_CYCLES_PER_HASH, 1);
+    return lookup_group(pl, key);
 }
 
 int csd_plan_group_update(plan *pl) {
@@ -357,7 +362,8 @@ int csd_plan_group_update(plan *pl) {
 }
 
 int csd_plan_group_update_values(plan *pl, const pv *const *args) {
-    pgroup *g = find_group(pl, pl->scratch);
+    pl->hashes++;
+    pgroup *g = lookup_group(pl, pl->scratch);
     if (!g) return -ENOMEM;
     for (uint32_t a = 0; a < pl->n_aggs; a++) {
         int rc = agg_value(pl, &pl->aggs[a], &g->aggs[a], *args[a]);
