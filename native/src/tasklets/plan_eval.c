@@ -626,7 +626,6 @@ typedef struct pbatch {
     uint8_t **cold;
     uint32_t *used;          /* columns decoded on this page */
     uint32_t n_used;
-    const pv **args;         /* one line's aggregate arguments */
     uint32_t enf;            /* fields cut for every line when the page is walked */
     uint32_t enf_lo, enf_hi; /* ... for a filter that passes few lines, for one that passes many */
     int enf_set;
@@ -674,8 +673,7 @@ static pbatch *batch_init(plan *pl) {
     bt->n_ev = pl->aggregating ? pl->n_group + pl->n_aggs : pl->n_outs;
     bt->ev_node = calloc(bt->n_ev + 1, sizeof *bt->ev_node);
     bt->ev = calloc(bt->n_ev + 1, sizeof *bt->ev);
-    bt->args = calloc(pl->n_aggs + 1, sizeof *bt->args);
-    if (!bt->colv || !bt->cold || !bt->used || !bt->ev_node || !bt->ev || !bt->args) return NULL;
+    if (!bt->colv || !bt->cold || !bt->used || !bt->ev_node || !bt->ev) return NULL;
     for (uint32_t k = 0; k < bt->n_ev; k++) {
         if (!pl->aggregating) bt->ev_node[k] = pl->outs[k];
         else if (k < pl->n_group) bt->ev_node[k] = pl->group[k];
@@ -1008,7 +1006,6 @@ int csd_plan_batch_run(plan *pl, csd_tasklet_io *io) {
     pbatch *bt = pl->batch;
     const size_t n_lines = bt->n_lines, n_sel = bt->n_sel;
     const uint32_t *sel = bt->sel;
-    static const pv null_v = { .t = PT_NULL };   /* COUNT(*)'s argument */
     uint64_t cycles = 0, dram = 0;
     size_t s = 0;
     int rc = 0;
@@ -1018,10 +1015,11 @@ int csd_plan_batch_run(plan *pl, csd_tasklet_io *io) {
         if (s == n_sel || sel[s] != i) continue;
         s++;
         if (pl->aggregating) {
-            for (uint32_t k = 0; k < pl->n_group; k++) pl->scratch[k] = bt->ev[k][i];
-            for (uint32_t a = 0; a < pl->n_aggs; a++)
-                bt->args[a] = pl->aggs[a].arg >= 0 ? &bt->ev[pl->n_group + a][i] : &null_v;
-            rc = csd_plan_group_update_values(pl, bt->args);
+            const pv *key = pl->scratch;
+            if (pl->n_group == 1) key = &bt->ev[0][i];   /* one key: its value is the whole key */
+            else
+                for (uint32_t k = 0; k < pl->n_group; k++) pl->scratch[k] = bt->ev[k][i];
+            rc = csd_plan_group_update_values(pl, key, bt->ev, i);
         } else {
             for (uint32_t k = 0; k < pl->n_outs; k++) pl->scratch[k] = bt->ev[k][i];
             if (pl->n_order) rc = csd_plan_buffer_row(pl);
@@ -1048,7 +1046,7 @@ void csd_plan_batch_free(plan *pl) {
     for (int l = 0; l < PB_MAX_LEVELS; l++) free(bt->lv[l].a), free(bt->lv[l].b), free(bt->lv[l].sel);
     for (uint32_t c = 0; c < pl->n_cols && bt->colv; c++) free(bt->colv[c]), free(bt->cold[c]);
     for (uint32_t k = 0; k < bt->n_ev && bt->ev; k++) free(bt->ev[k]);
-    free(bt->colv), free(bt->cold), free(bt->used), free(bt->ev), free(bt->ev_node), free(bt->args);
+    free(bt->colv), free(bt->cold), free(bt->used), free(bt->ev), free(bt->ev_node);
     free(bt);
     pl->batch = NULL;
 }

@@ -249,9 +249,9 @@ void csd_plan_parquet_free(plan *pl);
 
 /* plan_state.c: groups and buffered rows */
 int csd_plan_group_update(plan *pl);
-/* the same with the key in pl->scratch and aggregate a's argument at args[a] (evaluated already);
- * its hash lookup is counted in pl->hashes for the caller to charge, not charged */
-int csd_plan_group_update_values(plan *pl, const pv *const *args);
+/* the same with the n_group key values at key and aggregate a's argument at ev[n_group + a][i]
+ * (evaluated already); its hash lookup is counted in pl->hashes for the caller to charge */
+int csd_plan_group_update_values(plan *pl, const pv *key, pv *const *ev, size_t i);
 int csd_plan_buffer_row(plan *pl);
 int csd_plan_finish_groups(plan *pl);
 int csd_plan_finish_rows(plan *pl);

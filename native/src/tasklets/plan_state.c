@@ -361,12 +361,14 @@ int csd_plan_group_update(plan *pl) {
     return 0;
 }
 
-int csd_plan_group_update_values(plan *pl, const pv *const *args) {
+int csd_plan_group_update_values(plan *pl, const pv *key, pv *const *ev, size_t i) {
     pl->hashes++;
-    pgroup *g = lookup_group(pl, pl->scratch);
+    pgroup *g = lookup_group(pl, key);
     if (!g) return -ENOMEM;
+    static const pv null_v = { .t = PT_NULL };   /* COUNT(*)'s argument */
     for (uint32_t a = 0; a < pl->n_aggs; a++) {
-        int rc = agg_value(pl, &pl->aggs[a], &g->aggs[a], *args[a]);
+        const pagg *ag = &pl->aggs[a];
+        int rc = agg_value(pl, ag, &g->aggs[a], ag->arg >= 0 ? ev[pl->n_group + a][i] : null_v);
         if (rc) return rc;
     }
     return 0;
