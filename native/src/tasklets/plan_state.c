@@ -205,7 +205,7 @@ static int agg_set_string(plan *pl, pagg_state *s, const pv *v) {
 }
 
 /* aggregate g's state s with its argument's value v (unused for COUNT(*)) */
-static int agg_value(plan *pl, const pagg *g, pagg_state *s, pv v) {
+static inline __attribute__((always_inline)) int agg_value(plan *pl, const pagg *g, pagg_state *s, pv v) {
     if (g->fn == SMARTSSD__V1__AGG_FN__COUNT_ALL) {
         s->count++;
         return 0;
@@ -315,7 +315,7 @@ static inline int key_equal(const pv *a, const pv *b) {
     return csd_plan_equal_group(a, b);
 }
 
-static int same_key(const plan *pl, const pgroup *g, const pv *key) {
+static inline __attribute__((always_inline)) int same_key(const plan *pl, const pgroup *g, const pv *key) {
     uint32_t k = 0;
     while (k < pl->n_group && key_equal(&g->key[k], &key[k])) k++;
     return k == pl->n_group;
@@ -363,7 +363,9 @@ int csd_plan_group_update(plan *pl) {
 
 int csd_plan_group_update_values(plan *pl, const pv *key, pv *const *ev, size_t i) {
     pl->hashes++;
-    pgroup *g = lookup_group(pl, key);
+    pgroup *g;
+    if (pl->last_group && same_key(pl, &pl->groups[pl->last_group - 1], key)) g = &pl->groups[pl->last_group - 1];
+    else g = lookup_group(pl, key);
     if (!g) return -ENOMEM;
     static const pv null_v = { .t = PT_NULL };   /* COUNT(*)'s argument */
     for (uint32_t a = 0; a < pl->n_aggs; a++) {
