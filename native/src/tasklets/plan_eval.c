@@ -937,6 +937,8 @@ int csd_plan_batch_page(plan *pl, const uint8_t *p, size_t n, const uint64_t *nl
     uint32_t k = 0;
     if (batch_room(pl, bt, 64)) return -ENOMEM;
     uint32_t *fe = bt->fe;
+    /* lines the arrays hold now */
+    size_t room = bt->cap_fields / nf < bt->cap_lines ? bt->cap_fields / nf : bt->cap_lines;
     /* once a line's first enf fields are cut, only its newline matters: its delimiter bits are
      * dropped from the walk (skip) */
     const int skip0 = enf == 0;
@@ -971,17 +973,19 @@ int csd_plan_batch_page(plan *pl, const uint8_t *p, size_t n, const uint64_t *nl
                 L->done = 1;
             }
             skip = skip0;
-            bt->nodes[i] = bt->dram[i] = 0;
-            bt->sel[i] = (uint32_t)i;
             i++;
             k = 0;
             lstart = pos + 1;
-            if (i == bt->cap_lines || (i + 1) * nf > bt->cap_fields) {
+            if (i == room) {
                 if (batch_room(pl, bt, i + 1)) return -ENOMEM;
+                room = bt->cap_fields / nf < bt->cap_lines ? bt->cap_fields / nf : bt->cap_lines;
             }
             fe = bt->fe + i * nf;
         }
     }
+    memset(bt->nodes, 0, i * sizeof *bt->nodes);
+    memset(bt->dram, 0, i * sizeof *bt->dram);
+    for (size_t j = 0; j < i; j++) bt->sel[j] = (uint32_t)j;
     bt->page = p;
     bt->page_end = p + n;
     bt->dl = dl;
