@@ -192,12 +192,52 @@ static int lines_one_by_one(plan *pl, csd_tasklet_io *io, const uint8_t *p, size
     return 0;
 }
 
-/* A page's whole lines with the page's delimiter bits computed once. With a filter, the filter runs
- * over all lines by column first (plan_eval.c csd_plan_batch_filter); otherwise, or when the batch
- * gives the page up (an expression it would fail on: the line-by-line walk then fails at the same
- * line), each line is split from the bits as the evaluator needs its fields and evaluated as
- * record() does, with the same counts and so the same cost. A page holding a quote byte (quoting
- * on) goes line by line: quoted fields keep their exact semantics there. */
+/* The page's lines in order after csd_plan_batch_page: each charged its counts, and one past the
+ * filter goes on to its group, the buffer or the output as in record(); a stop or failure at a
+ * line leaves the later lines uncharged, as record() would. */
+static int lines_batched(plan *pl, csd_tasklet_io *io) {
+    pbatch *bt = pl->batch;
+    const size_t n_lines = bt->n_lines, n_sel = bt->n_sel;
+    const uint32_t *sel = bt->sel;
+    uint64_t cycles = 0, dram = 0;
+    size_t s = 0;
+    int rc = 0;
+    for (size_t i = 0; i < n_lines; i++) {
+        cycles += CSD_TK_CYCLES_PER_RECORD + (uint64_t)bt->nodes[i] * CSD_TK_CYCLES_PER_NODE;
+        dram += bt->dram[i];
+        if (s == n_sel || sel[s] != i) continue;
+        s++;
+        if (pl->aggregating) {
+            const pv *key = pl->scratch;
+            if (pl->n_group == 1) key = &bt->ev[0][i];   /* one key: its value is the whole key */
+            else
+                for (uint32_t k = 0; k < pl->n_group; k++) pl->scratch[k] = bt->ev[k][i];
+            rc = csd_plan_group_update_values(pl, key, bt->ev, i);
+        } else {
+            for (uint32_t k = 0; k < pl->n_outs; k++) pl->scratch[k] = bt->ev[k][i];
+            if (pl->n_order) rc = csd_plan_buffer_row(pl);
+            else if (!(rc = csd_plan_emit(pl, pl->scratch, pl->n_outs)) && pl->limit && ++pl->emitted >= pl->limit)
+                rc = CSD_STOP;
+        }
+        cycles += pl->compares * CSD_TK_CYCLES_PER_COMPARE + pl->hashes * CSD_TK_CYCLES_PER_HASH;
+        dram += pl->hashes;
+        pl->compares = pl->hashes = 0;
+        if (rc) break;
+    }
+    csd_io_charge(io, cycles, dram);
+    if (rc < 0) {
+        pl->failed = 1;
+        if (pl->fail_rc) rc = pl->fail_rc;
+    }
+    return rc;
+}
+
+/* A page's whole lines with the page's delimiter bits computed once. The page is evaluated by
+ * column (plan_eval.c csd_plan_batch_page), then its lines walked in order; when the batch gives the
+ * page up (an expression it would fail on: the line-by-line walk then fails at the same line), each
+ * line is split from the bits as the evaluator needs its fields and evaluated as record() does,
+ * with the same counts and so the same cost. A page holding a quote byte (quoting on) goes line by
+ * line: quoted fields keep their exact semantics there. */
 static int plan_lines(void *state, csd_tasklet_io *io, const uint8_t *p, size_t n, uint64_t off) {
     plan *pl = state;
     if (!n) return 0;
@@ -208,7 +248,7 @@ static int plan_lines(void *state, csd_tasklet_io *io, const uint8_t *p, size_t 
     const uint64_t *nlm = pl->pg_masks, *dlm = nlm + nb;
     if (pl->quoting) memset(pl->funq, 0, (size_t)pl->max_field + 1);   /* no field of this page is unescaped */
     int rc;
-    if (!csd_plan_batch_page(pl, p, n, nlm, dlm)) return csd_plan_batch_run(pl, io);
+    if (!csd_plan_batch_page(pl, p, n, nlm, dlm)) return lines_batched(pl, io);
     pline L;
     pl->pg_dl = dlm;
     pl->pg_line = &L;

@@ -598,40 +598,6 @@ int csd_plan_filter_row(plan *pl, const pv *vals) {
  * the counts the line-at-a-time evaluator would charge it: one node per node evaluated on it (and
  * per IN value examined), one DRAM access per column decoded on it. Evaluation has no side
  * effects, so a page it cannot finish (a division by zero, no memory) goes line by line instead. */
-#define PB_MAX_LEVELS 160   /* expression depth the batch takes; deeper ones go line by line */
-#define PB_MAX_FIELDS ((size_t)1 << 20)   /* lines x split fields per page */
-
-typedef struct pblevel {
-    pv *a, *b;               /* a node's left and right children's values, by line */
-    uint32_t *sel;           /* lines the right child is evaluated on */
-} pblevel;
-
-typedef struct pbatch {
-    const uint8_t *page, *page_end;
-    const uint64_t *dl;
-    size_t n_lines, cap_lines;
-    uint32_t nf;             /* fields per line kept: max_field + 1 */
-    pline *lines;
-    uint32_t *fs, *fe;       /* line i's field bounds at i * nf */
-    size_t cap_fields;
-    uint32_t *nodes, *dram;  /* per line */
-    pv *root;                /* the filter's value per line */
-    uint32_t *sel;           /* lines evaluated past the filter */
-    size_t n_sel;
-    uint32_t n_ev;           /* group keys + aggregate arguments, or outputs */
-    int32_t *ev_node;
-    pv **ev;                 /* expression k's value per line */
-    pblevel lv[PB_MAX_LEVELS];
-    pv **colv;               /* per column: its value per line, decoded when cold says so */
-    uint8_t **cold;
-    uint32_t *used;          /* columns decoded on this page */
-    uint32_t n_used;
-    uint32_t enf;            /* fields cut for every line when the page is walked */
-    uint32_t enf_lo, enf_hi; /* ... for a filter that passes few lines, for one that passes many */
-    int enf_set;
-    int ok;                  /* allocations at init succeeded */
-} pbatch;
-
 static int grow(void **p, size_t n, size_t size) {
     void *q = realloc(*p, n * size);
     if (!q) return -ENOMEM;
@@ -1004,43 +970,6 @@ int csd_plan_batch_page(plan *pl, const uint8_t *p, size_t n, const uint64_t *nl
         if (bt->ev_node[x] >= 0 && (rc = batch_eval(pl, bt, bt->ev_node[x], bt->sel, bt->n_sel, bt->ev[x], 0)))
             return rc;
     return 0;
-}
-
-int csd_plan_batch_run(plan *pl, csd_tasklet_io *io) {
-    pbatch *bt = pl->batch;
-    const size_t n_lines = bt->n_lines, n_sel = bt->n_sel;
-    const uint32_t *sel = bt->sel;
-    uint64_t cycles = 0, dram = 0;
-    size_t s = 0;
-    int rc = 0;
-    for (size_t i = 0; i < n_lines; i++) {
-        cycles += CSD_TK_CYCLES_PER_RECORD + (uint64_t)bt->nodes[i] * CSD_TK_CYCLES_PER_NODE;
-        dram += bt->dram[i];
-        if (s == n_sel || sel[s] != i) continue;
-        s++;
-        if (pl->aggregating) {
-            const pv *key = pl->scratch;
-            if (pl->n_group == 1) key = &bt->ev[0][i];   /* one key: its value is the whole key */
-            else
-                for (uint32_t k = 0; k < pl->n_group; k++) pl->scratch[k] = bt->ev[k][i];
-            rc = csd_plan_group_update_values(pl, key, bt->ev, i);
-        } else {
-            for (uint32_t k = 0; k < pl->n_outs; k++) pl->scratch[k] = bt->ev[k][i];
-            if (pl->n_order) rc = csd_plan_buffer_row(pl);
-            else if (!(rc = csd_plan_emit(pl, pl->scratch, pl->n_outs)) && pl->limit && ++pl->emitted >= pl->limit)
-                rc = CSD_STOP;
-        }
-        cycles += pl->compares * CSD_TK_CYCLES_PER_COMPARE + pl->hashes * CSD_TK_CYCLES_PER_HASH;
-        dram += pl->hashes;
-        pl->compares = pl->hashes = 0;
-        if (rc) break;
-    }
-    csd_io_charge(io, cycles, dram);
-    if (rc < 0) {
-        pl->failed = 1;
-        if (pl->fail_rc) rc = pl->fail_rc;
-    }
-    return rc;
 }
 
 void csd_plan_batch_free(plan *pl) {

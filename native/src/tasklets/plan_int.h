@@ -213,16 +213,47 @@ int csd_plan_compile_row_filter(plan *pl, const char *const *names, const uint8_
                                 const Smartssd__V1__Expr *e, char *err, size_t errlen);
 const char *csd_plan_type_name(int t);
 
+/* A page evaluated by column (plan_eval.c "a page by column"); plan.c walks its lines. */
+#define PB_MAX_LEVELS 160   /* expression depth the batch takes; deeper ones go line by line */
+#define PB_MAX_FIELDS ((size_t)1 << 20)   /* lines x split fields per page */
+
+typedef struct pblevel {
+    pv *a, *b;               /* a node's left and right children's values, by line */
+    uint32_t *sel;           /* lines the right child is evaluated on */
+} pblevel;
+
+typedef struct pbatch {
+    const uint8_t *page, *page_end;
+    const uint64_t *dl;
+    size_t n_lines, cap_lines;
+    uint32_t nf;             /* fields per line kept: max_field + 1 */
+    pline *lines;
+    uint32_t *fs, *fe;       /* line i's field bounds at i * nf */
+    size_t cap_fields;
+    uint32_t *nodes, *dram;  /* per line */
+    pv *root;                /* the filter's value per line */
+    uint32_t *sel;           /* lines evaluated past the filter */
+    size_t n_sel;
+    uint32_t n_ev;           /* group keys + aggregate arguments, or outputs */
+    int32_t *ev_node;
+    pv **ev;                 /* expression k's value per line */
+    pblevel lv[PB_MAX_LEVELS];
+    pv **colv;               /* per column: its value per line, decoded when cold says so */
+    uint8_t **cold;
+    uint32_t *used;          /* columns decoded on this page */
+    uint32_t n_used;
+    uint32_t enf;            /* fields cut for every line when the page is walked */
+    uint32_t enf_lo, enf_hi; /* ... for a filter that passes few lines, for one that passes many */
+    int enf_set;
+    int ok;                  /* allocations at init succeeded */
+} pbatch;
+
 /* plan_eval.c: a page of lines without quote bytes (delimiter bits dl; line ends from the newline
  * bits nl) evaluated by expression node: the filter over every line, then the group keys and
  * aggregate arguments (or the projection) over the lines it passed, each line's node and DRAM
  * counts kept to be charged when the line is reached. 0, or < 0 when the page must go line by
  * line (an expression that fails on some line, or no memory): nothing was charged or changed. */
 int csd_plan_batch_page(plan *pl, const uint8_t *p, size_t n, const uint64_t *nl, const uint64_t *dl);
-/* The page's lines in order after csd_plan_batch_page: each charged its counts, and one past the
- * filter goes on to its group, the buffer or the output as in record(); a stop or failure at a
- * line leaves the later lines uncharged, as record() would. */
-int csd_plan_batch_run(plan *pl, csd_tasklet_io *io);
 void csd_plan_batch_free(plan *pl);
 
 /* plan_eval.c: evaluate node n on the current record; < 0 after csd_io_fail (division by zero) */
