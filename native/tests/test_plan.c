@@ -1357,6 +1357,181 @@ static void test_long_lines(void) {
     }
 }
 
+/* ------------------------------------------------------------------ page-at-a-time vs line-at-a-time */
+
+/* Random text and random plans through tk_run, which runs the tasklet record by record (the
+ * line-at-a-time evaluator) and again through its lines hook (a page's lines evaluated by
+ * expression node when the page holds no quote byte) and requires the same rows, status, message
+ * and cost of every page: quoted fields, CRLF, empty and missing fields, bad numbers, long lines,
+ * lines crossing pages, a last line without a newline, every operator and aggregate, top-N, limits
+ * and divisions by zero. */
+static uint64_t rs;
+static unsigned rnd(unsigned n) { return (unsigned)(rng_next(&rs) % n); }
+
+enum { RC_INT = 1, RC_DBL = 2, RC_STR = 3, RC_BOOL = 4 };
+static const int rcol_type[] = {RC_INT, RC_DBL, RC_STR, RC_BOOL, RC_INT, RC_STR, RC_INT};
+static const uint32_t rcol_field[] = {0, 1, 2, 3, 4, 5, 9};
+#define RCOLS 7
+static const char *const rstrs[] = {"alpha", "abba", "x", "ab", "beta", "a", "zz"};
+
+static Smartssd__V1__Expr *r_num(int depth);
+static Smartssd__V1__Expr *r_col_of(int type) {
+    unsigned c;
+    do c = rnd(RCOLS);
+    while (rcol_type[c] != type);
+    return E_col(c);
+}
+static Smartssd__V1__Expr *r_num(int depth) {
+    unsigned k = rnd(depth > 0 ? 9 : 4);
+    switch (k) {
+    case 0: return r_col_of(RC_INT);
+    case 1: return r_col_of(RC_DBL);
+    case 2: return E_i((int64_t)rnd(41) - 20);
+    case 3: return E_d(((double)rnd(81) - 40) / 4);
+    case 4: return E_un(UOP(NEG), r_num(depth - 1));
+    case 5: return E_bin(OP(DIV) + (int)rnd(2), r_num(depth - 1), rnd(4) ? E_i((int64_t)rnd(7) + 1) : r_num(depth - 1));
+    default: return E_bin(OP(ADD) + (int)rnd(3), r_num(depth - 1), r_num(depth - 1));
+    }
+}
+static Smartssd__V1__Expr *r_bool(int depth) {
+    unsigned k = rnd(depth > 0 ? 12 : 7);
+    switch (k) {
+    case 0: case 1: return E_bin(OP(EQ) + (int)rnd(6), r_num(depth), r_num(0));
+    case 2: return E_bin(OP(EQ) + (int)rnd(6), r_col_of(RC_STR), rnd(3) ? E_s(rstrs[rnd(7)]) : r_col_of(RC_STR));
+    case 3: return E_bin(OP(STARTS_WITH) + (int)rnd(3), r_col_of(RC_STR), E_s(rstrs[rnd(7)]));
+    case 4: return E_un(UOP(IS_NULL) + (int)rnd(2), E_col(rnd(RCOLS)));
+    case 5: return rnd(2) ? r_col_of(RC_BOOL) : E_bin(OP(EQ), r_col_of(RC_BOOL), E_b((int)rnd(2)));
+    case 6: {
+        size_t n = 1 + rnd(4);
+        Smartssd__V1__Literal **v = pb_keep(malloc(n * sizeof *v));
+        int str = rnd(2);
+        for (size_t i = 0; i < n; i++)
+            v[i] = !rnd(6) ? L_null() : str ? L_s(rstrs[rnd(7)]) : L_i((int64_t)rnd(21) - 10);
+        return E_in(str ? r_col_of(RC_STR) : r_col_of(RC_INT), n, v);
+    }
+    case 7: case 8: return AND(r_bool(depth - 1), r_bool(depth - 1));
+    case 9: case 10: return OR(r_bool(depth - 1), r_bool(depth - 1));
+    default: return NOT(r_bool(depth - 1));
+    }
+}
+
+static void r_field(tk_text *t, unsigned f, char delim, int quotes) {
+    unsigned k = rnd(20);
+    if (k == 0) return;   /* empty */
+    if (quotes && k == 1) {
+        tk_text_add(t, "\"%s%c\\\"q\"", rstrs[rnd(7)], delim);   /* delimiter and escaped quote inside */
+        return;
+    }
+    if (quotes && k == 2) {
+        tk_text_add(t, "\"%s\"", rstrs[rnd(7)]);
+        return;
+    }
+    if (k == 3) {   /* long */
+        for (unsigned i = 0, n = 60 + rnd(300); i < n; i++) tk_text_add(t, "%c", 'a' + (int)rnd(26));
+        return;
+    }
+    if (k == 4) {
+        static const char *const bad[] = {"12x", "-", "+", "1.5.2", "99999999999999999999", "-9223372036854775808",
+                                          " 7", "nan", "1e3", "TRUE", "yes", "0"};
+        tk_text_add(t, "%s", bad[rnd(12)]);
+        return;
+    }
+    switch (f) {
+    case 0: case 4: case 9:
+        if (rnd(3)) tk_text_add(t, "%d", (int)rnd(41) - 20);
+        else tk_text_add(t, rnd(4) ? "%u" : "+%u", rnd(1000000000u) >> rnd(30));   /* 1 to 9 digits */
+        break;
+    case 1: tk_text_add(t, "%g", ((double)rnd(161) - 80) / 8); break;
+    case 3: tk_text_add(t, "%s", rnd(2) ? (rnd(2) ? "true" : "1") : (rnd(2) ? "false" : "0")); break;
+    default: tk_text_add(t, "%s", rstrs[rnd(7)]); break;
+    }
+}
+
+static char *r_text(char delim, int quotes, size_t *len) {
+    tk_text t = {0};
+    tk_text_add(&t, "%s", "");
+    for (unsigned i = 0, n = 50 + rnd(600); i < n; i++) {
+        unsigned nf = rnd(8) ? 6 + rnd(5) : rnd(12);
+        for (unsigned f = 0; f < nf; f++) {
+            if (f) tk_text_add(&t, "%c", delim);
+            r_field(&t, f, delim, quotes && !rnd(3));
+        }
+        if (i + 1 < n || rnd(2)) tk_text_add(&t, "%s", rnd(4) ? "\n" : "\r\n");
+    }
+    *len = strlen(t.s);
+    return t.s;
+}
+
+static void test_batch_random(void) {
+    static const char delims[] = {',', ' ', '\t', '|'};
+    static const uint32_t pages[] = {64, 100, 256, 1000, 4096};
+    rs = 20261126;
+    unsigned ran = 0, rows = 0, failed = 0;
+    for (unsigned iter = 0; iter < 400; iter++) {
+        char delim = delims[rnd(4)];
+        int quotes = rnd(3) == 0;
+        size_t len;
+        char *text = r_text(delim, quotes, &len);
+        char dstr[2] = {delim, 0};
+        plan_b b;
+        PB_init_text(&b, dstr, rnd(6) == 0);
+        if (quotes || rnd(2)) {
+            b.p.text->quote = (char *)"\"";
+            b.p.text->escape = (char *)"\\";
+        }
+        for (unsigned c = 0; c < RCOLS; c++) PB_col(&b, C_text("c", rcol_type[c], rcol_field[c]));
+        if (rnd(5)) b.p.filter = r_bool(1 + rnd(3));
+        unsigned shape = rnd(4);
+        if (shape == 0 || shape == 1) {
+            for (unsigned i = 0, n = 1 + rnd(3); i < n; i++) PB_project(&b, rnd(2) ? E_col(rnd(RCOLS)) : r_num(2));
+            if (shape == 1) {
+                PB_order(&b, rnd(b.p.n_project), (int)rnd(2));
+                if (rnd(2)) PB_order(&b, rnd(b.p.n_project), (int)rnd(2));
+            }
+            if (rnd(2)) b.p.limit = 1 + rnd(20);
+        } else {
+            if (shape == 2) PB_group(&b, rnd(3) ? E_col(rnd(RCOLS)) : r_num(1));
+            PB_agg(&b, SMARTSSD__V1__AGG_FN__COUNT_ALL, NULL);
+            for (unsigned i = 0, n = rnd(4); i < n; i++) {
+                int fn = SMARTSSD__V1__AGG_FN__COUNT + (int)rnd(4);
+                PB_agg(&b, fn, fn == SMARTSSD__V1__AGG_FN__SUM ? r_num(1) : E_col(rnd(RCOLS)));
+            }
+            if (shape == 2 && rnd(2)) PB_order(&b, 0, (int)rnd(2));
+            if (rnd(3) == 0) b.p.limit = 1 + rnd(5);
+        }
+        uint64_t cuts[2];
+        size_t ncuts = rnd(3);
+        for (size_t i = 0; i < ncuts; i++) cuts[i] = (len * (i + 1)) / (ncuts + 1) + rnd(7);
+        size_t plen;
+        uint8_t *bytes = PB_pack(&b, &plen);
+        csd_tasklet_args a;
+        memset(&a, 0, sizeof a);
+        a.plan = bytes;
+        a.plan_len = plen;
+        /* tk_run checks the lines hook against record() */
+        tk_result r = tk_run(csd_tasklet_find("plan"), &a, (const uint8_t *)text, len, cuts, ncuts, pages[rnd(5)],
+                             TK_BYTES_RAW, 0, 0);
+        if (r.rc == 0) {
+            ran++;
+            rows += (unsigned)r.rows;
+        } else if (r.rc == -EDOM) {
+            failed++;
+            CHECK_STR(r.err, "division by zero");
+        } else {
+            fprintf(stderr, "plan %u: rc %d: %s\n", iter, r.rc, r.err);
+            CHECK(r.rc == 0);
+        }
+        tk_result_free(&r);
+        free(bytes);
+        free(text);
+        pb_free_all();
+    }
+    /* most plans run to the end, some stop on a division by zero */
+    CHECK(ran >= 300);
+    CHECK(failed >= 5);
+    CHECK(rows >= 2000);
+}
+
 int main(void) {
     test_validation();
     test_division_by_zero();
@@ -1365,5 +1540,6 @@ int main(void) {
     test_quoted();
     test_state_cap();
     test_queries();
+    test_batch_random();
     TEST_OK("test_plan");
 }

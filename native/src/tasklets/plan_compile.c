@@ -543,6 +543,7 @@ int csd_plan_compile(plan *pl, const uint8_t *bytes, size_t len, char *err, size
 }
 
 void csd_plan_free(plan *pl) {
+    csd_plan_batch_free(pl);   /* first: it gives the field bound arrays back */
     csd_plan_state_free(pl);
     for (uint32_t i = 0; i < pl->n_cols; i++) free(pl->cols[i].name);
     free(pl->cols);
@@ -560,6 +561,7 @@ void csd_plan_free(plan *pl) {
     free(pl->fend);
     free(pl->funq);
     free(pl->unq);
+    free(pl->pg_masks);
     free(pl->pq_footer);
     free(pl->pq_rgs);
 }

@@ -134,7 +134,40 @@ raw:;
 /* Split the current line up to field `want` (fields past the line's end stay unsplit: NULL). Unquoted
  * text finds its delimiters from the line's delimiter bits, 64 bytes at a time: a field costs a few
  * bit operations instead of a vector compare; the bits stay in locals while splitting. */
+/* Split a page line from the page's delimiter bits (a page of lines without quote bytes, plan.c):
+ * each field end is the next set bit, so the next field's end does not wait on this one's as a bit
+ * scan from each field's start would. */
+static inline void split_line(const uint64_t *dl, pline *L, uint32_t *fs, uint32_t *fe, uint32_t want) {
+    const size_t base = L->start, e = base + L->len;
+    uint32_t k = L->n_split;
+    size_t pos = base + L->split_pos, db = L->db;
+    uint64_t dm = L->dm;
+    while (k <= want) {
+        while (!dm && (db + 1) * 64 < e) dm = dl[++db];
+        size_t d = dm ? db * 64 + (size_t)__builtin_ctzll(dm) : SIZE_MAX;
+        fs[k] = (uint32_t)(pos - base);
+        if (d >= e) {
+            fe[k++] = (uint32_t)(e - base);
+            L->done = 1;
+            break;
+        }
+        fe[k++] = (uint32_t)(d - base);
+        pos = d + 1;
+        dm &= dm - 1;
+    }
+    L->n_split = k;
+    L->split_pos = (uint32_t)(pos - base);
+    L->db = (uint32_t)db;
+    L->dm = dm;
+}
+
 static void split_to(plan *pl, uint32_t want) {
+    if (pl->pg_dl) {
+        split_line(pl->pg_dl, pl->pg_line, pl->fstart, pl->fend, want);
+        pl->n_fields_split = pl->pg_line->n_split;
+        pl->fields_done = pl->pg_line->done;
+        return;
+    }
     const uint8_t *s = pl->rec;
     size_t n = pl->rec_len;
     uint32_t k = pl->n_fields_split;
@@ -181,7 +214,7 @@ static void split_to(plan *pl, uint32_t want) {
     pl->split_pos = pos;
 }
 
-static int parse_int(const uint8_t *p, size_t n, int64_t *out) {
+static inline int parse_int(const uint8_t *p, size_t n, int64_t *out) {
     size_t i = 0;
     int neg = 0;
     if (i < n && (p[i] == '-' || p[i] == '+')) neg = p[i++] == '-';
@@ -214,12 +247,9 @@ static int parse_double(plan *pl, const uint8_t *p, size_t n, double *out) {
     return 0;
 }
 
-static void read_text(plan *pl, const pcol *c, pv *out) {
+/* A text field's bytes as column c's value. */
+static inline void text_value(plan *pl, const pcol *c, const uint8_t *p, size_t n, pv *out) {
     out->t = PT_NULL;
-    if (c->field >= pl->n_fields_split && !pl->fields_done) split_to(pl, c->field);
-    if (c->field >= pl->n_fields_split) return;
-    const uint8_t *p = (pl->funq[c->field] ? pl->unq : pl->rec) + pl->fstart[c->field];
-    size_t n = pl->fend[c->field] - pl->fstart[c->field];
     if (n == 0) return;   /* empty field = NULL */
     switch (c->type) {
     case PT_STRING:
@@ -243,6 +273,16 @@ static void read_text(plan *pl, const pcol *c, pv *out) {
         }
         break;
     }
+}
+
+static void read_text(plan *pl, const pcol *c, pv *out) {
+    if (c->field >= pl->n_fields_split && !pl->fields_done) split_to(pl, c->field);
+    if (c->field >= pl->n_fields_split) {
+        out->t = PT_NULL;
+        return;
+    }
+    const uint8_t *p = (pl->funq[c->field] ? pl->unq : pl->rec) + pl->fstart[c->field];
+    text_value(pl, c, p, pl->fend[c->field] - pl->fstart[c->field], out);
 }
 
 /* A value copied member by member: a whole-struct copy reads 16 bytes across the type byte just
@@ -356,7 +396,8 @@ static int fail_div0(plan *pl) {
     return -EDOM;
 }
 
-static int arith(plan *pl, int op, const pv *a, const pv *b, pv *out) {
+/* -EDOM on a division by zero, without failing the run (the batch then gives the page up) */
+static int arith_value(int op, const pv *a, const pv *b, pv *out) {
     if (a->t == PT_NULL || b->t == PT_NULL) {
         out->t = PT_NULL;
         return 0;
@@ -370,7 +411,7 @@ static int arith(plan *pl, int op, const pv *a, const pv *b, pv *out) {
         case SMARTSSD__V1__BINARY_OP__SUB: out->i = (int64_t)(x - y); break;
         case SMARTSSD__V1__BINARY_OP__MUL: out->i = (int64_t)(x * y); break;
         default:
-            if (b->i == 0) return fail_div0(pl);
+            if (b->i == 0) return -EDOM;
             if (b->i == -1) out->i = op == SMARTSSD__V1__BINARY_OP__DIV ? (int64_t)(0 - x) : 0;
             else out->i = op == SMARTSSD__V1__BINARY_OP__DIV ? a->i / b->i : a->i % b->i;
             break;
@@ -384,11 +425,16 @@ static int arith(plan *pl, int op, const pv *a, const pv *b, pv *out) {
     case SMARTSSD__V1__BINARY_OP__SUB: out->d = x - y; break;
     case SMARTSSD__V1__BINARY_OP__MUL: out->d = x * y; break;
     default:
-        if (y == 0) return fail_div0(pl);
+        if (y == 0) return -EDOM;
         out->d = op == SMARTSSD__V1__BINARY_OP__DIV ? x / y : fmod(x, y);
         break;
     }
     return 0;
+}
+
+static int arith(plan *pl, int op, const pv *a, const pv *b, pv *out) {
+    int rc = arith_value(op, a, b, out);
+    return rc ? fail_div0(pl) : 0;
 }
 
 static int string_op(int op, const pv *a, const pv *b) {
@@ -420,6 +466,27 @@ static inline int eval_child(plan *pl, int32_t n, pv *out) {
     return csd_plan_eval(pl, n, out);
 }
 
+/* A comparison or string predicate (every binary op but AND/OR and arithmetic) */
+static inline void compare_value(int op, const pv *a, const pv *b, pv *out) {
+    if (a->t == PT_NULL || b->t == PT_NULL) {
+        out->t = PT_NULL;
+        return;
+    }
+    if (op >= SMARTSSD__V1__BINARY_OP__STARTS_WITH) {
+        set_bool(out, a->t == PT_STRING && b->t == PT_STRING && string_op(op, a, b));
+        return;
+    }
+    int c = a->t == PT_INT && b->t == PT_INT ? (a->i < b->i ? -1 : a->i > b->i) : csd_plan_cmp(a, b);
+    switch (op) {
+    case SMARTSSD__V1__BINARY_OP__EQ: set_bool(out, c == 0); break;
+    case SMARTSSD__V1__BINARY_OP__NE: set_bool(out, c != 0); break;
+    case SMARTSSD__V1__BINARY_OP__LT: set_bool(out, c < 0); break;
+    case SMARTSSD__V1__BINARY_OP__LE: set_bool(out, c <= 0); break;
+    case SMARTSSD__V1__BINARY_OP__GT: set_bool(out, c > 0); break;
+    default: set_bool(out, c >= 0); break;
+    }
+}
+
 static int eval_binary(plan *pl, const pnode *x, pv *out) {
     pv a, b;
     int op = x->op, rc;
@@ -440,66 +507,59 @@ static int eval_binary(plan *pl, const pnode *x, pv *out) {
     }
     if ((rc = eval_child(pl, x->b, &b))) return rc;
     if (op >= SMARTSSD__V1__BINARY_OP__ADD && op <= SMARTSSD__V1__BINARY_OP__MOD) return arith(pl, op, &a, &b, out);
-    if (a.t == PT_NULL || b.t == PT_NULL) {
-        out->t = PT_NULL;
-        return 0;
-    }
-    if (op >= SMARTSSD__V1__BINARY_OP__STARTS_WITH) {
-        set_bool(out, a.t == PT_STRING && b.t == PT_STRING && string_op(op, &a, &b));
-        return 0;
-    }
-    int c = a.t == PT_INT && b.t == PT_INT ? (a.i < b.i ? -1 : a.i > b.i) : csd_plan_cmp(&a, &b);
-    switch (op) {
-    case SMARTSSD__V1__BINARY_OP__EQ: set_bool(out, c == 0); break;
-    case SMARTSSD__V1__BINARY_OP__NE: set_bool(out, c != 0); break;
-    case SMARTSSD__V1__BINARY_OP__LT: set_bool(out, c < 0); break;
-    case SMARTSSD__V1__BINARY_OP__LE: set_bool(out, c <= 0); break;
-    case SMARTSSD__V1__BINARY_OP__GT: set_bool(out, c > 0); break;
-    default: set_bool(out, c >= 0); break;
-    }
+    compare_value(op, &a, &b, out);
     return 0;
+}
+
+static inline void unary_value(int op, const pv *a, pv *out) {
+    switch (op) {
+    case SMARTSSD__V1__UNARY_OP__IS_NULL: set_bool(out, a->t == PT_NULL); break;
+    case SMARTSSD__V1__UNARY_OP__IS_NOT_NULL: set_bool(out, a->t != PT_NULL); break;
+    case SMARTSSD__V1__UNARY_OP__NOT:
+        if (a->t == PT_NULL) out->t = PT_NULL;
+        else set_bool(out, !a->b);
+        break;
+    default:   /* NEG */
+        *out = *a;
+        if (a->t == PT_INT) out->i = (int64_t)(0 - (uint64_t)a->i);
+        else if (a->t == PT_DOUBLE) out->d = -a->d;
+        break;
+    }
 }
 
 static int eval_unary(plan *pl, const pnode *x, pv *out) {
     pv a;
     int rc = eval_child(pl, x->a, &a);
     if (rc) return rc;
-    switch (x->op) {
-    case SMARTSSD__V1__UNARY_OP__IS_NULL: set_bool(out, a.t == PT_NULL); break;
-    case SMARTSSD__V1__UNARY_OP__IS_NOT_NULL: set_bool(out, a.t != PT_NULL); break;
-    case SMARTSSD__V1__UNARY_OP__NOT:
-        if (a.t == PT_NULL) out->t = PT_NULL;
-        else set_bool(out, !a.b);
-        break;
-    default:   /* NEG */
-        *out = a;
-        if (a.t == PT_INT) out->i = (int64_t)(0 - (uint64_t)a.i);
-        else if (a.t == PT_DOUBLE) out->d = -a.d;
-        break;
-    }
+    unary_value(x->op, &a, out);
     return 0;
 }
 
-static int eval_in(plan *pl, const pnode *x, pv *out) {
-    pv a;
-    int rc = eval_child(pl, x->a, &a);
-    if (rc) return rc;
-    if (a.t == PT_NULL) {
+/* a IN (list): returns the list values examined (a node each) */
+static inline uint32_t in_value(const plan *pl, const pnode *x, const pv *a, pv *out) {
+    if (a->t == PT_NULL) {
         out->t = PT_NULL;
         return 0;
     }
     int saw_null = 0;
     for (uint32_t i = 0; i < x->in_n; i++) {
         const pv *v = &pl->in_vals[x->in_first + i];
-        pl->nodes_evaluated++;
         if (v->t == PT_NULL) saw_null = 1;
-        else if (csd_plan_cmp(&a, v) == 0) {
+        else if (csd_plan_cmp(a, v) == 0) {
             set_bool(out, 1);
-            return 0;
+            return i + 1;
         }
     }
     if (saw_null) out->t = PT_NULL;
     else set_bool(out, 0);
+    return x->in_n;
+}
+
+static int eval_in(plan *pl, const pnode *x, pv *out) {
+    pv a;
+    int rc = eval_child(pl, x->a, &a);
+    if (rc) return rc;
+    pl->nodes_evaluated += in_value(pl, x, &a, out);
     return 0;
 }
 
@@ -526,4 +586,400 @@ int csd_plan_filter_row(plan *pl, const pv *vals) {
     int rc = csd_plan_eval(pl, pl->filter, &out);
     if (rc) return rc;
     return out.t == PT_BOOL && out.b;
+}
+
+/* ------------------------------------------------------------------ a page by column */
+
+/* A page's lines one expression node at a time: each node runs over the list of lines it is
+ * evaluated on (AND/OR pass their right side only the lines the left side did not decide), so a
+ * column is split and parsed for all those lines in one loop and a comparison is one loop over
+ * values, instead of walking the tree once per line. First the filter on every line, then the
+ * group keys and aggregate arguments (or the projection) on the lines it passed. Every line gets
+ * the counts the line-at-a-time evaluator would charge it: one node per node evaluated on it (and
+ * per IN value examined), one DRAM access per column decoded on it. Evaluation has no side
+ * effects, so a page it cannot finish (a division by zero, no memory) goes line by line instead. */
+static int grow(void **p, size_t n, size_t size) {
+    void *q = realloc(*p, n * size);
+    if (!q) return -ENOMEM;
+    *p = q;
+    return 0;
+}
+
+static int batch_grow_lines(plan *pl, pbatch *bt, size_t cap) {
+    if (grow((void **)&bt->lines, cap, sizeof *bt->lines) || grow((void **)&bt->nodes, cap, sizeof *bt->nodes) ||
+        grow((void **)&bt->dram, cap, sizeof *bt->dram) || grow((void **)&bt->root, cap, sizeof *bt->root) ||
+        grow((void **)&bt->sel, cap, sizeof *bt->sel))
+        return -ENOMEM;
+    for (int l = 0; l < PB_MAX_LEVELS; l++) {
+        if (!bt->lv[l].a) continue;
+        if (grow((void **)&bt->lv[l].a, cap, sizeof(pv)) || grow((void **)&bt->lv[l].b, cap, sizeof(pv)) ||
+            grow((void **)&bt->lv[l].sel, cap, sizeof(uint32_t)))
+            return -ENOMEM;
+    }
+    for (uint32_t k = 0; k < bt->n_ev; k++)
+        if (grow((void **)&bt->ev[k], cap, sizeof(pv))) return -ENOMEM;
+    for (uint32_t c = 0; c < pl->n_cols; c++) {
+        if (!bt->colv[c]) continue;
+        if (grow((void **)&bt->colv[c], cap, sizeof(pv)) || grow((void **)&bt->cold[c], cap, 1)) return -ENOMEM;
+    }
+    bt->cap_lines = cap;
+    return 0;
+}
+
+static pbatch *batch_init(plan *pl) {
+    pbatch *bt = pl->batch;
+    if (bt) return bt->ok ? bt : NULL;
+    bt = pl->batch = calloc(1, sizeof *bt);
+    if (!bt) return NULL;
+    bt->nf = pl->max_field + 1;
+    uint32_t nc = pl->n_cols ? pl->n_cols : 1;
+    bt->colv = calloc(nc, sizeof *bt->colv);
+    bt->cold = calloc(nc, sizeof *bt->cold);
+    bt->used = calloc(nc, sizeof *bt->used);
+    bt->n_ev = pl->aggregating ? pl->n_group + pl->n_aggs : pl->n_outs;
+    bt->ev_node = calloc(bt->n_ev + 1, sizeof *bt->ev_node);
+    bt->ev = calloc(bt->n_ev + 1, sizeof *bt->ev);
+    if (!bt->colv || !bt->cold || !bt->used || !bt->ev_node || !bt->ev) return NULL;
+    for (uint32_t k = 0; k < bt->n_ev; k++) {
+        if (!pl->aggregating) bt->ev_node[k] = pl->outs[k];
+        else if (k < pl->n_group) bt->ev_node[k] = pl->group[k];
+        else bt->ev_node[k] = pl->aggs[k - pl->n_group].arg;   /* -1: COUNT(*) */
+    }
+    if (batch_grow_lines(pl, bt, 256)) return NULL;
+    bt->ok = 1;
+    return bt;
+}
+
+static pblevel *level(pbatch *bt, unsigned d) {
+    if (d >= PB_MAX_LEVELS) return NULL;
+    pblevel *l = &bt->lv[d];
+    if (!l->a) {
+        l->a = malloc(bt->cap_lines * sizeof(pv));
+        l->b = malloc(bt->cap_lines * sizeof(pv));
+        l->sel = malloc(bt->cap_lines * sizeof(uint32_t));
+        if (!l->a || !l->b || !l->sel) {
+            free(l->a), free(l->b), free(l->sel);
+            l->a = l->b = NULL;
+            l->sel = NULL;
+            return NULL;
+        }
+    }
+    return l;
+}
+
+/* 1 to 8 unsigned decimal digits at p (8 bytes readable) as parse_int reads them, all at once: the
+ * bytes placed after '0' padding, checked to be digits, then combined in three multiplies. -1 when
+ * a byte is not a digit (a sign or not a number: parse_int decides). */
+static inline int parse_digits8(const uint8_t *p, size_t n, int64_t *out) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    unsigned pad = 8 * (unsigned)(8 - n);
+    if (pad) w = (w << pad) | (0x3030303030303030ull >> (64 - pad));   /* first byte = most significant digit */
+    if ((w & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull ||
+        (((w & 0x0F0F0F0F0F0F0F0Full) + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull))
+        return -1;
+    w = ((w & 0x0F0F0F0F0F0F0F0Full) * 2561) >> 8;
+    w = ((w & 0x00FF00FF00FF00FFull) * 6553601) >> 16;
+    *out = (int64_t)(((w & 0x0000FFFF0000FFFFull) * 42949672960001ull) >> 32);
+    return 0;
+}
+
+/* Column c's arrays, ready for this page; NULL without memory. */
+static pv *batch_col_begin(pbatch *bt, uint32_t c) {
+    if (!bt->colv[c]) {
+        bt->colv[c] = malloc(bt->cap_lines * sizeof(pv));
+        bt->cold[c] = malloc(bt->cap_lines);
+        if (!bt->colv[c] || !bt->cold[c]) {
+            free(bt->colv[c]), free(bt->cold[c]);
+            bt->colv[c] = NULL;
+            bt->cold[c] = NULL;
+            return NULL;
+        }
+    }
+    uint32_t k;
+    for (k = 0; k < bt->n_used && bt->used[k] != c; k++) {}
+    if (k == bt->n_used) {
+        bt->used[bt->n_used++] = c;
+        memset(bt->cold[c], 0, bt->n_lines);
+    }
+    return bt->colv[c];
+}
+
+/* Column c on line i, decoded the first time (a DRAM access). */
+static inline const pv *batch_col_value(plan *pl, pbatch *bt, uint32_t c, uint32_t i) {
+    pv *v = &bt->colv[c][i];
+    if (bt->cold[c][i]) return v;
+    bt->cold[c][i] = 1;
+    bt->dram[i]++;
+    const pcol *col = &pl->cols[c];
+    const uint32_t f = col->field, nf = bt->nf;
+    pline *L = &bt->lines[i];
+    uint32_t *fe = bt->fe + (size_t)i * nf;
+    if (f >= L->n_split && !L->done) {
+        /* past the fields cut up front: cut this line again from its start, further */
+        L->n_split = L->split_pos = 0;
+        L->db = L->start >> 6;
+        L->dm = bt->dl[L->db] & (~0ull << (L->start & 63));
+        split_line(bt->dl, L, bt->fs + (size_t)i * nf, fe, f);
+    }
+    if (f >= L->n_split) {
+        v->t = PT_NULL;
+    } else {
+        uint32_t fs = f ? fe[f - 1] + 1 : 0;   /* a field starts after the previous one's delimiter */
+        const uint8_t *p = bt->page + L->start + fs;
+        size_t n = fe[f] - fs;
+        if (col->type == PT_INT) {   /* text_value's integer case, in the loop */
+            v->t = PT_NULL;
+            if (n && n <= 8 && p + 8 <= bt->page_end) {
+                if (!parse_digits8(p, n, &v->i)) v->t = PT_INT;
+                else if (!parse_int(p, n, &v->i)) v->t = PT_INT;   /* a sign */
+            } else if (n && !parse_int(p, n, &v->i)) {
+                v->t = PT_INT;
+            }
+        } else {
+            text_value(pl, col, p, n, v);
+        }
+    }
+    return v;
+}
+
+/* Column c's values on the lines sel. */
+static int batch_column(plan *pl, pbatch *bt, uint32_t c, const uint32_t *sel, size_t ns, pv *out) {
+    if (!batch_col_begin(bt, c)) return -ENOMEM;
+    for (size_t j = 0; j < ns; j++) pv_copy(&out[sel[j]], batch_col_value(pl, bt, c, sel[j]));
+    return 0;
+}
+
+/* Node n on the lines sel (ns of them, ascending), values into out[line]; -EDOM/-ENOMEM/-E2BIG:
+ * give the page up (nothing is charged or failed here). */
+static int batch_eval(plan *pl, pbatch *bt, int32_t n, const uint32_t *sel, size_t ns, pv *out, unsigned depth) {
+    const pnode *x = &pl->nodes[n];
+    for (size_t j = 0; j < ns; j++) bt->nodes[sel[j]]++;
+    switch (x->kind) {
+    case PN_COLUMN: return batch_column(pl, bt, x->col, sel, ns, out);
+    case PN_LITERAL:
+        for (size_t j = 0; j < ns; j++) out[sel[j]] = x->lit;
+        return 0;
+    default: break;
+    }
+    int op = x->op;
+    const pnode *xa = &pl->nodes[x->a], *xb = x->kind == PN_BINARY ? &pl->nodes[x->b] : NULL;
+    if (xb && op >= SMARTSSD__V1__BINARY_OP__EQ && op <= SMARTSSD__V1__BINARY_OP__GE && xa->kind == PN_COLUMN &&
+        xb->kind == PN_LITERAL && xb->lit.t == PT_INT && pl->cols[xa->col].type == PT_INT) {
+        /* an integer column against an integer literal (most filters): one loop, no child arrays */
+        if (!batch_col_begin(bt, xa->col)) return -ENOMEM;
+        const int64_t lit = xb->lit.i;
+        for (size_t j = 0; j < ns; j++) {
+            uint32_t i = sel[j];
+            bt->nodes[i] += 2;
+            const pv *v = batch_col_value(pl, bt, xa->col, i);
+            if (v->t == PT_NULL) {
+                out[i].t = PT_NULL;
+                continue;
+            }
+            int c = v->i < lit ? -1 : v->i > lit;
+            int r;
+            switch (op) {
+            case SMARTSSD__V1__BINARY_OP__EQ: r = c == 0; break;
+            case SMARTSSD__V1__BINARY_OP__NE: r = c != 0; break;
+            case SMARTSSD__V1__BINARY_OP__LT: r = c < 0; break;
+            case SMARTSSD__V1__BINARY_OP__LE: r = c <= 0; break;
+            case SMARTSSD__V1__BINARY_OP__GT: r = c > 0; break;
+            default: r = c >= 0; break;
+            }
+            set_bool(&out[i], r);
+        }
+        return 0;
+    }
+    pblevel *l = level(bt, depth);
+    if (!l) return -E2BIG;
+    pv *a = l->a, *b = l->b;
+    int rc = batch_eval(pl, bt, x->a, sel, ns, a, depth + 1);
+    if (rc) return rc;
+    if (x->kind == PN_UNARY) {
+        for (size_t j = 0; j < ns; j++) unary_value(x->op, &a[sel[j]], &out[sel[j]]);
+        return 0;
+    }
+    if (x->kind == PN_IN) {
+        for (size_t j = 0; j < ns; j++) bt->nodes[sel[j]] += in_value(pl, x, &a[sel[j]], &out[sel[j]]);
+        return 0;
+    }
+    if (op == SMARTSSD__V1__BINARY_OP__AND || op == SMARTSSD__V1__BINARY_OP__OR) {
+        int stop = op == SMARTSSD__V1__BINARY_OP__OR;   /* the value that decides alone */
+        uint32_t *sb = l->sel;
+        size_t nb = 0;
+        for (size_t j = 0; j < ns; j++) {
+            uint32_t i = sel[j];
+            if (truth(&a[i]) == stop) set_bool(&out[i], stop);
+            else sb[nb++] = i;
+        }
+        if (!nb) return 0;
+        if ((rc = batch_eval(pl, bt, x->b, sb, nb, b, depth + 1))) return rc;
+        for (size_t j = 0; j < nb; j++) {
+            uint32_t i = sb[j];
+            int ta = truth(&a[i]), tb = truth(&b[i]);
+            if (tb == stop) set_bool(&out[i], stop);
+            else if (ta < 0 || tb < 0) out[i].t = PT_NULL;
+            else set_bool(&out[i], !stop);
+        }
+        return 0;
+    }
+    if ((rc = batch_eval(pl, bt, x->b, sel, ns, b, depth + 1))) return rc;
+    if (op >= SMARTSSD__V1__BINARY_OP__ADD && op <= SMARTSSD__V1__BINARY_OP__MOD) {
+        for (size_t j = 0; j < ns; j++)
+            if (arith_value(op, &a[sel[j]], &b[sel[j]], &out[sel[j]])) return -EDOM;
+        return 0;
+    }
+    for (size_t j = 0; j < ns; j++) compare_value(op, &a[sel[j]], &b[sel[j]], &out[sel[j]]);
+    return 0;
+}
+
+/* The highest field + 1 that expression n reads (0: none). */
+static uint32_t expr_fields(const plan *pl, int32_t n) {
+    if (n < 0) return 0;
+    const pnode *x = &pl->nodes[n];
+    switch (x->kind) {
+    case PN_COLUMN: return pl->cols[x->col].field + 1;
+    case PN_LITERAL: return 0;
+    case PN_BINARY: {
+        uint32_t a = expr_fields(pl, x->a), b = expr_fields(pl, x->b);
+        return a > b ? a : b;
+    }
+    default: return expr_fields(pl, x->a);
+    }
+}
+
+/* expr_fields of the nodes evaluated on every line expression n is: an AND/OR's right side is not */
+static uint32_t always_fields(const plan *pl, int32_t n) {
+    if (n < 0) return 0;
+    const pnode *x = &pl->nodes[n];
+    if (x->kind == PN_BINARY && (x->op == SMARTSSD__V1__BINARY_OP__AND || x->op == SMARTSSD__V1__BINARY_OP__OR))
+        return always_fields(pl, x->a);
+    if (x->kind == PN_BINARY) {
+        uint32_t a = always_fields(pl, x->a), b = always_fields(pl, x->b);
+        return a > b ? a : b;
+    }
+    if (x->kind == PN_UNARY || x->kind == PN_IN) return always_fields(pl, x->a);
+    return expr_fields(pl, n);
+}
+
+static int batch_room(plan *pl, pbatch *bt, size_t lines) {
+    if (lines > bt->cap_lines && batch_grow_lines(pl, bt, lines > 2 * bt->cap_lines ? lines : 2 * bt->cap_lines))
+        return -ENOMEM;
+    size_t f = lines * bt->nf;
+    if (f > PB_MAX_FIELDS) return -E2BIG;
+    if (f > bt->cap_fields) {
+        size_t cap = f > 2 * bt->cap_fields ? f : 2 * bt->cap_fields;
+        if (grow((void **)&bt->fs, cap, sizeof(uint32_t)) || grow((void **)&bt->fe, cap, sizeof(uint32_t))) return -ENOMEM;
+        bt->cap_fields = cap;
+    }
+    return 0;
+}
+
+int csd_plan_batch_page(plan *pl, const uint8_t *p, size_t n, const uint64_t *nl, const uint64_t *dl) {
+    pbatch *bt = batch_init(pl);
+    if (!bt) return -ENOMEM;
+    if (!bt->enf_set) {
+        /* Fields cut for every line up front: those of the filter's nodes evaluated on every line
+         * (the left side of an AND/OR); with the filter passing many lines, also those of the rest
+         * of the filter and of what is evaluated past it. Other fields are cut when a line needs
+         * them. Which fields are cut when changes no value and no count. */
+        uint32_t lo = always_fields(pl, pl->filter), hi = expr_fields(pl, pl->filter);
+        for (uint32_t k = 0; k < bt->n_ev; k++) {
+            uint32_t f = expr_fields(pl, bt->ev_node[k]);
+            if (f > hi) hi = f;
+        }
+        if (pl->filter < 0) lo = hi;
+        bt->enf_lo = lo < bt->nf ? lo : bt->nf;
+        bt->enf_hi = hi < bt->nf ? hi : bt->nf;
+        bt->enf = bt->enf_hi;
+        bt->enf_set = 1;
+    }
+    /* One walk over the page's delimiter and newline bits in order: a field ends at each; the
+     * first enf of a line are kept. */
+    const uint32_t nf = bt->nf, enf = bt->enf;
+    const size_t nb = (n + 63) / 64;
+    size_t i = 0, lstart = 0;
+    uint32_t k = 0;
+    if (batch_room(pl, bt, 64)) return -ENOMEM;
+    uint32_t *fe = bt->fe;
+    /* lines the arrays hold now */
+    size_t room = bt->cap_fields / nf < bt->cap_lines ? bt->cap_fields / nf : bt->cap_lines;
+    /* once a line's first enf fields are cut, only its newline matters: its delimiter bits are
+     * dropped from the walk (skip) */
+    const int skip0 = enf == 0;
+    int skip = skip0;
+    for (size_t w = 0; w < nb; w++) {
+        const uint64_t nlw = nl[w], both = dl[w] | nlw;
+        uint64_t m = skip ? nlw : both;
+        while (m) {
+            const unsigned bit = (unsigned)__builtin_ctzll(m);
+            const size_t pos = w * 64 + bit;
+            m &= m - 1;
+            if (!((nlw >> bit) & 1)) {   /* a delimiter: field k ends */
+                fe[k++] = (uint32_t)(pos - lstart);
+                if (k == enf) {
+                    skip = 1;
+                    m &= nlw;
+                }
+                continue;
+            }
+            size_t e = pos;
+            if (e > lstart && p[e - 1] == '\r') e--;
+            pline *L = &bt->lines[i];
+            L->start = (uint32_t)lstart;
+            L->len = (uint32_t)(e - lstart);
+            if (skip) {   /* more fields than enf: the rest are cut when a line needs them */
+                L->n_split = enf;
+                L->done = 0;
+                m = (skip0 ? nlw : both) & ~((2ull << bit) - 1);
+            } else {
+                fe[k] = (uint32_t)(e - lstart);
+                L->n_split = k + 1;
+                L->done = 1;
+            }
+            skip = skip0;
+            i++;
+            k = 0;
+            lstart = pos + 1;
+            if (i == room) {
+                if (batch_room(pl, bt, i + 1)) return -ENOMEM;
+                room = bt->cap_fields / nf < bt->cap_lines ? bt->cap_fields / nf : bt->cap_lines;
+            }
+            fe = bt->fe + i * nf;
+        }
+    }
+    memset(bt->nodes, 0, i * sizeof *bt->nodes);
+    memset(bt->dram, 0, i * sizeof *bt->dram);
+    for (size_t j = 0; j < i; j++) bt->sel[j] = (uint32_t)j;
+    bt->page = p;
+    bt->page_end = p + n;
+    bt->dl = dl;
+    bt->n_lines = bt->n_sel = i;
+    bt->n_used = 0;
+    int rc;
+    if (pl->filter >= 0) {
+        if ((rc = batch_eval(pl, bt, pl->filter, bt->sel, i, bt->root, 0))) return rc;
+        size_t ns = 0;
+        for (size_t j = 0; j < i; j++)
+            if (bt->root[j].t == PT_BOOL && bt->root[j].b) bt->sel[ns++] = (uint32_t)j;
+        bt->n_sel = ns;
+        bt->enf = 4 * ns > i ? bt->enf_hi : bt->enf_lo;   /* for the next page */
+    }
+    for (uint32_t x = 0; x < bt->n_ev; x++)
+        if (bt->ev_node[x] >= 0 && (rc = batch_eval(pl, bt, bt->ev_node[x], bt->sel, bt->n_sel, bt->ev[x], 0)))
+            return rc;
+    return 0;
+}
+
+void csd_plan_batch_free(plan *pl) {
+    pbatch *bt = pl->batch;
+    if (!bt) return;
+    free(bt->lines), free(bt->fs), free(bt->fe), free(bt->nodes), free(bt->dram), free(bt->root), free(bt->sel);
+    for (int l = 0; l < PB_MAX_LEVELS; l++) free(bt->lv[l].a), free(bt->lv[l].b), free(bt->lv[l].sel);
+    for (uint32_t c = 0; c < pl->n_cols && bt->colv; c++) free(bt->colv[c]), free(bt->cold[c]);
+    for (uint32_t k = 0; k < bt->n_ev && bt->ev; k++) free(bt->ev[k]);
+    free(bt->colv), free(bt->cold), free(bt->used), free(bt->ev), free(bt->ev_node);
+    free(bt);
+    pl->batch = NULL;
 }

@@ -85,6 +85,15 @@ typedef struct pgroup {
     pagg_state *aggs;
 } pgroup;
 
+/* A line of a page being split from the page's delimiter bits: where the next field starts
+ * (split_pos, from the line's start), the delimiter word being walked (db) and its unused bits (dm). */
+typedef struct pline {
+    uint32_t start, len;     /* in the page; len without a trailing '\r' */
+    uint32_t n_split, split_pos, db;
+    int done;                /* the whole line is split */
+    uint64_t dm;
+} pline;
+
 typedef struct plan {
     int text;                /* DelimitedText input, else FixedRecords */
     uint32_t entry_bytes;
@@ -134,6 +143,12 @@ typedef struct plan {
     size_t unq_len, unq_cap;
     uint64_t dram, nodes_evaluated;
     uint8_t numbuf[64];      /* NUL-terminated copy of a text number for strtod */
+    uint64_t *pg_masks;      /* a page of lines: newline, delimiter and quote bits per 64 bytes */
+    size_t pg_cap;           /* uint64_t words allocated at pg_masks */
+    const uint64_t *pg_dl;   /* while a page is walked: its delimiter bits, else NULL */
+    struct pline *pg_line;   /* ... and the current line's split state there */
+    struct pbatch *batch;    /* a page evaluated by column (plan_eval.c), NULL until used */
+    int avx2;                /* the CPU has AVX2: 0 not asked yet, 1 yes, -1 no */
 
     /* run state */
     csd_tasklet_io *io;
@@ -152,6 +167,7 @@ typedef struct plan {
     size_t max_mem;          /* static param max_state_bytes */
     pv *scratch;             /* n_output values of the row being built */
     uint64_t compares;
+    uint64_t hashes;         /* group lookups of csd_plan_group_update_values not charged yet */
 
     /* Parquet input (plan_parquet.c): the object's bytes gathered, decoded at finish */
     int parquet;
@@ -199,6 +215,49 @@ int csd_plan_compile_row_filter(plan *pl, const char *const *names, const uint8_
                                 const Smartssd__V1__Expr *e, char *err, size_t errlen);
 const char *csd_plan_type_name(int t);
 
+/* A page evaluated by column (plan_eval.c "a page by column"); plan.c walks its lines. */
+#define PB_MAX_LEVELS 160   /* expression depth the batch takes; deeper ones go line by line */
+#define PB_MAX_FIELDS ((size_t)1 << 20)   /* lines x split fields per page */
+
+typedef struct pblevel {
+    pv *a, *b;               /* a node's left and right children's values, by line */
+    uint32_t *sel;           /* lines the right child is evaluated on */
+} pblevel;
+
+typedef struct pbatch {
+    const uint8_t *page, *page_end;
+    const uint64_t *dl;
+    size_t n_lines, cap_lines;
+    uint32_t nf;             /* fields per line kept: max_field + 1 */
+    pline *lines;
+    uint32_t *fs, *fe;       /* line i's field bounds at i * nf */
+    size_t cap_fields;
+    uint32_t *nodes, *dram;  /* per line */
+    pv *root;                /* the filter's value per line */
+    uint32_t *sel;           /* lines evaluated past the filter */
+    size_t n_sel;
+    uint32_t n_ev;           /* group keys + aggregate arguments, or outputs */
+    int32_t *ev_node;
+    pv **ev;                 /* expression k's value per line */
+    pblevel lv[PB_MAX_LEVELS];
+    pv **colv;               /* per column: its value per line, decoded when cold says so */
+    uint8_t **cold;
+    uint32_t *used;          /* columns decoded on this page */
+    uint32_t n_used;
+    uint32_t enf;            /* fields cut for every line when the page is walked */
+    uint32_t enf_lo, enf_hi; /* ... for a filter that passes few lines, for one that passes many */
+    int enf_set;
+    int ok;                  /* allocations at init succeeded */
+} pbatch;
+
+/* plan_eval.c: a page of lines without quote bytes (delimiter bits dl; line ends from the newline
+ * bits nl) evaluated by expression node: the filter over every line, then the group keys and
+ * aggregate arguments (or the projection) over the lines it passed, each line's node and DRAM
+ * counts kept to be charged when the line is reached. 0, or < 0 when the page must go line by
+ * line (an expression that fails on some line, or no memory): nothing was charged or changed. */
+int csd_plan_batch_page(plan *pl, const uint8_t *p, size_t n, const uint64_t *nl, const uint64_t *dl);
+void csd_plan_batch_free(plan *pl);
+
 /* plan_eval.c: evaluate node n on the current record; < 0 after csd_io_fail (division by zero) */
 int csd_plan_eval(plan *pl, int32_t n, pv *out);
 /* value order used by MIN/MAX, ORDER BY and comparisons: NULL first, INT/DOUBLE promote */
@@ -223,6 +282,9 @@ void csd_plan_parquet_free(plan *pl);
 
 /* plan_state.c: groups and buffered rows */
 int csd_plan_group_update(plan *pl);
+/* the same with the n_group key values at key and aggregate a's argument at ev[n_group + a][i]
+ * (evaluated already); its hash lookup is counted in pl->hashes for the caller to charge */
+int csd_plan_group_update_values(plan *pl, const pv *key, pv *const *ev, size_t i);
 int csd_plan_buffer_row(plan *pl);
 int csd_plan_finish_groups(plan *pl);
 int csd_plan_finish_rows(plan *pl);

@@ -204,14 +204,12 @@ static int agg_set_string(plan *pl, pagg_state *s, const pv *v) {
     return 0;
 }
 
-static int agg_update(plan *pl, const pagg *g, pagg_state *s) {
+/* aggregate g's state s with its argument's value v (unused for COUNT(*)) */
+static inline __attribute__((always_inline)) int agg_value(plan *pl, const pagg *g, pagg_state *s, pv v) {
     if (g->fn == SMARTSSD__V1__AGG_FN__COUNT_ALL) {
         s->count++;
         return 0;
     }
-    pv v;
-    int rc = csd_plan_eval(pl, g->arg, &v);
-    if (rc) return rc;
     if (v.t == PT_NULL) return 0;
     switch (g->fn) {
     case SMARTSSD__V1__AGG_FN__COUNT: s->count++; return 0;
@@ -235,6 +233,15 @@ static int agg_update(plan *pl, const pagg *g, pagg_state *s) {
         return 0;
     }
     }
+}
+
+static int agg_update(plan *pl, const pagg *g, pagg_state *s) {
+    pv v = { .t = PT_NULL };
+    if (g->fn != SMARTSSD__V1__AGG_FN__COUNT_ALL) {
+        int rc = csd_plan_eval(pl, g->arg, &v);
+        if (rc) return rc;
+    }
+    return agg_value(pl, g, s, v);
 }
 
 static int htab_grow(plan *pl) {
@@ -297,20 +304,26 @@ static pgroup *new_group(plan *pl, const pv *key, uint64_t h) {
 /* csd_plan_equal_group, with strings and integers (most keys) compared in place */
 static inline int key_equal(const pv *a, const pv *b) {
     if (a->t != b->t) return 0;
-    if (a->t == PT_STRING) return a->s.n == b->s.n && (!a->s.n || !memcmp(a->s.p, b->s.p, a->s.n));
+    if (a->t == PT_STRING) {
+        if (a->s.n != b->s.n) return 0;
+        if (a->s.n > 16) return !memcmp(a->s.p, b->s.p, a->s.n);
+        for (size_t i = 0; i < a->s.n; i++)   /* short keys: no call */
+            if (a->s.p[i] != b->s.p[i]) return 0;
+        return 1;
+    }
     if (a->t == PT_INT) return a->i == b->i;
     return csd_plan_equal_group(a, b);
 }
 
-static int same_key(const plan *pl, const pgroup *g, const pv *key) {
+static inline __attribute__((always_inline)) int same_key(const plan *pl, const pgroup *g, const pv *key) {
     uint32_t k = 0;
     while (k < pl->n_group && key_equal(&g->key[k], &key[k])) k++;
     return k == pl->n_group;
 }
 
-static pgroup *find_group(plan *pl, const pv *key) {
-    /* the device's cost is a hash lookup either way; the emulator first tries the previous group */
-    csd_io_charge(pl->io, CSD_TK_CYCLES_PER_HASH, 1);
+/* the device's cost is a hash lookup either way (charged by the callers); the emulator first tries
+ * the previous group */
+static pgroup *lookup_group(plan *pl, const pv *key) {
     if (pl->last_group && same_key(pl, &pl->groups[pl->last_group - 1], key)) return &pl->groups[pl->last_group - 1];
     uint64_t h = csd_plan_hash(key, pl->n_group);
     if (pl->n_groups + 1 > pl->hcap / 2 && htab_grow(pl)) return NULL;
@@ -328,6 +341,11 @@ static pgroup *find_group(plan *pl, const pv *key) {
     return g;
 }
 
+static pgroup *find_group(plan *pl, const pv *key) {
+    csd_io_charge(pl->io, CSD_TK_CYCLES_PER_HASH, 1);
+    return lookup_group(pl, key);
+}
+
 int csd_plan_group_update(plan *pl) {
     pv *key = pl->scratch;   /* the first n_group outputs are the key */
     for (uint32_t i = 0; i < pl->n_group; i++) {
@@ -338,6 +356,21 @@ int csd_plan_group_update(plan *pl) {
     if (!g) return -ENOMEM;
     for (uint32_t a = 0; a < pl->n_aggs; a++) {
         int rc = agg_update(pl, &pl->aggs[a], &g->aggs[a]);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+int csd_plan_group_update_values(plan *pl, const pv *key, pv *const *ev, size_t i) {
+    pl->hashes++;
+    pgroup *g;
+    if (pl->last_group && same_key(pl, &pl->groups[pl->last_group - 1], key)) g = &pl->groups[pl->last_group - 1];
+    else g = lookup_group(pl, key);
+    if (!g) return -ENOMEM;
+    static const pv null_v = { .t = PT_NULL };   /* COUNT(*)'s argument */
+    for (uint32_t a = 0; a < pl->n_aggs; a++) {
+        const pagg *ag = &pl->aggs[a];
+        int rc = agg_value(pl, ag, &g->aggs[a], ag->arg >= 0 ? ev[pl->n_group + a][i] : null_v);
         if (rc) return rc;
     }
     return 0;
