@@ -150,7 +150,11 @@ static int page_masks(plan *pl, const uint8_t *p, size_t n) {
     const uint8_t q = pl->quoting ? pl->quote : '\n';
     size_t b = 0;
 #ifdef PLAN_AVX2
-    if (pl->avx2 == 0) pl->avx2 = __builtin_cpu_supports("avx2") ? 1 : -1;
+    if (pl->avx2 == 0) {
+        /* CSD_PLAN_SIMD=sse2 keeps the SSE2 loop on an AVX2 machine, so both are tested everywhere */
+        const char *force = getenv("CSD_PLAN_SIMD");
+        pl->avx2 = __builtin_cpu_supports("avx2") && !(force && strcmp(force, "sse2") == 0) ? 1 : -1;
+    }
     if (pl->avx2 > 0) {
         b = n / 64;
         anyq = page_masks_avx2(p, b, pl->delim, pl->quoting, q, nl, dl);
