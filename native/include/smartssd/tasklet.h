@@ -38,6 +38,8 @@ typedef struct csd_tasklet_args {
     size_t plan_len;
     uint32_t page_bytes;             /* flash page size, bytes */
     csd_tasklet_diag *diag;          /* where csd_args_reject records a key; may be NULL */
+    uint32_t host_threads;           /* the emulator's host_threads param: host threads a tasklet may use
+                                      * for wall time only, never device time (0 or 1 = its own only) */
 } csd_tasklet_args;
 
 typedef enum csd_framing_kind {

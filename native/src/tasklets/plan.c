@@ -38,6 +38,7 @@ static int plan_init(void **state, const csd_tasklet_args *args, csd_framing *fr
         framing->skip_header = 0;
     }
     pl->max_mem = (size_t)max_mem;
+    pl->host_threads = args->host_threads ? args->host_threads : 1;
     if (pl->parquet && (rc = csd_plan_parquet_prepare(pl, err, errlen))) {
         csd_plan_parquet_free(pl);
         csd_plan_free(pl);

@@ -392,8 +392,9 @@ int csd_plan_parquet_need_page(const plan *pl, uint64_t page_index, uint32_t pag
 
 /* ------------------------------------------------------------------ decoding column chunks
  * The chunks one phase of a row group needs are independent: they are decoded on up to
- * CSD_PQ_DECODE_THREADS host threads at once (wall time only). Costs are summed, and the first
- * failure reported, in the chunks' order, as decoding them one after another would. */
+ * CSD_PQ_DECODE_THREADS host threads at once, no more than the device's host_threads (wall time
+ * only). Costs are summed, and the first failure reported, in the chunks' order, as decoding them
+ * one after another would. */
 #define CSD_PQ_DECODE_THREADS 4
 
 typedef struct dec_job {
@@ -423,8 +424,10 @@ static void *dec_worker(void *arg) {
     }
 }
 
-static int host_cpus(void) {
+/* The device's host_threads (1 = the engine's thread only), at most the online CPUs and the cap. */
+static int host_cpus(const plan *pl) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n > (long)pl->host_threads) n = (long)pl->host_threads;
     return n < 1 ? 1 : n > CSD_PQ_DECODE_THREADS ? CSD_PQ_DECODE_THREADS : (int)n;
 }
 
@@ -445,7 +448,8 @@ static int decode_columns(plan *pl, const csd_pq_file *f, const uint8_t *file, s
         jobs[nj++] = (dec_job){ .f = f, .file = file, .len = len, .g = g, .leaf = leaf, .sel = sel, .out = &vals[leaf] };
     }
     dec_pool pool = { jobs, nj, 0 };
-    int want = nj < 2 ? 1 : (int)(nj < (uint32_t)host_cpus() ? nj : (uint32_t)host_cpus());
+    int cpus = host_cpus(pl);
+    int want = nj < 2 ? 1 : (int)(nj < (uint32_t)cpus ? nj : (uint32_t)cpus);
     pthread_t th[CSD_PQ_DECODE_THREADS];
     int started = 0;
     for (int w = 1; w < want; w++)
