@@ -12,9 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Pages one request may have loaded and not consumed: enough to keep a worker busy across a batch,
- * few enough that many requests' slots stay small. */
-#define AHEAD_SLOTS 64u
+/* Pages one request may have loaded and not consumed: up to what the ISP buffer lets be issued ahead
+ * (a worker then never waits for slots the engine could fill), at most AHEAD_SLOTS_MAX; slot buffers
+ * are allocated as first used, so a short request costs only what it loads. */
+#define AHEAD_SLOTS_MIN 64u
+#define AHEAD_SLOTS_MAX 256u
+/* When the engine must wait for a worker's page, it waits for this many more (or all loaded): one
+ * wake-up per batch instead of one per page, which cost the worker more than a cheap page. */
+#define AHEAD_WAKE_BATCH 16u
 
 static void pool_enqueue(csd_pool *pl, csd_ahead *a) {
     if (a->queued || a->running || a->stopped || a->cancel || a->computed >= a->loaded) return;
@@ -56,7 +61,9 @@ static void feed_pages(csd_pool *pl, csd_ahead *a, uint64_t upto) {
         s->need_more = need_more;
         a->computed++;
         if (s->read_rc < 0 || rc < 0 || !need_more) a->stopped = 1;
-        if (pl->main_waiting) pthread_cond_broadcast(&pl->done_cv);
+        /* the engine waits for a batch of this request's pages; a stop, a gate or the worker
+         * letting go wakes it elsewhere */
+        if (pl->main_waiting && pl->wait_a == a && a->computed >= pl->wait_upto) pthread_cond_broadcast(&pl->done_cv);
     }
 }
 
@@ -146,23 +153,15 @@ int csd_eng_ahead_attach(csd_engine *e, csd_isp_req *r) {
     a->r = r;
     a->work = r->work;
     a->first = r->first;
-    a->W = AHEAD_SLOTS;
+    uint64_t buf_pages = e->p.page_bytes ? e->p.isp_buffer_bytes / e->p.page_bytes : 0;
+    a->W = buf_pages < AHEAD_SLOTS_MIN ? AHEAD_SLOTS_MIN : buf_pages > AHEAD_SLOTS_MAX ? AHEAD_SLOTS_MAX : (uint32_t)buf_pages;
     a->slot = calloc(a->W, sizeof *a->slot);
     if (!a->slot) {
         free(a);
         return -ENOMEM;
     }
-    for (uint32_t i = 0; i < a->W; i++) {
-        if (!(a->slot[i].buf = malloc(e->p.page_bytes))) {
-            for (uint32_t j = 0; j < i; j++) free(a->slot[j].buf);
-            free(a->slot);
-            free(a);
-            return -ENOMEM;
-        }
-    }
     csd_ahead_gate g = { gate_wait, a };
     if (r->work.ahead(r->work.arg, &g) != 1) {
-        for (uint32_t i = 0; i < a->W; i++) free(a->slot[i].buf);
         free(a->slot);
         free(a);
         return 0;   /* this work runs on the engine's thread */
@@ -186,7 +185,9 @@ void csd_eng_ahead_load(csd_engine *e, csd_isp_req *r) {
         ahead_slot *s = &a->slot[i % a->W];
         s->len = r->first + i == r->max_page ? r->last_len : e->p.page_bytes;
         s->read_rc = 0;
-        if (r->ppn[i] == CSD_PPN_NONE) {
+        if (!s->buf && !(s->buf = malloc(e->p.page_bytes))) {
+            s->read_rc = -ENOMEM;   /* fails the request at this page, as a read error would */
+        } else if (r->ppn[i] == CSD_PPN_NONE) {
             memset(s->buf, 0, e->p.page_bytes);
         } else {
             int rc = 0;
@@ -200,10 +201,10 @@ void csd_eng_ahead_load(csd_engine *e, csd_isp_req *r) {
     if (!n) return;
     pthread_mutex_lock(&pl->mu);
     a->loaded += n;
-    /* wake a worker for half a ring at a time (or the request's last pages), not page by page: a
+    /* wake a worker for 2 * AHEAD_WAKE_BATCH pages at a time (or the request's last pages), not page by page: a
      * wake-up costs more than most tasklets spend on a page; the engine feeds a page itself when it
      * needs one no worker has */
-    if (a->loaded - a->computed >= a->W / 2 || a->loaded >= r->issue_next) pool_enqueue(pl, a);
+    if (a->loaded - a->computed >= 2 * AHEAD_WAKE_BATCH || a->loaded >= r->issue_next) pool_enqueue(pl, a);
     pthread_mutex_unlock(&pl->mu);
 }
 
@@ -233,8 +234,12 @@ int csd_eng_ahead_join(csd_engine *e, csd_isp_req *r, uint64_t rel, csd_cost *co
             return -EIO;   /* cannot happen: the page is loaded and nothing stopped before it */
         } else {
             pl->main_waiting = 1;
+            pl->wait_a = a;
+            pl->wait_upto = rel + 1 + AHEAD_WAKE_BATCH < a->loaded ? rel + 1 + AHEAD_WAKE_BATCH : a->loaded;
+            if (pl->wait_upto < rel + 1) pl->wait_upto = rel + 1;
             pthread_cond_wait(&pl->done_cv, &pl->mu);
             pl->main_waiting = 0;
+            pl->wait_a = NULL;
         }
     }
     ahead_slot *s = &a->slot[rel % a->W];

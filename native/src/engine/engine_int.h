@@ -79,6 +79,10 @@ typedef struct csd_pool {
     int quit;
     uint32_t idle;            /* workers waiting for work: a signal only when one can take it */
     int main_waiting;         /* the engine's thread waits on done_cv: a broadcast only then */
+    /* what the engine waits for when it waits for fed pages: a worker wakes it once wait_a has
+     * computed wait_upto pages (a batch, not every page: a wake-up costs more than most pages) */
+    const struct csd_ahead *wait_a;
+    uint64_t wait_upto;
     csd_ahead *qhead, *qtail;
 } csd_pool;
 
