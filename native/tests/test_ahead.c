@@ -87,13 +87,16 @@ static void host_read(req *q, size_t max) {
     q->got_len += n;
 }
 
-/* One scenario, fully determined by seed, under host_threads threads. */
-static outcome run(uint64_t seed, uint32_t threads, const char *policy, object *text, object *recs) {
+/* One scenario, fully determined by seed, under host_threads threads; min_ns: host_ahead_min_ns (0:
+ * every request runs ahead from its first page; 1: after 16 pages timed on the engine's thread, as
+ * every page takes at least 1 ns; the default: as the pages' host time says). */
+static outcome run(uint64_t seed, uint32_t threads, uint32_t min_ns, const char *policy, object *text, object *recs) {
     csd_params p;
     CHECK(csd_params_preset(&p, "tiny") == 0);
     p.blocks_per_plane = 16;
     p.cores = 2;
     p.host_threads = threads;
+    if (min_ns != UINT32_MAX) p.host_ahead_min_ns = min_ns;
     snprintf(p.request_scheduler, sizeof p.request_scheduler, "%s", policy);
     csd_engine *e = NULL;
     char err[256] = "";
@@ -239,18 +242,22 @@ int main(void) {
     }
     for (uint64_t i = 0; i < recs.size; i++) recs.data[i] = (uint8_t)rng(&s);
     static const char *const policies[] = { "fcfs", "remus" };
-    uint64_t ahead_pages = 0, failures = 0, requests = 0;
+    uint64_t ahead_pages = 0, failures = 0, requests = 0, probed_ahead = 0, probed_from_first = 0;
     for (uint64_t seed = 1; seed <= 12; seed++) {
         for (int pi = 0; pi < 2; pi++) {
-            outcome ref = run(seed, 1, policies[pi], &text, &recs);
+            outcome ref = run(seed, 1, 0, policies[pi], &text, &recs);
             CHECK_EQ_U64(ref.st.isp_pages_ahead, 0);   /* one thread: every page on the engine's */
             for (size_t i = 0; i < ref.n; i++) failures += ref.q[i].status != 0;
             requests += ref.n;
-            static const uint32_t threads[] = { 2, 4 };
-            for (int ti = 0; ti < 2; ti++) {
-                outcome o = run(seed, threads[ti], policies[pi], &text, &recs);
+            /* threads, host_ahead_min_ns: from the first page; after 16 pages on the engine's thread
+             * (the switch mid-request); as the host's clock decides (the default) */
+            static const uint32_t threads[] = { 2, 4, 2, 4 }, min_ns[] = { 0, 0, 1, UINT32_MAX };
+            for (int ti = 0; ti < 4; ti++) {
+                outcome o = run(seed, threads[ti], min_ns[ti], policies[pi], &text, &recs);
                 same(&o, &ref, seed, threads[ti], policies[pi]);
-                ahead_pages += o.st.isp_pages_ahead;
+                if (min_ns[ti] == 0) ahead_pages += o.st.isp_pages_ahead;
+                if (min_ns[ti] == 0 && ti == 0) probed_from_first += o.st.isp_pages_ahead;
+                if (min_ns[ti] == 1) probed_ahead += o.st.isp_pages_ahead;
                 outcome_free(&o);
             }
             outcome_free(&ref);
@@ -259,8 +266,12 @@ int main(void) {
     /* the scenarios did run ahead, and some hit the output-buffer-full failure */
     CHECK(ahead_pages > 1000);
     CHECK(failures > 0);
-    printf("test_ahead: %llu requests, %llu failed alike, %llu pages fed ahead\n", (unsigned long long)requests,
-           (unsigned long long)failures, (unsigned long long)ahead_pages);
+    /* requests switched to the host threads after their first pages, fewer pages each than from
+     * the first page on */
+    CHECK(probed_ahead > 500 && probed_ahead < probed_from_first);
+    printf("test_ahead: %llu requests, %llu failed alike, %llu pages fed ahead (%llu after 16 pages on the "
+           "engine's thread)\n", (unsigned long long)requests, (unsigned long long)failures,
+           (unsigned long long)ahead_pages, (unsigned long long)probed_ahead);
     free(text.data);
     free(recs.data);
     return 0;

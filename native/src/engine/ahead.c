@@ -146,13 +146,40 @@ void csd_eng_pool_destroy(csd_engine *e) {
     e->pool = NULL;
 }
 
+/* Pages a request feeds on the engine's thread before its mean host time per page decides
+ * (host_ahead_min_ns): enough to smooth one slow page, few of a request's pages. */
+#define AHEAD_PROBE_PAGES 16u
+
+static int attach_now(csd_engine *e, csd_isp_req *r);
+
 int csd_eng_ahead_attach(csd_engine *e, csd_isp_req *r) {
     if (!e->pool || !r->work.ahead || !r->work.commit || r->work.stage1) return 0;
+    if (e->p.host_ahead_min_ns) {
+        /* time the first pages on the engine's thread first: a cheap page costs less there than
+         * its hand-off to a worker */
+        r->ah_probe = 1;
+        return 0;
+    }
+    return attach_now(e, r);
+}
+
+void csd_eng_ahead_probe(csd_engine *e, csd_isp_req *r, uint64_t host_ns) {
+    if (!r->ah_probe) return;
+    r->ah_probe_ns += host_ns;
+    if (++r->ah_probed < AHEAD_PROBE_PAGES) return;
+    r->ah_probe = 0;
+    /* attach at a page boundary: pages before fed_next stay the engine's; a failure to attach
+     * (out of memory) leaves the request on the engine's thread, which serves it alike */
+    if (!r->dead && r->ah_probe_ns >= (uint64_t)e->p.host_ahead_min_ns * r->ah_probed) (void)attach_now(e, r);
+}
+
+static int attach_now(csd_engine *e, csd_isp_req *r) {
     csd_ahead *a = calloc(1, sizeof *a);
     if (!a) return -ENOMEM;
     a->r = r;
     a->work = r->work;
     a->first = r->first;
+    a->loaded = a->computed = r->fed_next;   /* 0, or the pages fed while probing */
     uint64_t buf_pages = e->p.page_bytes ? e->p.isp_buffer_bytes / e->p.page_bytes : 0;
     a->W = buf_pages < AHEAD_SLOTS_MIN ? AHEAD_SLOTS_MIN : buf_pages > AHEAD_SLOTS_MAX ? AHEAD_SLOTS_MAX : (uint32_t)buf_pages;
     a->slot = calloc(a->W, sizeof *a->slot);

@@ -89,6 +89,9 @@ typedef struct csd_pool {
 struct csd_isp_req {
     csd_engine *e;
     csd_ahead *ah;            /* run-ahead, or NULL (fed on the engine's thread) */
+    int ah_probe;             /* run-ahead waits on the feed's host time: pages still being timed */
+    uint32_t ah_probed;       /* pages timed so far, and their host wall time */
+    uint64_t ah_probe_ns;
     csd_isp_req *prev, *next; /* engine list, in submission order */
     csd_isp_work work;
     csd_page_source src;
@@ -227,6 +230,8 @@ int csd_eng_feed_upto(csd_engine *e, csd_isp_req *r, uint64_t rel, uint64_t *fai
 int csd_eng_pool_create(csd_engine *e);            /* 0 or -errno; none when host_threads <= 1 */
 void csd_eng_pool_destroy(csd_engine *e);
 int csd_eng_ahead_attach(csd_engine *e, csd_isp_req *r);   /* 0 or -ENOMEM; may leave r->ah NULL */
+/* the engine's thread fed page r->fed_next - 1 in host_ns of wall time: may attach run-ahead */
+void csd_eng_ahead_probe(csd_engine *e, csd_isp_req *r, uint64_t host_ns);
 /* Load the bytes of pages with a known ppn into free slots and hand them to a worker. */
 void csd_eng_ahead_load(csd_engine *e, csd_isp_req *r);
 /* The result of page rel (== r->fed_next), waiting for it; *read_rc < 0 when the page was not read. */
