@@ -22,6 +22,7 @@
 #define AHEAD_WAKE_BATCH 16u
 
 static void pool_enqueue(csd_pool *pl, csd_ahead *a) {
+    if (a->queued && pl->idle) pthread_cond_signal(&pl->work_cv);
     if (a->queued || a->running || a->stopped || a->cancel || a->computed >= a->loaded) return;
     a->queued = 1;
     a->qnext = NULL;
@@ -249,8 +250,8 @@ int csd_eng_ahead_join(csd_engine *e, csd_isp_req *r, uint64_t rel, csd_cost *co
             pthread_mutex_lock(&pl->mu);
             a->gate_wait = 0;
             pthread_cond_broadcast(&pl->done_cv);
-        } else if (!a->running && !a->stopped && a->computed < a->loaded) {
-            /* no worker has it: feed it here rather than wait */
+        } else if (!a->running && !a->stopped && a->computed < a->loaded && !pl->idle) {
+            /* every worker is busy with other requests: feed it here rather than wait */
             pool_dequeue(pl, a);
             a->running = a->main_feeding = 1;
             feed_pages(pl, a, rel + 1);
@@ -260,6 +261,9 @@ int csd_eng_ahead_join(csd_engine *e, csd_isp_req *r, uint64_t rel, csd_cost *co
             pthread_mutex_unlock(&pl->mu);
             return -EIO;   /* cannot happen: the page is loaded and nothing stopped before it */
         } else {
+            /* a worker has it or an idle one takes it: taking it here would leave that one idle
+             * and the engine computing, page after page */
+            if (!a->running) pool_enqueue(pl, a);
             pl->main_waiting = 1;
             pl->wait_a = a;
             pl->wait_upto = rel + 1 + AHEAD_WAKE_BATCH < a->loaded ? rel + 1 + AHEAD_WAKE_BATCH : a->loaded;
