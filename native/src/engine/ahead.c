@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Pages one request may have loaded and not consumed: up to what the ISP buffer lets be issued ahead
  * (a worker then never waits for slots the engine could fill), at most AHEAD_SLOTS_MAX; slot buffers
@@ -20,10 +21,13 @@
 /* When the engine must wait for a worker's page, it waits for this many more (or all loaded): one
  * wake-up per batch instead of one per page, which cost the worker more than a cheap page. */
 #define AHEAD_WAKE_BATCH 16u
+/* Pages of a request whose feed is timed (host wall time) before its mean decides whether it stays
+ * ahead (host_ahead_min_ns): enough to smooth one slow page, few of a request's pages. */
+#define AHEAD_PROBE_PAGES 16u
 
 static void pool_enqueue(csd_pool *pl, csd_ahead *a) {
     if (a->queued && pl->idle) pthread_cond_signal(&pl->work_cv);
-    if (a->queued || a->running || a->stopped || a->cancel || a->computed >= a->loaded) return;
+    if (a->queued || a->running || a->stopped || a->cancel || a->cheap || a->computed >= a->loaded) return;
     a->queued = 1;
     a->qnext = NULL;
     if (pl->qtail) pl->qtail->qnext = a; else pl->qhead = a;
@@ -49,14 +53,22 @@ static void pool_dequeue(csd_pool *pl, csd_ahead *a) {
 /* Feed a's loaded pages in order while nothing stops it; called with pl->mu held, a->running set. At
  * most upto pages (the engine thread helps with one page range; workers take all). */
 static void feed_pages(csd_pool *pl, csd_ahead *a, uint64_t upto) {
-    while (!a->stopped && !a->cancel && a->computed < a->loaded && a->computed < upto) {
+    while (!a->stopped && !a->cancel && !a->cheap && a->computed < a->loaded && a->computed < upto) {
         uint64_t i = a->computed;
         ahead_slot *s = &a->slot[i % a->W];
+        int timed = a->probed < AHEAD_PROBE_PAGES;
         pthread_mutex_unlock(&pl->mu);
         int rc = 0, need_more = 0;
         csd_cost cost = { 0, 0 };
+        struct timespec t0, t1;
+        if (timed) clock_gettime(CLOCK_MONOTONIC, &t0);
         if (s->read_rc == 0) rc = a->work.feed(a->work.arg, a->first + i, s->buf, s->len, &cost, &need_more);
+        if (timed) clock_gettime(CLOCK_MONOTONIC, &t1);
         pthread_mutex_lock(&pl->mu);
+        if (timed) {
+            a->probe_ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000ll + (t1.tv_nsec - t0.tv_nsec));
+            if (++a->probed == AHEAD_PROBE_PAGES && a->probe_ns < (uint64_t)a->min_ns * AHEAD_PROBE_PAGES) a->cheap = 1;
+        }
         s->rc = rc;
         s->cost = cost;
         s->need_more = need_more;
@@ -147,40 +159,18 @@ void csd_eng_pool_destroy(csd_engine *e) {
     e->pool = NULL;
 }
 
-/* Pages a request feeds on the engine's thread before its mean host time per page decides
- * (host_ahead_min_ns): enough to smooth one slow page, few of a request's pages. */
-#define AHEAD_PROBE_PAGES 16u
-
-static int attach_now(csd_engine *e, csd_isp_req *r);
 
 int csd_eng_ahead_attach(csd_engine *e, csd_isp_req *r) {
     if (!e->pool || !r->work.ahead || !r->work.commit || r->work.stage1) return 0;
-    if (e->p.host_ahead_min_ns) {
-        /* time the first pages on the engine's thread first: a cheap page costs less there than
-         * its hand-off to a worker */
-        r->ah_probe = 1;
-        return 0;
-    }
-    return attach_now(e, r);
-}
-
-void csd_eng_ahead_probe(csd_engine *e, csd_isp_req *r, uint64_t host_ns) {
-    if (!r->ah_probe) return;
-    r->ah_probe_ns += host_ns;
-    if (++r->ah_probed < AHEAD_PROBE_PAGES) return;
-    r->ah_probe = 0;
-    /* attach at a page boundary: pages before fed_next stay the engine's; a failure to attach
-     * (out of memory) leaves the request on the engine's thread, which serves it alike */
-    if (!r->dead && r->ah_probe_ns >= (uint64_t)e->p.host_ahead_min_ns * r->ah_probed) (void)attach_now(e, r);
-}
-
-static int attach_now(csd_engine *e, csd_isp_req *r) {
     csd_ahead *a = calloc(1, sizeof *a);
     if (!a) return -ENOMEM;
     a->r = r;
     a->work = r->work;
     a->first = r->first;
-    a->loaded = a->computed = r->fed_next;   /* 0, or the pages fed while probing */
+    /* the first pages are timed wherever they are fed; cheap ones send the request back to the
+     * engine's thread (a page there costs less than its copy and hand-off) */
+    a->probed = r->work.unahead && e->p.host_ahead_min_ns ? 0 : AHEAD_PROBE_PAGES;
+    a->min_ns = e->p.host_ahead_min_ns;
     uint64_t buf_pages = e->p.page_bytes ? e->p.isp_buffer_bytes / e->p.page_bytes : 0;
     a->W = buf_pages < AHEAD_SLOTS_MIN ? AHEAD_SLOTS_MIN : buf_pages > AHEAD_SLOTS_MAX ? AHEAD_SLOTS_MAX : (uint32_t)buf_pages;
     a->slot = calloc(a->W, sizeof *a->slot);
@@ -203,9 +193,9 @@ void csd_eng_ahead_load(csd_engine *e, csd_isp_req *r) {
     if (!a || r->dead) return;
     csd_pool *pl = e->pool;
     pthread_mutex_lock(&pl->mu);
-    uint64_t loaded = a->loaded, stopped = a->stopped;
+    uint64_t loaded = a->loaded, stopped = a->stopped || a->cheap;
     pthread_mutex_unlock(&pl->mu);
-    if (stopped) return;
+    if (stopped) return;   /* a cheap request's next pages are the engine's to read */
     /* slot k % W is free once page k - W is consumed */
     uint64_t lim = r->fed_next + a->W, n = 0;
     while (loaded + n < r->issue_next && loaded + n < csd_eng_req_pages(r) && loaded + n < lim) {
@@ -236,6 +226,19 @@ void csd_eng_ahead_load(csd_engine *e, csd_isp_req *r) {
     pthread_mutex_unlock(&pl->mu);
 }
 
+void csd_eng_ahead_settle(csd_engine *e, csd_isp_req *r) {
+    csd_ahead *a = r->ah;
+    csd_pool *pl = e->pool;
+    pthread_mutex_lock(&pl->mu);
+    int back = a->cheap && a->computed == r->fed_next;   /* detach waits for the worker to let go */
+    pthread_mutex_unlock(&pl->mu);
+    if (!back) return;
+    /* every page computed ahead is published: the work returns to the engine's thread, which
+     * reads and feeds page fed_next as the serial engine does */
+    csd_eng_ahead_detach(e, r);
+    r->work.unahead(r->work.arg);
+}
+
 int csd_eng_ahead_join(csd_engine *e, csd_isp_req *r, uint64_t rel, csd_cost *cost, int *need_more, int *read_rc) {
     csd_ahead *a = r->ah;
     csd_pool *pl = e->pool;
@@ -250,16 +253,17 @@ int csd_eng_ahead_join(csd_engine *e, csd_isp_req *r, uint64_t rel, csd_cost *co
             pthread_mutex_lock(&pl->mu);
             a->gate_wait = 0;
             pthread_cond_broadcast(&pl->done_cv);
-        } else if (!a->running && !a->stopped && a->computed < a->loaded && !pl->idle) {
+        } else if (!a->running && !a->stopped && !a->cheap && a->computed < a->loaded && !pl->idle) {
             /* every worker is busy with other requests: feed it here rather than wait */
             pool_dequeue(pl, a);
             a->running = a->main_feeding = 1;
             feed_pages(pl, a, rel + 1);
             a->running = a->main_feeding = 0;
             pool_enqueue(pl, a);
-        } else if (!a->running && (a->stopped || a->computed >= a->loaded)) {
+        } else if (!a->running && (a->stopped || a->cheap || a->computed >= a->loaded)) {
             pthread_mutex_unlock(&pl->mu);
-            return -EIO;   /* cannot happen: the page is loaded and nothing stopped before it */
+            return -EIO;   /* cannot happen: the page is loaded and nothing stopped before it (a
+                            * cheap request settled back to the engine's thread before this page) */
         } else {
             /* a worker has it or an idle one takes it: taking it here would leave that one idle
              * and the engine computing, page after page */

@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "trace/trace.h"
 
@@ -196,8 +195,8 @@ int csd_eng_feed_upto(csd_engine *e, csd_isp_req *r, uint64_t rel, uint64_t *fai
         size_t len = page == r->max_page ? r->last_len : e->p.page_bytes;
         const uint8_t *data = e->page_buf;
         csd_cost cost = { 0, 0 };
-        int need_more = 0, rc = 0, probed = 0;
-        uint64_t probe_ns = 0;
+        int need_more = 0, rc = 0;
+        if (r->ah) csd_eng_ahead_settle(e, r);
         if (r->ah) {
             /* computed ahead on a worker: take its result, and publish its rows now, as feeding it
              * here would */
@@ -222,16 +221,7 @@ int csd_eng_feed_upto(csd_engine *e, csd_isp_req *r, uint64_t rel, uint64_t *fai
                 return rc;
             }
         }
-        if (!r->ah) {
-            struct timespec t0, t1;
-            if (r->ah_probe) clock_gettime(CLOCK_MONOTONIC, &t0);
-            rc = r->work.feed(r->work.arg, page, data, len, &cost, &need_more);
-            if (r->ah_probe) {
-                clock_gettime(CLOCK_MONOTONIC, &t1);
-                probe_ns = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000ll + (t1.tv_nsec - t0.tv_nsec));
-                probed = 1;
-            }
-        }
+        if (!r->ah) rc = r->work.feed(r->work.arg, page, data, len, &cost, &need_more);
         r->cost_ns[i] = csd_eng_cost_ns(e, e->p.page_cycles, &cost);
         r->fed_cost_ns += r->cost_ns[i];
         r->fed_next++;
@@ -260,8 +250,6 @@ int csd_eng_feed_upto(csd_engine *e, csd_isp_req *r, uint64_t rel, uint64_t *fai
                 return g;
             }
         }
-        /* wall time only: whether the next pages run ahead on host threads */
-        if (probed && need_more) csd_eng_ahead_probe(e, r, probe_ns);
     }
     csd_eng_ahead_load(e, r);   /* consumed slots take the next pages */
     return 0;

@@ -67,6 +67,10 @@ typedef struct csd_ahead {
     int stopped;              /* a feed failed or needs no more: nothing further is fed */
     int queued, running, cancel, gate_wait;
     int main_feeding;         /* the engine's own thread feeds the page it joins */
+    uint32_t probed;          /* pages whose feed was timed (host wall time), and that time */
+    uint64_t probe_ns;
+    int cheap;                /* they averaged under host_ahead_min_ns: back to the engine's thread */
+    uint32_t min_ns;          /* host_ahead_min_ns */
     struct csd_ahead *qnext;
 } csd_ahead;
 
@@ -89,9 +93,6 @@ typedef struct csd_pool {
 struct csd_isp_req {
     csd_engine *e;
     csd_ahead *ah;            /* run-ahead, or NULL (fed on the engine's thread) */
-    int ah_probe;             /* run-ahead waits on the feed's host time: pages still being timed */
-    uint32_t ah_probed;       /* pages timed so far, and their host wall time */
-    uint64_t ah_probe_ns;
     csd_isp_req *prev, *next; /* engine list, in submission order */
     csd_isp_work work;
     csd_page_source src;
@@ -230,8 +231,9 @@ int csd_eng_feed_upto(csd_engine *e, csd_isp_req *r, uint64_t rel, uint64_t *fai
 int csd_eng_pool_create(csd_engine *e);            /* 0 or -errno; none when host_threads <= 1 */
 void csd_eng_pool_destroy(csd_engine *e);
 int csd_eng_ahead_attach(csd_engine *e, csd_isp_req *r);   /* 0 or -ENOMEM; may leave r->ah NULL */
-/* the engine's thread fed page r->fed_next - 1 in host_ns of wall time: may attach run-ahead */
-void csd_eng_ahead_probe(csd_engine *e, csd_isp_req *r, uint64_t host_ns);
+/* Before the engine takes page r->fed_next: a request whose pages proved cheap goes back to the
+ * engine's thread once every page computed ahead is consumed (r->ah is NULL after). */
+void csd_eng_ahead_settle(csd_engine *e, csd_isp_req *r);
 /* Load the bytes of pages with a known ppn into free slots and hand them to a worker. */
 void csd_eng_ahead_load(csd_engine *e, csd_isp_req *r);
 /* The result of page rel (== r->fed_next), waiting for it; *read_rc < 0 when the page was not read. */
