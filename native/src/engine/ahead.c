@@ -5,7 +5,8 @@
  * (the store and the FTL are not shared with workers), and when the serial engine would feed page k it
  * joins that page's result instead and commits what the page produced. Cost, rows, stops and failures
  * are the serial engine's, consumed in the same event order, so device times and output bytes do not
- * change with the number of threads. */
+ * change with the number of threads. A request whose first pages prove cheaper than their hand-off
+ * (host_ahead_min_ns) goes back to the engine's thread once its pages fed ahead are published. */
 #include "engine/engine_int.h"
 
 #include <errno.h>
@@ -159,7 +160,6 @@ void csd_eng_pool_destroy(csd_engine *e) {
     e->pool = NULL;
 }
 
-
 int csd_eng_ahead_attach(csd_engine *e, csd_isp_req *r) {
     if (!e->pool || !r->work.ahead || !r->work.commit || r->work.stage1) return 0;
     csd_ahead *a = calloc(1, sizeof *a);
@@ -219,9 +219,8 @@ void csd_eng_ahead_load(csd_engine *e, csd_isp_req *r) {
     if (!n) return;
     pthread_mutex_lock(&pl->mu);
     a->loaded += n;
-    /* wake a worker for 2 * AHEAD_WAKE_BATCH pages at a time (or the request's last pages), not page by page: a
-     * wake-up costs more than most tasklets spend on a page; the engine feeds a page itself when it
-     * needs one no worker has */
+    /* wake a worker for 2 * AHEAD_WAKE_BATCH pages at a time (or the request's last pages), not
+     * page by page: a wake-up costs more than most tasklets spend on a page */
     if (a->loaded - a->computed >= 2 * AHEAD_WAKE_BATCH || a->loaded >= r->issue_next) pool_enqueue(pl, a);
     pthread_mutex_unlock(&pl->mu);
 }
