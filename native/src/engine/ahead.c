@@ -198,12 +198,17 @@ void csd_eng_ahead_load(csd_engine *e, csd_isp_req *r) {
     if (stopped) return;   /* a cheap request's next pages are the engine's to read */
     /* slot k % W is free once page k - W is consumed */
     uint64_t lim = r->fed_next + a->W, n = 0;
+    int no_mem = 0;
     while (loaded + n < r->issue_next && loaded + n < csd_eng_req_pages(r) && loaded + n < lim) {
         uint64_t i = loaded + n;
         ahead_slot *s = &a->slot[i % a->W];
         s->len = r->first + i == r->max_page ? r->last_len : e->p.page_bytes;
         s->read_rc = 0;
-        if (!s->buf && !(s->buf = malloc(e->p.page_bytes))) {
+        if (!s->buf && !(s->buf = malloc(e->p.page_bytes)) && a->work.unahead) {
+            no_mem = 1;   /* no slot: the request goes back to the engine's thread, which needs none */
+            break;
+        }
+        if (!s->buf) {
             s->read_rc = -ENOMEM;   /* fails the request at this page, as a read error would */
         } else if (r->ppn[i] == CSD_PPN_NONE) {
             memset(s->buf, 0, e->p.page_bytes);
@@ -215,6 +220,11 @@ void csd_eng_ahead_load(csd_engine *e, csd_isp_req *r) {
             s->read_rc = rc < 0 ? rc : 0;
         }
         n++;
+    }
+    if (no_mem) {
+        pthread_mutex_lock(&pl->mu);
+        a->cheap = 1;
+        pthread_mutex_unlock(&pl->mu);
     }
     if (!n) return;
     pthread_mutex_lock(&pl->mu);
@@ -229,7 +239,9 @@ void csd_eng_ahead_settle(csd_engine *e, csd_isp_req *r) {
     csd_ahead *a = r->ah;
     csd_pool *pl = e->pool;
     pthread_mutex_lock(&pl->mu);
-    int back = a->cheap && a->computed == r->fed_next;   /* detach waits for the worker to let go */
+    /* not while a page is being fed: cheap set for want of memory does not stop a feed under way,
+     * whose page the engine then takes as computed */
+    int back = a->cheap && a->computed == r->fed_next && !a->running;
     pthread_mutex_unlock(&pl->mu);
     if (!back) return;
     /* every page computed ahead is published: the work returns to the engine's thread, which
