@@ -10,7 +10,10 @@
  * ways: every device time and row must be the same). */
 static inline void dev_test_threads(csd_params *p) {
     const char *ht = getenv("CSD_TEST_HOST_THREADS");
-    if (ht && *ht) p->host_threads = (uint32_t)strtoul(ht, NULL, 10);
+    if (ht && *ht) {
+        p->host_threads = (uint32_t)strtoul(ht, NULL, 10);
+        p->host_ahead_min_ns = 0;   /* every request runs ahead, however cheap its pages */
+    }
 }
 
 static inline csd_device *dev_fresh(const char *dir, const char *preset, uint64_t capacity, int background) {

@@ -87,13 +87,17 @@ static void host_read(req *q, size_t max) {
     q->got_len += n;
 }
 
-/* One scenario, fully determined by seed, under host_threads threads. */
-static outcome run(uint64_t seed, uint32_t threads, const char *policy, object *text, object *recs) {
+/* One scenario, fully determined by seed, under host_threads threads; min_ns: host_ahead_min_ns (0:
+ * every request runs ahead to its end; UINT32_MAX - 1, 4.3 s a page: every request's first 16 pages
+ * prove "cheap" and it goes back to the engine's thread mid-request; UINT32_MAX: the preset's
+ * default, as the pages' host time says). */
+static outcome run(uint64_t seed, uint32_t threads, uint32_t min_ns, const char *policy, object *text, object *recs) {
     csd_params p;
     CHECK(csd_params_preset(&p, "tiny") == 0);
     p.blocks_per_plane = 16;
     p.cores = 2;
     p.host_threads = threads;
+    if (min_ns != UINT32_MAX) p.host_ahead_min_ns = min_ns;
     snprintf(p.request_scheduler, sizeof p.request_scheduler, "%s", policy);
     csd_engine *e = NULL;
     char err[256] = "";
@@ -239,18 +243,24 @@ int main(void) {
     }
     for (uint64_t i = 0; i < recs.size; i++) recs.data[i] = (uint8_t)rng(&s);
     static const char *const policies[] = { "fcfs", "remus" };
-    uint64_t ahead_pages = 0, failures = 0, requests = 0;
+    uint64_t ahead_pages = 0, failures = 0, requests = 0, cheap_ahead = 0;
     for (uint64_t seed = 1; seed <= 12; seed++) {
         for (int pi = 0; pi < 2; pi++) {
-            outcome ref = run(seed, 1, policies[pi], &text, &recs);
+            outcome ref = run(seed, 1, 0, policies[pi], &text, &recs);
             CHECK_EQ_U64(ref.st.isp_pages_ahead, 0);   /* one thread: every page on the engine's */
             for (size_t i = 0; i < ref.n; i++) failures += ref.q[i].status != 0;
             requests += ref.n;
-            static const uint32_t threads[] = { 2, 4 };
-            for (int ti = 0; ti < 2; ti++) {
-                outcome o = run(seed, threads[ti], policies[pi], &text, &recs);
+            /* threads, host_ahead_min_ns: ahead to the end; back to the engine's thread after 16
+             * pages (the switch mid-request); as the host's clock decides (the default) */
+            static const uint32_t threads[] = { 2, 4, 2, 4 }, min_ns[] = { 0, 0, UINT32_MAX - 1, UINT32_MAX };
+            for (int ti = 0; ti < 4; ti++) {
+                outcome o = run(seed, threads[ti], min_ns[ti], policies[pi], &text, &recs);
                 same(&o, &ref, seed, threads[ti], policies[pi]);
-                ahead_pages += o.st.isp_pages_ahead;
+                if (min_ns[ti] == 0) ahead_pages += o.st.isp_pages_ahead;
+                if (min_ns[ti] == UINT32_MAX - 1) {
+                    CHECK(o.st.isp_pages_ahead <= 16 * o.n);   /* at most the timed pages of each */
+                    cheap_ahead += o.st.isp_pages_ahead;
+                }
                 outcome_free(&o);
             }
             outcome_free(&ref);
@@ -259,8 +269,11 @@ int main(void) {
     /* the scenarios did run ahead, and some hit the output-buffer-full failure */
     CHECK(ahead_pages > 1000);
     CHECK(failures > 0);
-    printf("test_ahead: %llu requests, %llu failed alike, %llu pages fed ahead\n", (unsigned long long)requests,
-           (unsigned long long)failures, (unsigned long long)ahead_pages);
+    /* requests did run their first pages ahead and then went back */
+    CHECK(cheap_ahead > 100);
+    printf("test_ahead: %llu requests, %llu failed alike, %llu pages fed ahead (%llu before requests went back "
+           "to the engine's thread)\n", (unsigned long long)requests, (unsigned long long)failures,
+           (unsigned long long)ahead_pages, (unsigned long long)cheap_ahead);
     free(text.data);
     free(recs.data);
     return 0;

@@ -119,6 +119,12 @@ typedef struct csd_params {
     /* the emulator itself: wall time only, never device time */
     uint32_t host_threads;              /* count: host threads that compute tasklet pages ahead of the
                                          * engine (1 = on the engine's own thread; 1..64) */
+
+    /* run-ahead per request (host_threads > 1) */
+    uint32_t host_ahead_min_ns;         /* ns of host wall time: a request's pages go to the host
+                                         * threads once its first pages averaged at least this much
+                                         * each on the engine's thread (cheaper pages cost less there
+                                         * than the hand-off); 0 = from its first page */
 } csd_params;
 
 /* Blocks of each plane in SLC mode for p (blocks_per_plane set): the first ones of the plane. */

@@ -92,6 +92,8 @@ static const field FIELDS[] = {
     FLD(map_cache_line_entries, F_U32, "entries"),
     /* the emulator itself */
     FLD(host_threads, F_U32, "count"),
+    /* run-ahead per request */
+    FLD(host_ahead_min_ns, F_U32, "ns"),
 };
 #define NFIELDS (sizeof FIELDS / sizeof FIELDS[0])
 
@@ -141,6 +143,7 @@ static void preset_paper(csd_params *p) {
     p->map_cache_bytes = 1024;          /* the DRS paper's default (VI-A) */
     p->map_cache_line_entries = 8;
     p->host_threads = 1;
+    p->host_ahead_min_ns = 4000;
     /* user tasklets */
     p->tasklet_memory_bytes = 64u << 20;
     p->tasklet_fuel_per_page = 100000000;

@@ -5,19 +5,30 @@
  * (the store and the FTL are not shared with workers), and when the serial engine would feed page k it
  * joins that page's result instead and commits what the page produced. Cost, rows, stops and failures
  * are the serial engine's, consumed in the same event order, so device times and output bytes do not
- * change with the number of threads. */
+ * change with the number of threads. A request whose first pages prove cheaper than their hand-off
+ * (host_ahead_min_ns) goes back to the engine's thread once its pages fed ahead are published. */
 #include "engine/engine_int.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-/* Pages one request may have loaded and not consumed: enough to keep a worker busy across a batch,
- * few enough that many requests' slots stay small. */
-#define AHEAD_SLOTS 64u
+/* Pages one request may have loaded and not consumed: up to what the ISP buffer lets be issued ahead
+ * (a worker then never waits for slots the engine could fill), at most AHEAD_SLOTS_MAX; slot buffers
+ * are allocated as first used, so a short request costs only what it loads. */
+#define AHEAD_SLOTS_MIN 64u
+#define AHEAD_SLOTS_MAX 256u
+/* When the engine must wait for a worker's page, it waits for this many more (or all loaded): one
+ * wake-up per batch instead of one per page, which cost the worker more than a cheap page. */
+#define AHEAD_WAKE_BATCH 16u
+/* Pages of a request whose feed is timed (host wall time) before its mean decides whether it stays
+ * ahead (host_ahead_min_ns): enough to smooth one slow page, few of a request's pages. */
+#define AHEAD_PROBE_PAGES 16u
 
 static void pool_enqueue(csd_pool *pl, csd_ahead *a) {
-    if (a->queued || a->running || a->stopped || a->cancel || a->computed >= a->loaded) return;
+    if (a->queued && pl->idle) pthread_cond_signal(&pl->work_cv);
+    if (a->queued || a->running || a->stopped || a->cancel || a->cheap || a->computed >= a->loaded) return;
     a->queued = 1;
     a->qnext = NULL;
     if (pl->qtail) pl->qtail->qnext = a; else pl->qhead = a;
@@ -43,20 +54,30 @@ static void pool_dequeue(csd_pool *pl, csd_ahead *a) {
 /* Feed a's loaded pages in order while nothing stops it; called with pl->mu held, a->running set. At
  * most upto pages (the engine thread helps with one page range; workers take all). */
 static void feed_pages(csd_pool *pl, csd_ahead *a, uint64_t upto) {
-    while (!a->stopped && !a->cancel && a->computed < a->loaded && a->computed < upto) {
+    while (!a->stopped && !a->cancel && !a->cheap && a->computed < a->loaded && a->computed < upto) {
         uint64_t i = a->computed;
         ahead_slot *s = &a->slot[i % a->W];
+        int timed = a->probed < AHEAD_PROBE_PAGES;
         pthread_mutex_unlock(&pl->mu);
         int rc = 0, need_more = 0;
         csd_cost cost = { 0, 0 };
+        struct timespec t0, t1;
+        if (timed) clock_gettime(CLOCK_MONOTONIC, &t0);
         if (s->read_rc == 0) rc = a->work.feed(a->work.arg, a->first + i, s->buf, s->len, &cost, &need_more);
+        if (timed) clock_gettime(CLOCK_MONOTONIC, &t1);
         pthread_mutex_lock(&pl->mu);
+        if (timed) {
+            a->probe_ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000ll + (t1.tv_nsec - t0.tv_nsec));
+            if (++a->probed == AHEAD_PROBE_PAGES && a->probe_ns < (uint64_t)a->min_ns * AHEAD_PROBE_PAGES) a->cheap = 1;
+        }
         s->rc = rc;
         s->cost = cost;
         s->need_more = need_more;
         a->computed++;
         if (s->read_rc < 0 || rc < 0 || !need_more) a->stopped = 1;
-        if (pl->main_waiting) pthread_cond_broadcast(&pl->done_cv);
+        /* the engine waits for a batch of this request's pages; a stop, a gate or the worker
+         * letting go wakes it elsewhere */
+        if (pl->main_waiting && pl->wait_a == a && a->computed >= pl->wait_upto) pthread_cond_broadcast(&pl->done_cv);
     }
 }
 
@@ -146,23 +167,19 @@ int csd_eng_ahead_attach(csd_engine *e, csd_isp_req *r) {
     a->r = r;
     a->work = r->work;
     a->first = r->first;
-    a->W = AHEAD_SLOTS;
+    /* the first pages are timed wherever they are fed; cheap ones send the request back to the
+     * engine's thread (a page there costs less than its copy and hand-off) */
+    a->probed = r->work.unahead && e->p.host_ahead_min_ns ? 0 : AHEAD_PROBE_PAGES;
+    a->min_ns = e->p.host_ahead_min_ns;
+    uint64_t buf_pages = e->p.page_bytes ? e->p.isp_buffer_bytes / e->p.page_bytes : 0;
+    a->W = buf_pages < AHEAD_SLOTS_MIN ? AHEAD_SLOTS_MIN : buf_pages > AHEAD_SLOTS_MAX ? AHEAD_SLOTS_MAX : (uint32_t)buf_pages;
     a->slot = calloc(a->W, sizeof *a->slot);
     if (!a->slot) {
         free(a);
         return -ENOMEM;
     }
-    for (uint32_t i = 0; i < a->W; i++) {
-        if (!(a->slot[i].buf = malloc(e->p.page_bytes))) {
-            for (uint32_t j = 0; j < i; j++) free(a->slot[j].buf);
-            free(a->slot);
-            free(a);
-            return -ENOMEM;
-        }
-    }
     csd_ahead_gate g = { gate_wait, a };
     if (r->work.ahead(r->work.arg, &g) != 1) {
-        for (uint32_t i = 0; i < a->W; i++) free(a->slot[i].buf);
         free(a->slot);
         free(a);
         return 0;   /* this work runs on the engine's thread */
@@ -176,17 +193,24 @@ void csd_eng_ahead_load(csd_engine *e, csd_isp_req *r) {
     if (!a || r->dead) return;
     csd_pool *pl = e->pool;
     pthread_mutex_lock(&pl->mu);
-    uint64_t loaded = a->loaded, stopped = a->stopped;
+    uint64_t loaded = a->loaded, stopped = a->stopped || a->cheap;
     pthread_mutex_unlock(&pl->mu);
-    if (stopped) return;
+    if (stopped) return;   /* a cheap request's next pages are the engine's to read */
     /* slot k % W is free once page k - W is consumed */
     uint64_t lim = r->fed_next + a->W, n = 0;
+    int no_mem = 0;
     while (loaded + n < r->issue_next && loaded + n < csd_eng_req_pages(r) && loaded + n < lim) {
         uint64_t i = loaded + n;
         ahead_slot *s = &a->slot[i % a->W];
         s->len = r->first + i == r->max_page ? r->last_len : e->p.page_bytes;
         s->read_rc = 0;
-        if (r->ppn[i] == CSD_PPN_NONE) {
+        if (!s->buf && !(s->buf = malloc(e->p.page_bytes)) && a->work.unahead) {
+            no_mem = 1;   /* no slot: the request goes back to the engine's thread, which needs none */
+            break;
+        }
+        if (!s->buf) {
+            s->read_rc = -ENOMEM;   /* fails the request at this page, as a read error would */
+        } else if (r->ppn[i] == CSD_PPN_NONE) {
             memset(s->buf, 0, e->p.page_bytes);
         } else {
             int rc = 0;
@@ -197,14 +221,33 @@ void csd_eng_ahead_load(csd_engine *e, csd_isp_req *r) {
         }
         n++;
     }
+    if (no_mem) {
+        pthread_mutex_lock(&pl->mu);
+        a->cheap = 1;
+        pthread_mutex_unlock(&pl->mu);
+    }
     if (!n) return;
     pthread_mutex_lock(&pl->mu);
     a->loaded += n;
-    /* wake a worker for half a ring at a time (or the request's last pages), not page by page: a
-     * wake-up costs more than most tasklets spend on a page; the engine feeds a page itself when it
-     * needs one no worker has */
-    if (a->loaded - a->computed >= a->W / 2 || a->loaded >= r->issue_next) pool_enqueue(pl, a);
+    /* wake a worker for 2 * AHEAD_WAKE_BATCH pages at a time (or the request's last pages), not
+     * page by page: a wake-up costs more than most tasklets spend on a page */
+    if (a->loaded - a->computed >= 2 * AHEAD_WAKE_BATCH || a->loaded >= r->issue_next) pool_enqueue(pl, a);
     pthread_mutex_unlock(&pl->mu);
+}
+
+void csd_eng_ahead_settle(csd_engine *e, csd_isp_req *r) {
+    csd_ahead *a = r->ah;
+    csd_pool *pl = e->pool;
+    pthread_mutex_lock(&pl->mu);
+    /* not while a page is being fed: cheap set for want of memory does not stop a feed under way,
+     * whose page the engine then takes as computed */
+    int back = a->cheap && a->computed == r->fed_next && !a->running;
+    pthread_mutex_unlock(&pl->mu);
+    if (!back) return;
+    /* every page computed ahead is published: the work returns to the engine's thread, which
+     * reads and feeds page fed_next as the serial engine does */
+    csd_eng_ahead_detach(e, r);
+    r->work.unahead(r->work.arg);
 }
 
 int csd_eng_ahead_join(csd_engine *e, csd_isp_req *r, uint64_t rel, csd_cost *cost, int *need_more, int *read_rc) {
@@ -221,20 +264,28 @@ int csd_eng_ahead_join(csd_engine *e, csd_isp_req *r, uint64_t rel, csd_cost *co
             pthread_mutex_lock(&pl->mu);
             a->gate_wait = 0;
             pthread_cond_broadcast(&pl->done_cv);
-        } else if (!a->running && !a->stopped && a->computed < a->loaded) {
-            /* no worker has it: feed it here rather than wait */
+        } else if (!a->running && !a->stopped && !a->cheap && a->computed < a->loaded && !pl->idle) {
+            /* every worker is busy with other requests: feed it here rather than wait */
             pool_dequeue(pl, a);
             a->running = a->main_feeding = 1;
             feed_pages(pl, a, rel + 1);
             a->running = a->main_feeding = 0;
             pool_enqueue(pl, a);
-        } else if (!a->running && (a->stopped || a->computed >= a->loaded)) {
+        } else if (!a->running && (a->stopped || a->cheap || a->computed >= a->loaded)) {
             pthread_mutex_unlock(&pl->mu);
-            return -EIO;   /* cannot happen: the page is loaded and nothing stopped before it */
+            return -EIO;   /* cannot happen: the page is loaded and nothing stopped before it (a
+                            * cheap request settled back to the engine's thread before this page) */
         } else {
+            /* a worker has it or an idle one takes it: taking it here would leave that one idle
+             * and the engine computing, page after page */
+            if (!a->running) pool_enqueue(pl, a);
             pl->main_waiting = 1;
+            pl->wait_a = a;
+            pl->wait_upto = rel + 1 + AHEAD_WAKE_BATCH < a->loaded ? rel + 1 + AHEAD_WAKE_BATCH : a->loaded;
+            if (pl->wait_upto < rel + 1) pl->wait_upto = rel + 1;
             pthread_cond_wait(&pl->done_cv, &pl->mu);
             pl->main_waiting = 0;
+            pl->wait_a = NULL;
         }
     }
     ahead_slot *s = &a->slot[rel % a->W];

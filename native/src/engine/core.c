@@ -196,6 +196,7 @@ int csd_eng_feed_upto(csd_engine *e, csd_isp_req *r, uint64_t rel, uint64_t *fai
         const uint8_t *data = e->page_buf;
         csd_cost cost = { 0, 0 };
         int need_more = 0, rc = 0;
+        if (r->ah) csd_eng_ahead_settle(e, r);
         if (r->ah) {
             /* computed ahead on a worker: take its result, and publish its rows now, as feeding it
              * here would */

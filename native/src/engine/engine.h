@@ -117,6 +117,9 @@ typedef struct csd_isp_work {
      * what the work may do ahead (see csd_ahead_gate). commit returns 0 or a negative errno. */
     int (*ahead)(void *arg, const csd_ahead_gate *gate);
     int (*commit)(void *arg, int page);
+    /* Optional: undo ahead() when every page fed ahead is committed; later pages are fed on the
+     * engine's thread as if ahead() had never run. Without it a request stays ahead to its end. */
+    void (*unahead)(void *arg);
 } csd_isp_work;
 
 typedef struct csd_isp_progress {

@@ -67,6 +67,10 @@ typedef struct csd_ahead {
     int stopped;              /* a feed failed or needs no more: nothing further is fed */
     int queued, running, cancel, gate_wait;
     int main_feeding;         /* the engine's own thread feeds the page it joins */
+    uint32_t probed;          /* pages whose feed was timed (host wall time), and that time */
+    uint64_t probe_ns;
+    int cheap;                /* they averaged under host_ahead_min_ns: back to the engine's thread */
+    uint32_t min_ns;          /* host_ahead_min_ns */
     struct csd_ahead *qnext;
 } csd_ahead;
 
@@ -79,6 +83,10 @@ typedef struct csd_pool {
     int quit;
     uint32_t idle;            /* workers waiting for work: a signal only when one can take it */
     int main_waiting;         /* the engine's thread waits on done_cv: a broadcast only then */
+    /* what the engine waits for when it waits for fed pages: a worker wakes it once wait_a has
+     * computed wait_upto pages (a batch, not every page: a wake-up costs more than most pages) */
+    const struct csd_ahead *wait_a;
+    uint64_t wait_upto;
     csd_ahead *qhead, *qtail;
 } csd_pool;
 
@@ -223,6 +231,9 @@ int csd_eng_feed_upto(csd_engine *e, csd_isp_req *r, uint64_t rel, uint64_t *fai
 int csd_eng_pool_create(csd_engine *e);            /* 0 or -errno; none when host_threads <= 1 */
 void csd_eng_pool_destroy(csd_engine *e);
 int csd_eng_ahead_attach(csd_engine *e, csd_isp_req *r);   /* 0 or -ENOMEM; may leave r->ah NULL */
+/* Before the engine takes page r->fed_next: a request whose pages proved cheap goes back to the
+ * engine's thread once every page computed ahead is consumed (r->ah is NULL after). */
+void csd_eng_ahead_settle(csd_engine *e, csd_isp_req *r);
 /* Load the bytes of pages with a known ppn into free slots and hand them to a worker. */
 void csd_eng_ahead_load(csd_engine *e, csd_isp_req *r);
 /* The result of page rel (== r->fed_next), waiting for it; *read_rc < 0 when the page was not read. */

@@ -64,6 +64,7 @@ struct csd_exec {
      * buffer had at the last commit (host reads only add room); otherwise the gate waits until the
      * engine consumes this page, when cap is exact. */
     int ahead;
+    int ahead_init;              /* smu and the staging buffers exist (ahead() ran, even if undone) */
     csd_ahead_gate gate;
     csd_outbuf stage;            /* the page being fed (worker) */
     uint64_t staged_before;      /* worker: bytes staged by earlier pages */
@@ -607,7 +608,7 @@ void csd_exec_destroy(csd_exec *t) {
     if (t->state && t->ops->destroy) t->ops->destroy(t->state);
     csd_taskio_release(&t->io);
     free(t->carry);
-    if (t->ahead) {
+    if (t->ahead_init) {
         for (stage_chunk *c = t->ch_head, *n; c; c = n) {
             n = c->next;
             free(c->data);
@@ -678,10 +679,11 @@ static int work_stage1(void *arg, uint64_t page_index, const uint8_t *data, size
  * need_page the engine asks while it issues. */
 static int work_ahead(void *arg, const csd_ahead_gate *gate) {
     csd_exec *t = arg;
-    if (t->ahead || t->hooks.flush || t->finished || !t->begun || t->fr.kind == CSD_FRAMING_TWO_STAGE ||
+    if (t->ahead || t->ahead_init || t->hooks.flush || t->finished || !t->begun || t->fr.kind == CSD_FRAMING_TWO_STAGE ||
         (t->fr.kind == CSD_FRAMING_BYTES && t->ops->need_page))
         return 0;
     pthread_mutex_init(&t->smu, NULL);
+    t->ahead_init = 1;
     t->gate = *gate;
     t->io.room = exec_room;
     t->io.room_ctx = t;
@@ -713,8 +715,17 @@ static int work_commit(void *arg, int page) {
     return rc;
 }
 
+/* Engine thread, every staged page published: rows go straight to the output again, checked there. */
+static void work_unahead(void *arg) {
+    csd_exec *t = arg;
+    t->ahead = 0;
+    t->io.stage = NULL;
+    t->io.room = NULL;
+    t->io.room_ctx = NULL;
+}
+
 csd_isp_work csd_exec_work(csd_exec *t) {
     return (csd_isp_work){ .arg = t, .feed = work_feed, .finish = work_finish,
                            .stage1 = t->fr.kind == CSD_FRAMING_TWO_STAGE ? work_stage1 : NULL,
-                           .ahead = work_ahead, .commit = work_commit };
+                           .ahead = work_ahead, .commit = work_commit, .unahead = work_unahead };
 }

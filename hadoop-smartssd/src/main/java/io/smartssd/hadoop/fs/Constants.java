@@ -47,6 +47,17 @@ public final class Constants {
     public static final boolean DEFAULT_DEVICE_BACKGROUND = true;
 
     /**
+     * {@code fs.smartssd.device.<id>.host-threads}: embedded devices only; the device parameter
+     * {@code host_threads} for this JVM's session (host threads that compute tasklet pages ahead of the
+     * device's event engine: wall time only, device times and rows do not change), or {@code auto}: the
+     * JVM's available processors (at most 64), so the tasks of one JVM (Spark's local[N]) are served on
+     * that many cores instead of one.
+     */
+    public static final String DEVICE_HOST_THREADS_SUFFIX = ".host-threads";
+    /** Default of {@link #DEVICE_HOST_THREADS_SUFFIX}: {@value}. */
+    public static final String DEFAULT_DEVICE_HOST_THREADS = "auto";
+
+    /**
      * Block size reported for objects (bytes): FileInputFormat cuts splits at block boundaries, so this
      * is the default split size of jobs over {@code smartssd://} objects.
      */

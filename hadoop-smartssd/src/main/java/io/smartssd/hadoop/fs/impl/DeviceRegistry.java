@@ -76,7 +76,8 @@ public final class DeviceRegistry {
     private static SmartSsd open(DeviceSpec spec) throws IOException {
         try {
             if (spec.image() != null) {
-                return SmartSsd.openEmbedded(spec.image(), OpenOptions.defaults().background(spec.background()));
+                return SmartSsd.openEmbedded(spec.image(), OpenOptions.defaults().background(spec.background())
+                        .param("host_threads", Integer.toString(spec.hostThreads())));
             }
             return SmartSsd.openRemote(spec.socket());
         } catch (DeviceException e) {

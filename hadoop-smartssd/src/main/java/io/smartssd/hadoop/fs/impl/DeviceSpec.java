@@ -2,8 +2,10 @@ package io.smartssd.hadoop.fs.impl;
 
 import static io.smartssd.hadoop.fs.Constants.DEFAULT_DEVICE_BACKGROUND;
 import static io.smartssd.hadoop.fs.Constants.DEFAULT_DEVICE_HOST;
+import static io.smartssd.hadoop.fs.Constants.DEFAULT_DEVICE_HOST_THREADS;
 import static io.smartssd.hadoop.fs.Constants.DEVICE_BACKGROUND_SUFFIX;
 import static io.smartssd.hadoop.fs.Constants.DEVICE_HOST_SUFFIX;
+import static io.smartssd.hadoop.fs.Constants.DEVICE_HOST_THREADS_SUFFIX;
 import static io.smartssd.hadoop.fs.Constants.DEVICE_IMAGE_SUFFIX;
 import static io.smartssd.hadoop.fs.Constants.DEVICE_PREFIX;
 import static io.smartssd.hadoop.fs.Constants.DEVICE_SOCKET_SUFFIX;
@@ -19,7 +21,10 @@ import org.apache.hadoop.conf.Configuration;
  * {@link #resolve} checks what can be checked without opening it, so a wrong key fails at once and
  * names itself.
  */
-public record DeviceSpec(String id, Path image, Path socket, String host, boolean background) {
+public record DeviceSpec(String id, Path image, Path socket, String host, boolean background, int hostThreads) {
+
+    /** The device's host_threads ceiling (params.c validates 1..64). */
+    private static final int MAX_HOST_THREADS = 64;
 
     /** The full name of a per-device key, e.g. {@code fs.smartssd.device.dev0.image}. */
     public static String key(String id, String suffix) {
@@ -46,6 +51,22 @@ public record DeviceSpec(String id, Path image, Path socket, String host, boolea
         }
         String host = conf.getTrimmed(key(id, DEVICE_HOST_SUFFIX), DEFAULT_DEVICE_HOST);
         boolean background = conf.getBoolean(key(id, DEVICE_BACKGROUND_SUFFIX), DEFAULT_DEVICE_BACKGROUND);
+        String threadsKey = key(id, DEVICE_HOST_THREADS_SUFFIX);
+        String threads = conf.getTrimmed(threadsKey, DEFAULT_DEVICE_HOST_THREADS);
+        int hostThreads;
+        if (threads.equalsIgnoreCase("auto")) {
+            hostThreads = Math.min(Runtime.getRuntime().availableProcessors(), MAX_HOST_THREADS);
+        } else {
+            try {
+                hostThreads = Integer.parseInt(threads);
+            } catch (NumberFormatException e) {
+                hostThreads = 0;
+            }
+            if (hostThreads < 1 || hostThreads > MAX_HOST_THREADS) {
+                throw new IOException(threadsKey + " = " + threads + ": not a thread count; give 1.."
+                        + MAX_HOST_THREADS + " or auto (the available processors)");
+            }
+        }
         if (!image.isEmpty()) {
             Path p = Paths.get(image).toAbsolutePath().normalize();
             if (!Files.isRegularFile(p)) {
@@ -53,14 +74,14 @@ public record DeviceSpec(String id, Path image, Path socket, String host, boolea
                         + (Files.exists(p) ? " (not a regular file)" : " (file does not exist)")
                         + "; create one with `csd format` or SmartSsd.format");
             }
-            return new DeviceSpec(id, p, null, host, background);
+            return new DeviceSpec(id, p, null, host, background, hostThreads);
         }
         Path s = Paths.get(socket).toAbsolutePath().normalize();
         if (!Files.exists(s)) {
             throw new IOException(socketKey + " = " + socket + ": unreachable, no such socket"
                     + " (is `csd csdd IMAGE --socket " + socket + "` running?)");
         }
-        return new DeviceSpec(id, null, s, host, background);
+        return new DeviceSpec(id, null, s, host, background, hostThreads);
     }
 
     /** The key that names where the device is ({@code .image} or {@code .socket}), for messages. */
