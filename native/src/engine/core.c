@@ -175,27 +175,6 @@ int csd_eng_page_data(csd_engine *e, csd_isp_req *r, uint64_t rel, const uint8_t
     return csd_eng_page_bytes(r, rel, e->page_buf, data);
 }
 
-int csd_eng_page_bytes(csd_isp_req *r, uint64_t rel, uint8_t *buf, const uint8_t **data) {
-    *data = buf;
-    kept_page *k = r->kept ? r->kept[rel] : NULL;
-    if (k) {
-        *data = k->data;
-        return k->rc;
-    }
-    if (r->kept_rc) return r->kept_rc;
-    int rc = 0;
-    const uint8_t *in_place = r->src.view ? r->src.view(r->src.arg, r->ppn[rel], &rc) : NULL;
-    if (in_place) *data = in_place;
-    else if (!rc) rc = r->src.read(r->src.arg, r->ppn[rel], buf);
-    return rc;
-}
-
-void csd_eng_page_unkeep(csd_isp_req *r, uint64_t rel) {
-    if (!r->kept || !r->kept[rel]) return;
-    free(r->kept[rel]);
-    r->kept[rel] = NULL;
-}
-
 void csd_eng_s1_report(csd_engine *e, csd_isp_req *r, int cls) {
     if (cls < CSD_MATCH_MISMATCHED || cls > CSD_MATCH_MATCHED || cls <= r->match) return;
     r->match = (uint8_t)cls;

@@ -331,37 +331,6 @@ void csd_engine_release(csd_engine *e, csd_isp_req *r) {
     e->im->room(e);   /* dropped pages may have made room in the buffer */
 }
 
-/* Keep the bytes of page i of r (its ppn about to be erased). */
-static void keep_page(csd_engine *e, csd_isp_req *r, uint64_t i) {
-    kept_page *k = NULL;
-    if (!r->kept && !(r->kept = calloc(r->cap, sizeof *r->kept))) k = NULL;
-    else if (r->kept[i]) return;
-    else k = malloc(sizeof *k + e->p.page_bytes);
-    if (!k) {
-        r->kept_rc = -ENOMEM;   /* nothing to hold the page in: the request's next read fails */
-        return;
-    }
-    k->rc = r->src.read(r->src.arg, r->ppn[i], k->data);
-    if (k->rc > 0) k->rc = 0;
-    r->kept[i] = k;
-    e->st.isp_pages_saved++;
-}
-
-void csd_engine_block_erasing(csd_engine *e, uint64_t first_ppn, uint64_t npages) {
-    for (csd_isp_req *r = e->head; r; r = r->next) {
-        /* pages below fed_next were fed; those at or past issue_next have no ppn yet (batch issue) or
-         * none at all (stage mode resolves its pages up to issue_next) */
-        if (r->dead || r->released || r->finished) continue;
-        uint64_t end = r->issue_next < csd_eng_req_pages(r) ? r->issue_next : csd_eng_req_pages(r);
-        for (uint64_t i = r->fed_next; i < end && !r->dead; i++) {
-            uint64_t ppn = r->ppn[i];
-            if (ppn == CSD_PPN_NONE || ppn < first_ppn || ppn - first_ppn >= npages || r->state[i] == PG_DROPPED)
-                continue;
-            keep_page(e, r, i);
-        }
-    }
-}
-
 int csd_engine_step(csd_engine *e) { return csd_sim_step(e->sim); }
 
 int csd_engine_peek(const csd_engine *e, uint64_t *t) { return csd_sim_peek(e->sim, t); }

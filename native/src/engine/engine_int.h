@@ -226,7 +226,7 @@ void csd_eng_kick(csd_engine *e);
 void csd_eng_core_start(core *c, uint8_t kind, csd_isp_req *r, uint64_t page, uint64_t dur, int rc);
 /* The bytes of the request's page rel (in place, or read into the engine's page buffer); 0 or -errno. */
 int csd_eng_page_data(csd_engine *e, csd_isp_req *r, uint64_t rel, const uint8_t **data, size_t *len);
-/* The bytes of page rel (a ppn, not CSD_PPN_NONE): those kept when GC erased its block, or the store's
+/* kept.c: the bytes of page rel (a ppn, not CSD_PPN_NONE): those kept when GC erased its block, or the store's
  * (*data in place, or buf filled). 0 or -errno. */
 int csd_eng_page_bytes(csd_isp_req *r, uint64_t rel, uint8_t *buf, const uint8_t **data);
 /* Page rel was fed: drop the bytes kept for it. */
