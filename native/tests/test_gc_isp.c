@@ -192,5 +192,5 @@ int main(void) {
         free(ref.out);
     }
     free(a);
-    return 0;
+    TEST_OK("test_gc_isp");
 }
