@@ -496,6 +496,63 @@ static void test_text_grows(void) {
     obj_free(&o);
 }
 
+/* GC erases the blocks of pages 0, 1, 4, 5 (units 0 and 1) at 1 ns, after their reads were issued
+ * (at 0) and before any was fed, and the blocks are then reprogrammed (the object's bytes change):
+ * the four pages are fed the bytes they held when erased, every time stays the run's without the
+ * erase. 8 pages of 64-byte lines: 64 lines a page, 1000 + 64 * 100 = 7400 ns each; the four
+ * reprogrammed with 32-byte lines, 128 a page: 1000 + 12800 = 13800 ns. Without the copy (no erase
+ * reported) the core time shows the new bytes. Both issue models. */
+static void fill_lines(object *o, uint32_t every, uint32_t units) {
+    for (uint64_t i = 0; i < o->size; i++)
+        if (i / PAGE % 4 < units) o->data[i] = i % every == every - 1 ? '\n' : 'x';
+}
+
+static void erase_run(const char *sched, int erase, int reprogram, uint64_t *finish, uint64_t *core, uint64_t *saved) {
+    csd_params p = tiny(1);
+    snprintf(p.request_scheduler, sizeof p.request_scheduler, "%s", sched);
+    csd_engine *e = engine(&p);
+    object o;
+    obj_init(&o, &p, 8 * PAGE, 3, 1);
+    fill_lines(&o, 64, 4);
+    job j;
+    job_start(e, &j, &lines_ops, &o, 0, o.size, NULL, NULL);
+    csd_engine_run_until(e, 1);
+    for (uint32_t u = 0; erase && u < 2; u++) {
+        csd_addr a = { .channel = u / p.chips_per_channel, .chip = u % p.chips_per_channel, .block = 3, .page = 0 };
+        csd_engine_block_erasing(e, csd_ppn_encode(&p, &a), p.pages_per_block);
+    }
+    if (reprogram) fill_lines(&o, 32, 2);   /* the erased blocks' pages only */
+    csd_engine_run_until_finished(e, j.req);
+    csd_isp_progress pr = prog(e, &j);
+    CHECK_EQ_INT(pr.status, 0);
+    CHECK_EQ_U64(pr.pages_done, 8);
+    *finish = pr.finish_ns;
+    *core = pr.core_ns;
+    csd_engine_stats st;
+    csd_engine_stats_get(e, &st, NULL);
+    *saved = st.isp_pages_saved;
+    job_end(e, &j);
+    csd_engine_destroy(e);
+    obj_free(&o);
+}
+
+static void test_erase_keeps_bytes(void) {
+    const char *const scheds[] = { "fcfs", "remus" };
+    for (int s = 0; s < 2; s++) {
+        uint64_t f0, c0, s0, f1, c1, s1, f2, c2, s2;
+        erase_run(scheds[s], 0, 0, &f0, &c0, &s0);   /* nothing happens: the reference */
+        CHECK_EQ_U64(c0, 8 * 7400 + FINISH_NS);
+        CHECK_EQ_U64(s0, 0);
+        erase_run(scheds[s], 1, 1, &f1, &c1, &s1);
+        CHECK_EQ_U64(s1, 4);
+        CHECK_EQ_U64(c1, c0);                         /* every page fed its bytes as read */
+        CHECK_EQ_U64(f1, f0);
+        erase_run(scheds[s], 0, 1, &f2, &c2, &s2);   /* the hazard the copy prevents */
+        CHECK_EQ_U64(s2, 0);
+        CHECK_EQ_U64(c2, 4 * 7400 + 4 * 13800 + FINISH_NS);
+    }
+}
+
 static void test_failure_and_stop(void) {
     csd_params p = tiny(1);
     object o;
@@ -867,6 +924,7 @@ int main(void) {
     test_small_buffer();
     test_text_grows();
     test_failure_and_stop();
+    test_erase_keeps_bytes();
     test_empty_and_release();
     test_host_io_with_request();
     test_determinism();

@@ -213,10 +213,9 @@ void csd_eng_ahead_load(csd_engine *e, csd_isp_req *r) {
         } else if (r->ppn[i] == CSD_PPN_NONE) {
             memset(s->buf, 0, e->p.page_bytes);
         } else {
-            int rc = 0;
-            const uint8_t *in_place = r->src.view ? r->src.view(r->src.arg, r->ppn[i], &rc) : NULL;
-            if (in_place) memcpy(s->buf, in_place, e->p.page_bytes);
-            else if (!rc) rc = r->src.read(r->src.arg, r->ppn[i], s->buf);
+            const uint8_t *data;
+            int rc = csd_eng_page_bytes(r, i, s->buf, &data);
+            if (!rc && data != s->buf) memcpy(s->buf, data, e->p.page_bytes);
             s->read_rc = rc < 0 ? rc : 0;
         }
         n++;

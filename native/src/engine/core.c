@@ -50,6 +50,9 @@ void csd_eng_req_free(csd_isp_req *r) {
     free(r->cls);
     free(r->state);
     free(r->ppn);
+    if (r->kept)
+        for (uint64_t i = 0; i < r->cap; i++) free(r->kept[i]);
+    free(r->kept);
     free(r->cost_ns);
     free(r->pool);
     free(r);
@@ -88,6 +91,12 @@ int csd_eng_req_grow(csd_isp_req *r, uint64_t need) {
     uint8_t *cl = realloc(r->cls, cap);
     if (!cl) return -ENOMEM;
     r->cls = cl;
+    if (r->kept) {
+        kept_page **k = realloc(r->kept, cap * sizeof *k);
+        if (!k) return -ENOMEM;
+        memset(k + r->cap, 0, (cap - r->cap) * sizeof *k);
+        r->kept = k;
+    }
     memset(r->state + r->cap, PG_NONE, cap - r->cap);
     r->cap = cap;
     return 0;
@@ -163,11 +172,7 @@ int csd_eng_page_data(csd_engine *e, csd_isp_req *r, uint64_t rel, const uint8_t
         memset(e->page_buf, 0, e->p.page_bytes);
         return 0;
     }
-    int rc = 0;
-    const uint8_t *in_place = r->src.view ? r->src.view(r->src.arg, r->ppn[rel], &rc) : NULL;
-    if (in_place) *data = in_place;
-    else if (!rc) rc = r->src.read(r->src.arg, r->ppn[rel], e->page_buf);
-    return rc;
+    return csd_eng_page_bytes(r, rel, e->page_buf, data);
 }
 
 void csd_eng_s1_report(csd_engine *e, csd_isp_req *r, int cls) {
@@ -212,16 +217,14 @@ int csd_eng_feed_upto(csd_engine *e, csd_isp_req *r, uint64_t rel, uint64_t *fai
         } else if (r->ppn[i] == CSD_PPN_NONE) {
             memset(e->page_buf, 0, e->p.page_bytes);
         } else {
-            int rc = 0;
-            const uint8_t *in_place = r->src.view ? r->src.view(r->src.arg, r->ppn[i], &rc) : NULL;
-            if (in_place) data = in_place;
-            else if (!rc) rc = r->src.read(r->src.arg, r->ppn[i], e->page_buf);
+            int rc = csd_eng_page_bytes(r, i, e->page_buf, &data);
             if (rc < 0) {
                 *fail_ns = csd_eng_cost_ns(e, e->p.page_cycles, &(csd_cost){ 0, 0 });
                 return rc;
             }
         }
         if (!r->ah) rc = r->work.feed(r->work.arg, page, data, len, &cost, &need_more);
+        csd_eng_page_unkeep(r, i);
         r->cost_ns[i] = csd_eng_cost_ns(e, e->p.page_cycles, &cost);
         r->fed_cost_ns += r->cost_ns[i];
         r->fed_next++;

@@ -145,6 +145,8 @@ typedef struct csd_engine_stats {
     uint64_t stage_forced;               /* stage mode: waits with nothing in flight, overridden */
     uint64_t isp_pages_ahead;            /* pages whose feed ran ahead on host threads (host_threads > 1;
                                           * wall time only) */
+    uint64_t isp_pages_saved;            /* issued pages not yet fed whose block GC erased: their bytes
+                                          * kept, as of the read (csd_engine_block_erasing) */
 } csd_engine_stats;
 
 int csd_engine_create(csd_engine **out, const csd_params *p, char *err, size_t errlen);
@@ -238,6 +240,11 @@ int csd_engine_peek(const csd_engine *e, uint64_t *t);
 void csd_engine_run_until(csd_engine *e, uint64_t t);
 /* Run until r finishes (or nothing is pending). */
 void csd_engine_run_until_finished(csd_engine *e, csd_isp_req *r);
+
+/* GC is about to erase physical pages [first_ppn, first_ppn + npages): every request's pages resolved
+ * to one of them and not fed yet keep their bytes as they are now (the bytes their flash read returns,
+ * which a device would hold in its DRAM), and are fed those later. Times do not change. */
+void csd_engine_block_erasing(csd_engine *e, uint64_t first_ppn, uint64_t npages);
 
 /* Counters of the flash array, host link and cores (either pointer may be NULL). */
 void csd_engine_stats_get(const csd_engine *e, csd_engine_stats *s, csd_flash_stats *fs);

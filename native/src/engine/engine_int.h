@@ -90,6 +90,13 @@ typedef struct csd_pool {
     csd_ahead *qhead, *qtail;
 } csd_pool;
 
+/* A page's bytes taken before GC erased its block (csd_engine_block_erasing): rc < 0 when they could not
+ * be (the page's read fails with it). */
+typedef struct kept_page {
+    int rc;
+    uint8_t data[];
+} kept_page;
+
 struct csd_isp_req {
     csd_engine *e;
     csd_ahead *ah;            /* run-ahead, or NULL (fed on the engine's thread) */
@@ -103,6 +110,8 @@ struct csd_isp_req {
     uint64_t *ppn;
     uint64_t *cost_ns;
     uint8_t *core_of;         /* stage mode: the page's core */
+    kept_page **kept;         /* NULL until GC erases a block under a page not fed yet; then per page */
+    int kept_rc;              /* a page's bytes could not be kept (no memory): every later read fails */
     uint64_t cap;
     uint64_t issue_next;      /* next page (relative) to issue (batch); pages with a known ppn (stage) */
     uint64_t fed_next;        /* next page (relative) to feed to the work */
@@ -217,6 +226,11 @@ void csd_eng_kick(csd_engine *e);
 void csd_eng_core_start(core *c, uint8_t kind, csd_isp_req *r, uint64_t page, uint64_t dur, int rc);
 /* The bytes of the request's page rel (in place, or read into the engine's page buffer); 0 or -errno. */
 int csd_eng_page_data(csd_engine *e, csd_isp_req *r, uint64_t rel, const uint8_t **data, size_t *len);
+/* kept.c: the bytes of page rel (a ppn, not CSD_PPN_NONE): those kept when GC erased its block, or the store's
+ * (*data in place, or buf filled). 0 or -errno. */
+int csd_eng_page_bytes(csd_isp_req *r, uint64_t rel, uint8_t *buf, const uint8_t **data);
+/* Page rel was fed: drop the bytes kept for it. */
+void csd_eng_page_unkeep(csd_isp_req *r, uint64_t rel);
 /* End r now with status (no core slot): dead, finished, out of the policy's hands. */
 void csd_eng_req_end(csd_engine *e, csd_isp_req *r, int status);
 /* Two-stage processing: page class cls (csd_match) of r is known; tell the chip-queue policy when the

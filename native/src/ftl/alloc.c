@@ -128,6 +128,8 @@ void ftl_maybe_drop_tomb(csd_ftl *f, ftl_obj *o, uint64_t idx) {
 
 static int erase_block(csd_ftl *f, uint32_t gb, csd_flash_batch *ops) {
     uint64_t first = block_first(f, gb);
+    /* a reader that resolved a page of this block and has not taken its bytes yet takes them now */
+    if (f->erase_fn) f->erase_fn(f->erase_arg, first, f->ppb);
     int rc = csd_store_erase(f->st, first, f->ppb);
     if (rc) return rc;
     ftl_op(f, ops, CSD_FLASH_ERASE, 1, first);
@@ -349,3 +351,8 @@ void csd_ftl_place_report(const csd_ftl *f, void (*fn)(void *arg, const char *ke
 }
 
 uint32_t csd_ftl_slc_blocks(const csd_ftl *f) { return f->slcb; }
+
+void csd_ftl_set_erase_hook(csd_ftl *f, csd_ftl_erase_fn fn, void *arg) {
+    f->erase_fn = fn;
+    f->erase_arg = arg;
+}

@@ -139,6 +139,13 @@ int csd_ftl_read_ppn(csd_ftl *f, uint64_t ppn, void *buf);
  * fails or the page fails its check. Valid until the next view, write, trim or GC. */
 const uint8_t *csd_ftl_view_ppn(csd_ftl *f, uint64_t ppn, int *rc);
 
+/* Called with a block's first physical page and its page count before GC erases it (its bytes are
+ * still readable with csd_ftl_read_ppn then): whoever resolved a page to a ppn and reads its bytes
+ * later must copy them before they go, as a device holds a page read in its DRAM. One hook; fn NULL
+ * removes it. */
+typedef void (*csd_ftl_erase_fn)(void *arg, uint64_t first_ppn, uint32_t npages);
+void csd_ftl_set_erase_hook(csd_ftl *f, csd_ftl_erase_fn fn, void *arg);
+
 void csd_ftl_counters_get(const csd_ftl *f, csd_ftl_counters *c);
 void csd_ftl_wear_get(const csd_ftl *f, csd_ftl_wear *w);
 /* The placement policy's own counters (fn(arg, key, value)); nothing for policies without any. */

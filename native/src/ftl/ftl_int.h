@@ -139,6 +139,8 @@ struct csd_ftl {
     uint8_t *gcbuf;               /* GC copies (GC runs inside a host write) */
     csd_buf mbuf;
     ftl_run hrun, gcrun;          /* pages of a host write group / of a GC pass not yet in the file */
+    csd_ftl_erase_fn erase_fn;    /* told before a block is erased (csd_ftl_set_erase_hook) */
+    void *erase_arg;
 };
 
 /* report.c: count a flash operation and append it to the caller's batch (ops may be NULL) */

@@ -163,6 +163,11 @@ static void *worker_main(void *arg) {
     return NULL;
 }
 
+/* GC erases a block: tasklet pages resolved to it and not processed keep the bytes they were read with. */
+static void erasing(void *arg, uint64_t first_ppn, uint32_t npages) {
+    csd_engine_block_erasing(arg, first_ppn, npages);
+}
+
 int csd_device_open(csd_device **out, const char *image, const csd_open_opts *opts, char *err, size_t errlen) {
     *out = NULL;
     csd_device *d = calloc(1, sizeof *d);
@@ -196,6 +201,7 @@ int csd_device_open(csd_device **out, const char *image, const csd_open_opts *op
     d->background = opts ? opts->background : 1;
     rc = csd_engine_create(&d->eng, &d->params, err, errlen);
     if (rc) goto fail;
+    csd_ftl_set_erase_hook(d->ftl, erasing, d->eng);
     snprintf(d->name, sizeof d->name, "%s", image);
     rc = timeline_open(d, image, err, errlen);
     if (rc) goto fail;
@@ -220,6 +226,7 @@ fail_sync:
     pthread_mutex_destroy(&d->mu);
 fail:
     if (d->trace) timeline_close(d, d->name);
+    csd_ftl_set_erase_hook(d->ftl, NULL, NULL);
     if (d->eng) csd_engine_destroy(d->eng);
     csd_ftl_close(d->ftl);
     free(d);
@@ -238,6 +245,7 @@ int csd_device_close(csd_device *d) {
     free(d->sessions);
     csd_sandbox_destroy(d->sandbox);
     int trc = timeline_close(d, d->name);
+    csd_ftl_set_erase_hook(d->ftl, NULL, NULL);
     csd_engine_destroy(d->eng);
     free(d->blk_buf);
     csd_flash_batch_free(&d->blk_ops);
