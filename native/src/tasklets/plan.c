@@ -58,13 +58,7 @@ static int eval_record(plan *pl) {
         rc = csd_plan_eval(pl, pl->filter, &f);
         if (rc || f.t != PT_BOOL || !f.b) return rc;
     }
-    if (pl->aggregating) return csd_plan_group_update(pl);
-    for (uint32_t i = 0; i < pl->n_outs && !rc; i++) rc = csd_plan_eval(pl, pl->outs[i], &pl->scratch[i]);
-    if (rc) return rc;
-    if (pl->n_order) return csd_plan_buffer_row(pl);
-    rc = csd_plan_emit(pl, pl->scratch, pl->n_outs);
-    if (rc == 0 && pl->limit && ++pl->emitted >= pl->limit) rc = CSD_STOP;
-    return rc;
+    return csd_plan_row_passed(pl);
 }
 
 /* A record's cost from what its evaluation counted, and the failure latch. */
@@ -220,9 +214,7 @@ static int lines_batched(plan *pl, csd_tasklet_io *io) {
             rc = csd_plan_group_update_values(pl, key, bt->ev, i);
         } else {
             for (uint32_t k = 0; k < pl->n_outs; k++) pl->scratch[k] = bt->ev[k][i];
-            if (pl->n_order) rc = csd_plan_buffer_row(pl);
-            else if (!(rc = csd_plan_emit(pl, pl->scratch, pl->n_outs)) && pl->limit && ++pl->emitted >= pl->limit)
-                rc = CSD_STOP;
+            rc = csd_plan_output_row(pl);
         }
         cycles += pl->compares * CSD_TK_CYCLES_PER_COMPARE + pl->hashes * CSD_TK_CYCLES_PER_HASH;
         dram += pl->hashes;

@@ -287,6 +287,10 @@ int csd_plan_group_update(plan *pl);
  * (evaluated already); its hash lookup is counted in pl->hashes for the caller to charge */
 int csd_plan_group_update_values(plan *pl, const pv *key, pv *const *ev, size_t i);
 int csd_plan_buffer_row(plan *pl);
+/* pl->scratch holds a row's outputs: buffered for ORDER BY, else emitted (CSD_STOP at the limit) */
+int csd_plan_output_row(plan *pl);
+/* a row whose filter passed: its group updated, or its outputs evaluated and output */
+int csd_plan_row_passed(plan *pl);
 int csd_plan_finish_groups(plan *pl);
 int csd_plan_finish_rows(plan *pl);
 int csd_plan_emit(plan *pl, const pv *v, size_t n);

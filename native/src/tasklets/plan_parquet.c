@@ -263,18 +263,6 @@ static void mark_columns(const plan *pl, int32_t n, uint8_t *mark) {
     mark_columns(pl, x->b, mark);
 }
 
-/* The rest of one row after its filter passed: aggregate / buffer / emit, as the text and record paths do. */
-static int eval_row(plan *pl) {
-    if (pl->aggregating) return csd_plan_group_update(pl);
-    int rc = 0;
-    for (uint32_t i = 0; i < pl->n_outs && !rc; i++) rc = csd_plan_eval(pl, pl->outs[i], &pl->scratch[i]);
-    if (rc) return rc;
-    if (pl->n_order) return csd_plan_buffer_row(pl);
-    rc = csd_plan_emit(pl, pl->scratch, pl->n_outs);
-    if (rc == 0 && pl->limit && ++pl->emitted >= pl->limit) rc = CSD_STOP;
-    return rc;
-}
-
 /* The plan's columns against the file's leaves: every used column exists with a matching type. */
 static int check_columns(const plan *pl, const csd_pq_file *f, const uint8_t *used, char *err, size_t errlen) {
     for (uint32_t c = 0; c < pl->n_cols; c++) {
@@ -764,7 +752,7 @@ int csd_plan_parquet_finish(plan *pl) {
             for (uint32_t k = 0; k < n_fcols; k++) load_value(pl, fcols[k], &vals[pl->cols[fcols[k]].field], r);
             for (uint32_t k = 0; k < n_ocols; k++) load_value(pl, ocols[k], &vals[pl->cols[ocols[k]].field], r);
             row_dram += n_ocols;
-            rc = eval_row(pl);
+            rc = csd_plan_row_passed(pl);
             row_cycles += pl->nodes_evaluated * CSD_TK_CYCLES_PER_NODE + pl->compares * CSD_TK_CYCLES_PER_COMPARE +
                           (pl->filter < 0 ? CSD_TK_CYCLES_PER_RECORD : 0);
             pl->compares = 0;

@@ -151,6 +151,20 @@ int csd_plan_buffer_row(plan *pl) {
     return 0;
 }
 
+int csd_plan_output_row(plan *pl) {
+    if (pl->n_order) return csd_plan_buffer_row(pl);
+    int rc = csd_plan_emit(pl, pl->scratch, pl->n_outs);
+    if (rc == 0 && pl->limit && ++pl->emitted >= pl->limit) rc = CSD_STOP;
+    return rc;
+}
+
+int csd_plan_row_passed(plan *pl) {
+    if (pl->aggregating) return csd_plan_group_update(pl);
+    int rc = 0;
+    for (uint32_t i = 0; i < pl->n_outs && !rc; i++) rc = csd_plan_eval(pl, pl->outs[i], &pl->scratch[i]);
+    return rc ? rc : csd_plan_output_row(pl);
+}
+
 /* merge sort of prow pointers by row_cmp (stable, O(n log n), no global context) */
 static void merge_sort(plan *pl, prow **a, prow **tmp, size_t n) {
     if (n < 2) return;
