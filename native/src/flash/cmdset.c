@@ -74,9 +74,7 @@ void csd_cmdset_destroy(csd_cmdset *cs) {
 
 static void op_done(csd_flash_op *op, uint64_t t);
 
-static void req_op_done(csd_hreq *r, uint64_t t) {
-    if (--r->left) return;
-    r->done_ns = t;
+static void free_sets(csd_hreq *r) {
     for (cset *s = r->sets, *n; s; s = n) {
         n = s->next_in_req;
         free(s->reqs);
@@ -84,18 +82,18 @@ static void req_op_done(csd_hreq *r, uint64_t t) {
         free(s);
     }
     r->sets = NULL;
+}
+
+static void req_op_done(csd_hreq *r, uint64_t t) {
+    if (--r->left) return;
+    r->done_ns = t;
+    free_sets(r);
     if (r->done) r->done(r, t);
 }
 
 void csd_cmdset_forget(csd_cmdset *cs, csd_hreq *r) {
     (void)cs;
-    for (cset *s = r->sets, *n; s; s = n) {
-        n = s->next_in_req;
-        free(s->reqs);
-        free(s->ops);
-        free(s);
-    }
-    r->sets = NULL;
+    free_sets(r);
 }
 
 static void submit_cur(cset *s) {
