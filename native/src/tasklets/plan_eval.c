@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/types.h>
 
 #include "smartssd/v1/device.pb-c.h"
 #include "tasklets/plan_int.h"
@@ -631,7 +632,6 @@ static pbatch *batch_init(plan *pl) {
     if (bt) return bt->ok ? bt : NULL;
     bt = pl->batch = calloc(1, sizeof *bt);
     if (!bt) return NULL;
-    bt->nf = pl->max_field + 1;
     uint32_t nc = pl->n_cols ? pl->n_cols : 1;
     bt->colv = calloc(nc, sizeof *bt->colv);
     bt->cold = calloc(nc, sizeof *bt->cold);
@@ -705,40 +705,34 @@ static pv *batch_col_begin(pbatch *bt, uint32_t c) {
     return bt->colv[c];
 }
 
-/* Column c on line i, decoded the first time (a DRAM access). */
+/* Column c on line i, decoded the first time (a DRAM access). Its field's bounds are the line's
+ * delimiters' offsets (dpos): field f ends at the line's f-th delimiter, the last at the line's end. */
 static inline const pv *batch_col_value(plan *pl, pbatch *bt, uint32_t c, uint32_t i) {
     pv *v = &bt->colv[c][i];
     if (bt->cold[c][i]) return v;
     bt->cold[c][i] = 1;
     bt->dram[i]++;
     const pcol *col = &pl->cols[c];
-    const uint32_t f = col->field, nf = bt->nf;
-    pline *L = &bt->lines[i];
-    uint32_t *fe = bt->fe + (size_t)i * nf;
-    if (f >= L->n_split && !L->done) {
-        /* past the fields cut up front: cut this line again from its start, further */
-        L->n_split = L->split_pos = 0;
-        L->db = L->start >> 6;
-        L->dm = bt->dl[L->db] & (~0ull << (L->start & 63));
-        split_line(bt->dl, L, bt->fs + (size_t)i * nf, fe, f);
-    }
-    if (f >= L->n_split) {
+    const uint32_t f = col->field;
+    const pbline *L = &bt->lines[i];
+    if (f > L->nd) {   /* past the line's last field */
         v->t = PT_NULL;
-    } else {
-        uint32_t fs = f ? fe[f - 1] + 1 : 0;   /* a field starts after the previous one's delimiter */
-        const uint8_t *p = bt->page + L->start + fs;
-        size_t n = fe[f] - fs;
-        if (col->type == PT_INT) {   /* text_value's integer case, in the loop */
-            v->t = PT_NULL;
-            if (n && n <= 8 && p + 8 <= bt->page_end) {
-                if (!parse_digits8(p, n, &v->i)) v->t = PT_INT;
-                else if (!parse_int(p, n, &v->i)) v->t = PT_INT;   /* a sign */
-            } else if (n && !parse_int(p, n, &v->i)) {
-                v->t = PT_INT;
-            }
-        } else {
-            text_value(pl, col, p, n, v);
+        return v;
+    }
+    const uint32_t *d = bt->dpos + L->d0;
+    uint32_t fs = f ? d[f - 1] + 1 : L->start, fe = f < L->nd ? d[f] : L->start + L->len;
+    const uint8_t *p = bt->page + fs;
+    size_t n = fe - fs;
+    if (col->type == PT_INT) {   /* text_value's integer case, in the loop */
+        v->t = PT_NULL;
+        if (n && n <= 8 && p + 8 <= bt->page_end) {
+            if (!parse_digits8(p, n, &v->i)) v->t = PT_INT;
+            else if (!parse_int(p, n, &v->i)) v->t = PT_INT;   /* a sign */
+        } else if (n && !parse_int(p, n, &v->i)) {
+            v->t = PT_INT;
         }
+    } else {
+        text_value(pl, col, p, n, v);
     }
     return v;
 }
@@ -834,127 +828,121 @@ static int batch_eval(plan *pl, pbatch *bt, int32_t n, const uint32_t *sel, size
     return 0;
 }
 
-/* The highest field + 1 that expression n reads (0: none). */
-static uint32_t expr_fields(const plan *pl, int32_t n) {
-    if (n < 0) return 0;
-    const pnode *x = &pl->nodes[n];
-    switch (x->kind) {
-    case PN_COLUMN: return pl->cols[x->col].field + 1;
-    case PN_LITERAL: return 0;
-    case PN_BINARY: {
-        uint32_t a = expr_fields(pl, x->a), b = expr_fields(pl, x->b);
-        return a > b ? a : b;
-    }
-    default: return expr_fields(pl, x->a);
-    }
-}
-
-/* expr_fields of the nodes evaluated on every line expression n is: an AND/OR's right side is not */
-static uint32_t always_fields(const plan *pl, int32_t n) {
-    if (n < 0) return 0;
-    const pnode *x = &pl->nodes[n];
-    if (x->kind == PN_BINARY && (x->op == SMARTSSD__V1__BINARY_OP__AND || x->op == SMARTSSD__V1__BINARY_OP__OR))
-        return always_fields(pl, x->a);
-    if (x->kind == PN_BINARY) {
-        uint32_t a = always_fields(pl, x->a), b = always_fields(pl, x->b);
-        return a > b ? a : b;
-    }
-    if (x->kind == PN_UNARY || x->kind == PN_IN) return always_fields(pl, x->a);
-    return expr_fields(pl, n);
-}
-
-static int batch_room(plan *pl, pbatch *bt, size_t lines) {
-    if (lines > bt->cap_lines && batch_grow_lines(pl, bt, lines > 2 * bt->cap_lines ? lines : 2 * bt->cap_lines))
+/* Room for a page of n bytes holding `lines` lines: the lines' arrays, and the delimiter and
+ * newline offsets (at most one a byte), which the walk below writes a few entries past the last
+ * one it keeps. */
+static int batch_room(plan *pl, pbatch *bt, size_t n, size_t lines) {
+    if (lines + 4 > bt->cap_lines &&
+        batch_grow_lines(pl, bt, lines + 4 > 2 * bt->cap_lines ? lines + 4 : 2 * bt->cap_lines))
         return -ENOMEM;
-    size_t f = lines * bt->nf;
-    if (f > PB_MAX_FIELDS) return -E2BIG;
-    if (f > bt->cap_fields) {
-        size_t cap = f > 2 * bt->cap_fields ? f : 2 * bt->cap_fields;
-        if (grow((void **)&bt->fs, cap, sizeof(uint32_t)) || grow((void **)&bt->fe, cap, sizeof(uint32_t))) return -ENOMEM;
-        bt->cap_fields = cap;
+    if (n + 64 > bt->cap_bytes) {
+        size_t cap = n + 64 > 2 * bt->cap_bytes ? n + 64 : 2 * bt->cap_bytes;
+        if (grow((void **)&bt->dpos, cap, sizeof(uint32_t)) || grow((void **)&bt->npos, cap, sizeof(uint32_t)) ||
+            grow((void **)&bt->wdel, cap / 64 + 2, sizeof(uint32_t)))
+            return -ENOMEM;
+        bt->cap_bytes = cap;
     }
     return 0;
 }
 
+/* The set bits of m as offsets base + bit into o, in order; returns how many. The first 8 of each
+ * 32-bit half are written whatever their count (slots past the count are overwritten later), so
+ * a word costs no branch on its bits unless a half holds more than 8; the halves' bit chains are
+ * independent. o has room for 8 entries past the count. */
+static inline __attribute__((always_inline)) uint32_t bits_to_offsets(uint64_t m, uint32_t base, uint32_t *o) {
+    uint32_t lo = (uint32_t)m, hi = (uint32_t)(m >> 32);
+    const uint32_t nlo = (uint32_t)__builtin_popcount(lo), nhi = (uint32_t)__builtin_popcount(hi);
+    uint32_t *oh = o + nlo;
+    /* an empty half's slots get bit 31's offset: they are past the count */
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; j++, lo &= lo - 1) o[j] = base + (uint32_t)__builtin_ctz(lo | 0x80000000u);
+    if (__builtin_expect(nlo > 8, 0))
+        for (uint32_t j = 8; j < nlo; j++, lo &= lo - 1) o[j] = base + (uint32_t)__builtin_ctz(lo);
+    /* after the low half's slots, which reach into these */
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; j++, hi &= hi - 1) oh[j] = base + 32 + (uint32_t)__builtin_ctz(hi | 0x80000000u);
+    if (__builtin_expect(nhi > 8, 0))
+        for (uint32_t j = 8; j < nhi; j++, hi &= hi - 1) oh[j] = base + 32 + (uint32_t)__builtin_ctz(hi);
+    return nlo + nhi;
+}
+
+/* The page's lines and delimiters as offsets (bt->lines, dpos, wdel, npos); the number of lines. */
+static inline __attribute__((always_inline)) ssize_t index_page(plan *pl, pbatch *bt, const uint8_t *p, size_t n,
+                                                                const uint64_t *nl, const uint64_t *dl) {
+    const size_t nb = (n + 63) / 64;
+    if (batch_room(pl, bt, n, 0)) return -ENOMEM;
+    /* Every newline's offset, then every delimiter's with the count before each word. A line's
+     * fields are then the delimiters between its start and its newline, found by counting, so no
+     * walk branches on delimiter against newline. */
+    uint32_t *dpos = bt->dpos, *wdel = bt->wdel, *npos = bt->npos, nd = 0, nn = 0;
+    for (size_t w = 0; w < nb; w++) {
+        /* lines of 32 bytes or more: at most two newlines a word, written whatever their count */
+        uint64_t m = nl[w];
+        const uint32_t c = (uint32_t)__builtin_popcountll(m), base = (uint32_t)(w * 64);
+        npos[nn] = base + (uint32_t)__builtin_ctzll(m | 1ull << 63);
+        m &= m - 1;
+        npos[nn + 1] = base + (uint32_t)__builtin_ctzll(m | 1ull << 63);
+        if (__builtin_expect(c > 2, 0))
+            for (uint32_t j = 2; j < c; j++) {
+                m &= m - 1;
+                npos[nn + j] = base + (uint32_t)__builtin_ctzll(m);
+            }
+        nn += c;
+    }
+    const size_t lines = nn;
+    if (batch_room(pl, bt, n, lines)) return -ENOMEM;
+    for (size_t w = 0; w < nb; w++) {
+        wdel[w] = nd;
+        nd += bits_to_offsets(dl[w], (uint32_t)(w * 64), dpos + nd);
+    }
+    uint32_t lstart = 0, d0 = 0;
+    for (size_t i = 0; i < lines; i++) {
+        const uint32_t pos = npos[i], w = pos >> 6;
+        /* the delimiters before the newline: the word's count plus those below its bit */
+        const uint32_t dend = wdel[w] + (uint32_t)__builtin_popcountll(dl[w] & ((1ull << (pos & 63)) - 1));
+        uint32_t e = pos;
+        if (e > lstart && p[e - 1] == '\r') e--;
+        pbline *L = &bt->lines[i];
+        L->start = lstart;
+        L->len = e - lstart;
+        L->d0 = d0;
+        L->nd = dend - d0;
+        d0 = dend;
+        lstart = pos + 1;
+    }
+    return (ssize_t)lines;
+}
+
+static ssize_t index_page_generic(plan *pl, pbatch *bt, const uint8_t *p, size_t n, const uint64_t *nl,
+                                  const uint64_t *dl) {
+    return index_page(pl, bt, p, n, nl, dl);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* With the popcnt and tzcnt instructions (every CPU with AVX2 has them; the build targets plain
+ * x86-64, where a popcount is a library call). */
+__attribute__((target("popcnt,bmi,bmi2"))) static ssize_t index_page_bmi(plan *pl, pbatch *bt, const uint8_t *p, size_t n,
+                                                                         const uint64_t *nl, const uint64_t *dl) {
+    return index_page(pl, bt, p, n, nl, dl);
+}
+#endif
+
 int csd_plan_batch_page(plan *pl, const uint8_t *p, size_t n, const uint64_t *nl, const uint64_t *dl) {
     pbatch *bt = batch_init(pl);
     if (!bt) return -ENOMEM;
-    if (!bt->enf_set) {
-        /* Fields cut for every line up front: those of the filter's nodes evaluated on every line
-         * (the left side of an AND/OR); with the filter passing many lines, also those of the rest
-         * of the filter and of what is evaluated past it. Other fields are cut when a line needs
-         * them. Which fields are cut when changes no value and no count. */
-        uint32_t lo = always_fields(pl, pl->filter), hi = expr_fields(pl, pl->filter);
-        for (uint32_t k = 0; k < bt->n_ev; k++) {
-            uint32_t f = expr_fields(pl, bt->ev_node[k]);
-            if (f > hi) hi = f;
-        }
-        if (pl->filter < 0) lo = hi;
-        bt->enf_lo = lo < bt->nf ? lo : bt->nf;
-        bt->enf_hi = hi < bt->nf ? hi : bt->nf;
-        bt->enf = bt->enf_hi;
-        bt->enf_set = 1;
-    }
-    /* One walk over the page's delimiter and newline bits in order: a field ends at each; the
-     * first enf of a line are kept. */
-    const uint32_t nf = bt->nf, enf = bt->enf;
-    const size_t nb = (n + 63) / 64;
-    size_t i = 0, lstart = 0;
-    uint32_t k = 0;
-    if (batch_room(pl, bt, 64)) return -ENOMEM;
-    uint32_t *fe = bt->fe;
-    /* lines the arrays hold now */
-    size_t room = bt->cap_fields / nf < bt->cap_lines ? bt->cap_fields / nf : bt->cap_lines;
-    /* once a line's first enf fields are cut, only its newline matters: its delimiter bits are
-     * dropped from the walk (skip) */
-    const int skip0 = enf == 0;
-    int skip = skip0;
-    for (size_t w = 0; w < nb; w++) {
-        const uint64_t nlw = nl[w], both = dl[w] | nlw;
-        uint64_t m = skip ? nlw : both;
-        while (m) {
-            const unsigned bit = (unsigned)__builtin_ctzll(m);
-            const size_t pos = w * 64 + bit;
-            m &= m - 1;
-            if (!((nlw >> bit) & 1)) {   /* a delimiter: field k ends */
-                fe[k++] = (uint32_t)(pos - lstart);
-                if (k == enf) {
-                    skip = 1;
-                    m &= nlw;
-                }
-                continue;
-            }
-            size_t e = pos;
-            if (e > lstart && p[e - 1] == '\r') e--;
-            pline *L = &bt->lines[i];
-            L->start = (uint32_t)lstart;
-            L->len = (uint32_t)(e - lstart);
-            if (skip) {   /* more fields than enf: the rest are cut when a line needs them */
-                L->n_split = enf;
-                L->done = 0;
-                m = (skip0 ? nlw : both) & ~((2ull << bit) - 1);
-            } else {
-                fe[k] = (uint32_t)(e - lstart);
-                L->n_split = k + 1;
-                L->done = 1;
-            }
-            skip = skip0;
-            i++;
-            k = 0;
-            lstart = pos + 1;
-            if (i == room) {
-                if (batch_room(pl, bt, i + 1)) return -ENOMEM;
-                room = bt->cap_fields / nf < bt->cap_lines ? bt->cap_fields / nf : bt->cap_lines;
-            }
-            fe = bt->fe + i * nf;
-        }
-    }
+#if defined(__x86_64__) && defined(__GNUC__)
+    /* pl->avx2 was decided by the page's masks (CSD_PLAN_SIMD=sse2 tests the generic walk too) */
+    const ssize_t lines = pl->avx2 > 0 ? index_page_bmi(pl, bt, p, n, nl, dl) : index_page_generic(pl, bt, p, n, nl, dl);
+#else
+    const ssize_t lines = index_page_generic(pl, bt, p, n, nl, dl);
+#endif
+    if (lines < 0) return (int)lines;
+    const size_t i = (size_t)lines;
     memset(bt->nodes, 0, i * sizeof *bt->nodes);
     memset(bt->dram, 0, i * sizeof *bt->dram);
     for (size_t j = 0; j < i; j++) bt->sel[j] = (uint32_t)j;
     bt->page = p;
     bt->page_end = p + n;
-    bt->dl = dl;
     bt->n_lines = bt->n_sel = i;
     bt->n_used = 0;
     int rc;
@@ -964,7 +952,6 @@ int csd_plan_batch_page(plan *pl, const uint8_t *p, size_t n, const uint64_t *nl
         for (size_t j = 0; j < i; j++)
             if (bt->root[j].t == PT_BOOL && bt->root[j].b) bt->sel[ns++] = (uint32_t)j;
         bt->n_sel = ns;
-        bt->enf = 4 * ns > i ? bt->enf_hi : bt->enf_lo;   /* for the next page */
     }
     for (uint32_t x = 0; x < bt->n_ev; x++)
         if (bt->ev_node[x] >= 0 && (rc = batch_eval(pl, bt, bt->ev_node[x], bt->sel, bt->n_sel, bt->ev[x], 0)))
@@ -975,7 +962,7 @@ int csd_plan_batch_page(plan *pl, const uint8_t *p, size_t n, const uint64_t *nl
 void csd_plan_batch_free(plan *pl) {
     pbatch *bt = pl->batch;
     if (!bt) return;
-    free(bt->lines), free(bt->fs), free(bt->fe), free(bt->nodes), free(bt->dram), free(bt->root), free(bt->sel);
+    free(bt->lines), free(bt->dpos), free(bt->wdel), free(bt->npos), free(bt->nodes), free(bt->dram), free(bt->root), free(bt->sel);
     for (int l = 0; l < PB_MAX_LEVELS; l++) free(bt->lv[l].a), free(bt->lv[l].b), free(bt->lv[l].sel);
     for (uint32_t c = 0; c < pl->n_cols && bt->colv; c++) free(bt->colv[c]), free(bt->cold[c]);
     for (uint32_t k = 0; k < bt->n_ev && bt->ev; k++) free(bt->ev[k]);

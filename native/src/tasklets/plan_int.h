@@ -218,21 +218,25 @@ const char *csd_plan_type_name(int t);
 
 /* A page evaluated by column (plan_eval.c "a page by column"); plan.c walks its lines. */
 #define PB_MAX_LEVELS 160   /* expression depth the batch takes; deeper ones go line by line */
-#define PB_MAX_FIELDS ((size_t)1 << 20)   /* lines x split fields per page */
 
 typedef struct pblevel {
     pv *a, *b;               /* a node's left and right children's values, by line */
     uint32_t *sel;           /* lines the right child is evaluated on */
 } pblevel;
 
+typedef struct pbline {
+    uint32_t start, len;     /* in the page; len without a trailing '\r' */
+    uint32_t d0, nd;         /* its delimiters: dpos[d0 .. d0 + nd), so nd + 1 fields */
+} pbline;
+
 typedef struct pbatch {
     const uint8_t *page, *page_end;
-    const uint64_t *dl;
     size_t n_lines, cap_lines;
-    uint32_t nf;             /* fields per line kept: max_field + 1 */
-    pline *lines;
-    uint32_t *fs, *fe;       /* line i's field bounds at i * nf */
-    size_t cap_fields;
+    pbline *lines;
+    uint32_t *dpos;          /* every delimiter's offset in the page, in order */
+    uint32_t *wdel;          /* delimiters before each 64-byte word of the page */
+    uint32_t *npos;          /* every newline's offset */
+    size_t cap_bytes;        /* page bytes dpos and wdel hold room for */
     uint32_t *nodes, *dram;  /* per line */
     pv *root;                /* the filter's value per line */
     uint32_t *sel;           /* lines evaluated past the filter */
@@ -245,9 +249,6 @@ typedef struct pbatch {
     uint8_t **cold;
     uint32_t *used;          /* columns decoded on this page */
     uint32_t n_used;
-    uint32_t enf;            /* fields cut for every line when the page is walked */
-    uint32_t enf_lo, enf_hi; /* ... for a filter that passes few lines, for one that passes many */
-    int enf_set;
     int ok;                  /* allocations at init succeeded */
 } pbatch;
 
