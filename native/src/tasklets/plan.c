@@ -201,25 +201,31 @@ static int lines_batched(plan *pl, csd_tasklet_io *io) {
     uint64_t cycles = 0, dram = 0;
     size_t s = 0;
     int rc = 0;
-    for (size_t i = 0; i < n_lines; i++) {
-        cycles += CSD_TK_CYCLES_PER_RECORD + (uint64_t)bt->nodes[i] * CSD_TK_CYCLES_PER_NODE;
-        dram += bt->dram[i];
-        if (s == n_sel || sel[s] != i) continue;
-        s++;
-        if (pl->aggregating) {
-            const pv *key = pl->scratch;
-            if (pl->n_group == 1) key = &bt->ev[0][i];   /* one key: its value is the whole key */
-            else
-                for (uint32_t k = 0; k < pl->n_group; k++) pl->scratch[k] = bt->ev[k][i];
-            rc = csd_plan_group_update_values(pl, key, bt->ev, i);
-        } else {
-            for (uint32_t k = 0; k < pl->n_outs; k++) pl->scratch[k] = bt->ev[k][i];
-            rc = csd_plan_output_row(pl);
+    if (pl->aggregating) {
+        /* the groups over the passing lines at once; the lines charged up to a failing one */
+        size_t done;
+        rc = csd_plan_group_update_sel(pl, bt->ev, sel, n_sel, &done);
+        const size_t last = rc ? (size_t)sel[done - 1] + 1 : n_lines;
+        for (size_t i = 0; i < last; i++) {
+            cycles += CSD_TK_CYCLES_PER_RECORD + (uint64_t)bt->nodes[i] * CSD_TK_CYCLES_PER_NODE;
+            dram += bt->dram[i];
         }
         cycles += pl->compares * CSD_TK_CYCLES_PER_COMPARE + pl->hashes * CSD_TK_CYCLES_PER_HASH;
         dram += pl->hashes;
         pl->compares = pl->hashes = 0;
-        if (rc) break;
+    } else {
+        for (size_t i = 0; i < n_lines; i++) {
+            cycles += CSD_TK_CYCLES_PER_RECORD + (uint64_t)bt->nodes[i] * CSD_TK_CYCLES_PER_NODE;
+            dram += bt->dram[i];
+            if (s == n_sel || sel[s] != i) continue;
+            s++;
+            for (uint32_t k = 0; k < pl->n_outs; k++) pl->scratch[k] = bt->ev[k][i];
+            rc = csd_plan_output_row(pl);
+            cycles += pl->compares * CSD_TK_CYCLES_PER_COMPARE + pl->hashes * CSD_TK_CYCLES_PER_HASH;
+            dram += pl->hashes;
+            pl->compares = pl->hashes = 0;
+            if (rc) break;
+        }
     }
     csd_io_charge(io, cycles, dram);
     if (rc < 0) {

@@ -284,9 +284,11 @@ void csd_plan_parquet_free(plan *pl);
 
 /* plan_state.c: groups and buffered rows */
 int csd_plan_group_update(plan *pl);
-/* the same with the n_group key values at key and aggregate a's argument at ev[n_group + a][i]
- * (evaluated already); its hash lookup is counted in pl->hashes for the caller to charge */
-int csd_plan_group_update_values(plan *pl, const pv *key, pv *const *ev, size_t i);
+/* the group update of the lines sel[0 .. ns) of a page evaluated by column, in order, with the
+ * n_group key values at ev[k][line] and aggregate a's argument at ev[n_group + a][line];
+ * *done = the lines updated, a failing one included; each line's hash lookup is counted in
+ * pl->hashes for the caller to charge */
+int csd_plan_group_update_sel(plan *pl, pv *const *ev, const uint32_t *sel, size_t ns, size_t *done);
 int csd_plan_buffer_row(plan *pl);
 /* pl->scratch holds a row's outputs: buffered for ORDER BY, else emitted (CSD_STOP at the limit) */
 int csd_plan_output_row(plan *pl);

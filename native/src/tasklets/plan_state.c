@@ -375,18 +375,75 @@ int csd_plan_group_update(plan *pl) {
     return 0;
 }
 
-int csd_plan_group_update_values(plan *pl, const pv *key, pv *const *ev, size_t i) {
-    pl->hashes++;
-    pgroup *g;
-    if (pl->last_group && same_key(pl, &pl->groups[pl->last_group - 1], key)) g = &pl->groups[pl->last_group - 1];
-    else g = lookup_group(pl, key);
-    if (!g) return -ENOMEM;
-    static const pv null_v = { .t = PT_NULL };   /* COUNT(*)'s argument */
-    for (uint32_t a = 0; a < pl->n_aggs; a++) {
-        const pagg *ag = &pl->aggs[a];
-        int rc = agg_value(pl, ag, &g->aggs[a], ag->arg >= 0 ? ev[pl->n_group + a][i] : null_v);
-        if (rc) return rc;
+/* Line i's group key from the evaluated arrays (one key: its value is the whole key). */
+static inline const pv *sel_key(plan *pl, pv *const *ev, uint32_t i) {
+    if (pl->n_group == 1) return &ev[0][i];
+    for (uint32_t k = 0; k < pl->n_group; k++) pl->scratch[k] = ev[k][i];
+    return pl->scratch;
+}
+
+int csd_plan_group_update_sel(plan *pl, pv *const *ev, const uint32_t *sel, size_t ns, size_t *done) {
+    /* Consecutive lines of one group (most pages repeat a few keys) update its aggregates one
+     * aggregate at a time over the run, as the line-at-a-time order would leave them. A MIN/MAX
+     * of strings copies and may fail at a line: then every line goes alone, so the failure stays
+     * at its line. */
+    int runs = 1;
+    for (uint32_t a = 0; a < pl->n_aggs; a++)
+        if (pl->aggs[a].type == PT_STRING) runs = 0;
+    size_t j = 0;
+    while (j < ns) {
+        const pv *key = sel_key(pl, ev, sel[j]);
+        pgroup *g;
+        if (pl->last_group && same_key(pl, &pl->groups[pl->last_group - 1], key)) g = &pl->groups[pl->last_group - 1];
+        else g = lookup_group(pl, key);
+        if (!g) {
+            pl->hashes += j + 1;
+            *done = j + 1;
+            return -ENOMEM;
+        }
+        size_t r = j + 1;
+        if (runs)
+            while (r < ns && same_key(pl, g, sel_key(pl, ev, sel[r]))) r++;
+        for (uint32_t a = 0; a < pl->n_aggs; a++) {
+            const pagg *ag = &pl->aggs[a];
+            pagg_state *st = &g->aggs[a];
+            if (ag->fn == SMARTSSD__V1__AGG_FN__COUNT_ALL) {
+                st->count += (int64_t)(r - j);
+                continue;
+            }
+            const pv *v = ev[pl->n_group + a];
+            if (ag->fn == SMARTSSD__V1__AGG_FN__SUM && ag->type == PT_INT) {
+                uint64_t sum = 0;
+                int any = 0;
+                for (size_t q = j; q < r; q++) {
+                    const pv *x = &v[sel[q]];
+                    if (x->t == PT_NULL) continue;
+                    any = 1;
+                    sum += (uint64_t)(x->t == PT_INT ? x->i : 0);
+                }
+                if (any) {   /* integer sums wrap, so their order does not matter */
+                    if (!st->has) {
+                        st->val.t = PT_INT;
+                        st->val.i = 0;
+                    }
+                    st->has = 1;
+                    st->val.i = (int64_t)((uint64_t)st->val.i + sum);
+                }
+                continue;
+            }
+            for (size_t q = j; q < r; q++) {
+                int rc = agg_value(pl, ag, st, v[sel[q]]);
+                if (rc) {   /* only without runs: q == j */
+                    pl->hashes += q + 1;
+                    *done = q + 1;
+                    return rc;
+                }
+            }
+        }
+        j = r;
     }
+    pl->hashes += ns;
+    *done = ns;
     return 0;
 }
 
