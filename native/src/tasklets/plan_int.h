@@ -237,6 +237,7 @@ typedef struct pbatch {
     uint32_t *wdel;          /* delimiters before each 64-byte word of the page */
     uint32_t *npos;          /* every newline's offset */
     size_t cap_bytes;        /* page bytes dpos and wdel hold room for */
+    int vbmi2;               /* the delimiters found with AVX-512 VBMI2: 0 not asked yet, 1 yes, -1 no */
     uint32_t *nodes, *dram;  /* per line */
     pv *root;                /* the filter's value per line */
     uint32_t *sel;           /* lines evaluated past the filter */
