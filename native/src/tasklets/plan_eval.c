@@ -627,6 +627,20 @@ static int batch_grow_lines(plan *pl, pbatch *bt, size_t cap) {
     return 0;
 }
 
+/* Add expression n's column references to refs (per column). A column referenced once is decoded
+ * at most once per line on a page (each node runs once per line), so it needs no record of which
+ * lines have it. */
+static void count_refs(const plan *pl, uint32_t *refs, int32_t n, unsigned depth) {
+    if (n < 0 || depth > PB_MAX_LEVELS) return;
+    const pnode *x = &pl->nodes[n];
+    switch (x->kind) {
+    case PN_COLUMN: refs[x->col]++; return;
+    case PN_LITERAL: return;
+    case PN_BINARY: count_refs(pl, refs, x->b, depth + 1); /* fall through */
+    default: count_refs(pl, refs, x->a, depth + 1); return;
+    }
+}
+
 static pbatch *batch_init(plan *pl) {
     pbatch *bt = pl->batch;
     if (bt) return bt->ok ? bt : NULL;
@@ -645,6 +659,10 @@ static pbatch *batch_init(plan *pl) {
         else if (k < pl->n_group) bt->ev_node[k] = pl->group[k];
         else bt->ev_node[k] = pl->aggs[k - pl->n_group].arg;   /* -1: COUNT(*) */
     }
+    bt->refs = calloc(nc, sizeof *bt->refs);
+    if (!bt->refs) return NULL;
+    count_refs(pl, bt->refs, pl->filter, 0);
+    for (uint32_t k = 0; k < bt->n_ev; k++) count_refs(pl, bt->refs, bt->ev_node[k], 0);
     if (batch_grow_lines(pl, bt, 256)) return NULL;
     bt->ok = 1;
     return bt;
@@ -700,24 +718,21 @@ static pv *batch_col_begin(pbatch *bt, uint32_t c) {
     for (k = 0; k < bt->n_used && bt->used[k] != c; k++) {}
     if (k == bt->n_used) {
         bt->used[bt->n_used++] = c;
-        memset(bt->cold[c], 0, bt->n_lines);
+        if (bt->refs[c] > 1) memset(bt->cold[c], 0, bt->n_lines);
     }
     return bt->colv[c];
 }
 
 /* Column c on line i, decoded the first time (a DRAM access). Its field's bounds are the line's
  * delimiters' offsets (dpos): field f ends at the line's f-th delimiter, the last at the line's end. */
-static inline const pv *batch_col_value(plan *pl, pbatch *bt, uint32_t c, uint32_t i) {
-    pv *v = &bt->colv[c][i];
-    if (bt->cold[c][i]) return v;
-    bt->cold[c][i] = 1;
+static inline __attribute__((always_inline)) void batch_col_decode(plan *pl, pbatch *bt, uint32_t c, uint32_t i, pv *v) {
     bt->dram[i]++;
     const pcol *col = &pl->cols[c];
     const uint32_t f = col->field;
     const pbline *L = &bt->lines[i];
     if (f > L->nd) {   /* past the line's last field */
         v->t = PT_NULL;
-        return v;
+        return;
     }
     const uint32_t *d = bt->dpos + L->d0;
     uint32_t fs = f ? d[f - 1] + 1 : L->start, fe = f < L->nd ? d[f] : L->start + L->len;
@@ -734,13 +749,66 @@ static inline const pv *batch_col_value(plan *pl, pbatch *bt, uint32_t c, uint32
     } else {
         text_value(pl, col, p, n, v);
     }
+}
+
+/* Column c on line i, decoded the first time (a DRAM access). */
+static inline __attribute__((always_inline)) const pv *batch_col_value(plan *pl, pbatch *bt, uint32_t c, uint32_t i) {
+    pv *v = &bt->colv[c][i];
+    if (bt->refs[c] > 1) {
+        if (bt->cold[c][i]) return v;
+        bt->cold[c][i] = 1;
+    }
+    batch_col_decode(pl, bt, c, i, v);
     return v;
 }
 
 /* Column c's values on the lines sel. */
 static int batch_column(plan *pl, pbatch *bt, uint32_t c, const uint32_t *sel, size_t ns, pv *out) {
+    if (bt->refs[c] == 1) {   /* decoded here once: straight into out */
+        for (size_t j = 0; j < ns; j++) {
+            bt->nodes[sel[j]]++;
+            batch_col_decode(pl, bt, c, sel[j], &out[sel[j]]);
+        }
+        return 0;
+    }
     if (!batch_col_begin(bt, c)) return -ENOMEM;
-    for (size_t j = 0; j < ns; j++) pv_copy(&out[sel[j]], batch_col_value(pl, bt, c, sel[j]));
+    for (size_t j = 0; j < ns; j++) {
+        bt->nodes[sel[j]]++;
+        pv_copy(&out[sel[j]], batch_col_value(pl, bt, c, sel[j]));
+    }
+    return 0;
+}
+
+/* An integer column against an integer literal (most filters): one loop, no child arrays; the
+ * node and its two children counted on each line. */
+static inline __attribute__((always_inline)) int cmp_int_op(int op, int c) {
+    switch (op) {
+    case SMARTSSD__V1__BINARY_OP__EQ: return c == 0;
+    case SMARTSSD__V1__BINARY_OP__NE: return c != 0;
+    case SMARTSSD__V1__BINARY_OP__LT: return c < 0;
+    case SMARTSSD__V1__BINARY_OP__LE: return c <= 0;
+    case SMARTSSD__V1__BINARY_OP__GT: return c > 0;
+    default: return c >= 0;
+    }
+}
+
+static int batch_cmp_int(plan *pl, pbatch *bt, int op, uint32_t col, int64_t lit, const uint32_t *sel, size_t ns,
+                         pv *out) {
+    const int once = bt->refs[col] == 1;
+    if (!once && !batch_col_begin(bt, col)) return -ENOMEM;
+    for (size_t j = 0; j < ns; j++) {
+        uint32_t i = sel[j];
+        bt->nodes[i] += 3;
+        pv tmp;
+        const pv *v = &tmp;
+        if (once) batch_col_decode(pl, bt, col, i, &tmp);
+        else v = batch_col_value(pl, bt, col, i);
+        if (v->t == PT_NULL) {
+            out[i].t = PT_NULL;
+            continue;
+        }
+        set_bool(&out[i], cmp_int_op(op, v->i < lit ? -1 : v->i > lit));
+    }
     return 0;
 }
 
@@ -748,43 +816,20 @@ static int batch_column(plan *pl, pbatch *bt, uint32_t c, const uint32_t *sel, s
  * give the page up (nothing is charged or failed here). */
 static int batch_eval(plan *pl, pbatch *bt, int32_t n, const uint32_t *sel, size_t ns, pv *out, unsigned depth) {
     const pnode *x = &pl->nodes[n];
-    for (size_t j = 0; j < ns; j++) bt->nodes[sel[j]]++;
-    switch (x->kind) {
-    case PN_COLUMN: return batch_column(pl, bt, x->col, sel, ns, out);
-    case PN_LITERAL:
-        for (size_t j = 0; j < ns; j++) out[sel[j]] = x->lit;
+    if (x->kind == PN_COLUMN) return batch_column(pl, bt, x->col, sel, ns, out);   /* counts its node */
+    if (x->kind == PN_LITERAL) {
+        for (size_t j = 0; j < ns; j++) {
+            bt->nodes[sel[j]]++;
+            out[sel[j]] = x->lit;
+        }
         return 0;
-    default: break;
     }
     int op = x->op;
     const pnode *xa = &pl->nodes[x->a], *xb = x->kind == PN_BINARY ? &pl->nodes[x->b] : NULL;
     if (xb && op >= SMARTSSD__V1__BINARY_OP__EQ && op <= SMARTSSD__V1__BINARY_OP__GE && xa->kind == PN_COLUMN &&
-        xb->kind == PN_LITERAL && xb->lit.t == PT_INT && pl->cols[xa->col].type == PT_INT) {
-        /* an integer column against an integer literal (most filters): one loop, no child arrays */
-        if (!batch_col_begin(bt, xa->col)) return -ENOMEM;
-        const int64_t lit = xb->lit.i;
-        for (size_t j = 0; j < ns; j++) {
-            uint32_t i = sel[j];
-            bt->nodes[i] += 2;
-            const pv *v = batch_col_value(pl, bt, xa->col, i);
-            if (v->t == PT_NULL) {
-                out[i].t = PT_NULL;
-                continue;
-            }
-            int c = v->i < lit ? -1 : v->i > lit;
-            int r;
-            switch (op) {
-            case SMARTSSD__V1__BINARY_OP__EQ: r = c == 0; break;
-            case SMARTSSD__V1__BINARY_OP__NE: r = c != 0; break;
-            case SMARTSSD__V1__BINARY_OP__LT: r = c < 0; break;
-            case SMARTSSD__V1__BINARY_OP__LE: r = c <= 0; break;
-            case SMARTSSD__V1__BINARY_OP__GT: r = c > 0; break;
-            default: r = c >= 0; break;
-            }
-            set_bool(&out[i], r);
-        }
-        return 0;
-    }
+        xb->kind == PN_LITERAL && xb->lit.t == PT_INT && pl->cols[xa->col].type == PT_INT)
+        return batch_cmp_int(pl, bt, op, xa->col, xb->lit.i, sel, ns, out);   /* counts its three nodes */
+    for (size_t j = 0; j < ns; j++) bt->nodes[sel[j]]++;
     pblevel *l = level(bt, depth);
     if (!l) return -E2BIG;
     pv *a = l->a, *b = l->b;
@@ -1019,6 +1064,7 @@ void csd_plan_batch_free(plan *pl) {
     free(bt->lines), free(bt->dpos), free(bt->wdel), free(bt->npos), free(bt->nodes), free(bt->dram), free(bt->root), free(bt->sel);
     for (int l = 0; l < PB_MAX_LEVELS; l++) free(bt->lv[l].a), free(bt->lv[l].b), free(bt->lv[l].sel);
     for (uint32_t c = 0; c < pl->n_cols && bt->colv; c++) free(bt->colv[c]), free(bt->cold[c]);
+    free(bt->refs);
     for (uint32_t k = 0; k < bt->n_ev && bt->ev; k++) free(bt->ev[k]);
     free(bt->colv), free(bt->cold), free(bt->used), free(bt->ev), free(bt->ev_node);
     free(bt);

@@ -249,6 +249,7 @@ typedef struct pbatch {
     pv **colv;               /* per column: its value per line, decoded when cold says so */
     uint8_t **cold;
     uint32_t *used;          /* columns decoded on this page */
+    uint32_t *refs;          /* per column: the nodes of the filter, keys, arguments, outputs naming it */
     uint32_t n_used;
     int ok;                  /* allocations at init succeeded */
 } pbatch;
