@@ -725,30 +725,41 @@ static pv *batch_col_begin(pbatch *bt, uint32_t c) {
 
 /* Column c on line i, decoded the first time (a DRAM access). Its field's bounds are the line's
  * delimiters' offsets (dpos): field f ends at the line's f-th delimiter, the last at the line's end. */
+/* Field f of line i: its bytes at *p, its length returned; -1 past the line's last field. */
+static inline __attribute__((always_inline)) ssize_t batch_field(const pbatch *bt, uint32_t f, uint32_t i,
+                                                                 const uint8_t **p) {
+    const pbline *L = &bt->lines[i];
+    if (f > L->nd) return -1;
+    const uint32_t *d = bt->dpos + L->d0;
+    uint32_t fs = f ? d[f - 1] + 1 : L->start, fe = f < L->nd ? d[f] : L->start + L->len;
+    *p = bt->page + fs;
+    return (ssize_t)(fe - fs);
+}
+
+/* An integer column's field on line i as text_value reads it: PT_INT with *val, or PT_NULL. */
+static inline __attribute__((always_inline)) int batch_int_decode(const pbatch *bt, uint32_t f, uint32_t i, int64_t *val) {
+    const uint8_t *p;
+    const ssize_t n = batch_field(bt, f, i, &p);
+    if (n <= 0) return PT_NULL;   /* past the line's end, or empty: NULL */
+    if (n <= 8 && p + 8 <= bt->page_end) {
+        if (!parse_digits8(p, (size_t)n, val)) return PT_INT;
+    }
+    return parse_int(p, (size_t)n, val) ? PT_NULL : PT_INT;   /* a sign, long, or not a number */
+}
+
 static inline __attribute__((always_inline)) void batch_col_decode(plan *pl, pbatch *bt, uint32_t c, uint32_t i, pv *v) {
     bt->dram[i]++;
     const pcol *col = &pl->cols[c];
-    const uint32_t f = col->field;
-    const pbline *L = &bt->lines[i];
-    if (f > L->nd) {   /* past the line's last field */
-        v->t = PT_NULL;
+    if (col->type == PT_INT) {   /* text_value's integer case, in the loop */
+        int64_t x = 0;
+        v->t = (uint8_t)batch_int_decode(bt, col->field, i, &x);
+        v->i = x;
         return;
     }
-    const uint32_t *d = bt->dpos + L->d0;
-    uint32_t fs = f ? d[f - 1] + 1 : L->start, fe = f < L->nd ? d[f] : L->start + L->len;
-    const uint8_t *p = bt->page + fs;
-    size_t n = fe - fs;
-    if (col->type == PT_INT) {   /* text_value's integer case, in the loop */
-        v->t = PT_NULL;
-        if (n && n <= 8 && p + 8 <= bt->page_end) {
-            if (!parse_digits8(p, n, &v->i)) v->t = PT_INT;
-            else if (!parse_int(p, n, &v->i)) v->t = PT_INT;   /* a sign */
-        } else if (n && !parse_int(p, n, &v->i)) {
-            v->t = PT_INT;
-        }
-    } else {
-        text_value(pl, col, p, n, v);
-    }
+    const uint8_t *p;
+    const ssize_t n = batch_field(bt, col->field, i, &p);
+    if (n < 0) v->t = PT_NULL;
+    else text_value(pl, col, p, (size_t)n, v);
 }
 
 /* Column c on line i, decoded the first time (a DRAM access). */
@@ -794,15 +805,35 @@ static inline __attribute__((always_inline)) int cmp_int_op(int op, int c) {
 
 static int batch_cmp_int(plan *pl, pbatch *bt, int op, uint32_t col, int64_t lit, const uint32_t *sel, size_t ns,
                          pv *out) {
-    const int once = bt->refs[col] == 1;
-    if (!once && !batch_col_begin(bt, col)) return -ENOMEM;
+    if (bt->refs[col] == 1) {
+        /* decoded here once: no value kept, one loop per operator */
+        const uint32_t f = pl->cols[col].field;
+#define PB_CMP_LOOP(EXPR)                                                                               \
+    for (size_t j = 0; j < ns; j++) {                                                                   \
+        const uint32_t i = sel[j];                                                                      \
+        int64_t v = 0;                                                                                  \
+        bt->nodes[i] += 3;                                                                              \
+        bt->dram[i]++;                                                                                  \
+        const int t = batch_int_decode(bt, f, i, &v);                                                   \
+        out[i].t = t == PT_INT ? PT_BOOL : PT_NULL;                                                     \
+        out[i].b = (EXPR);                                                                              \
+    }
+        switch (op) {
+        case SMARTSSD__V1__BINARY_OP__EQ: PB_CMP_LOOP(v == lit) break;
+        case SMARTSSD__V1__BINARY_OP__NE: PB_CMP_LOOP(v != lit) break;
+        case SMARTSSD__V1__BINARY_OP__LT: PB_CMP_LOOP(v < lit) break;
+        case SMARTSSD__V1__BINARY_OP__LE: PB_CMP_LOOP(v <= lit) break;
+        case SMARTSSD__V1__BINARY_OP__GT: PB_CMP_LOOP(v > lit) break;
+        default: PB_CMP_LOOP(v >= lit) break;
+        }
+#undef PB_CMP_LOOP
+        return 0;
+    }
+    if (!batch_col_begin(bt, col)) return -ENOMEM;
     for (size_t j = 0; j < ns; j++) {
         uint32_t i = sel[j];
         bt->nodes[i] += 3;
-        pv tmp;
-        const pv *v = &tmp;
-        if (once) batch_col_decode(pl, bt, col, i, &tmp);
-        else v = batch_col_value(pl, bt, col, i);
+        const pv *v = batch_col_value(pl, bt, col, i);
         if (v->t == PT_NULL) {
             out[i].t = PT_NULL;
             continue;
