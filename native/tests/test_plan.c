@@ -1432,14 +1432,16 @@ static void r_field(tk_text *t, unsigned f, char delim, int quotes) {
     }
     if (k == 4) {
         static const char *const bad[] = {"12x", "-", "+", "1.5.2", "99999999999999999999", "-9223372036854775808",
-                                          " 7", "nan", "1e3", "TRUE", "yes", "0"};
-        tk_text_add(t, "%s", bad[rnd(12)]);
+                                          " 7", "nan", "1e3", "TRUE", "yes", "0", "0000000000012", "1234567890123456",
+                                          "123456789012345x", "12345678x0123456", "9223372036854775807"};
+        tk_text_add(t, "%s", bad[rnd(17)]);
         return;
     }
     switch (f) {
     case 0: case 4: case 9:
         if (rnd(3)) tk_text_add(t, "%d", (int)rnd(41) - 20);
-        else tk_text_add(t, rnd(4) ? "%u" : "+%u", rnd(1000000000u) >> rnd(30));   /* 1 to 9 digits */
+        else if (rnd(4)) tk_text_add(t, rnd(4) ? "%u" : "+%u", rnd(1000000000u) >> rnd(30));   /* 1 to 9 digits */
+        else tk_text_add(t, "%u%08u", 1 + (rnd(1000000000u) >> rnd(30)), rnd(100000000u));   /* 9 to 18 digits */
         break;
     case 1: tk_text_add(t, "%g", ((double)rnd(161) - 80) / 8); break;
     case 3: tk_text_add(t, "%s", rnd(2) ? (rnd(2) ? "true" : "1") : (rnd(2) ? "false" : "0")); break;

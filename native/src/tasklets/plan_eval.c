@@ -741,8 +741,14 @@ static inline __attribute__((always_inline)) int batch_int_decode(const pbatch *
     const uint8_t *p;
     const ssize_t n = batch_field(bt, f, i, &p);
     if (n <= 0) return PT_NULL;   /* past the line's end, or empty: NULL */
-    if (n <= 8 && p + 8 <= bt->page_end) {
-        if (!parse_digits8(p, (size_t)n, val)) return PT_INT;
+    if (n <= 8) {
+        if (p + 8 <= bt->page_end && !parse_digits8(p, (size_t)n, val)) return PT_INT;
+    } else if (n <= 16) {   /* 9 to 16 digits (timestamps): two blocks of 8, both inside the page */
+        int64_t hi, lo;
+        if (!parse_digits8(p, (size_t)n - 8, &hi) && !parse_digits8(p + n - 8, 8, &lo)) {
+            *val = hi * 100000000 + lo;
+            return PT_INT;
+        }
     }
     return parse_int(p, (size_t)n, val) ? PT_NULL : PT_INT;   /* a sign, long, or not a number */
 }
