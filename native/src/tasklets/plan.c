@@ -219,8 +219,7 @@ static int lines_batched(plan *pl, csd_tasklet_io *io) {
             dram += bt->dram[i];
             if (s == n_sel || sel[s] != i) continue;
             s++;
-            for (uint32_t k = 0; k < pl->n_outs; k++) pl->scratch[k] = bt->ev[k][i];
-            rc = csd_plan_output_row(pl);
+            rc = csd_plan_output_line(pl, bt->ev, i);
             cycles += pl->compares * CSD_TK_CYCLES_PER_COMPARE + pl->hashes * CSD_TK_CYCLES_PER_HASH;
             dram += pl->hashes;
             pl->compares = pl->hashes = 0;

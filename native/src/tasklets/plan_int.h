@@ -294,6 +294,8 @@ int csd_plan_group_update_sel(plan *pl, pv *const *ev, const uint32_t *sel, size
 int csd_plan_buffer_row(plan *pl);
 /* pl->scratch holds a row's outputs: buffered for ORDER BY, else emitted (CSD_STOP at the limit) */
 int csd_plan_output_row(plan *pl);
+/* the same with the row's outputs at ev[k][i] (a page evaluated by column) */
+int csd_plan_output_line(plan *pl, pv *const *ev, size_t i);
 /* a row whose filter passed: its group updated, or its outputs evaluated and output */
 int csd_plan_row_passed(plan *pl);
 int csd_plan_finish_groups(plan *pl);

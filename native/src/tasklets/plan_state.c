@@ -158,6 +158,29 @@ int csd_plan_output_row(plan *pl) {
     return rc;
 }
 
+int csd_plan_output_line(plan *pl, pv *const *ev, size_t i) {
+    if (pl->n_order && pl->limit && pl->n_rows >= pl->limit) {
+        /* top-N with a full buffer: most rows sort after the current worst and are dropped here,
+         * compared from the arrays as csd_plan_buffer_row compares the row (one compare) */
+        const prow *w = pl->rows[0];
+        pl->compares++;
+        int c = 0;
+        for (uint32_t k = 0; k < pl->n_order && !c; k++) {
+            const psort *o = &pl->order[k];
+            const pv *a = &ev[o->output][i], *b = &w->v[o->output];
+            c = a->t == PT_INT && b->t == PT_INT ? (a->i < b->i ? -1 : a->i > b->i) : csd_plan_cmp(a, b);
+            if (o->descending) c = -c;
+        }
+        if (c > 0 || (!c && pl->seq >= w->seq)) {
+            pl->seq++;
+            return 0;
+        }
+        pl->compares--;   /* csd_plan_buffer_row compares it again */
+    }
+    for (uint32_t k = 0; k < pl->n_outs; k++) pl->scratch[k] = ev[k][i];
+    return csd_plan_output_row(pl);
+}
+
 int csd_plan_row_passed(plan *pl) {
     if (pl->aggregating) return csd_plan_group_update(pl);
     int rc = 0;
