@@ -1396,7 +1396,12 @@ static Smartssd__V1__Expr *r_num(int depth) {
 static Smartssd__V1__Expr *r_bool(int depth) {
     unsigned k = rnd(depth > 0 ? 12 : 7);
     switch (k) {
-    case 0: case 1: return E_bin(OP(EQ) + (int)rnd(6), r_num(depth), r_num(0));
+    case 0: return E_bin(OP(EQ) + (int)rnd(6), r_num(depth), r_num(0));
+    case 1: {   /* an integer column against a literal of its values' range (the page path's word compare) */
+        static const int64_t lits[] = {0, 7, 12, 99999999, 100000000, -1, 12345678};
+        int64_t l = rnd(2) ? lits[rnd(7)] : (int64_t)(rnd(1000000000u) >> rnd(30));
+        return E_bin(OP(EQ) + (int)rnd(6), r_col_of(RC_INT), E_i(l));
+    }
     case 2: return E_bin(OP(EQ) + (int)rnd(6), r_col_of(RC_STR), rnd(3) ? E_s(rstrs[rnd(7)]) : r_col_of(RC_STR));
     case 3: return E_bin(OP(STARTS_WITH) + (int)rnd(3), r_col_of(RC_STR), E_s(rstrs[rnd(7)]));
     case 4: return E_un(UOP(IS_NULL) + (int)rnd(2), E_col(rnd(RCOLS)));
@@ -1433,8 +1438,9 @@ static void r_field(tk_text *t, unsigned f, char delim, int quotes) {
     if (k == 4) {
         static const char *const bad[] = {"12x", "-", "+", "1.5.2", "99999999999999999999", "-9223372036854775808",
                                           " 7", "nan", "1e3", "TRUE", "yes", "0", "0000000000012", "1234567890123456",
-                                          "123456789012345x", "12345678x0123456", "9223372036854775807"};
-        tk_text_add(t, "%s", bad[rnd(17)]);
+                                          "123456789012345x", "12345678x0123456", "9223372036854775807", "007", "00000000",
+                                          "+0012", "012345678"};
+        tk_text_add(t, "%s", bad[rnd(21)]);
         return;
     }
     switch (f) {

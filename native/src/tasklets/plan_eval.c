@@ -2,6 +2,7 @@
  * three-valued logic, INT64/DOUBLE promotion, and the value order used by comparisons and sorting. */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -686,9 +687,11 @@ static pblevel *level(pbatch *bt, unsigned d) {
 }
 
 /* 1 to 8 unsigned decimal digits at p (8 bytes readable) as parse_int reads them, all at once: the
- * bytes placed after '0' padding, checked to be digits, then combined in three multiplies. -1 when
- * a byte is not a digit (a sign or not a number: parse_int decides). */
-static inline int parse_digits8(const uint8_t *p, size_t n, int64_t *out) {
+ * bytes placed after '0' padding (the word's first byte the most significant digit) and checked to
+ * be digits; -1 when a byte is not a digit (a sign or not a number: parse_int decides). Two such
+ * words in big-endian order compare as their numbers do. parse_digits8 then combines the digits
+ * in three multiplies. */
+static inline int digits8_word(const uint8_t *p, size_t n, uint64_t *out) {
     uint64_t w;
     memcpy(&w, p, 8);
     unsigned pad = 8 * (unsigned)(8 - n);
@@ -696,6 +699,13 @@ static inline int parse_digits8(const uint8_t *p, size_t n, int64_t *out) {
     if ((w & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull ||
         (((w & 0x0F0F0F0F0F0F0F0Full) + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull))
         return -1;
+    *out = w;
+    return 0;
+}
+
+static inline int parse_digits8(const uint8_t *p, size_t n, int64_t *out) {
+    uint64_t w;
+    if (digits8_word(p, n, &w)) return -1;
     w = ((w & 0x0F0F0F0F0F0F0F0Full) * 2561) >> 8;
     w = ((w & 0x00FF00FF00FF00FFull) * 6553601) >> 16;
     *out = (int64_t)(((w & 0x0000FFFF0000FFFFull) * 42949672960001ull) >> 32);
@@ -736,10 +746,9 @@ static inline __attribute__((always_inline)) ssize_t batch_field(const pbatch *b
     return (ssize_t)(fe - fs);
 }
 
-/* An integer column's field on line i as text_value reads it: PT_INT with *val, or PT_NULL. */
-static inline __attribute__((always_inline)) int batch_int_decode(const pbatch *bt, uint32_t f, uint32_t i, int64_t *val) {
-    const uint8_t *p;
-    const ssize_t n = batch_field(bt, f, i, &p);
+/* An integer field's n bytes at p (n < 0: past the line's end) as text_value reads them: PT_INT
+ * with *val, or PT_NULL. */
+static inline __attribute__((always_inline)) int batch_int_bytes(const pbatch *bt, const uint8_t *p, ssize_t n, int64_t *val) {
     if (n <= 0) return PT_NULL;   /* past the line's end, or empty: NULL */
     if (n <= 8) {
         if (p + 8 <= bt->page_end && !parse_digits8(p, (size_t)n, val)) return PT_INT;
@@ -751,6 +760,12 @@ static inline __attribute__((always_inline)) int batch_int_decode(const pbatch *
         }
     }
     return parse_int(p, (size_t)n, val) ? PT_NULL : PT_INT;   /* a sign, long, or not a number */
+}
+
+static inline __attribute__((always_inline)) int batch_int_decode(const pbatch *bt, uint32_t f, uint32_t i, int64_t *val) {
+    const uint8_t *p = NULL;
+    const ssize_t n = batch_field(bt, f, i, &p);
+    return batch_int_bytes(bt, p, n, val);
 }
 
 static inline __attribute__((always_inline)) void batch_col_decode(plan *pl, pbatch *bt, uint32_t c, uint32_t i, pv *v) {
@@ -814,23 +829,43 @@ static int batch_cmp_int(plan *pl, pbatch *bt, int op, uint32_t col, int64_t lit
     if (bt->refs[col] == 1) {
         /* decoded here once: no value kept, one loop per operator */
         const uint32_t f = pl->cols[col].field;
+        /* A literal of 0 to 8 digits: a field of 1 to 8 digits compares by its padded digit word
+         * (no multiplies); other fields by their parsed value. */
+        uint64_t wl = 0;
+        const int wok = lit >= 0 && lit < 100000000;
+        if (wok) {
+            char t[16];
+            snprintf(t, sizeof t, "%08lld", (long long)lit);
+            memcpy(&wl, t, 8);
+            wl = __builtin_bswap64(wl);
+        }
 #define PB_CMP_LOOP(EXPR)                                                                               \
     for (size_t j = 0; j < ns; j++) {                                                                   \
         const uint32_t i = sel[j];                                                                      \
-        int64_t v = 0;                                                                                  \
         bt->nodes[i] += 3;                                                                              \
         bt->dram[i]++;                                                                                  \
-        const int t = batch_int_decode(bt, f, i, &v);                                                   \
+        const uint8_t *p = NULL;                                                                        \
+        const ssize_t n = batch_field(bt, f, i, &p);                                                    \
+        uint64_t w;                                                                                     \
+        int t = PT_INT, c;                                                                              \
+        if (wok && n >= 1 && n <= 8 && p + 8 <= bt->page_end && !digits8_word(p, (size_t)n, &w)) {     \
+            w = __builtin_bswap64(w);                                                                   \
+            c = (w > wl) - (w < wl);                                                                    \
+        } else {                                                                                        \
+            int64_t v = 0;                                                                              \
+            t = batch_int_bytes(bt, p, n, &v);                                                          \
+            c = (v > lit) - (v < lit);                                                                  \
+        }                                                                                               \
         out[i].t = t == PT_INT ? PT_BOOL : PT_NULL;                                                     \
         out[i].b = (EXPR);                                                                              \
     }
         switch (op) {
-        case SMARTSSD__V1__BINARY_OP__EQ: PB_CMP_LOOP(v == lit) break;
-        case SMARTSSD__V1__BINARY_OP__NE: PB_CMP_LOOP(v != lit) break;
-        case SMARTSSD__V1__BINARY_OP__LT: PB_CMP_LOOP(v < lit) break;
-        case SMARTSSD__V1__BINARY_OP__LE: PB_CMP_LOOP(v <= lit) break;
-        case SMARTSSD__V1__BINARY_OP__GT: PB_CMP_LOOP(v > lit) break;
-        default: PB_CMP_LOOP(v >= lit) break;
+        case SMARTSSD__V1__BINARY_OP__EQ: PB_CMP_LOOP(c == 0) break;
+        case SMARTSSD__V1__BINARY_OP__NE: PB_CMP_LOOP(c != 0) break;
+        case SMARTSSD__V1__BINARY_OP__LT: PB_CMP_LOOP(c < 0) break;
+        case SMARTSSD__V1__BINARY_OP__LE: PB_CMP_LOOP(c <= 0) break;
+        case SMARTSSD__V1__BINARY_OP__GT: PB_CMP_LOOP(c > 0) break;
+        default: PB_CMP_LOOP(c >= 0) break;
         }
 #undef PB_CMP_LOOP
         return 0;
