@@ -343,9 +343,22 @@ static inline int key_equal(const pv *a, const pv *b) {
     if (a->t != b->t) return 0;
     if (a->t == PT_STRING) {
         if (a->s.n != b->s.n) return 0;
-        if (a->s.n > 16) return !memcmp(a->s.p, b->s.p, a->s.n);
-        for (size_t i = 0; i < a->s.n; i++)   /* short keys: no call */
-            if (a->s.p[i] != b->s.p[i]) return 0;
+        const size_t n = a->s.n;
+        const uint8_t *x = a->s.p, *y = b->s.p;
+        if (n > 16) return !memcmp(x, y, n);
+        /* short keys: no call; 4 to 16 bytes as two overlapping words each, within the bytes */
+        if (n >= 8) {
+            uint64_t x0, x1, y0, y1;
+            memcpy(&x0, x, 8), memcpy(&x1, x + n - 8, 8), memcpy(&y0, y, 8), memcpy(&y1, y + n - 8, 8);
+            return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+        }
+        if (n >= 4) {
+            uint32_t x0, x1, y0, y1;
+            memcpy(&x0, x, 4), memcpy(&x1, x + n - 4, 4), memcpy(&y0, y, 4), memcpy(&y1, y + n - 4, 4);
+            return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+        }
+        for (size_t i = 0; i < n; i++)
+            if (x[i] != y[i]) return 0;
         return 1;
     }
     if (a->t == PT_INT) return a->i == b->i;
