@@ -2,7 +2,6 @@
  * three-valued logic, INT64/DOUBLE promotion, and the value order used by comparisons and sorting. */
 #include <errno.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -833,12 +832,8 @@ static int batch_cmp_int(plan *pl, pbatch *bt, int op, uint32_t col, int64_t lit
          * (no multiplies); other fields by their parsed value. */
         uint64_t wl = 0;
         const int wok = lit >= 0 && lit < 100000000;
-        if (wok) {
-            char t[16];
-            snprintf(t, sizeof t, "%08lld", (long long)lit);
-            memcpy(&wl, t, 8);
-            wl = __builtin_bswap64(wl);
-        }
+        if (wok)   /* the literal's 8 digit bytes, most significant first in big-endian order */
+            for (uint64_t x = (uint64_t)lit, k = 0; k < 8; k++, x /= 10) wl |= ('0' + x % 10) << (8 * k);
 #define PB_CMP_LOOP(EXPR)                                                                               \
     for (size_t j = 0; j < ns; j++) {                                                                   \
         const uint32_t i = sel[j];                                                                      \
