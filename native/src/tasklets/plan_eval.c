@@ -611,6 +611,7 @@ static int batch_grow_lines(plan *pl, pbatch *bt, size_t cap) {
         grow((void **)&bt->dram, cap, sizeof *bt->dram) || grow((void **)&bt->root, cap, sizeof *bt->root) ||
         grow((void **)&bt->sel, cap, sizeof *bt->sel))
         return -ENOMEM;
+    memset(bt->root, 0, cap * sizeof *bt->root);   /* a NULL's unused b is read (and ignored) when selecting */
     for (int l = 0; l < PB_MAX_LEVELS; l++) {
         if (!bt->lv[l].a) continue;
         if (grow((void **)&bt->lv[l].a, cap, sizeof(pv)) || grow((void **)&bt->lv[l].b, cap, sizeof(pv)) ||
@@ -1115,8 +1116,10 @@ int csd_plan_batch_page(plan *pl, const uint8_t *p, size_t n, const uint64_t *nl
     if (pl->filter >= 0) {
         if ((rc = batch_eval(pl, bt, pl->filter, bt->sel, i, bt->root, 0))) return rc;
         size_t ns = 0;
-        for (size_t j = 0; j < i; j++)
-            if (bt->root[j].t == PT_BOOL && bt->root[j].b) bt->sel[ns++] = (uint32_t)j;
+        for (size_t j = 0; j < i; j++) {   /* no branch on the filter's outcome */
+            bt->sel[ns] = (uint32_t)j;
+            ns += (bt->root[j].t == PT_BOOL) & (bt->root[j].b != 0);
+        }
         bt->n_sel = ns;
     }
     for (uint32_t x = 0; x < bt->n_ev; x++)
