@@ -1095,7 +1095,8 @@ int csd_plan_batch_page(plan *pl, const uint8_t *p, size_t n, const uint64_t *nl
         /* pl->avx2 was decided by the page's masks; CSD_PLAN_SIMD=avx2 (or sse2) keeps AVX-512 off,
          * so every walk is tested on a machine that has it */
         const char *force = getenv("CSD_PLAN_SIMD");
-        bt->vbmi2 = pl->avx2 > 0 && __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("avx512bw") && !force ? 1 : -1;
+        const int off = force && (strcmp(force, "avx2") == 0 || strcmp(force, "sse2") == 0);
+        bt->vbmi2 = pl->avx2 > 0 && __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("avx512bw") && !off ? 1 : -1;
     }
     const ssize_t lines = bt->vbmi2 > 0 ? index_page_vbmi2(pl, bt, p, n, nl, dl)
                           : pl->avx2 > 0 ? index_page_bmi(pl, bt, p, n, nl, dl)
