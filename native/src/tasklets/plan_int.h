@@ -149,6 +149,7 @@ typedef struct plan {
     struct pline *pg_line;   /* ... and the current line's split state there */
     struct pbatch *batch;    /* a page evaluated by column (plan_eval.c), NULL until used */
     int avx2;                /* the CPU has AVX2: 0 not asked yet, 1 yes, -1 no */
+    int avx512;              /* ... and AVX-512 BW, used (CSD_PLAN_SIMD unset): 1 yes, -1 no */
     uint32_t host_threads;   /* the device's host_threads: threads a Parquet row group may decode on */
 
     /* run state */
