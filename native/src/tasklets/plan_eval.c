@@ -632,7 +632,7 @@ static int batch_grow_lines(plan *pl, pbatch *bt, size_t cap) {
  * at most once per line on a page (each node runs once per line), so it needs no record of which
  * lines have it. */
 static void count_refs(const plan *pl, uint32_t *refs, int32_t n, unsigned depth) {
-    if (n < 0 || depth > PB_MAX_LEVELS) return;
+    if (n < 0 || depth > PB_MAX_LEVELS) return;   /* never: compile keeps trees within PLAN_MAX_DEPTH */
     const pnode *x = &pl->nodes[n];
     switch (x->kind) {
     case PN_COLUMN: refs[x->col]++; return;
