@@ -1372,7 +1372,7 @@ enum { RC_INT = 1, RC_DBL = 2, RC_STR = 3, RC_BOOL = 4 };
 static const int rcol_type[] = {RC_INT, RC_DBL, RC_STR, RC_BOOL, RC_INT, RC_STR, RC_INT};
 static const uint32_t rcol_field[] = {0, 1, 2, 3, 4, 5, 9};
 #define RCOLS 7
-static const char *const rstrs[] = {"alpha", "abba", "x", "ab", "beta", "a", "zz"};
+static const char *const rstrs[] = {"alpha", "abba", "x", "zz-long-key2", "beta", "a", "zz-long-key1"};   /* 1 to 12 bytes */
 
 static Smartssd__V1__Expr *r_num(int depth);
 static Smartssd__V1__Expr *r_col_of(int type) {
@@ -1396,7 +1396,12 @@ static Smartssd__V1__Expr *r_num(int depth) {
 static Smartssd__V1__Expr *r_bool(int depth) {
     unsigned k = rnd(depth > 0 ? 12 : 7);
     switch (k) {
-    case 0: case 1: return E_bin(OP(EQ) + (int)rnd(6), r_num(depth), r_num(0));
+    case 0: return E_bin(OP(EQ) + (int)rnd(6), r_num(depth), r_num(0));
+    case 1: {   /* an integer column against a literal of its values' range (the page path's word compare) */
+        static const int64_t lits[] = {0, 7, 12, 99999999, 100000000, -1, 12345678};
+        int64_t l = rnd(2) ? lits[rnd(7)] : (int64_t)(rnd(1000000000u) >> rnd(30));
+        return E_bin(OP(EQ) + (int)rnd(6), r_col_of(RC_INT), E_i(l));
+    }
     case 2: return E_bin(OP(EQ) + (int)rnd(6), r_col_of(RC_STR), rnd(3) ? E_s(rstrs[rnd(7)]) : r_col_of(RC_STR));
     case 3: return E_bin(OP(STARTS_WITH) + (int)rnd(3), r_col_of(RC_STR), E_s(rstrs[rnd(7)]));
     case 4: return E_un(UOP(IS_NULL) + (int)rnd(2), E_col(rnd(RCOLS)));
@@ -1432,14 +1437,17 @@ static void r_field(tk_text *t, unsigned f, char delim, int quotes) {
     }
     if (k == 4) {
         static const char *const bad[] = {"12x", "-", "+", "1.5.2", "99999999999999999999", "-9223372036854775808",
-                                          " 7", "nan", "1e3", "TRUE", "yes", "0"};
-        tk_text_add(t, "%s", bad[rnd(12)]);
+                                          " 7", "nan", "1e3", "TRUE", "yes", "0", "0000000000012", "1234567890123456",
+                                          "123456789012345x", "12345678x0123456", "9223372036854775807", "007", "00000000",
+                                          "+0012", "012345678"};
+        tk_text_add(t, "%s", bad[rnd(21)]);
         return;
     }
     switch (f) {
     case 0: case 4: case 9:
         if (rnd(3)) tk_text_add(t, "%d", (int)rnd(41) - 20);
-        else tk_text_add(t, rnd(4) ? "%u" : "+%u", rnd(1000000000u) >> rnd(30));   /* 1 to 9 digits */
+        else if (rnd(4)) tk_text_add(t, rnd(4) ? "%u" : "+%u", rnd(1000000000u) >> rnd(30));   /* 1 to 9 digits */
+        else tk_text_add(t, "%u%08u", 1 + (rnd(1000000000u) >> rnd(30)), rnd(100000000u));   /* 9 to 18 digits */
         break;
     case 1: tk_text_add(t, "%g", ((double)rnd(161) - 80) / 8); break;
     case 3: tk_text_add(t, "%s", rnd(2) ? (rnd(2) ? "true" : "1") : (rnd(2) ? "false" : "0")); break;
@@ -1532,6 +1540,58 @@ static void test_batch_random(void) {
     CHECK(rows >= 2000);
 }
 
+/* Group keys of 1 to 20 bytes that differ only in their first or last byte, in runs of one key, as
+ * a page evaluated by column meets them (a run of lines of one group is updated at once): counts
+ * and sums per key against a count made here, groups in order of first appearance. */
+static void test_group_keys(void) {
+    enum { NKEYS = 40, NLINES = 6000 };
+    char keys[NKEYS][24];
+    for (int k = 0; k < NKEYS; k++) {
+        int len = 1 + k % 20;
+        memset(keys[k], 'k', (size_t)len);
+        keys[k][len] = 0;
+        keys[k][k < 20 ? len - 1 : 0] = (char)('0' + k / 20);   /* the same length twice: last or first byte */
+    }
+    int64_t cnt[NKEYS] = {0}, sum[NKEYS] = {0};
+    int order[NKEYS], n_order = 0, seen[NKEYS] = {0};
+    tk_text t = {0};
+    tk_text_add(&t, "%s", "");
+    rs = 777;
+    for (int i = 0; i < NLINES;) {
+        int k = (int)rnd(NKEYS), run = 1 + (int)rnd(12);
+        for (int j = 0; j < run && i < NLINES; j++, i++) {
+            int v = (int)rnd(1000);
+            tk_text_add(&t, "%s,%d\n", keys[k], v);
+            if (!seen[k]) seen[k] = 1, order[n_order++] = k;
+            cnt[k]++;
+            sum[k] += v;
+        }
+    }
+    ref want = {0};
+    tk_text_add(&want.t, "%s", "");
+    for (int o = 0; o < n_order; o++) {
+        R_begin(&want);
+        R_str(&want, keys[order[o]]);
+        R_int(&want, cnt[order[o]]);
+        R_int(&want, sum[order[o]]);
+        R_done(&want);
+    }
+    plan_b b;
+    PB_init_text(&b, ",", 0);
+    PB_col(&b, C_text("key", RC_STR, 0));
+    PB_col(&b, C_text("v", RC_INT, 1));
+    PB_group(&b, E_col(0));
+    PB_agg(&b, SMARTSSD__V1__AGG_FN__COUNT_ALL, NULL);
+    PB_agg(&b, SMARTSSD__V1__AGG_FN__SUM, E_col(1));
+    tk_result r = run_plan(&b, (const uint8_t *)t.s, strlen(t.s), NULL, 0, 4096);
+    CHECK_EQ_INT(r.rc, 0);
+    tk_check_text(r.text.s, want.t.s, "group keys of 1 to 20 bytes");
+    tk_result_free(&r);
+    free(want.t.s);
+    free(t.s);
+    pb_free_all();
+}
+
 int main(void) {
     test_validation();
     test_division_by_zero();
@@ -1541,5 +1601,6 @@ int main(void) {
     test_state_cap();
     test_queries();
     test_batch_random();
+    test_group_keys();
     TEST_OK("test_plan");
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/types.h>
 
 #include "smartssd/v1/device.pb-c.h"
 #include "tasklets/plan_int.h"
@@ -610,6 +611,7 @@ static int batch_grow_lines(plan *pl, pbatch *bt, size_t cap) {
         grow((void **)&bt->dram, cap, sizeof *bt->dram) || grow((void **)&bt->root, cap, sizeof *bt->root) ||
         grow((void **)&bt->sel, cap, sizeof *bt->sel))
         return -ENOMEM;
+    memset(bt->root, 0, cap * sizeof *bt->root);   /* a NULL's unused b is read (and ignored) when selecting */
     for (int l = 0; l < PB_MAX_LEVELS; l++) {
         if (!bt->lv[l].a) continue;
         if (grow((void **)&bt->lv[l].a, cap, sizeof(pv)) || grow((void **)&bt->lv[l].b, cap, sizeof(pv)) ||
@@ -626,12 +628,25 @@ static int batch_grow_lines(plan *pl, pbatch *bt, size_t cap) {
     return 0;
 }
 
+/* Add expression n's column references to refs (per column). A column referenced once is decoded
+ * at most once per line on a page (each node runs once per line), so it needs no record of which
+ * lines have it. */
+static void count_refs(const plan *pl, uint32_t *refs, int32_t n, unsigned depth) {
+    if (n < 0 || depth > PB_MAX_LEVELS) return;   /* never: compile keeps trees within PLAN_MAX_DEPTH */
+    const pnode *x = &pl->nodes[n];
+    switch (x->kind) {
+    case PN_COLUMN: refs[x->col]++; return;
+    case PN_LITERAL: return;
+    case PN_BINARY: count_refs(pl, refs, x->b, depth + 1); /* fall through */
+    default: count_refs(pl, refs, x->a, depth + 1); return;
+    }
+}
+
 static pbatch *batch_init(plan *pl) {
     pbatch *bt = pl->batch;
     if (bt) return bt->ok ? bt : NULL;
     bt = pl->batch = calloc(1, sizeof *bt);
     if (!bt) return NULL;
-    bt->nf = pl->max_field + 1;
     uint32_t nc = pl->n_cols ? pl->n_cols : 1;
     bt->colv = calloc(nc, sizeof *bt->colv);
     bt->cold = calloc(nc, sizeof *bt->cold);
@@ -645,6 +660,10 @@ static pbatch *batch_init(plan *pl) {
         else if (k < pl->n_group) bt->ev_node[k] = pl->group[k];
         else bt->ev_node[k] = pl->aggs[k - pl->n_group].arg;   /* -1: COUNT(*) */
     }
+    bt->refs = calloc(nc, sizeof *bt->refs);
+    if (!bt->refs) return NULL;
+    count_refs(pl, bt->refs, pl->filter, 0);
+    for (uint32_t k = 0; k < bt->n_ev; k++) count_refs(pl, bt->refs, bt->ev_node[k], 0);
     if (batch_grow_lines(pl, bt, 256)) return NULL;
     bt->ok = 1;
     return bt;
@@ -668,9 +687,11 @@ static pblevel *level(pbatch *bt, unsigned d) {
 }
 
 /* 1 to 8 unsigned decimal digits at p (8 bytes readable) as parse_int reads them, all at once: the
- * bytes placed after '0' padding, checked to be digits, then combined in three multiplies. -1 when
- * a byte is not a digit (a sign or not a number: parse_int decides). */
-static inline int parse_digits8(const uint8_t *p, size_t n, int64_t *out) {
+ * bytes placed after '0' padding (the word's first byte the most significant digit) and checked to
+ * be digits; -1 when a byte is not a digit (a sign or not a number: parse_int decides). Two such
+ * words in big-endian order compare as their numbers do. parse_digits8 then combines the digits
+ * in three multiplies. */
+static inline int digits8_word(const uint8_t *p, size_t n, uint64_t *out) {
     uint64_t w;
     memcpy(&w, p, 8);
     unsigned pad = 8 * (unsigned)(8 - n);
@@ -678,6 +699,13 @@ static inline int parse_digits8(const uint8_t *p, size_t n, int64_t *out) {
     if ((w & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull ||
         (((w & 0x0F0F0F0F0F0F0F0Full) + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull))
         return -1;
+    *out = w;
+    return 0;
+}
+
+static inline int parse_digits8(const uint8_t *p, size_t n, int64_t *out) {
+    uint64_t w;
+    if (digits8_word(p, n, &w)) return -1;
     w = ((w & 0x0F0F0F0F0F0F0F0Full) * 2561) >> 8;
     w = ((w & 0x00FF00FF00FF00FFull) * 6553601) >> 16;
     *out = (int64_t)(((w & 0x0000FFFF0000FFFFull) * 42949672960001ull) >> 32);
@@ -700,53 +728,155 @@ static pv *batch_col_begin(pbatch *bt, uint32_t c) {
     for (k = 0; k < bt->n_used && bt->used[k] != c; k++) {}
     if (k == bt->n_used) {
         bt->used[bt->n_used++] = c;
-        memset(bt->cold[c], 0, bt->n_lines);
+        if (bt->refs[c] > 1) memset(bt->cold[c], 0, bt->n_lines);
     }
     return bt->colv[c];
 }
 
-/* Column c on line i, decoded the first time (a DRAM access). */
-static inline const pv *batch_col_value(plan *pl, pbatch *bt, uint32_t c, uint32_t i) {
-    pv *v = &bt->colv[c][i];
-    if (bt->cold[c][i]) return v;
-    bt->cold[c][i] = 1;
-    bt->dram[i]++;
-    const pcol *col = &pl->cols[c];
-    const uint32_t f = col->field, nf = bt->nf;
-    pline *L = &bt->lines[i];
-    uint32_t *fe = bt->fe + (size_t)i * nf;
-    if (f >= L->n_split && !L->done) {
-        /* past the fields cut up front: cut this line again from its start, further */
-        L->n_split = L->split_pos = 0;
-        L->db = L->start >> 6;
-        L->dm = bt->dl[L->db] & (~0ull << (L->start & 63));
-        split_line(bt->dl, L, bt->fs + (size_t)i * nf, fe, f);
-    }
-    if (f >= L->n_split) {
-        v->t = PT_NULL;
-    } else {
-        uint32_t fs = f ? fe[f - 1] + 1 : 0;   /* a field starts after the previous one's delimiter */
-        const uint8_t *p = bt->page + L->start + fs;
-        size_t n = fe[f] - fs;
-        if (col->type == PT_INT) {   /* text_value's integer case, in the loop */
-            v->t = PT_NULL;
-            if (n && n <= 8 && p + 8 <= bt->page_end) {
-                if (!parse_digits8(p, n, &v->i)) v->t = PT_INT;
-                else if (!parse_int(p, n, &v->i)) v->t = PT_INT;   /* a sign */
-            } else if (n && !parse_int(p, n, &v->i)) {
-                v->t = PT_INT;
-            }
-        } else {
-            text_value(pl, col, p, n, v);
+/* Column c on line i, decoded the first time (a DRAM access). Its field's bounds are the line's
+ * delimiters' offsets (dpos): field f ends at the line's f-th delimiter, the last at the line's end. */
+/* Field f of line i: its bytes at *p, its length returned; -1 past the line's last field. */
+static inline __attribute__((always_inline)) ssize_t batch_field(const pbatch *bt, uint32_t f, uint32_t i,
+                                                                 const uint8_t **p) {
+    const pbline *L = &bt->lines[i];
+    if (f > L->nd) return -1;
+    const uint32_t *d = bt->dpos + L->d0;
+    uint32_t fs = f ? d[f - 1] + 1 : L->start, fe = f < L->nd ? d[f] : L->start + L->len;
+    *p = bt->page + fs;
+    return (ssize_t)(fe - fs);
+}
+
+/* An integer field's n bytes at p (n < 0: past the line's end) as text_value reads them: PT_INT
+ * with *val, or PT_NULL. */
+static inline __attribute__((always_inline)) int batch_int_bytes(const pbatch *bt, const uint8_t *p, ssize_t n, int64_t *val) {
+    if (n <= 0) return PT_NULL;   /* past the line's end, or empty: NULL */
+    if (n <= 8) {
+        if (p + 8 <= bt->page_end && !parse_digits8(p, (size_t)n, val)) return PT_INT;
+    } else if (n <= 16) {   /* 9 to 16 digits (timestamps): two blocks of 8, both inside the page */
+        int64_t hi, lo;
+        if (!parse_digits8(p, (size_t)n - 8, &hi) && !parse_digits8(p + n - 8, 8, &lo)) {
+            *val = hi * 100000000 + lo;
+            return PT_INT;
         }
     }
+    return parse_int(p, (size_t)n, val) ? PT_NULL : PT_INT;   /* a sign, long, or not a number */
+}
+
+static inline __attribute__((always_inline)) int batch_int_decode(const pbatch *bt, uint32_t f, uint32_t i, int64_t *val) {
+    const uint8_t *p = NULL;
+    const ssize_t n = batch_field(bt, f, i, &p);
+    return batch_int_bytes(bt, p, n, val);
+}
+
+static inline __attribute__((always_inline)) void batch_col_decode(plan *pl, pbatch *bt, uint32_t c, uint32_t i, pv *v) {
+    bt->dram[i]++;
+    const pcol *col = &pl->cols[c];
+    if (col->type == PT_INT) {   /* text_value's integer case, in the loop */
+        int64_t x = 0;
+        v->t = (uint8_t)batch_int_decode(bt, col->field, i, &x);
+        v->i = x;
+        return;
+    }
+    const uint8_t *p;
+    const ssize_t n = batch_field(bt, col->field, i, &p);
+    if (n < 0) v->t = PT_NULL;
+    else text_value(pl, col, p, (size_t)n, v);
+}
+
+/* Column c on line i, decoded the first time (a DRAM access). */
+static inline __attribute__((always_inline)) const pv *batch_col_value(plan *pl, pbatch *bt, uint32_t c, uint32_t i) {
+    pv *v = &bt->colv[c][i];
+    if (bt->refs[c] > 1) {
+        if (bt->cold[c][i]) return v;
+        bt->cold[c][i] = 1;
+    }
+    batch_col_decode(pl, bt, c, i, v);
     return v;
 }
 
 /* Column c's values on the lines sel. */
 static int batch_column(plan *pl, pbatch *bt, uint32_t c, const uint32_t *sel, size_t ns, pv *out) {
+    if (bt->refs[c] == 1) {   /* decoded here once: straight into out */
+        for (size_t j = 0; j < ns; j++) {
+            bt->nodes[sel[j]]++;
+            batch_col_decode(pl, bt, c, sel[j], &out[sel[j]]);
+        }
+        return 0;
+    }
     if (!batch_col_begin(bt, c)) return -ENOMEM;
-    for (size_t j = 0; j < ns; j++) pv_copy(&out[sel[j]], batch_col_value(pl, bt, c, sel[j]));
+    for (size_t j = 0; j < ns; j++) {
+        bt->nodes[sel[j]]++;
+        pv_copy(&out[sel[j]], batch_col_value(pl, bt, c, sel[j]));
+    }
+    return 0;
+}
+
+/* An integer column against an integer literal (most filters): one loop, no child arrays; the
+ * node and its two children counted on each line. */
+static inline __attribute__((always_inline)) int cmp_int_op(int op, int c) {
+    switch (op) {
+    case SMARTSSD__V1__BINARY_OP__EQ: return c == 0;
+    case SMARTSSD__V1__BINARY_OP__NE: return c != 0;
+    case SMARTSSD__V1__BINARY_OP__LT: return c < 0;
+    case SMARTSSD__V1__BINARY_OP__LE: return c <= 0;
+    case SMARTSSD__V1__BINARY_OP__GT: return c > 0;
+    default: return c >= 0;
+    }
+}
+
+static int batch_cmp_int(plan *pl, pbatch *bt, int op, uint32_t col, int64_t lit, const uint32_t *sel, size_t ns,
+                         pv *out) {
+    if (bt->refs[col] == 1) {
+        /* decoded here once: no value kept, one loop per operator */
+        const uint32_t f = pl->cols[col].field;
+        /* A literal of 0 to 8 digits: a field of 1 to 8 digits compares by its padded digit word
+         * (no multiplies); other fields by their parsed value. */
+        uint64_t wl = 0;
+        const int wok = lit >= 0 && lit < 100000000;
+        if (wok)   /* the literal's 8 digit bytes, most significant first in big-endian order */
+            for (uint64_t x = (uint64_t)lit, k = 0; k < 8; k++, x /= 10) wl |= ('0' + x % 10) << (8 * k);
+#define PB_CMP_LOOP(EXPR)                                                                               \
+    for (size_t j = 0; j < ns; j++) {                                                                   \
+        const uint32_t i = sel[j];                                                                      \
+        bt->nodes[i] += 3;                                                                              \
+        bt->dram[i]++;                                                                                  \
+        const uint8_t *p = NULL;                                                                        \
+        const ssize_t n = batch_field(bt, f, i, &p);                                                    \
+        uint64_t w;                                                                                     \
+        int t = PT_INT, c;                                                                              \
+        if (wok && n >= 1 && n <= 8 && p + 8 <= bt->page_end && !digits8_word(p, (size_t)n, &w)) {     \
+            w = __builtin_bswap64(w);                                                                   \
+            c = (w > wl) - (w < wl);                                                                    \
+        } else {                                                                                        \
+            int64_t v = 0;                                                                              \
+            t = batch_int_bytes(bt, p, n, &v);                                                          \
+            c = (v > lit) - (v < lit);                                                                  \
+        }                                                                                               \
+        out[i].t = t == PT_INT ? PT_BOOL : PT_NULL;                                                     \
+        out[i].b = (EXPR);                                                                              \
+    }
+        switch (op) {
+        case SMARTSSD__V1__BINARY_OP__EQ: PB_CMP_LOOP(c == 0) break;
+        case SMARTSSD__V1__BINARY_OP__NE: PB_CMP_LOOP(c != 0) break;
+        case SMARTSSD__V1__BINARY_OP__LT: PB_CMP_LOOP(c < 0) break;
+        case SMARTSSD__V1__BINARY_OP__LE: PB_CMP_LOOP(c <= 0) break;
+        case SMARTSSD__V1__BINARY_OP__GT: PB_CMP_LOOP(c > 0) break;
+        default: PB_CMP_LOOP(c >= 0) break;
+        }
+#undef PB_CMP_LOOP
+        return 0;
+    }
+    if (!batch_col_begin(bt, col)) return -ENOMEM;
+    for (size_t j = 0; j < ns; j++) {
+        uint32_t i = sel[j];
+        bt->nodes[i] += 3;
+        const pv *v = batch_col_value(pl, bt, col, i);
+        if (v->t == PT_NULL) {
+            out[i].t = PT_NULL;
+            continue;
+        }
+        set_bool(&out[i], cmp_int_op(op, v->i < lit ? -1 : v->i > lit));
+    }
     return 0;
 }
 
@@ -754,43 +884,20 @@ static int batch_column(plan *pl, pbatch *bt, uint32_t c, const uint32_t *sel, s
  * give the page up (nothing is charged or failed here). */
 static int batch_eval(plan *pl, pbatch *bt, int32_t n, const uint32_t *sel, size_t ns, pv *out, unsigned depth) {
     const pnode *x = &pl->nodes[n];
-    for (size_t j = 0; j < ns; j++) bt->nodes[sel[j]]++;
-    switch (x->kind) {
-    case PN_COLUMN: return batch_column(pl, bt, x->col, sel, ns, out);
-    case PN_LITERAL:
-        for (size_t j = 0; j < ns; j++) out[sel[j]] = x->lit;
+    if (x->kind == PN_COLUMN) return batch_column(pl, bt, x->col, sel, ns, out);   /* counts its node */
+    if (x->kind == PN_LITERAL) {
+        for (size_t j = 0; j < ns; j++) {
+            bt->nodes[sel[j]]++;
+            out[sel[j]] = x->lit;
+        }
         return 0;
-    default: break;
     }
     int op = x->op;
     const pnode *xa = &pl->nodes[x->a], *xb = x->kind == PN_BINARY ? &pl->nodes[x->b] : NULL;
     if (xb && op >= SMARTSSD__V1__BINARY_OP__EQ && op <= SMARTSSD__V1__BINARY_OP__GE && xa->kind == PN_COLUMN &&
-        xb->kind == PN_LITERAL && xb->lit.t == PT_INT && pl->cols[xa->col].type == PT_INT) {
-        /* an integer column against an integer literal (most filters): one loop, no child arrays */
-        if (!batch_col_begin(bt, xa->col)) return -ENOMEM;
-        const int64_t lit = xb->lit.i;
-        for (size_t j = 0; j < ns; j++) {
-            uint32_t i = sel[j];
-            bt->nodes[i] += 2;
-            const pv *v = batch_col_value(pl, bt, xa->col, i);
-            if (v->t == PT_NULL) {
-                out[i].t = PT_NULL;
-                continue;
-            }
-            int c = v->i < lit ? -1 : v->i > lit;
-            int r;
-            switch (op) {
-            case SMARTSSD__V1__BINARY_OP__EQ: r = c == 0; break;
-            case SMARTSSD__V1__BINARY_OP__NE: r = c != 0; break;
-            case SMARTSSD__V1__BINARY_OP__LT: r = c < 0; break;
-            case SMARTSSD__V1__BINARY_OP__LE: r = c <= 0; break;
-            case SMARTSSD__V1__BINARY_OP__GT: r = c > 0; break;
-            default: r = c >= 0; break;
-            }
-            set_bool(&out[i], r);
-        }
-        return 0;
-    }
+        xb->kind == PN_LITERAL && xb->lit.t == PT_INT && pl->cols[xa->col].type == PT_INT)
+        return batch_cmp_int(pl, bt, op, xa->col, xb->lit.i, sel, ns, out);   /* counts its three nodes */
+    for (size_t j = 0; j < ns; j++) bt->nodes[sel[j]]++;
     pblevel *l = level(bt, depth);
     if (!l) return -E2BIG;
     pv *a = l->a, *b = l->b;
@@ -834,137 +941,187 @@ static int batch_eval(plan *pl, pbatch *bt, int32_t n, const uint32_t *sel, size
     return 0;
 }
 
-/* The highest field + 1 that expression n reads (0: none). */
-static uint32_t expr_fields(const plan *pl, int32_t n) {
-    if (n < 0) return 0;
-    const pnode *x = &pl->nodes[n];
-    switch (x->kind) {
-    case PN_COLUMN: return pl->cols[x->col].field + 1;
-    case PN_LITERAL: return 0;
-    case PN_BINARY: {
-        uint32_t a = expr_fields(pl, x->a), b = expr_fields(pl, x->b);
-        return a > b ? a : b;
-    }
-    default: return expr_fields(pl, x->a);
-    }
-}
-
-/* expr_fields of the nodes evaluated on every line expression n is: an AND/OR's right side is not */
-static uint32_t always_fields(const plan *pl, int32_t n) {
-    if (n < 0) return 0;
-    const pnode *x = &pl->nodes[n];
-    if (x->kind == PN_BINARY && (x->op == SMARTSSD__V1__BINARY_OP__AND || x->op == SMARTSSD__V1__BINARY_OP__OR))
-        return always_fields(pl, x->a);
-    if (x->kind == PN_BINARY) {
-        uint32_t a = always_fields(pl, x->a), b = always_fields(pl, x->b);
-        return a > b ? a : b;
-    }
-    if (x->kind == PN_UNARY || x->kind == PN_IN) return always_fields(pl, x->a);
-    return expr_fields(pl, n);
-}
-
-static int batch_room(plan *pl, pbatch *bt, size_t lines) {
-    if (lines > bt->cap_lines && batch_grow_lines(pl, bt, lines > 2 * bt->cap_lines ? lines : 2 * bt->cap_lines))
+/* Room for a page of n bytes holding `lines` lines: the lines' arrays, and the delimiter and
+ * newline offsets (at most one a byte), which the walk below writes a few entries past the last
+ * one it keeps. */
+static int batch_room(plan *pl, pbatch *bt, size_t n, size_t lines) {
+    if (lines + 4 > bt->cap_lines &&
+        batch_grow_lines(pl, bt, lines + 4 > 2 * bt->cap_lines ? lines + 4 : 2 * bt->cap_lines))
         return -ENOMEM;
-    size_t f = lines * bt->nf;
-    if (f > PB_MAX_FIELDS) return -E2BIG;
-    if (f > bt->cap_fields) {
-        size_t cap = f > 2 * bt->cap_fields ? f : 2 * bt->cap_fields;
-        if (grow((void **)&bt->fs, cap, sizeof(uint32_t)) || grow((void **)&bt->fe, cap, sizeof(uint32_t))) return -ENOMEM;
-        bt->cap_fields = cap;
+    if (n + 64 > bt->cap_bytes) {
+        size_t cap = n + 64 > 2 * bt->cap_bytes ? n + 64 : 2 * bt->cap_bytes;
+        if (grow((void **)&bt->dpos, cap, sizeof(uint32_t)) || grow((void **)&bt->npos, cap, sizeof(uint32_t)) ||
+            grow((void **)&bt->wdel, cap / 64 + 2, sizeof(uint32_t)))
+            return -ENOMEM;
+        bt->cap_bytes = cap;
     }
     return 0;
 }
 
+/* The set bits of m as offsets base + bit into o, in order; returns how many. The first 8 of each
+ * 32-bit half are written whatever their count (slots past the count are overwritten later), so
+ * a word costs no branch on its bits unless a half holds more than 8; the halves' bit chains are
+ * independent. o has room for 8 entries past the count. */
+static inline __attribute__((always_inline)) uint32_t bits_to_offsets(uint64_t m, uint32_t base, uint32_t *o) {
+    uint32_t lo = (uint32_t)m, hi = (uint32_t)(m >> 32);
+    const uint32_t nlo = (uint32_t)__builtin_popcount(lo), nhi = (uint32_t)__builtin_popcount(hi);
+    uint32_t *oh = o + nlo;
+    /* an empty half's slots get bit 31's offset: they are past the count */
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; j++, lo &= lo - 1) o[j] = base + (uint32_t)__builtin_ctz(lo | 0x80000000u);
+    if (__builtin_expect(nlo > 8, 0))
+        for (uint32_t j = 8; j < nlo; j++, lo &= lo - 1) o[j] = base + (uint32_t)__builtin_ctz(lo);
+    /* after the low half's slots, which reach into these */
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; j++, hi &= hi - 1) oh[j] = base + 32 + (uint32_t)__builtin_ctz(hi | 0x80000000u);
+    if (__builtin_expect(nhi > 8, 0))
+        for (uint32_t j = 8; j < nhi; j++, hi &= hi - 1) oh[j] = base + 32 + (uint32_t)__builtin_ctz(hi);
+    return nlo + nhi;
+}
+
+/* The page's newlines' offsets (npos) and room for its lines; the number of lines. */
+static inline __attribute__((always_inline)) ssize_t index_newlines(plan *pl, pbatch *bt, size_t n, const uint64_t *nl) {
+    const size_t nb = (n + 63) / 64;
+    if (batch_room(pl, bt, n, 0)) return -ENOMEM;
+    uint32_t *npos = bt->npos, nn = 0;
+    for (size_t w = 0; w < nb; w++) {
+        /* lines of 32 bytes or more: at most two newlines a word, written whatever their count */
+        uint64_t m = nl[w];
+        const uint32_t c = (uint32_t)__builtin_popcountll(m), base = (uint32_t)(w * 64);
+        npos[nn] = base + (uint32_t)__builtin_ctzll(m | 1ull << 63);
+        m &= m - 1;
+        npos[nn + 1] = base + (uint32_t)__builtin_ctzll(m | 1ull << 63);
+        if (__builtin_expect(c > 2, 0))
+            for (uint32_t j = 2; j < c; j++) {
+                m &= m - 1;
+                npos[nn + j] = base + (uint32_t)__builtin_ctzll(m);
+            }
+        nn += c;
+    }
+    if (batch_room(pl, bt, n, nn)) return -ENOMEM;
+    return (ssize_t)nn;
+}
+
+/* Every delimiter's offset (dpos) with the count before each word (wdel). */
+static inline __attribute__((always_inline)) void index_delims(pbatch *bt, size_t n, const uint64_t *dl) {
+    uint32_t *dpos = bt->dpos, *wdel = bt->wdel, nd = 0;
+    for (size_t w = 0, nb = (n + 63) / 64; w < nb; w++) {
+        wdel[w] = nd;
+        nd += bits_to_offsets(dl[w], (uint32_t)(w * 64), dpos + nd);
+    }
+}
+
+/* The lines from the newlines and delimiters: a line's fields are the delimiters between its
+ * start and its newline, found by counting, so no walk branches on delimiter against newline. */
+static inline __attribute__((always_inline)) void index_lines(pbatch *bt, const uint8_t *p, const uint64_t *dl,
+                                                              size_t lines) {
+    const uint32_t *npos = bt->npos, *wdel = bt->wdel;
+    uint32_t lstart = 0, d0 = 0;
+    for (size_t i = 0; i < lines; i++) {
+        const uint32_t pos = npos[i], w = pos >> 6;
+        /* the delimiters before the newline: the word's count plus those below its bit */
+        const uint32_t dend = wdel[w] + (uint32_t)__builtin_popcountll(dl[w] & ((1ull << (pos & 63)) - 1));
+        uint32_t e = pos;
+        if (e > lstart && p[e - 1] == '\r') e--;
+        pbline *L = &bt->lines[i];
+        L->start = lstart;
+        L->len = e - lstart;
+        L->d0 = d0;
+        L->nd = dend - d0;
+        d0 = dend;
+        lstart = pos + 1;
+    }
+}
+
+/* The page's lines and delimiters as offsets (bt->lines, dpos, wdel, npos); the number of lines. */
+static ssize_t index_page_generic(plan *pl, pbatch *bt, const uint8_t *p, size_t n, const uint64_t *nl,
+                                  const uint64_t *dl) {
+    ssize_t lines = index_newlines(pl, bt, n, nl);
+    if (lines < 0) return lines;
+    index_delims(bt, n, dl);
+    index_lines(bt, p, dl, (size_t)lines);
+    return lines;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+/* With the popcnt and tzcnt instructions (every CPU with AVX2 has them; the build targets plain
+ * x86-64, where a popcount is a library call). */
+__attribute__((target("popcnt,bmi,bmi2"))) static ssize_t index_page_bmi(plan *pl, pbatch *bt, const uint8_t *p, size_t n,
+                                                                         const uint64_t *nl, const uint64_t *dl) {
+    ssize_t lines = index_newlines(pl, bt, n, nl);
+    if (lines < 0) return lines;
+    index_delims(bt, n, dl);
+    index_lines(bt, p, dl, (size_t)lines);
+    return lines;
+}
+
+/* With AVX-512 VBMI2: a word's delimiter offsets are the byte indexes 0..63 compressed by its
+ * bits, widened 16 at a time, instead of a bit scan per delimiter. */
+__attribute__((target("popcnt,bmi,bmi2,avx512f,avx512bw,avx512vbmi2"))) static ssize_t
+index_page_vbmi2(plan *pl, pbatch *bt, const uint8_t *p, size_t n, const uint64_t *nl, const uint64_t *dl) {
+    ssize_t lines = index_newlines(pl, bt, n, nl);
+    if (lines < 0) return lines;
+    static const uint8_t iota[64] = { 0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
+                                      16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
+                                      32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
+                                      48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63 };
+    const __m512i idx = _mm512_loadu_si512(iota);
+    uint32_t *dpos = bt->dpos, *wdel = bt->wdel, nd = 0;
+    for (size_t w = 0, nb = (n + 63) / 64; w < nb; w++) {
+        const uint64_t m = dl[w];
+        const uint32_t c = (uint32_t)__builtin_popcountll(m);
+        const __m512i v = _mm512_maskz_compress_epi8((__mmask64)m, idx), base = _mm512_set1_epi32((int)(w * 64));
+        wdel[w] = nd;
+        /* 16 offsets written whatever the count (dpos has room past it), more when there are */
+        _mm512_storeu_si512(dpos + nd, _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_castsi512_si128(v)), base));
+        if (__builtin_expect(c > 16, 0)) {
+            _mm512_storeu_si512(dpos + nd + 16, _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(v, 1)), base));
+            _mm512_storeu_si512(dpos + nd + 32, _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(v, 2)), base));
+            _mm512_storeu_si512(dpos + nd + 48, _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(v, 3)), base));
+        }
+        nd += c;
+    }
+    index_lines(bt, p, dl, (size_t)lines);
+    return lines;
+}
+#endif
+
 int csd_plan_batch_page(plan *pl, const uint8_t *p, size_t n, const uint64_t *nl, const uint64_t *dl) {
     pbatch *bt = batch_init(pl);
     if (!bt) return -ENOMEM;
-    if (!bt->enf_set) {
-        /* Fields cut for every line up front: those of the filter's nodes evaluated on every line
-         * (the left side of an AND/OR); with the filter passing many lines, also those of the rest
-         * of the filter and of what is evaluated past it. Other fields are cut when a line needs
-         * them. Which fields are cut when changes no value and no count. */
-        uint32_t lo = always_fields(pl, pl->filter), hi = expr_fields(pl, pl->filter);
-        for (uint32_t k = 0; k < bt->n_ev; k++) {
-            uint32_t f = expr_fields(pl, bt->ev_node[k]);
-            if (f > hi) hi = f;
-        }
-        if (pl->filter < 0) lo = hi;
-        bt->enf_lo = lo < bt->nf ? lo : bt->nf;
-        bt->enf_hi = hi < bt->nf ? hi : bt->nf;
-        bt->enf = bt->enf_hi;
-        bt->enf_set = 1;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (!bt->vbmi2) {
+        /* pl->avx2 was decided by the page's masks; CSD_PLAN_SIMD=avx2 (or sse2) keeps AVX-512 off,
+         * so every walk is tested on a machine that has it */
+        const char *force = getenv("CSD_PLAN_SIMD");
+        const int off = force && (strcmp(force, "avx2") == 0 || strcmp(force, "sse2") == 0);
+        bt->vbmi2 = pl->avx2 > 0 && __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("avx512bw") && !off ? 1 : -1;
     }
-    /* One walk over the page's delimiter and newline bits in order: a field ends at each; the
-     * first enf of a line are kept. */
-    const uint32_t nf = bt->nf, enf = bt->enf;
-    const size_t nb = (n + 63) / 64;
-    size_t i = 0, lstart = 0;
-    uint32_t k = 0;
-    if (batch_room(pl, bt, 64)) return -ENOMEM;
-    uint32_t *fe = bt->fe;
-    /* lines the arrays hold now */
-    size_t room = bt->cap_fields / nf < bt->cap_lines ? bt->cap_fields / nf : bt->cap_lines;
-    /* once a line's first enf fields are cut, only its newline matters: its delimiter bits are
-     * dropped from the walk (skip) */
-    const int skip0 = enf == 0;
-    int skip = skip0;
-    for (size_t w = 0; w < nb; w++) {
-        const uint64_t nlw = nl[w], both = dl[w] | nlw;
-        uint64_t m = skip ? nlw : both;
-        while (m) {
-            const unsigned bit = (unsigned)__builtin_ctzll(m);
-            const size_t pos = w * 64 + bit;
-            m &= m - 1;
-            if (!((nlw >> bit) & 1)) {   /* a delimiter: field k ends */
-                fe[k++] = (uint32_t)(pos - lstart);
-                if (k == enf) {
-                    skip = 1;
-                    m &= nlw;
-                }
-                continue;
-            }
-            size_t e = pos;
-            if (e > lstart && p[e - 1] == '\r') e--;
-            pline *L = &bt->lines[i];
-            L->start = (uint32_t)lstart;
-            L->len = (uint32_t)(e - lstart);
-            if (skip) {   /* more fields than enf: the rest are cut when a line needs them */
-                L->n_split = enf;
-                L->done = 0;
-                m = (skip0 ? nlw : both) & ~((2ull << bit) - 1);
-            } else {
-                fe[k] = (uint32_t)(e - lstart);
-                L->n_split = k + 1;
-                L->done = 1;
-            }
-            skip = skip0;
-            i++;
-            k = 0;
-            lstart = pos + 1;
-            if (i == room) {
-                if (batch_room(pl, bt, i + 1)) return -ENOMEM;
-                room = bt->cap_fields / nf < bt->cap_lines ? bt->cap_fields / nf : bt->cap_lines;
-            }
-            fe = bt->fe + i * nf;
-        }
-    }
+    const ssize_t lines = bt->vbmi2 > 0 ? index_page_vbmi2(pl, bt, p, n, nl, dl)
+                          : pl->avx2 > 0 ? index_page_bmi(pl, bt, p, n, nl, dl)
+                                         : index_page_generic(pl, bt, p, n, nl, dl);
+#else
+    const ssize_t lines = index_page_generic(pl, bt, p, n, nl, dl);
+#endif
+    if (lines < 0) return (int)lines;
+    const size_t i = (size_t)lines;
     memset(bt->nodes, 0, i * sizeof *bt->nodes);
     memset(bt->dram, 0, i * sizeof *bt->dram);
     for (size_t j = 0; j < i; j++) bt->sel[j] = (uint32_t)j;
     bt->page = p;
     bt->page_end = p + n;
-    bt->dl = dl;
     bt->n_lines = bt->n_sel = i;
     bt->n_used = 0;
     int rc;
     if (pl->filter >= 0) {
         if ((rc = batch_eval(pl, bt, pl->filter, bt->sel, i, bt->root, 0))) return rc;
         size_t ns = 0;
-        for (size_t j = 0; j < i; j++)
-            if (bt->root[j].t == PT_BOOL && bt->root[j].b) bt->sel[ns++] = (uint32_t)j;
+        for (size_t j = 0; j < i; j++) {   /* no branch on the filter's outcome */
+            bt->sel[ns] = (uint32_t)j;
+            ns += (bt->root[j].t == PT_BOOL) & (bt->root[j].b != 0);
+        }
         bt->n_sel = ns;
-        bt->enf = 4 * ns > i ? bt->enf_hi : bt->enf_lo;   /* for the next page */
     }
     for (uint32_t x = 0; x < bt->n_ev; x++)
         if (bt->ev_node[x] >= 0 && (rc = batch_eval(pl, bt, bt->ev_node[x], bt->sel, bt->n_sel, bt->ev[x], 0)))
@@ -975,9 +1132,10 @@ int csd_plan_batch_page(plan *pl, const uint8_t *p, size_t n, const uint64_t *nl
 void csd_plan_batch_free(plan *pl) {
     pbatch *bt = pl->batch;
     if (!bt) return;
-    free(bt->lines), free(bt->fs), free(bt->fe), free(bt->nodes), free(bt->dram), free(bt->root), free(bt->sel);
+    free(bt->lines), free(bt->dpos), free(bt->wdel), free(bt->npos), free(bt->nodes), free(bt->dram), free(bt->root), free(bt->sel);
     for (int l = 0; l < PB_MAX_LEVELS; l++) free(bt->lv[l].a), free(bt->lv[l].b), free(bt->lv[l].sel);
     for (uint32_t c = 0; c < pl->n_cols && bt->colv; c++) free(bt->colv[c]), free(bt->cold[c]);
+    free(bt->refs);
     for (uint32_t k = 0; k < bt->n_ev && bt->ev; k++) free(bt->ev[k]);
     free(bt->colv), free(bt->cold), free(bt->used), free(bt->ev), free(bt->ev_node);
     free(bt);

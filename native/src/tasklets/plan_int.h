@@ -149,6 +149,7 @@ typedef struct plan {
     struct pline *pg_line;   /* ... and the current line's split state there */
     struct pbatch *batch;    /* a page evaluated by column (plan_eval.c), NULL until used */
     int avx2;                /* the CPU has AVX2: 0 not asked yet, 1 yes, -1 no */
+    int avx512;              /* ... and AVX-512 BW, used (CSD_PLAN_SIMD unset): 1 yes, -1 no */
     uint32_t host_threads;   /* the device's host_threads: threads a Parquet row group may decode on */
 
     /* run state */
@@ -218,21 +219,26 @@ const char *csd_plan_type_name(int t);
 
 /* A page evaluated by column (plan_eval.c "a page by column"); plan.c walks its lines. */
 #define PB_MAX_LEVELS 160   /* expression depth the batch takes; deeper ones go line by line */
-#define PB_MAX_FIELDS ((size_t)1 << 20)   /* lines x split fields per page */
 
 typedef struct pblevel {
     pv *a, *b;               /* a node's left and right children's values, by line */
     uint32_t *sel;           /* lines the right child is evaluated on */
 } pblevel;
 
+typedef struct pbline {
+    uint32_t start, len;     /* in the page; len without a trailing '\r' */
+    uint32_t d0, nd;         /* its delimiters: dpos[d0 .. d0 + nd), so nd + 1 fields */
+} pbline;
+
 typedef struct pbatch {
     const uint8_t *page, *page_end;
-    const uint64_t *dl;
     size_t n_lines, cap_lines;
-    uint32_t nf;             /* fields per line kept: max_field + 1 */
-    pline *lines;
-    uint32_t *fs, *fe;       /* line i's field bounds at i * nf */
-    size_t cap_fields;
+    pbline *lines;
+    uint32_t *dpos;          /* every delimiter's offset in the page, in order */
+    uint32_t *wdel;          /* delimiters before each 64-byte word of the page */
+    uint32_t *npos;          /* every newline's offset */
+    size_t cap_bytes;        /* page bytes dpos and wdel hold room for */
+    int vbmi2;               /* the delimiters found with AVX-512 VBMI2: 0 not asked yet, 1 yes, -1 no */
     uint32_t *nodes, *dram;  /* per line */
     pv *root;                /* the filter's value per line */
     uint32_t *sel;           /* lines evaluated past the filter */
@@ -244,10 +250,8 @@ typedef struct pbatch {
     pv **colv;               /* per column: its value per line, decoded when cold says so */
     uint8_t **cold;
     uint32_t *used;          /* columns decoded on this page */
+    uint32_t *refs;          /* per column: the nodes of the filter, keys, arguments, outputs naming it */
     uint32_t n_used;
-    uint32_t enf;            /* fields cut for every line when the page is walked */
-    uint32_t enf_lo, enf_hi; /* ... for a filter that passes few lines, for one that passes many */
-    int enf_set;
     int ok;                  /* allocations at init succeeded */
 } pbatch;
 
@@ -283,12 +287,16 @@ void csd_plan_parquet_free(plan *pl);
 
 /* plan_state.c: groups and buffered rows */
 int csd_plan_group_update(plan *pl);
-/* the same with the n_group key values at key and aggregate a's argument at ev[n_group + a][i]
- * (evaluated already); its hash lookup is counted in pl->hashes for the caller to charge */
-int csd_plan_group_update_values(plan *pl, const pv *key, pv *const *ev, size_t i);
+/* the group update of the lines sel[0 .. ns) of a page evaluated by column, in order, with the
+ * n_group key values at ev[k][line] and aggregate a's argument at ev[n_group + a][line];
+ * *done = the lines updated, a failing one included; each line's hash lookup is counted in
+ * pl->hashes for the caller to charge */
+int csd_plan_group_update_sel(plan *pl, pv *const *ev, const uint32_t *sel, size_t ns, size_t *done);
 int csd_plan_buffer_row(plan *pl);
 /* pl->scratch holds a row's outputs: buffered for ORDER BY, else emitted (CSD_STOP at the limit) */
 int csd_plan_output_row(plan *pl);
+/* the same with the row's outputs at ev[k][i] (a page evaluated by column) */
+int csd_plan_output_line(plan *pl, pv *const *ev, size_t i);
 /* a row whose filter passed: its group updated, or its outputs evaluated and output */
 int csd_plan_row_passed(plan *pl);
 int csd_plan_finish_groups(plan *pl);

@@ -158,6 +158,29 @@ int csd_plan_output_row(plan *pl) {
     return rc;
 }
 
+int csd_plan_output_line(plan *pl, pv *const *ev, size_t i) {
+    if (pl->n_order && pl->limit && pl->n_rows >= pl->limit) {
+        /* top-N with a full buffer: most rows sort after the current worst and are dropped here,
+         * compared from the arrays as csd_plan_buffer_row compares the row (one compare) */
+        const prow *w = pl->rows[0];
+        pl->compares++;
+        int c = 0;
+        for (uint32_t k = 0; k < pl->n_order && !c; k++) {
+            const psort *o = &pl->order[k];
+            const pv *a = &ev[o->output][i], *b = &w->v[o->output];
+            c = a->t == PT_INT && b->t == PT_INT ? (a->i < b->i ? -1 : a->i > b->i) : csd_plan_cmp(a, b);
+            if (o->descending) c = -c;
+        }
+        if (c > 0 || (!c && pl->seq >= w->seq)) {
+            pl->seq++;
+            return 0;
+        }
+        pl->compares--;   /* csd_plan_buffer_row compares it again */
+    }
+    for (uint32_t k = 0; k < pl->n_outs; k++) pl->scratch[k] = ev[k][i];
+    return csd_plan_output_row(pl);
+}
+
 int csd_plan_row_passed(plan *pl) {
     if (pl->aggregating) return csd_plan_group_update(pl);
     int rc = 0;
@@ -320,9 +343,22 @@ static inline int key_equal(const pv *a, const pv *b) {
     if (a->t != b->t) return 0;
     if (a->t == PT_STRING) {
         if (a->s.n != b->s.n) return 0;
-        if (a->s.n > 16) return !memcmp(a->s.p, b->s.p, a->s.n);
-        for (size_t i = 0; i < a->s.n; i++)   /* short keys: no call */
-            if (a->s.p[i] != b->s.p[i]) return 0;
+        const size_t n = a->s.n;
+        const uint8_t *x = a->s.p, *y = b->s.p;
+        if (n > 16) return !memcmp(x, y, n);
+        /* short keys: no call; 4 to 16 bytes as two overlapping words each, within the bytes */
+        if (n >= 8) {
+            uint64_t x0, x1, y0, y1;
+            memcpy(&x0, x, 8), memcpy(&x1, x + n - 8, 8), memcpy(&y0, y, 8), memcpy(&y1, y + n - 8, 8);
+            return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+        }
+        if (n >= 4) {
+            uint32_t x0, x1, y0, y1;
+            memcpy(&x0, x, 4), memcpy(&x1, x + n - 4, 4), memcpy(&y0, y, 4), memcpy(&y1, y + n - 4, 4);
+            return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+        }
+        for (size_t i = 0; i < n; i++)
+            if (x[i] != y[i]) return 0;
         return 1;
     }
     if (a->t == PT_INT) return a->i == b->i;
@@ -375,18 +411,75 @@ int csd_plan_group_update(plan *pl) {
     return 0;
 }
 
-int csd_plan_group_update_values(plan *pl, const pv *key, pv *const *ev, size_t i) {
-    pl->hashes++;
-    pgroup *g;
-    if (pl->last_group && same_key(pl, &pl->groups[pl->last_group - 1], key)) g = &pl->groups[pl->last_group - 1];
-    else g = lookup_group(pl, key);
-    if (!g) return -ENOMEM;
-    static const pv null_v = { .t = PT_NULL };   /* COUNT(*)'s argument */
-    for (uint32_t a = 0; a < pl->n_aggs; a++) {
-        const pagg *ag = &pl->aggs[a];
-        int rc = agg_value(pl, ag, &g->aggs[a], ag->arg >= 0 ? ev[pl->n_group + a][i] : null_v);
-        if (rc) return rc;
+/* Line i's group key from the evaluated arrays (one key: its value is the whole key). */
+static inline const pv *sel_key(plan *pl, pv *const *ev, uint32_t i) {
+    if (pl->n_group == 1) return &ev[0][i];
+    for (uint32_t k = 0; k < pl->n_group; k++) pl->scratch[k] = ev[k][i];
+    return pl->scratch;
+}
+
+int csd_plan_group_update_sel(plan *pl, pv *const *ev, const uint32_t *sel, size_t ns, size_t *done) {
+    /* Consecutive lines of one group (most pages repeat a few keys) update its aggregates one
+     * aggregate at a time over the run, as the line-at-a-time order would leave them. A MIN/MAX
+     * of strings copies and may fail at a line: then every line goes alone, so the failure stays
+     * at its line. */
+    int runs = 1;
+    for (uint32_t a = 0; a < pl->n_aggs; a++)
+        if (pl->aggs[a].type == PT_STRING) runs = 0;
+    size_t j = 0;
+    while (j < ns) {
+        const pv *key = sel_key(pl, ev, sel[j]);
+        pgroup *g;
+        if (pl->last_group && same_key(pl, &pl->groups[pl->last_group - 1], key)) g = &pl->groups[pl->last_group - 1];
+        else g = lookup_group(pl, key);
+        if (!g) {
+            pl->hashes += j + 1;
+            *done = j + 1;
+            return -ENOMEM;
+        }
+        size_t r = j + 1;
+        if (runs)
+            while (r < ns && same_key(pl, g, sel_key(pl, ev, sel[r]))) r++;
+        for (uint32_t a = 0; a < pl->n_aggs; a++) {
+            const pagg *ag = &pl->aggs[a];
+            pagg_state *st = &g->aggs[a];
+            if (ag->fn == SMARTSSD__V1__AGG_FN__COUNT_ALL) {
+                st->count += (int64_t)(r - j);
+                continue;
+            }
+            const pv *v = ev[pl->n_group + a];
+            if (ag->fn == SMARTSSD__V1__AGG_FN__SUM && ag->type == PT_INT) {
+                uint64_t sum = 0;
+                int any = 0;
+                for (size_t q = j; q < r; q++) {
+                    const pv *x = &v[sel[q]];
+                    if (x->t == PT_NULL) continue;
+                    any = 1;
+                    sum += (uint64_t)(x->t == PT_INT ? x->i : 0);
+                }
+                if (any) {   /* integer sums wrap, so their order does not matter */
+                    if (!st->has) {
+                        st->val.t = PT_INT;
+                        st->val.i = 0;
+                    }
+                    st->has = 1;
+                    st->val.i = (int64_t)((uint64_t)st->val.i + sum);
+                }
+                continue;
+            }
+            for (size_t q = j; q < r; q++) {
+                int rc = agg_value(pl, ag, st, v[sel[q]]);
+                if (rc) {   /* only without runs: q == j */
+                    pl->hashes += q + 1;
+                    *done = q + 1;
+                    return rc;
+                }
+            }
+        }
+        j = r;
     }
+    pl->hashes += ns;
+    *done = ns;
     return 0;
 }
 
