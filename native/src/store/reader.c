@@ -1,0 +1,330 @@
+/* The reader thread: data pages read and checksummed ahead of the engine, off its thread.
+ *
+ * The engine posts the physical pages it will read, in the order it will read them (a request's pages
+ * as they are issued). A reader thread takes the posts in order and reads each one's run of up to
+ * RD_MAX consecutive pages of its flash block with one pread (the serial read-ahead's unit,
+ * csd_store_data_view), computes every page's CRC-32 there, while the bytes are in its cache, and
+ * publishes the run. A view of a page in a published run costs the engine a lookup; a page being read
+ * makes the engine read the next posted run itself while it waits, so with the reader behind both
+ * threads read; a page not posted (or dropped) is read by the engine as before.
+ *
+ * Exactness: a published run always holds what the file holds: every write, erase or punch of the
+ * data area (all on the engine's thread) drops the runs it touches, and one being read meanwhile is
+ * marked stale and dropped when its read returns. So a view returns the bytes a serial read at that
+ * moment would, and the CRC is compared by the caller exactly as for a serial read. */
+#include "store/store.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define RD_SETS 64u
+#define RD_WAYS 8u
+#define RD_MAX 8u            /* pages per run: the serial read-ahead's (store.c, measured there) */
+#define RD_QUEUE 4096u       /* posted pages not yet taken; posts past it are dropped (read serially) */
+#define RD_STREAMS 256u
+#define RD_SCAN 1024u        /* posts the engine looks through for the page it needs */
+#define RD_NONE UINT64_MAX
+
+enum { RD_EMPTY, RD_READING, RD_READY };
+
+typedef struct rd_run {
+    uint64_t base;
+    uint32_t n;
+    uint8_t state, stale;
+    uint32_t pending;        /* posts mapped to this run and not yet viewed */
+    uint64_t seq_hi;         /* the newest such post */
+    uint64_t used;
+    uint32_t crc[RD_MAX];
+    uint8_t *buf;
+} rd_run;
+
+/* a flash block's stream: its last run's end, and how long its next run is (doubling while the
+ * stream goes on, as the serial read-ahead does) */
+typedef struct rd_stream {
+    uint64_t block, end;
+    uint32_t next_len;
+} rd_stream;
+
+struct csd_store_reader {
+    csd_store *s;
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t work_cv;  /* the reader: posts, a free run, or quit */
+    pthread_cond_t done_cv;  /* the engine: a run it waits for was published */
+    int quit, idle, wait_slot, engine_waiting;
+    uint64_t q[RD_QUEUE];    /* ppns; RD_NONE = taken by the engine */
+    uint64_t qhead, qtail;   /* post sequence numbers */
+    uint64_t clock;
+    rd_run *pinned;          /* the run of the last view: valid until the next call */
+    rd_run runs[RD_SETS * RD_WAYS];
+    rd_stream streams[RD_STREAMS];
+    csd_store_reader_stats st;
+};
+
+/* A run untouched for this many views and reads is given up though posts for it were not viewed
+ * (its pages were dropped: a tasklet that stopped, a request that failed); twice what the post queue
+ * holds. */
+#define RD_LAG (2u * RD_QUEUE)
+
+static uint64_t blk(const csd_store *s, uint64_t ppn) { return ppn / s->l.pages_per_block; }
+
+static rd_run *set_of(struct csd_store_reader *rd, uint64_t ppn) {
+    uint64_t h = blk(rd->s, ppn) * 0x9e3779b97f4a7c15ull;
+    return &rd->runs[(h >> 40) % RD_SETS * RD_WAYS];
+}
+
+static rd_run *find(struct csd_store_reader *rd, uint64_t ppn) {
+    rd_run *set = set_of(rd, ppn);
+    for (uint32_t w = 0; w < RD_WAYS; w++)
+        if (set[w].state != RD_EMPTY && ppn - set[w].base < set[w].n) return &set[w];
+    return NULL;
+}
+
+static int reusable(const struct csd_store_reader *rd, const rd_run *r) {
+    if (r->state == RD_EMPTY) return 1;
+    return r->state == RD_READY && r != rd->pinned && (r->pending == 0 || r->used + RD_LAG < rd->clock);
+}
+
+/* Take a run for ppn's post seq (mu held): RD_READING, to be read by the caller. NULL when every
+ * run of its set is in use. */
+static rd_run *claim(struct csd_store_reader *rd, uint64_t ppn, uint64_t seq) {
+    csd_store *s = rd->s;
+    rd_run *set = set_of(rd, ppn), *v = NULL;
+    for (uint32_t w = 0; w < RD_WAYS; w++) {
+        rd_run *r = &set[w];
+        if (!reusable(rd, r)) continue;
+        if (!v || (r->state == RD_EMPTY && v->state != RD_EMPTY) ||
+            (r->state == v->state && r->used < v->used))
+            v = r;
+    }
+    if (!v) return NULL;
+    uint64_t b = blk(s, ppn);
+    rd_stream *st = &rd->streams[(b * 0x9e3779b97f4a7c15ull >> 40) % RD_STREAMS];
+    uint32_t len = 1;
+    if (st->block == b && st->end == ppn) len = st->next_len;
+    uint64_t end = (b + 1) * s->l.pages_per_block;
+    if (end > s->l.physical_pages) end = s->l.physical_pages;
+    if (len > end - ppn) len = (uint32_t)(end - ppn);
+    *st = (rd_stream){ b, ppn + len, len * 2 < RD_MAX ? len * 2 : RD_MAX };
+    v->base = ppn;
+    v->n = len;
+    v->state = RD_READING;
+    v->stale = 0;
+    v->pending = 1;
+    v->seq_hi = seq;
+    v->used = ++rd->clock;
+    return v;
+}
+
+/* Read a claimed run (mu not held) and publish it (mu held again on return). */
+static void fill(struct csd_store_reader *rd, rd_run *r, int by_engine) {
+    csd_store *s = rd->s;
+    const uint64_t pb = s->l.page_bytes;
+    uint64_t base = r->base;
+    uint32_t n = r->n;
+    pthread_mutex_unlock(&rd->mu);
+    int rc = 0;
+    if (!r->buf && !(r->buf = malloc(RD_MAX * pb))) rc = -ENOMEM;
+    if (!rc) rc = csd_store_pread(s, s->l.data_off + base * pb, r->buf, n * pb);
+    if (!rc)
+        for (uint32_t k = 0; k < n; k++) r->crc[k] = csd_crc32(0, r->buf + k * pb, pb);
+    pthread_mutex_lock(&rd->mu);
+    /* a failed read is not published: the engine's own read of the page reports it */
+    if (rc || r->stale) {
+        r->state = RD_EMPTY;
+        r->pending = 0;
+        rd->st.runs_dropped++;
+    } else {
+        r->state = RD_READY;
+        if (by_engine) rd->st.runs_engine++; else rd->st.runs_reader++;
+    }
+    if (rd->engine_waiting) pthread_cond_broadcast(&rd->done_cv);
+}
+
+/* The oldest post not taken (mu held): its ppn, or RD_NONE. Posts taken by the engine are skipped. */
+static uint64_t head(struct csd_store_reader *rd) {
+    while (rd->qhead < rd->qtail && rd->q[rd->qhead % RD_QUEUE] == RD_NONE) rd->qhead++;
+    return rd->qhead < rd->qtail ? rd->q[rd->qhead % RD_QUEUE] : RD_NONE;
+}
+
+/* Take the oldest post (mu held): 1 when it was handled (read by the caller, or already in a run), 0
+ * when there is none or its set has no free run. */
+static int take_one(struct csd_store_reader *rd, int by_engine) {
+    uint64_t ppn = head(rd);
+    if (ppn == RD_NONE) return 0;
+    uint64_t seq = rd->qhead;
+    rd_run *r = find(rd, ppn);
+    if (r) {
+        r->pending++;
+        r->seq_hi = seq;
+        r->used = ++rd->clock;
+        rd->qhead++;
+        return 1;
+    }
+    if (!(r = claim(rd, ppn, seq))) return 0;
+    rd->qhead++;
+    fill(rd, r, by_engine);
+    return 1;
+}
+
+static void *reader_main(void *arg) {
+    struct csd_store_reader *rd = arg;
+    pthread_mutex_lock(&rd->mu);
+    while (!rd->quit) {
+        if (take_one(rd, 0)) continue;
+        if (head(rd) == RD_NONE) {
+            rd->idle = 1;
+            pthread_cond_wait(&rd->work_cv, &rd->mu);
+            rd->idle = 0;
+        } else {
+            rd->wait_slot = 1;   /* the engine frees a run as it views its pages */
+            pthread_cond_wait(&rd->work_cv, &rd->mu);
+            rd->wait_slot = 0;
+        }
+    }
+    pthread_mutex_unlock(&rd->mu);
+    return NULL;
+}
+
+int csd_store_reader_start(csd_store *s) {
+    if (s->rd) return 0;
+    struct csd_store_reader *rd = calloc(1, sizeof *rd);
+    if (!rd) return -ENOMEM;
+    rd->s = s;
+    for (size_t i = 0; i < RD_STREAMS; i++) rd->streams[i].block = RD_NONE;
+    pthread_mutex_init(&rd->mu, NULL);
+    pthread_cond_init(&rd->work_cv, NULL);
+    pthread_cond_init(&rd->done_cv, NULL);
+    if (pthread_create(&rd->th, NULL, reader_main, rd) != 0) {
+        pthread_cond_destroy(&rd->done_cv);
+        pthread_cond_destroy(&rd->work_cv);
+        pthread_mutex_destroy(&rd->mu);
+        free(rd);
+        return -EAGAIN;
+    }
+    s->rd = rd;
+    return 0;
+}
+
+void csd_store_reader_stop(csd_store *s) {
+    struct csd_store_reader *rd = s->rd;
+    if (!rd) return;
+    pthread_mutex_lock(&rd->mu);
+    rd->quit = 1;
+    pthread_cond_broadcast(&rd->work_cv);
+    pthread_mutex_unlock(&rd->mu);
+    pthread_join(rd->th, NULL);
+    for (size_t i = 0; i < RD_SETS * RD_WAYS; i++) free(rd->runs[i].buf);
+    pthread_cond_destroy(&rd->done_cv);
+    pthread_cond_destroy(&rd->work_cv);
+    pthread_mutex_destroy(&rd->mu);
+    free(rd);
+    s->rd = NULL;
+}
+
+void csd_store_reader_post(csd_store *s, const uint64_t *ppns, size_t n) {
+    struct csd_store_reader *rd = s->rd;
+    if (!rd || !n) return;
+    pthread_mutex_lock(&rd->mu);
+    size_t k = 0;
+    for (; k < n && rd->qtail - rd->qhead < RD_QUEUE; k++)
+        if (ppns[k] < s->l.physical_pages) rd->q[rd->qtail++ % RD_QUEUE] = ppns[k];
+    rd->st.posts += k;
+    rd->st.posts_dropped += n - k;
+    if (rd->idle || rd->wait_slot) pthread_cond_signal(&rd->work_cv);
+    pthread_mutex_unlock(&rd->mu);
+}
+
+void csd_store_reader_invalidate(csd_store *s, uint64_t first, uint64_t n) {
+    struct csd_store_reader *rd = s->rd;
+    if (!rd || !n) return;
+    const uint64_t ppb = s->l.pages_per_block;
+    int freed = 0;
+    pthread_mutex_lock(&rd->mu);
+    for (uint64_t b = first / ppb; b <= (first + n - 1) / ppb; b++) {
+        rd_run *set = set_of(rd, b * ppb);
+        for (uint32_t w = 0; w < RD_WAYS; w++) {
+            rd_run *r = &set[w];
+            if (r->state == RD_EMPTY || r->base >= first + n || first >= r->base + r->n) continue;
+            if (r->state == RD_READING) {
+                r->stale = 1;   /* its read may have seen part of this write: dropped when it returns */
+            } else {
+                r->state = RD_EMPTY;
+                r->pending = 0;
+                if (rd->pinned == r) rd->pinned = NULL;
+                freed = 1;
+            }
+        }
+    }
+    if (freed && rd->wait_slot) pthread_cond_signal(&rd->work_cv);
+    pthread_mutex_unlock(&rd->mu);
+}
+
+/* Find post ppn among the first RD_SCAN not taken; take it for the engine: its seq, or RD_NONE. */
+static uint64_t take_post(struct csd_store_reader *rd, uint64_t ppn) {
+    head(rd);
+    uint64_t lim = rd->qtail - rd->qhead < RD_SCAN ? rd->qtail : rd->qhead + RD_SCAN;
+    for (uint64_t i = rd->qhead; i < lim; i++)
+        if (rd->q[i % RD_QUEUE] == ppn) {
+            rd->q[i % RD_QUEUE] = RD_NONE;
+            return i;
+        }
+    return RD_NONE;
+}
+
+const uint8_t *csd_store_reader_view(csd_store *s, uint64_t ppn, uint32_t *crc) {
+    struct csd_store_reader *rd = s->rd;
+    if (!rd || ppn >= s->l.physical_pages) return NULL;
+    pthread_mutex_lock(&rd->mu);
+    const uint8_t *out = NULL;
+    int freed = 0;
+    if (rd->pinned) {
+        freed = rd->pinned->pending == 0;
+        rd->pinned = NULL;
+    }
+    for (;;) {
+        rd_run *r = find(rd, ppn);
+        if (r && r->state == RD_READY) {
+            rd->pinned = r;
+            if (r->pending) r->pending--;
+            r->used = ++rd->clock;
+            *crc = r->crc[ppn - r->base];
+            out = r->buf + (ppn - r->base) * s->l.page_bytes;
+            rd->st.views_ready++;
+            break;
+        }
+        if (r) {
+            /* the reader has it under way: read the next posted run meanwhile rather than sleep */
+            if (take_one(rd, 1)) continue;
+            rd->st.waits++;
+            rd->engine_waiting = 1;
+            pthread_cond_wait(&rd->done_cv, &rd->mu);
+            rd->engine_waiting = 0;
+            continue;
+        }
+        uint64_t seq = take_post(rd, ppn);
+        if (seq != RD_NONE && (r = claim(rd, ppn, seq)) != NULL) {
+            fill(rd, r, 1);
+            continue;
+        }
+        rd->st.views_serial++;   /* not posted, given up or dropped: the caller reads it itself */
+        break;
+    }
+    /* every view ages the runs: now and then one may have been given up, for a reader waiting */
+    if (++rd->clock % 256 == 0) freed = 1;
+    if (freed && rd->wait_slot) pthread_cond_signal(&rd->work_cv);
+    pthread_mutex_unlock(&rd->mu);
+    return out;
+}
+
+void csd_store_reader_stats_get(csd_store *s, csd_store_reader_stats *out) {
+    struct csd_store_reader *rd = s->rd;
+    memset(out, 0, sizeof *out);
+    if (!rd) return;
+    pthread_mutex_lock(&rd->mu);
+    *out = rd->st;
+    pthread_mutex_unlock(&rd->mu);
+}
