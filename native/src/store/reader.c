@@ -6,7 +6,8 @@
  * csd_store_data_view), computes every page's CRC-32 there, while the bytes are in its cache, and
  * publishes the run. A view of a page in a published run costs the engine a lookup; a page being read
  * makes the engine read the next posted run itself while it waits, so with the reader behind both
- * threads read; a page not posted (or dropped) is read by the engine as before.
+ * threads read; a page not posted (or dropped: the queue was full, or every run of its set still had
+ * pages to be viewed when the reader came to it) is read by the engine as before.
  *
  * Exactness: a published run always holds what the file holds: every write, erase or punch of the
  * data area (all on the engine's thread) drops the runs it touches, and one being read meanwhile is
@@ -20,11 +21,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#define RD_SETS 64u
-#define RD_WAYS 8u
+#define RD_SETS 32u
+#define RD_WAYS 16u          /* a scan's streams (one per unit) share sets: each needs one or two runs */
 #define RD_MAX 8u            /* pages per run: the serial read-ahead's (store.c, measured there) */
 #define RD_QUEUE 4096u       /* posted pages not yet taken; posts past it are dropped (read serially) */
-#define RD_STREAMS 256u
 #define RD_SCAN 1024u        /* posts the engine looks through for the page it needs */
 #define RD_NONE UINT64_MAX
 
@@ -34,33 +34,26 @@ typedef struct rd_run {
     uint64_t base;
     uint32_t n;
     uint8_t state, stale;
-    uint32_t pending;        /* posts mapped to this run and not yet viewed */
-    uint64_t seq_hi;         /* the newest such post */
+    uint32_t next_len;       /* pages the stream's next run reads (doubling while it goes on) */
+    uint8_t posted, viewed;  /* pages (bit k: base + k) posted, and viewed: posted and not viewed are
+                              * still to come, so the run stays (a post after its view is none) */
     uint64_t used;
     uint32_t crc[RD_MAX];
     uint8_t *buf;
 } rd_run;
 
-/* a flash block's stream: its last run's end, and how long its next run is (doubling while the
- * stream goes on, as the serial read-ahead does) */
-typedef struct rd_stream {
-    uint64_t block, end;
-    uint32_t next_len;
-} rd_stream;
-
 struct csd_store_reader {
     csd_store *s;
     pthread_t th;
     pthread_mutex_t mu;
-    pthread_cond_t work_cv;  /* the reader: posts, a free run, or quit */
+    pthread_cond_t work_cv;  /* the reader: posts, or quit */
     pthread_cond_t done_cv;  /* the engine: a run it waits for was published */
-    int quit, idle, wait_slot, engine_waiting;
+    int quit, idle, engine_waiting;
     uint64_t q[RD_QUEUE];    /* ppns; RD_NONE = taken by the engine */
     uint64_t qhead, qtail;   /* post sequence numbers */
     uint64_t clock;
     rd_run *pinned;          /* the run of the last view: valid until the next call */
     rd_run runs[RD_SETS * RD_WAYS];
-    rd_stream streams[RD_STREAMS];
     csd_store_reader_stats st;
 };
 
@@ -85,36 +78,42 @@ static rd_run *find(struct csd_store_reader *rd, uint64_t ppn) {
 
 static int reusable(const struct csd_store_reader *rd, const rd_run *r) {
     if (r->state == RD_EMPTY) return 1;
-    return r->state == RD_READY && r != rd->pinned && (r->pending == 0 || r->used + RD_LAG < rd->clock);
+    /* every page viewed; or untouched for long (its last pages were never posted or viewed) */
+    return r->state == RD_READY && r != rd->pinned && (r->viewed == (uint8_t)((1u << r->n) - 1) || r->used + RD_LAG < rd->clock);
 }
 
-/* Take a run for ppn's post seq (mu held): RD_READING, to be read by the caller. NULL when every
- * run of its set is in use. */
-static rd_run *claim(struct csd_store_reader *rd, uint64_t ppn, uint64_t seq) {
+/* Take a run for posted ppn (mu held): RD_READING, to be read by the caller. NULL when every run of
+ * its set is in use. */
+static rd_run *claim(struct csd_store_reader *rd, uint64_t ppn) {
     csd_store *s = rd->s;
     rd_run *set = set_of(rd, ppn), *v = NULL;
+    /* a buffer used last is likeliest still in the caches: an empty run with a buffer first, then
+     * the run viewed last, then a run never used (a new buffer), then one given up */
+    int best = 0;
     for (uint32_t w = 0; w < RD_WAYS; w++) {
         rd_run *r = &set[w];
         if (!reusable(rd, r)) continue;
-        if (!v || (r->state == RD_EMPTY && v->state != RD_EMPTY) ||
-            (r->state == v->state && r->used < v->used))
+        int cls = r->state == RD_EMPTY ? (r->buf ? 4 : 2) : r->viewed == (uint8_t)((1u << r->n) - 1) ? 3 : 1;
+        if (cls > best || (cls == best && r->used > v->used)) {
             v = r;
+            best = cls;
+        }
     }
     if (!v) return NULL;
-    uint64_t b = blk(s, ppn);
-    rd_stream *st = &rd->streams[(b * 0x9e3779b97f4a7c15ull >> 40) % RD_STREAMS];
+    /* the stream goes on past a run of this block: double its length (the serial read-ahead's rule) */
     uint32_t len = 1;
-    if (st->block == b && st->end == ppn) len = st->next_len;
-    uint64_t end = (b + 1) * s->l.pages_per_block;
+    for (uint32_t w = 0; w < RD_WAYS; w++)
+        if (set[w].state != RD_EMPTY && set[w].base + set[w].n == ppn && set[w].next_len > len) len = set[w].next_len;
+    uint64_t b = blk(s, ppn), end = (b + 1) * s->l.pages_per_block;
     if (end > s->l.physical_pages) end = s->l.physical_pages;
     if (len > end - ppn) len = (uint32_t)(end - ppn);
-    *st = (rd_stream){ b, ppn + len, len * 2 < RD_MAX ? len * 2 : RD_MAX };
+    v->next_len = len * 2 < RD_MAX ? len * 2 : RD_MAX;
     v->base = ppn;
     v->n = len;
     v->state = RD_READING;
     v->stale = 0;
-    v->pending = 1;
-    v->seq_hi = seq;
+    v->posted = 1;
+    v->viewed = 0;
     v->used = ++rd->clock;
     return v;
 }
@@ -135,7 +134,6 @@ static void fill(struct csd_store_reader *rd, rd_run *r, int by_engine) {
     /* a failed read is not published: the engine's own read of the page reports it */
     if (rc || r->stale) {
         r->state = RD_EMPTY;
-        r->pending = 0;
         rd->st.runs_dropped++;
     } else {
         r->state = RD_READY;
@@ -155,16 +153,14 @@ static uint64_t head(struct csd_store_reader *rd) {
 static int take_one(struct csd_store_reader *rd, int by_engine) {
     uint64_t ppn = head(rd);
     if (ppn == RD_NONE) return 0;
-    uint64_t seq = rd->qhead;
     rd_run *r = find(rd, ppn);
     if (r) {
-        r->pending++;
-        r->seq_hi = seq;
+        r->posted |= (uint8_t)(1u << (ppn - r->base));
         r->used = ++rd->clock;
         rd->qhead++;
         return 1;
     }
-    if (!(r = claim(rd, ppn, seq))) return 0;
+    if (!(r = claim(rd, ppn))) return 0;
     rd->qhead++;
     fill(rd, r, by_engine);
     return 1;
@@ -180,9 +176,10 @@ static void *reader_main(void *arg) {
             pthread_cond_wait(&rd->work_cv, &rd->mu);
             rd->idle = 0;
         } else {
-            rd->wait_slot = 1;   /* the engine frees a run as it views its pages */
-            pthread_cond_wait(&rd->work_cv, &rd->mu);
-            rd->wait_slot = 0;
+            /* every run of its set still has pages to be viewed: this page is left to the engine
+             * rather than hold up the posts behind it */
+            rd->qhead++;
+            rd->st.posts_skipped++;
         }
     }
     pthread_mutex_unlock(&rd->mu);
@@ -194,7 +191,6 @@ int csd_store_reader_start(csd_store *s) {
     struct csd_store_reader *rd = calloc(1, sizeof *rd);
     if (!rd) return -ENOMEM;
     rd->s = s;
-    for (size_t i = 0; i < RD_STREAMS; i++) rd->streams[i].block = RD_NONE;
     pthread_mutex_init(&rd->mu, NULL);
     pthread_cond_init(&rd->work_cv, NULL);
     pthread_cond_init(&rd->done_cv, NULL);
@@ -234,7 +230,7 @@ void csd_store_reader_post(csd_store *s, const uint64_t *ppns, size_t n) {
         if (ppns[k] < s->l.physical_pages) rd->q[rd->qtail++ % RD_QUEUE] = ppns[k];
     rd->st.posts += k;
     rd->st.posts_dropped += n - k;
-    if (rd->idle || rd->wait_slot) pthread_cond_signal(&rd->work_cv);
+    if (rd->idle) pthread_cond_signal(&rd->work_cv);
     pthread_mutex_unlock(&rd->mu);
 }
 
@@ -242,7 +238,6 @@ void csd_store_reader_invalidate(csd_store *s, uint64_t first, uint64_t n) {
     struct csd_store_reader *rd = s->rd;
     if (!rd || !n) return;
     const uint64_t ppb = s->l.pages_per_block;
-    int freed = 0;
     pthread_mutex_lock(&rd->mu);
     for (uint64_t b = first / ppb; b <= (first + n - 1) / ppb; b++) {
         rd_run *set = set_of(rd, b * ppb);
@@ -253,26 +248,25 @@ void csd_store_reader_invalidate(csd_store *s, uint64_t first, uint64_t n) {
                 r->stale = 1;   /* its read may have seen part of this write: dropped when it returns */
             } else {
                 r->state = RD_EMPTY;
-                r->pending = 0;
                 if (rd->pinned == r) rd->pinned = NULL;
-                freed = 1;
             }
         }
     }
-    if (freed && rd->wait_slot) pthread_cond_signal(&rd->work_cv);
     pthread_mutex_unlock(&rd->mu);
 }
 
-/* Find post ppn among the first RD_SCAN not taken; take it for the engine: its seq, or RD_NONE. */
-static uint64_t take_post(struct csd_store_reader *rd, uint64_t ppn) {
+/* Find post ppn among the first RD_SCAN not taken and take it for the engine: 1, or 0 when it is not
+ * there. */
+static int take_post(struct csd_store_reader *rd, uint64_t ppn) {
     head(rd);
     uint64_t lim = rd->qtail - rd->qhead < RD_SCAN ? rd->qtail : rd->qhead + RD_SCAN;
     for (uint64_t i = rd->qhead; i < lim; i++)
         if (rd->q[i % RD_QUEUE] == ppn) {
-            rd->q[i % RD_QUEUE] = RD_NONE;
-            return i;
+            /* the engine reads in post order: the posts before it are for pages it has passed */
+            rd->qhead = i + 1;
+            return 1;
         }
-    return RD_NONE;
+    return 0;
 }
 
 const uint8_t *csd_store_reader_view(csd_store *s, uint64_t ppn, uint32_t *crc) {
@@ -280,16 +274,12 @@ const uint8_t *csd_store_reader_view(csd_store *s, uint64_t ppn, uint32_t *crc) 
     if (!rd || ppn >= s->l.physical_pages) return NULL;
     pthread_mutex_lock(&rd->mu);
     const uint8_t *out = NULL;
-    int freed = 0;
-    if (rd->pinned) {
-        freed = rd->pinned->pending == 0;
-        rd->pinned = NULL;
-    }
+    rd->pinned = NULL;
     for (;;) {
         rd_run *r = find(rd, ppn);
         if (r && r->state == RD_READY) {
             rd->pinned = r;
-            if (r->pending) r->pending--;
+            r->viewed |= (uint8_t)(1u << (ppn - r->base));
             r->used = ++rd->clock;
             *crc = r->crc[ppn - r->base];
             out = r->buf + (ppn - r->base) * s->l.page_bytes;
@@ -305,17 +295,14 @@ const uint8_t *csd_store_reader_view(csd_store *s, uint64_t ppn, uint32_t *crc) 
             rd->engine_waiting = 0;
             continue;
         }
-        uint64_t seq = take_post(rd, ppn);
-        if (seq != RD_NONE && (r = claim(rd, ppn, seq)) != NULL) {
+        if (take_post(rd, ppn) && (r = claim(rd, ppn)) != NULL) {
             fill(rd, r, 1);
             continue;
         }
         rd->st.views_serial++;   /* not posted, given up or dropped: the caller reads it itself */
         break;
     }
-    /* every view ages the runs: now and then one may have been given up, for a reader waiting */
-    if (++rd->clock % 256 == 0) freed = 1;
-    if (freed && rd->wait_slot) pthread_cond_signal(&rd->work_cv);
+    rd->clock++;   /* every view ages the runs */
     pthread_mutex_unlock(&rd->mu);
     return out;
 }

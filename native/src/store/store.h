@@ -127,6 +127,7 @@ const uint8_t *csd_store_reader_view(csd_store *s, uint64_t ppn, uint32_t *crc);
 void csd_store_reader_invalidate(csd_store *s, uint64_t first, uint64_t n);
 typedef struct csd_store_reader_stats {
     uint64_t posts, posts_dropped;   /* ppns posted, and those the full queue dropped */
+    uint64_t posts_skipped;          /* posts the reader left to the engine (no free run) */
     uint64_t runs_reader, runs_engine, runs_dropped;   /* runs read by each thread; dropped (stale) */
     uint64_t views_ready, views_serial, waits;   /* views served from runs, not; engine waits */
 } csd_store_reader_stats;
