@@ -28,7 +28,11 @@
 #define RD_SCAN 1024u        /* posts the engine looks through for the page it needs */
 #define RD_NONE UINT64_MAX
 
-enum { RD_EMPTY, RD_READING, RD_READY };
+/* RD_HELD: a published run the engine holds; it reads it without the lock (one lock per run, not per
+ * page: the lock's cache line moving between the two threads on every page cost more than the
+ * lookup) and gives it back when another run of its block's slot comes, or a write drops it. */
+enum { RD_EMPTY, RD_READING, RD_READY, RD_HELD };
+#define RD_HOLD 256u         /* the engine's held runs, one per slot, slots direct-mapped by block */
 
 typedef struct rd_run {
     uint64_t base;
@@ -53,6 +57,8 @@ struct csd_store_reader {
     uint64_t qhead, qtail;   /* post sequence numbers */
     uint64_t clock;
     rd_run *pinned;          /* the run of the last view: valid until the next call */
+    rd_run *held[RD_HOLD];   /* the engine's thread only (and under mu where a write drops one) */
+    uint64_t views_held;     /* the engine's thread only */
     rd_run runs[RD_SETS * RD_WAYS];
     csd_store_reader_stats st;
 };
@@ -67,6 +73,10 @@ static uint64_t blk(const csd_store *s, uint64_t ppn) { return ppn / s->l.pages_
 static rd_run *set_of(struct csd_store_reader *rd, uint64_t ppn) {
     uint64_t h = blk(rd->s, ppn) * 0x9e3779b97f4a7c15ull;
     return &rd->runs[(h >> 40) % RD_SETS * RD_WAYS];
+}
+
+static rd_run **hold_slot(struct csd_store_reader *rd, uint64_t ppn) {
+    return &rd->held[(blk(rd->s, ppn) * 0x9e3779b97f4a7c15ull >> 40) % RD_HOLD];
 }
 
 static rd_run *find(struct csd_store_reader *rd, uint64_t ppn) {
@@ -247,6 +257,8 @@ void csd_store_reader_invalidate(csd_store *s, uint64_t first, uint64_t n) {
             if (r->state == RD_READING) {
                 r->stale = 1;   /* its read may have seen part of this write: dropped when it returns */
             } else {
+                rd_run **h = hold_slot(rd, r->base);
+                if (*h == r) *h = NULL;
                 r->state = RD_EMPTY;
                 if (rd->pinned == r) rd->pinned = NULL;
             }
@@ -272,13 +284,26 @@ static int take_post(struct csd_store_reader *rd, uint64_t ppn) {
 const uint8_t *csd_store_reader_view(csd_store *s, uint64_t ppn, uint32_t *crc) {
     struct csd_store_reader *rd = s->rd;
     if (!rd || ppn >= s->l.physical_pages) return NULL;
+    rd_run **h = hold_slot(rd, ppn), *held = *h;
+    if (held && ppn - held->base < held->n) {
+        /* a held run's base, n, bytes and CRCs do not change while it is held */
+        held->viewed |= (uint8_t)(1u << (ppn - held->base));
+        rd->views_held++;
+        *crc = held->crc[ppn - held->base];
+        return held->buf + (ppn - held->base) * s->l.page_bytes;
+    }
     pthread_mutex_lock(&rd->mu);
     const uint8_t *out = NULL;
     rd->pinned = NULL;
     for (;;) {
         rd_run *r = find(rd, ppn);
-        if (r && r->state == RD_READY) {
-            rd->pinned = r;
+        if (r && (r->state == RD_READY || r->state == RD_HELD)) {
+            if (*h && *h != r) {
+                (*h)->state = RD_READY;   /* given back: the view that returned it is over */
+                (*h)->used = ++rd->clock;
+            }
+            *h = r;
+            r->state = RD_HELD;
             r->viewed |= (uint8_t)(1u << (ppn - r->base));
             r->used = ++rd->clock;
             *crc = r->crc[ppn - r->base];
@@ -313,5 +338,6 @@ void csd_store_reader_stats_get(csd_store *s, csd_store_reader_stats *out) {
     if (!rd) return;
     pthread_mutex_lock(&rd->mu);
     *out = rd->st;
+    out->views_ready += rd->views_held;   /* called on the engine's thread */
     pthread_mutex_unlock(&rd->mu);
 }
