@@ -5,9 +5,13 @@
  * over A while the host writes object C, cyclically, so GC moves A's pages, erases their blocks and
  * fills them with C. The answer must be A's (counted here from A's bytes) and the same with 1, 2 and 4
  * host threads, and GC must really have erased blocks holding issued pages of A not yet processed
- * (the engine counts the pages whose bytes it kept: isp_pages_saved). */
+ * (the engine counts the pages whose bytes it kept: isp_pages_saved). With 2 host threads it runs both
+ * with the reader thread (store/reader.c, host_reader) and without: same bytes, times and rescues.
+ * Last, a page whose bytes were damaged on the image fails the grep with the same status, message
+ * and device time whichever thread read it. */
 #include "devutil.h"
 #include "hil/device.h"
+#include "store/store.h"
 
 #define PB 4096u
 #define A_PAGES 32u
@@ -51,7 +55,7 @@ static uint64_t count_lines(const uint8_t *a, size_t n, const char *pat) {
     return c;
 }
 
-static csd_device *small_device(const char *dir, uint32_t threads, const char *sched) {
+static csd_device *small_device(const char *dir, uint32_t threads, const char *sched, uint32_t reader) {
     char path[4200], err[512];
     snprintf(path, sizeof path, "%s/gc.img", dir);
     unlink(path);
@@ -63,6 +67,7 @@ static csd_device *small_device(const char *dir, uint32_t threads, const char *s
     p.host_threads = threads;
     snprintf(p.request_scheduler, sizeof p.request_scheduler, "%s", sched);
     p.host_ahead_min_ns = 0;       /* every request runs ahead when threads > 1 */
+    p.host_reader = reader;
     if (csd_format(path, 256u * PB, &p, err, sizeof err)) {
         fprintf(stderr, "format: %s\n", err);
         exit(1);
@@ -76,8 +81,8 @@ static csd_device *small_device(const char *dir, uint32_t threads, const char *s
     return d;
 }
 
-static outcome run(const char *dir, uint32_t threads, const char *sched, const uint8_t *a) {
-    csd_device *d = small_device(dir, threads, sched);
+static outcome run(const char *dir, uint32_t threads, const char *sched, const uint8_t *a, uint32_t reader) {
+    csd_device *d = small_device(dir, threads, sched, reader);
     uint64_t ida = dev_create_data(d, "a"), idb = dev_create_data(d, "b"), idc = dev_create_data(d, "c");
     uint8_t other[PB];
     fill_other(other, PB, 'b');
@@ -146,6 +151,74 @@ static outcome run(const char *dir, uint32_t threads, const char *sched, const u
     return o;
 }
 
+/* A grep over A whose page 5 was damaged on the image (one byte flipped while the device was closed):
+ * the read's CRC check fails it. Status, message, rows and device time are the same on the engine's
+ * thread and with the reader thread; and the device keeps serving. */
+static void corrupt_page(const char *dir, const uint8_t *a) {
+    char path[4200], err[512], ref_msg[512] = "";
+    snprintf(path, sizeof path, "%s/gc.img", dir);
+    const uint32_t threads[] = { 1, 2, 2, 4 }, readers[] = { 1, 1, 0, 1 };
+    uint64_t ref_ns = 0, ref_rows = 0;
+    for (size_t i = 0; i < 4; i++) {
+        csd_device *d = small_device(dir, threads[i], "fcfs", readers[i]);
+        uint64_t ida = dev_create_data(d, "a");
+        dev_write(d, ida, 0, a, (size_t)A_PAGES * PB);
+        uint64_t ppn = csd_ftl_lookup(d->ftl, ida, 5);
+        CHECK(ppn != CSD_PPN_NONE);
+        CHECK(csd_device_close(d) == 0);
+        csd_params sp;
+        csd_store *st;
+        CHECK(csd_store_open(&st, path, 0, &sp, err, sizeof err) == 0);
+        uint64_t off = st->l.data_off + ppn * st->l.page_bytes + 100;
+        csd_store_close(st);
+        FILE *f = fopen(path, "r+b");
+        CHECK(f && fseek(f, (long)off, SEEK_SET) == 0);
+        int c = fgetc(f);
+        CHECK(c != EOF && fseek(f, (long)off, SEEK_SET) == 0 && fputc(c ^ 0x20, f) != EOF && fclose(f) == 0);
+        csd_params p;
+        CHECK(csd_params_preset(&p, "tiny") == 0);
+        p.host_threads = threads[i];
+        p.host_reader = readers[i];
+        p.host_ahead_min_ns = 0;
+        csd_open_opts o = { .background = 0, .override = &p };
+        CHECK(csd_device_open(&d, path, &o, err, sizeof err) == 0);
+        Smartssd__V1__Response *r = dev_create_tasklet(d, "grep", (const char *const[]){ "pattern=needle", "mode=count", NULL }, NULL);
+        CHECK(r->status == 0);
+        uint64_t t = r->create_object->object_id;
+        smartssd__v1__response__free_unpacked(r, NULL);
+        uint64_t out = dev_create_output(d, 0);
+        r = dev_execute(d, t, out, ida, 0, 0, 1);
+        CHECK(r->status == 0);
+        smartssd__v1__response__free_unpacked(r, NULL);
+        for (int k = 0;; k++) {
+            CHECK(k < 100000);
+            r = dev_read(d, out, 0, 0);
+            CHECK(r->status == 0);
+            Smartssd__V1__Progress *pg = r->read_object->progress;
+            if (pg->done) {
+                fprintf(stderr, "damaged page, host_threads %u, host_reader %u: status %d \"%s\", rows %" PRIu64
+                        ", device_ns %" PRIu64 "\n", threads[i], readers[i], (int)pg->status, pg->message, pg->rows,
+                        pg->device_ns);
+                CHECK_EQ_INT(pg->status, CSD_IO_ERROR);
+                if (!i) {
+                    snprintf(ref_msg, sizeof ref_msg, "%s", pg->message);
+                    ref_ns = pg->device_ns;
+                    ref_rows = pg->rows;
+                } else {
+                    CHECK_STR(pg->message, ref_msg);
+                    CHECK_EQ_U64(pg->device_ns, ref_ns);
+                    CHECK_EQ_U64(pg->rows, ref_rows);
+                }
+                smartssd__v1__response__free_unpacked(r, NULL);
+                break;
+            }
+            smartssd__v1__response__free_unpacked(r, NULL);
+        }
+        dev_still_serving(d);
+        CHECK(csd_device_close(d) == 0);
+    }
+}
+
 int main(void) {
     const char *dir = csd_test_dir("gc_isp");
     size_t n = (size_t)A_PAGES * PB;
@@ -158,12 +231,12 @@ int main(void) {
     for (size_t si = 0; si < 2; si++) {
         const char *sched = scheds[si];
         outcome ref = { 0 };
-        const uint32_t threads[] = { 1, 2, 4 };
-        for (size_t i = 0; i < 3; i++) {
-            outcome o = run(dir, threads[i], sched, a);
-            fprintf(stderr, "%s, host_threads %u: status %d rows %" PRIu64 " (want %" PRIu64 "), pages %" PRIu64
+        const uint32_t threads[] = { 1, 2, 4, 2 }, readers[] = { 1, 1, 1, 0 };
+        for (size_t i = 0; i < 4; i++) {
+            outcome o = run(dir, threads[i], sched, a, readers[i]);
+            fprintf(stderr, "%s, host_threads %u, host_reader %u: status %d rows %" PRIu64 " (want %" PRIu64 "), pages %" PRIu64
                     ", device_ns %" PRIu64 ", GC runs %" PRIu64 ", pages saved from erase %" PRIu64 "\n",
-                    sched, threads[i], o.status, o.rows, want, o.pages_done, o.finish_ns, o.gc_runs, o.saved);
+                    sched, threads[i], readers[i], o.status, o.rows, want, o.pages_done, o.finish_ns, o.gc_runs, o.saved);
             CHECK(o.status == 0);
             CHECK(o.gc_runs > 0);
             CHECK_EQ_U64(o.rows, want);
@@ -191,6 +264,7 @@ int main(void) {
         }
         free(ref.out);
     }
+    corrupt_page(dir, a);
     free(a);
     TEST_OK("test_gc_isp");
 }

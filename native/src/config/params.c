@@ -94,6 +94,8 @@ static const field FIELDS[] = {
     FLD(host_threads, F_U32, "count"),
     /* run-ahead per request */
     FLD(host_ahead_min_ns, F_U32, "ns"),
+    /* the reader thread */
+    FLD(host_reader, F_U32, "bool"),
 };
 #define NFIELDS (sizeof FIELDS / sizeof FIELDS[0])
 
@@ -144,6 +146,7 @@ static void preset_paper(csd_params *p) {
     p->map_cache_line_entries = 8;
     p->host_threads = 1;
     p->host_ahead_min_ns = 4000;
+    p->host_reader = 1;
     /* user tasklets */
     p->tasklet_memory_bytes = 64u << 20;
     p->tasklet_fuel_per_page = 100000000;
@@ -488,6 +491,7 @@ int csd_config_check_values(const csd_params *p, char *err, size_t errlen) {
     REQUIRE(p->output_buffer_bytes >= 4096, "output_buffer_bytes must be at least 4096");
     REQUIRE(p->max_objects >= 1 && p->max_objects <= (1u << 24), "max_objects must be 1..16777216");
     REQUIRE(p->paced <= 1 && p->sync_writes <= 1, "paced and sync_writes are 0 or 1");
+    REQUIRE(p->host_reader <= 1, "host_reader is 0 or 1");
     REQUIRE(p->orphan_timeout_ms <= 86400000ull, "orphan_timeout_ms must be 0..86400000 (one day)");
     REQUIRE(p->block_queue_depth >= 1 && p->block_queue_depth <= 65536, "block_queue_depth must be 1..65536");
     REQUIRE(p->map_cache_line_entries >= 1 && p->map_cache_line_entries <= 4096,

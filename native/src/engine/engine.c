@@ -372,6 +372,11 @@ int csd_engine_check(const csd_engine *e, char *err, size_t errlen) {
     return e->im->check(e, err, errlen);
 }
 
+void csd_engine_set_post_hook(csd_engine *e, csd_engine_post_fn fn, void *arg) {
+    e->post = fn;
+    e->post_arg = arg;
+}
+
 void csd_engine_set_trace(csd_engine *e, csd_engine_trace_fn fn, void *arg) {
     e->trace = fn;
     e->trace_arg = arg;

@@ -246,6 +246,12 @@ void csd_engine_run_until_finished(csd_engine *e, csd_isp_req *r);
  * which a device would hold in its DRAM), and are fed those later. Times do not change. */
 void csd_engine_block_erasing(csd_engine *e, uint64_t first_ppn, uint64_t npages);
 
+/* Told the ppns a request will read (CSD_PPN_NONE for none), in the order the engine will read them,
+ * as its pages are resolved: a reader thread reads them ahead (the store's, csd_store_reader_post).
+ * Wall time only. One hook; fn NULL removes it. */
+typedef void (*csd_engine_post_fn)(void *arg, const uint64_t *ppns, size_t n);
+void csd_engine_set_post_hook(csd_engine *e, csd_engine_post_fn fn, void *arg);
+
 /* Counters of the flash array, host link and cores (either pointer may be NULL). */
 void csd_engine_stats_get(const csd_engine *e, csd_engine_stats *s, csd_flash_stats *fs);
 /* Busy ns of one core (page slots and finish() slots); 0 for a core that does not exist. */

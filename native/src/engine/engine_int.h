@@ -196,6 +196,8 @@ struct csd_engine {
     csd_blk_sess *blk_sess;                      /* per session: its requests' counters */
     size_t blk_nsess, blk_capsess;
     csd_pool *pool;            /* host_threads > 1: workers that feed pages ahead (ahead.c) */
+    csd_engine_post_fn post;   /* the pages about to be read, for a reader thread */
+    void *post_arg;
     csd_serial *pm;            /* two-stage processing: one pattern-matching unit per channel (2PM paper
                                 * IV-E), when pm_bytes_per_s is set */
 };

@@ -35,6 +35,7 @@ static void issue_for(csd_engine *e, csd_isp_req *r) {
         want = room ? room : 1;
     }
     int any_ready = 0;
+    uint64_t from = r->issue_next;
     for (uint64_t k = 0; k < want; k++) {
         uint64_t i = r->issue_next++;
         csd_flash_batch_clear(&e->isp_ops);
@@ -64,6 +65,7 @@ static void issue_for(csd_engine *e, csd_isp_req *r) {
         }
         csd_flash_submit(e->flash, &po->op);
     }
+    if (e->post) e->post(e->post_arg, r->ppn + from, r->issue_next - from);
     csd_eng_ahead_load(e, r);
     if (any_ready) csd_eng_kick(e);
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include "smartssd/params.h"
 #include "flash/flash.h"
+#include "store/store.h"
 
 #define CSD_OBJ_NAME_MAX 1024
 /* Data object ids stay below this: the ids above belong to tasklet and output objects (the host
@@ -138,6 +139,13 @@ int csd_ftl_read_ppn(csd_ftl *f, uint64_t ppn, void *buf);
  * NULL with *rc = 0 when it cannot (use csd_ftl_read_ppn), NULL with a negative *rc when the read
  * fails or the page fails its check. Valid until the next view, write, trim or GC. */
 const uint8_t *csd_ftl_view_ppn(csd_ftl *f, uint64_t ppn, int *rc);
+
+/* A reader thread (store.h, csd_store_reader_start) that reads and checksums the pages posted with
+ * csd_ftl_reader_post ahead of their csd_ftl_view_ppn, on another host thread. 0 or -errno. */
+int csd_ftl_reader_start(csd_ftl *f);
+/* ppns about to be viewed, in the order they will be (nothing without the reader). */
+void csd_ftl_reader_post(csd_ftl *f, const uint64_t *ppns, size_t n);
+void csd_ftl_reader_stats(csd_ftl *f, csd_store_reader_stats *st);
 
 /* Called with a block's first physical page and its page count before GC erases it (its bytes are
  * still readable with csd_ftl_read_ppn then): whoever resolved a page to a ppn and reads its bytes

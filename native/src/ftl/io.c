@@ -291,11 +291,15 @@ uint64_t csd_ftl_lookup(const csd_ftl *f, uint64_t id, uint64_t page_index) {
 
 /* A live data page's bytes must match the CRC its record carries (tombstones and garbage have
  * nothing to check against). */
-static int verify_ppn(const csd_ftl *f, uint64_t ppn, const uint8_t *page) {
+static int live_ppn(const csd_ftl *f, uint64_t ppn) {
     if (f->pstate[ppn] != PG_VALID) return 0;
     const ftl_obj *o = csd_objtab_by_id(&f->tab, f->rev_id[ppn]);
     uint32_t idx = f->rev_idx[ppn];
-    return o && idx < o->cap && o->map[idx] == ppn && csd_crc32(0, page, f->pb) != f->pcrc[ppn] ? -EIO : 0;
+    return o && idx < o->cap && o->map[idx] == ppn;
+}
+
+static int verify_ppn(const csd_ftl *f, uint64_t ppn, const uint8_t *page) {
+    return live_ppn(f, ppn) && csd_crc32(0, page, f->pb) != f->pcrc[ppn] ? -EIO : 0;
 }
 
 int csd_ftl_read_ppn(csd_ftl *f, uint64_t ppn, void *buf) {
@@ -310,10 +314,27 @@ const uint8_t *csd_ftl_view_ppn(csd_ftl *f, uint64_t ppn, int *rc) {
         *rc = -EINVAL;
         return NULL;
     }
-    const uint8_t *page = csd_store_data_view(f->st, ppn, rc);
+    uint32_t crc;
+    /* the reader thread's copy carries its CRC, computed there; the check against the record is the
+     * same as below */
+    const uint8_t *page = csd_store_reader_view(f->st, ppn, &crc);
+    if (page) {
+        if (live_ppn(f, ppn) && crc != f->pcrc[ppn]) {
+            *rc = -EIO;
+            return NULL;
+        }
+        return page;
+    }
+    page = csd_store_data_view(f->st, ppn, rc);
     if (page && (*rc = verify_ppn(f, ppn, page)) != 0) return NULL;
     return page;
 }
+
+int csd_ftl_reader_start(csd_ftl *f) { return csd_store_reader_start(f->st); }
+
+void csd_ftl_reader_post(csd_ftl *f, const uint64_t *ppns, size_t n) { csd_store_reader_post(f->st, ppns, n); }
+
+void csd_ftl_reader_stats(csd_ftl *f, csd_store_reader_stats *st) { csd_store_reader_stats_get(f->st, st); }
 
 int csd_ftl_extend(csd_ftl *f, uint64_t id, uint64_t size, csd_flash_batch *ops) {
     if (f->broken) return -EIO;

@@ -168,6 +168,9 @@ static void erasing(void *arg, uint64_t first_ppn, uint32_t npages) {
     csd_engine_block_erasing(arg, first_ppn, npages);
 }
 
+/* The pages a request is about to read: the FTL's reader thread reads them ahead. */
+static void posted(void *arg, const uint64_t *ppns, size_t n) { csd_ftl_reader_post(arg, ppns, n); }
+
 int csd_device_open(csd_device **out, const char *image, const csd_open_opts *opts, char *err, size_t errlen) {
     *out = NULL;
     csd_device *d = calloc(1, sizeof *d);
@@ -202,6 +205,9 @@ int csd_device_open(csd_device **out, const char *image, const csd_open_opts *op
     rc = csd_engine_create(&d->eng, &d->params, err, errlen);
     if (rc) goto fail;
     csd_ftl_set_erase_hook(d->ftl, erasing, d->eng);
+    /* without a thread to be had the engine reads its pages itself, as with host_reader = 0 */
+    if (d->params.host_threads > 1 && d->params.host_reader && csd_ftl_reader_start(d->ftl) == 0)
+        csd_engine_set_post_hook(d->eng, posted, d->ftl);
     snprintf(d->name, sizeof d->name, "%s", image);
     rc = timeline_open(d, image, err, errlen);
     if (rc) goto fail;

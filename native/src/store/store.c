@@ -194,6 +194,7 @@ fail:
 
 void csd_store_close(csd_store *s) {
     if (!s) return;
+    csd_store_reader_stop(s);
     if (s->runs)
         for (size_t i = 0; i < RUN_SETS * RUN_WAYS; i++) free(s->runs[i].buf);
     free(s->runs);
@@ -274,16 +275,24 @@ const uint8_t *csd_store_data_view(csd_store *s, uint64_t ppn, int *rc) {
     return r->buf;
 }
 
+/* The reader thread's runs are dropped after a write, not before: a run it read while the write was
+ * under way, or between the drop and the write, would otherwise stay. */
+static int reader_drop(csd_store *s, uint64_t first, uint64_t n, int rc) {
+    csd_store_reader_invalidate(s, first, n);
+    return rc;
+}
+
 int csd_store_write_data(csd_store *s, uint64_t ppn, const void *page) {
     if (!ppn_ok(s, ppn, 1)) return -EINVAL;
     runs_invalidate(s, ppn, 1);
-    return pwrite_full(s->fd, page, s->l.page_bytes, s->l.data_off + ppn * s->l.page_bytes);
+    return reader_drop(s, ppn, 1, pwrite_full(s->fd, page, s->l.page_bytes, s->l.data_off + ppn * s->l.page_bytes));
 }
 
 int csd_store_write_data_run(csd_store *s, uint64_t ppn, uint64_t n, const void *pages) {
     if (!ppn_ok(s, ppn, n)) return -EINVAL;
     runs_invalidate(s, ppn, n);
-    return pwrite_full(s->fd, pages, (size_t)(n * s->l.page_bytes), s->l.data_off + ppn * s->l.page_bytes);
+    return reader_drop(s, ppn, n,
+                       pwrite_full(s->fd, pages, (size_t)(n * s->l.page_bytes), s->l.data_off + ppn * s->l.page_bytes));
 }
 
 int csd_store_read_oob(csd_store *s, uint64_t ppn, uint64_t n, void *buf) {
@@ -323,7 +332,7 @@ static int write_zeros(int fd, uint64_t off, uint64_t len) {
 int csd_store_erase(csd_store *s, uint64_t first, uint64_t npages) {
     if (!ppn_ok(s, first, npages)) return -EINVAL;
     runs_invalidate(s, first, npages);   /* the block's pages are dead: drop read-ahead copies of them */
-    return write_zeros(s->fd, s->l.oob_off + first * CSD_OOB_BYTES, npages * CSD_OOB_BYTES);
+    return reader_drop(s, first, npages, write_zeros(s->fd, s->l.oob_off + first * CSD_OOB_BYTES, npages * CSD_OOB_BYTES));
 }
 
 /* The FTL stripes an object over the units, so a block's pages are programmed one 8 KiB write at a
@@ -338,8 +347,7 @@ static int fill_block(csd_store *s, uint64_t off, uint64_t len) { return write_z
  * the kernel about three times the write itself; one fallocate per block opened for programming
  * allocates the block's pages in one extent (a no-op when they are allocated already, as after an
  * erase), and a full host disk shows up here, before any page of the block is written. */
-int csd_store_reserve(csd_store *s, uint64_t first, uint64_t npages) {
-    if (!ppn_ok(s, first, npages)) return -EINVAL;
+static int reserve(csd_store *s, uint64_t first, uint64_t npages) {
 #ifdef FALLOC_FL_KEEP_SIZE
     if (s->reserve) {
         uint64_t off = s->l.data_off + first * s->l.page_bytes, len = npages * s->l.page_bytes;
@@ -352,9 +360,13 @@ int csd_store_reserve(csd_store *s, uint64_t first, uint64_t npages) {
     return fill_block(s, first * s->l.page_bytes + s->l.data_off, npages * s->l.page_bytes);
 }
 
-int csd_store_punch(csd_store *s, uint64_t first, uint64_t npages) {
+int csd_store_reserve(csd_store *s, uint64_t first, uint64_t npages) {
     if (!ppn_ok(s, first, npages)) return -EINVAL;
-    runs_invalidate(s, first, npages);
+    runs_invalidate(s, first, npages);   /* the block is filled with zeros */
+    return reader_drop(s, first, npages, reserve(s, first, npages));
+}
+
+static int punch(csd_store *s, uint64_t first, uint64_t npages) {
 #ifdef FALLOC_FL_PUNCH_HOLE
     if (s->punch) {
         uint64_t off = s->l.data_off + first * s->l.page_bytes, len = npages * s->l.page_bytes;
@@ -364,6 +376,12 @@ int csd_store_punch(csd_store *s, uint64_t first, uint64_t npages) {
     }
 #endif
     return 0;
+}
+
+int csd_store_punch(csd_store *s, uint64_t first, uint64_t npages) {
+    if (!ppn_ok(s, first, npages)) return -EINVAL;
+    runs_invalidate(s, first, npages);
+    return reader_drop(s, first, npages, punch(s, first, npages));
 }
 
 int csd_store_barrier(csd_store *s) { return s->sync_writes ? csd_store_sync(s) : 0; }
