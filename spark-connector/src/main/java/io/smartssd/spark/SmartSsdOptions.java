@@ -26,6 +26,7 @@ final class SmartSsdOptions implements Serializable {
     static final String PUSHDOWN = "pushdown";
     static final String COLUMNAR = "columnar";
     static final String BATCH_ROWS = "batch_rows";
+    static final String AGGREGATE_COMPLETE = "pushdown.aggregate.complete";
 
     static final String FORMAT_WC98 = "wc98";
     static final String FORMAT_CSV = "csv";
@@ -48,6 +49,8 @@ final class SmartSsdOptions implements Serializable {
     final boolean pushdown;
     final boolean columnar;
     final int batchRows;
+    /** Pushed aggregates: every extent's partial groups merged in one partition (no exchange in Spark). */
+    final boolean aggregateComplete;
 
     private SmartSsdOptions(Lookup in) {
         this.path = in.get(PATH, "");
@@ -103,6 +106,7 @@ final class SmartSsdOptions implements Serializable {
             throw new IllegalArgumentException("option " + BATCH_ROWS + " = " + br + " is out of range [1, 1048576]");
         }
         this.batchRows = (int) br;
+        this.aggregateComplete = bool(AGGREGATE_COMPLETE, in.get(AGGREGATE_COMPLETE, "true"));
     }
 
     private static String quoteChar(String name, String v, String delimiter) {

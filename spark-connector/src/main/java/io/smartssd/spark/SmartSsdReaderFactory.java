@@ -25,24 +25,29 @@ final class SmartSsdReaderFactory implements PartitionReaderFactory {
     private final HashMap<String, String> fsConf;
     private final boolean columnar;
     private final int batchRows;
+    private final AggregateMerge merge;
 
     SmartSsdReaderFactory(byte[] plan, StructType readSchema, Map<String, String> fsConf, boolean columnar,
-                          int batchRows) {
+                          int batchRows, AggregateMerge merge) {
         this.plan = plan;
         this.readSchema = readSchema;
         this.fsConf = new HashMap<>(fsConf);
         this.columnar = columnar;
         this.batchRows = batchRows;
+        this.merge = merge;
     }
 
     @Override
     public PartitionReader<InternalRow> createReader(InputPartition partition) {
+        if (partition instanceof SmartSsdMergedPartition m) {
+            return new MergeReader(m, plan, fsConf, new RowConverter(readSchema), merge);
+        }
         return new RowReader(new DeviceRun((SmartSsdPartition) partition, plan, fsConf), new RowConverter(readSchema));
     }
 
     @Override
     public boolean supportColumnarReads(InputPartition partition) {
-        return columnar;
+        return columnar && !(partition instanceof SmartSsdMergedPartition);
     }
 
     @Override
@@ -82,6 +87,81 @@ final class SmartSsdReaderFactory implements PartitionReaderFactory {
         @Override
         public void close() {
             run.close();
+        }
+    }
+
+    /**
+     * A merged partition's reader: starts every extent's request, then drains them in turn (the later
+     * ones run on the device meanwhile), merging their partial groups; then returns the merged rows.
+     */
+    static final class MergeReader implements PartitionReader<InternalRow> {
+        private final java.util.List<DeviceRun> runs = new java.util.ArrayList<>();
+        private final java.util.Iterator<InternalRow> rows;
+        private InternalRow current;
+
+        MergeReader(SmartSsdMergedPartition partition, byte[] plan, Map<String, String> fsConf, RowConverter conv,
+                    AggregateMerge merge) {
+            try {
+                for (SmartSsdPartition p : partition.parts()) {
+                    runs.add(new DeviceRun(p, plan, fsConf));
+                }
+                AggregateMerge.Groups groups = merge.newGroups();
+                for (DeviceRun run : runs) {
+                    while (run.hasNext()) {
+                        groups.add(conv.toRow(run.next()));
+                    }
+                }
+                rows = groups.rows();
+            } catch (RuntimeException e) {
+                close();
+                throw e;
+            }
+        }
+
+        @Override
+        public boolean next() {
+            if (!rows.hasNext()) {
+                return false;
+            }
+            current = rows.next();
+            return true;
+        }
+
+        @Override
+        public InternalRow get() {
+            return current;
+        }
+
+        /** The runs' metrics, summed. */
+        @Override
+        public CustomTaskMetric[] currentMetricsValues() {
+            CustomTaskMetric[] sum = null;
+            long[] v = null;
+            for (DeviceRun run : runs) {
+                CustomTaskMetric[] m = run.metrics();
+                if (sum == null) {
+                    sum = m;
+                    v = new long[m.length];
+                }
+                for (int i = 0; i < m.length; i++) {
+                    v[i] += m[i].value();
+                }
+            }
+            if (sum == null) {
+                return new CustomTaskMetric[0];
+            }
+            CustomTaskMetric[] out = new CustomTaskMetric[sum.length];
+            for (int i = 0; i < out.length; i++) {
+                out[i] = new io.smartssd.spark.metrics.TaskMetric(sum[i].name(), v[i]);
+            }
+            return out;
+        }
+
+        @Override
+        public void close() {
+            for (DeviceRun run : runs) {
+                run.close();
+            }
         }
     }
 
