@@ -27,6 +27,7 @@ final class SmartSsdOptions implements Serializable {
     static final String COLUMNAR = "columnar";
     static final String BATCH_ROWS = "batch_rows";
     static final String AGGREGATE_COMPLETE = "pushdown.aggregate.complete";
+    static final String TOPN_ONE_PARTITION = "pushdown.topn.one_partition";
 
     static final String FORMAT_WC98 = "wc98";
     static final String FORMAT_CSV = "csv";
@@ -51,6 +52,8 @@ final class SmartSsdOptions implements Serializable {
     final int batchRows;
     /** Pushed aggregates: every extent's partial groups merged in one partition (no exchange in Spark). */
     final boolean aggregateComplete;
+    /** A pushed top-N: every extent's request from one partition, Spark's take over their rows. */
+    final boolean topNOnePartition;
 
     private SmartSsdOptions(Lookup in) {
         this.path = in.get(PATH, "");
@@ -107,6 +110,7 @@ final class SmartSsdOptions implements Serializable {
         }
         this.batchRows = (int) br;
         this.aggregateComplete = bool(AGGREGATE_COMPLETE, in.get(AGGREGATE_COMPLETE, "true"));
+        this.topNOnePartition = bool(TOPN_ONE_PARTITION, in.get(TOPN_ONE_PARTITION, "true"));
     }
 
     private static String quoteChar(String name, String v, String delimiter) {

@@ -92,7 +92,8 @@ final class SmartSsdReaderFactory implements PartitionReaderFactory {
 
     /**
      * A merged partition's reader: starts every extent's request, then drains them in turn (the later
-     * ones run on the device meanwhile), merging their partial groups; then returns the merged rows.
+     * ones run on the device meanwhile), merging their partial groups (an aggregate) or returning their
+     * rows one request after the other (a top-N: Spark keeps its own take over them).
      */
     static final class MergeReader implements PartitionReader<InternalRow> {
         private final java.util.List<DeviceRun> runs = new java.util.ArrayList<>();
@@ -105,13 +106,32 @@ final class SmartSsdReaderFactory implements PartitionReaderFactory {
                 for (SmartSsdPartition p : partition.parts()) {
                     runs.add(new DeviceRun(p, plan, fsConf));
                 }
-                AggregateMerge.Groups groups = merge.newGroups();
-                for (DeviceRun run : runs) {
-                    while (run.hasNext()) {
-                        groups.add(conv.toRow(run.next()));
+                if (merge != null) {
+                    AggregateMerge.Groups groups = merge.newGroups();
+                    for (DeviceRun run : runs) {
+                        while (run.hasNext()) {
+                            groups.add(conv.toRow(run.next()));
+                        }
                     }
+                    rows = groups.rows();
+                } else {
+                    rows = new java.util.Iterator<>() {
+                        private int at;
+
+                        @Override
+                        public boolean hasNext() {
+                            while (at < runs.size() && !runs.get(at).hasNext()) {
+                                at++;
+                            }
+                            return at < runs.size();
+                        }
+
+                        @Override
+                        public InternalRow next() {
+                            return conv.toRow(runs.get(at).next());
+                        }
+                    };
                 }
-                rows = groups.rows();
             } catch (RuntimeException e) {
                 close();
                 throw e;

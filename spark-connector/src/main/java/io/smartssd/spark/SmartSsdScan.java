@@ -24,15 +24,17 @@ final class SmartSsdScan implements Scan, Batch {
     private final String pushedDescription;
     private final boolean projection;
     private final AggregateMerge merge;   // non-null: one partition merges every extent's partial groups
+    private final boolean onePartition;   // every extent in one partition (a merge, or a top-N)
 
     SmartSsdScan(SmartSsdTable table, Plan plan, StructType readSchema, String pushedDescription, boolean projection,
-                 AggregateMerge merge) {
+                 AggregateMerge merge, boolean onePartition) {
         this.table = table;
         this.plan = plan;
         this.readSchema = readSchema;
         this.pushedDescription = pushedDescription;
         this.projection = projection;
         this.merge = merge;
+        this.onePartition = onePartition || merge != null;
     }
 
     @Override
@@ -69,7 +71,7 @@ final class SmartSsdScan implements Scan, Batch {
                     ? o.parquetPartitions(table.rowGroupBytes(o.id()), table.footer(o.id()), table.options().splitSize)
                     : o.partitions(table.options().splitSize));
         }
-        if (merge != null) {
+        if (onePartition) {
             // Spark sees one partition (SinglePartition): no exchange; its reader starts every request at once
             return new InputPartition[] {new SmartSsdMergedPartition(parts.toArray(new SmartSsdPartition[0]))};
         }

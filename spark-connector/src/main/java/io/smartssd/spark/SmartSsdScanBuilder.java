@@ -254,6 +254,9 @@ final class SmartSsdScanBuilder implements ScanBuilder, SupportsPushDownV2Filter
         }
         if (topNDescription != null) {
             d.append(", PushedTopN: ").append(topNDescription);
+            if (options.topNOnePartition) {
+                d.append(", TopN: every extent in one partition");
+            }
         } else if (planLimit > 0) {
             d.append(", PushedLimit: ").append(planLimit);
         }
@@ -261,7 +264,8 @@ final class SmartSsdScanBuilder implements ScanBuilder, SupportsPushDownV2Filter
                 ? new AggregateMerge(aggregate.groupBy.size(), aggregate.merge, aggregate.schema,
                         org.apache.spark.sql.internal.SQLConf.get().ansiEnabled())
                 : null;
-        return new SmartSsdScan(table, plan.build(), readSchema, d.toString(), aggregate == null, merge);
+        return new SmartSsdScan(table, plan.build(), readSchema, d.toString(), aggregate == null, merge,
+                topNDescription != null && options.topNOnePartition);
     }
 
     private static int outputIndex(StructType s, String name) {

@@ -27,7 +27,8 @@ import scala.jdk.javaapi.CollectionConverters;
  * groups, so Spark's physical plan has no exchange and no aggregate over the scan. Answers are checked
  * against Spark's own CSV and Parquet readers on random data: NULL group keys, many groups, empty and
  * all-filtered input, long sums overflowing across extents (ANSI on and off), AVG (Spark finishes it over
- * the one merged partition), and the option off (Spark's partial path).
+ * the one merged partition), and the option off (Spark's partial path). A pushed top-N likewise runs
+ * every extent's request from one partition, Spark's own take over their rows.
  */
 class CompleteAggregateTest {
     static final String SCHEMA = "k INT, g STRING, v BIGINT, d DOUBLE, s STRING, b BOOLEAN";
@@ -55,7 +56,8 @@ class CompleteAggregateTest {
         session().read().format("smartssd").schema(SCHEMA).option("split_size", "16k").load(dev)
                 .createOrReplaceTempView("a");
         session().read().format("smartssd").schema(SCHEMA).option("split_size", "16k")
-                .option("pushdown.aggregate.complete", "false").load(dev).createOrReplaceTempView("a_partial");
+                .option("pushdown.aggregate.complete", "false").option("pushdown.topn.one_partition", "false")
+                .load(dev).createOrReplaceTempView("a_partial");
         session().read().schema(SCHEMA).csv(local).createOrReplaceTempView("a_ref");
 
         // sums that overflow a long only when two extents' partial sums are added
@@ -176,6 +178,30 @@ class CompleteAggregateTest {
     }
 
     @Test
+    void topNFromOnePartition() {
+        String[] queries = {
+            "SELECT v, k, g FROM {t} ORDER BY v DESC LIMIT 20",
+            "SELECT v, s FROM {t} WHERE v IS NOT NULL ORDER BY v LIMIT 7",
+            "SELECT g, v FROM {t} WHERE g IS NOT NULL ORDER BY g DESC, v DESC LIMIT 30",
+        };
+        for (String q : queries) {
+            for (String[] t : new String[][] {{"a", "a_ref"}, {"p", "p_ref"}, {"a_partial", "a_ref"}}) {
+                TestSpark.sameOrderedRows(q, t[0], t[1]);
+                BatchScanExec scan = TestSpark.scan(session().sql(q.replace("{t}", t[0])));
+                String d = scan.scan().description();
+                assertTrue(d.contains("PushedTopN"), d);
+                if (t[0].equals("a_partial")) {
+                    assertTrue(scan.inputPartitions().size() > 1, d);
+                    assertFalse(d.contains("one partition"), d);
+                } else {
+                    assertEquals(1, scan.inputPartitions().size(), d);
+                    assertTrue(d.contains("TopN: every extent in one partition"), d);
+                }
+            }
+        }
+    }
+
+    @Test
     void badOptionIsRefusedByName() {
         Throwable t = assertThrows(Throwable.class, () -> session().read().format("smartssd").schema(SCHEMA)
                 .option("pushdown.aggregate.complete", "maybe").load(DEV + "agg/data.csv"));
@@ -185,5 +211,12 @@ class CompleteAggregateTest {
         }
         assertTrue(all.toString().contains("pushdown.aggregate.complete") && all.toString().contains("maybe"),
                 all.toString());
+        t = assertThrows(Throwable.class, () -> session().read().format("smartssd").schema(SCHEMA)
+                .option("pushdown.topn.one_partition", "2").load(DEV + "agg/data.csv"));
+        all.setLength(0);
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            all.append(c.getMessage()).append(" | ");
+        }
+        assertTrue(all.toString().contains("pushdown.topn.one_partition"), all.toString());
     }
 }
