@@ -28,6 +28,7 @@ final class SmartSsdOptions implements Serializable {
     static final String BATCH_ROWS = "batch_rows";
     static final String AGGREGATE_COMPLETE = "pushdown.aggregate.complete";
     static final String TOPN_ONE_PARTITION = "pushdown.topn.one_partition";
+    static final String REQUESTS_IN_FLIGHT = "requests_in_flight";
 
     static final String FORMAT_WC98 = "wc98";
     static final String FORMAT_CSV = "csv";
@@ -54,6 +55,8 @@ final class SmartSsdOptions implements Serializable {
     final boolean aggregateComplete;
     /** A pushed top-N: every extent's request from one partition, Spark's take over their rows. */
     final boolean topNOnePartition;
+    /** A one-partition scan: extents' requests running on the device at once. */
+    final int requestsInFlight;
 
     private SmartSsdOptions(Lookup in) {
         this.path = in.get(PATH, "");
@@ -111,6 +114,11 @@ final class SmartSsdOptions implements Serializable {
         this.batchRows = (int) br;
         this.aggregateComplete = bool(AGGREGATE_COMPLETE, in.get(AGGREGATE_COMPLETE, "true"));
         this.topNOnePartition = bool(TOPN_ONE_PARTITION, in.get(TOPN_ONE_PARTITION, "true"));
+        long rif = bytes(REQUESTS_IN_FLIGHT, in.get(REQUESTS_IN_FLIGHT, "2"));
+        if (rif < 1 || rif > 1024) {
+            throw new IllegalArgumentException("option " + REQUESTS_IN_FLIGHT + " = " + rif + " is out of range [1, 1024]");
+        }
+        this.requestsInFlight = (int) rif;
     }
 
     private static String quoteChar(String name, String v, String delimiter) {

@@ -82,7 +82,8 @@ final class SmartSsdScan implements Scan, Batch {
     public PartitionReaderFactory createReaderFactory() {
         // Aggregates return a handful of rows: rows are simpler there; projections stream in batches.
         return new SmartSsdReaderFactory(plan.toByteArray(), readSchema, table.fsConf(),
-                projection && table.options().columnar, table.options().batchRows, merge);
+                projection && table.options().columnar, table.options().batchRows, merge,
+                table.options().requestsInFlight);
     }
 
     @Override

@@ -129,6 +129,14 @@ class CompleteAggregateTest {
             "SELECT k, count(*), sum(v) FROM {t} WHERE v > 9000000000000000 GROUP BY k",    // all filtered
             "SELECT k AS key, sum(v) AS total, count(*) + 1 FROM {t} GROUP BY k HAVING sum(v) > 0",
         };
+        for (int w : new int[] {1, 5, 1024}) { // requests in flight: one at a time, a window, all at once
+            session().read().format("smartssd").schema(SCHEMA).option("split_size", "16k")
+                    .option("requests_in_flight", Integer.toString(w)).load(DEV + "agg/data.csv")
+                    .createOrReplaceTempView("a_w" + w);
+            check(queries[0], "a_w" + w, "a_ref", true);
+            check(queries[1], "a_w" + w, "a_ref", true);
+            TestSpark.sameOrderedRows("SELECT v, k, g FROM {t} ORDER BY v DESC LIMIT 20", "a_w" + w, "a_ref");
+        }
         for (String q : queries) {
             check(q, "a", "a_ref", true);
             check(q, "p", "p_ref", true);
@@ -218,5 +226,8 @@ class CompleteAggregateTest {
             all.append(c.getMessage()).append(" | ");
         }
         assertTrue(all.toString().contains("pushdown.topn.one_partition"), all.toString());
+        t = assertThrows(Throwable.class, () -> session().read().format("smartssd").schema(SCHEMA)
+                .option("requests_in_flight", "0").load(DEV + "agg/data.csv"));
+        assertTrue(t.getMessage().contains("requests_in_flight"), t.getMessage());
     }
 }
