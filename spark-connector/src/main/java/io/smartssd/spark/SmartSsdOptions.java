@@ -113,7 +113,7 @@ final class SmartSsdOptions implements Serializable {
         }
         this.batchRows = (int) br;
         this.aggregateComplete = bool(AGGREGATE_COMPLETE, in.get(AGGREGATE_COMPLETE, "true"));
-        this.topNOnePartition = bool(TOPN_ONE_PARTITION, in.get(TOPN_ONE_PARTITION, "true"));
+        this.topNOnePartition = bool(TOPN_ONE_PARTITION, in.get(TOPN_ONE_PARTITION, "false"));
         long rif = bytes(REQUESTS_IN_FLIGHT, in.get(REQUESTS_IN_FLIGHT, "2"));
         if (rif < 1 || rif > 1024) {
             throw new IllegalArgumentException("option " + REQUESTS_IN_FLIGHT + " = " + rif + " is out of range [1, 1024]");

@@ -27,8 +27,8 @@ import scala.jdk.javaapi.CollectionConverters;
  * groups, so Spark's physical plan has no exchange and no aggregate over the scan. Answers are checked
  * against Spark's own CSV and Parquet readers on random data: NULL group keys, many groups, empty and
  * all-filtered input, long sums overflowing across extents (ANSI on and off), AVG (Spark finishes it over
- * the one merged partition), and the option off (Spark's partial path). A pushed top-N likewise runs
- * every extent's request from one partition, Spark's own take over their rows.
+ * the one merged partition), and the option off (Spark's partial path). A pushed top-N likewise can run
+ * every extent's request from one partition (option), Spark's own take over their rows.
  */
 class CompleteAggregateTest {
     static final String SCHEMA = "k INT, g STRING, v BIGINT, d DOUBLE, s STRING, b BOOLEAN";
@@ -187,18 +187,22 @@ class CompleteAggregateTest {
 
     @Test
     void topNFromOnePartition() {
+        session().read().format("smartssd").schema(SCHEMA).option("split_size", "16k")
+                .option("pushdown.topn.one_partition", "true").load(DEV + "agg/data.csv").createOrReplaceTempView("a_top");
+        session().read().format("smartssd").option("format", "parquet").option("split_size", "8k")
+                .option("pushdown.topn.one_partition", "true").load(DEV + "agg_pq").createOrReplaceTempView("p_top");
         String[] queries = {
             "SELECT v, k, g FROM {t} ORDER BY v DESC LIMIT 20",
             "SELECT v, s FROM {t} WHERE v IS NOT NULL ORDER BY v LIMIT 7",
             "SELECT g, v FROM {t} WHERE g IS NOT NULL ORDER BY g DESC, v DESC LIMIT 30",
         };
         for (String q : queries) {
-            for (String[] t : new String[][] {{"a", "a_ref"}, {"p", "p_ref"}, {"a_partial", "a_ref"}}) {
+            for (String[] t : new String[][] {{"a_top", "a_ref"}, {"p_top", "p_ref"}, {"a_partial", "a_ref"}, {"a", "a_ref"}}) {
                 TestSpark.sameOrderedRows(q, t[0], t[1]);
                 BatchScanExec scan = TestSpark.scan(session().sql(q.replace("{t}", t[0])));
                 String d = scan.scan().description();
                 assertTrue(d.contains("PushedTopN"), d);
-                if (t[0].equals("a_partial")) {
+                if (t[0].equals("a_partial") || t[0].equals("a")) { // off, and off by default
                     assertTrue(scan.inputPartitions().size() > 1, d);
                     assertFalse(d.contains("one partition"), d);
                 } else {
