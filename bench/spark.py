@@ -118,7 +118,7 @@ def ab_report(b):
     with open(os.path.join(b.out, "ab.csv")) as f:
         pairs = list(csv.DictReader(f))
     med = lambda xs: sorted(xs)[len(xs) // 2]
-    print(f"\npaired runs (default = one partition for a pushed aggregate or top-N; per-extent = the options off):")
+    print(f"\npaired runs (default: the options as set; per-extent: pushdown.aggregate.complete and pushdown.topn.one_partition off):")
     print(f"{'query':>22} {'table':>17} {'pairs':>5} {'per-extent s':>12} {'default s':>10} {'ratio (median of pairs)':>24}")
     for key in dict.fromkeys((r["query"], r["table"]) for r in pairs):
         rs = [r for r in pairs if (r["query"], r["table"]) == key]
