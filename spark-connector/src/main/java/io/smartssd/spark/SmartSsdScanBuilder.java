@@ -40,7 +40,8 @@ import org.apache.spark.sql.types.StructType;
  * builds the device plan. Every push is exact or refused: a refused filter, aggregate or sort stays in
  * Spark. A pushed aggregate is complete (option pushdown.aggregate.complete): one partition runs every
  * extent's request and merges their partial groups, so Spark needs no exchange and no final aggregate.
- * Limits and top-N apply per partition, so Spark always re-applies them (partially pushed).
+ * Limits and top-N apply per extent, so Spark always re-applies them (partially pushed); a top-N's
+ * extents may share one partition (option pushdown.topn.one_partition).
  */
 final class SmartSsdScanBuilder implements ScanBuilder, SupportsPushDownV2Filters, SupportsPushDownRequiredColumns,
         SupportsPushDownAggregates, SupportsPushDownLimit, SupportsPushDownTopN {
@@ -88,8 +89,8 @@ final class SmartSsdScanBuilder implements ScanBuilder, SupportsPushDownV2Filter
 
     /**
      * Complete when every group-by column and function is pushable (AVG is not: Spark then asks again
-     * with it as SUM / COUNT, pushed partially): the scan merges every extent's partial groups in one
-     * partition, and Spark plans neither an exchange nor a final aggregate.
+     * with it rewritten as SUM and COUNT and divides in its projection): the scan merges every extent's
+     * partial groups in one partition, and Spark plans neither an exchange nor a final aggregate.
      */
     @Override
     public boolean supportCompletePushDown(Aggregation agg) {
