@@ -6,6 +6,7 @@ by Spark to the device (path smartssd_parquet), in one run, on one web-log CSV d
     bin/smartssd bench spark [--size SIZE]   # SIZE of the CSV dataset, default 1G (e.g. 64M, 200M)
     bin/smartssd bench spark [SIZE]          # the same, positional
     bin/smartssd bench spark --size 256M --ab 7   # then 7 paired runs per query: one partition per extent vs the defaults
+    bin/smartssd bench spark --size 256M --ab 7 --conf spark.smartssd.requests_in_flight=4   # a session conf entry
 
 Queries: a filter + group-by count, a top-N, a plain filter returning few rows. Reports the best of 2
 warm runs per (query, path): wall time, bytes to host (smartssd: result bytes over the host link;
@@ -51,6 +52,9 @@ def parse(args):
     p.add_argument("--ab", type=int, default=0, metavar="PAIRS",
                    help="then PAIRS paired runs per query and smartssd table: one partition per extent"
                         " (pushdown.aggregate.complete and pushdown.topn.one_partition off) against the defaults")
+    p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                   help="a Spark conf entry for the bench's session (a JVM system property), e.g."
+                        " spark.smartssd.requests_in_flight=4")
     a = p.parse_args(args)
     if a.size and a.size_pos:
         p.error("give the size once (--size SIZE or SIZE)")
@@ -60,18 +64,21 @@ def parse(args):
             raise ValueError
     except ValueError:
         p.error(f"size '{size}' is not a size like 64M or 1G")
-    return size, a.ab
+    for c in a.conf:
+        if "=" not in c or not c.startswith("spark."):
+            p.error(f"--conf '{c}' is not spark.KEY=VALUE")
+    return size, a.ab, a.conf
 
 
 def main(b):
-    size, ab = parse(b.args)
+    size, ab, conf = parse(b.args)
     nbytes = size_bytes(size)
     os.chdir(ROOT)
     cp = classpath()
     raw = os.path.join(b.out, "raw.csv")
     data = os.path.join(b.out, "data")
     cmd = [os.environ.get("SMARTSSD_JAVA", "java"), "-Xmx3g", *JVM_FLAGS,
-           "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-Dlog4j2.level=warn", "-cp", cp, "io.smartssd.examples.bench.SparkBench", data, str(nbytes), raw, "2", str(ab)]
+           "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-Dlog4j2.level=warn", *(f"-D{c}" for c in conf), "-cp", cp, "io.smartssd.examples.bench.SparkBench", data, str(nbytes), raw, "2", str(ab)]
     if subprocess.run(cmd).returncode:
         sys.exit("the Spark bench failed")
     with open(raw) as f:
