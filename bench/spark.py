@@ -5,6 +5,8 @@ by Spark to the device (path smartssd_parquet), in one run, on one web-log CSV d
 
     bin/smartssd bench spark [--size SIZE]   # SIZE of the CSV dataset, default 1G (e.g. 64M, 200M)
     bin/smartssd bench spark [SIZE]          # the same, positional
+    bin/smartssd bench spark --size 256M --ab 7   # then 7 paired runs per query: one partition per extent vs the defaults
+    bin/smartssd bench spark --size 256M --ab 7 --conf spark.smartssd.requests_in_flight=4   # a session conf entry
 
 Queries: a filter + group-by count, a top-N, a plain filter returning few rows. Reports the best of 2
 warm runs per (query, path): wall time, bytes to host (smartssd: result bytes over the host link;
@@ -47,6 +49,12 @@ def parse(args):
     p = argparse.ArgumentParser(prog="bin/smartssd bench spark", description=__doc__.split("\n")[0])
     p.add_argument("--size", help="size of the CSV dataset (K/M/G suffixes), default 1G")
     p.add_argument("size_pos", nargs="?", metavar="SIZE", help="the same, positional")
+    p.add_argument("--ab", type=int, default=0, metavar="PAIRS",
+                   help="then PAIRS paired runs per query and smartssd table: one partition per extent"
+                        " (pushdown.aggregate.complete and pushdown.topn.one_partition off) against the defaults")
+    p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                   help="a Spark conf entry for the bench's session (a JVM system property), e.g."
+                        " spark.smartssd.requests_in_flight=4")
     a = p.parse_args(args)
     if a.size and a.size_pos:
         p.error("give the size once (--size SIZE or SIZE)")
@@ -56,18 +64,21 @@ def parse(args):
             raise ValueError
     except ValueError:
         p.error(f"size '{size}' is not a size like 64M or 1G")
-    return size
+    for c in a.conf:
+        if "=" not in c or not c.startswith("spark."):
+            p.error(f"--conf '{c}' is not spark.KEY=VALUE")
+    return size, a.ab, a.conf
 
 
 def main(b):
-    size = parse(b.args)
+    size, ab, conf = parse(b.args)
     nbytes = size_bytes(size)
     os.chdir(ROOT)
     cp = classpath()
     raw = os.path.join(b.out, "raw.csv")
     data = os.path.join(b.out, "data")
     cmd = [os.environ.get("SMARTSSD_JAVA", "java"), "-Xmx3g", *JVM_FLAGS,
-           "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-Dlog4j2.level=warn", "-cp", cp, "io.smartssd.examples.bench.SparkBench", data, str(nbytes), raw]
+           "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-Dlog4j2.level=warn", *(f"-D{c}" for c in conf), "-cp", cp, "io.smartssd.examples.bench.SparkBench", data, str(nbytes), raw, "2", str(ab)]
     if subprocess.run(cmd).returncode:
         sys.exit("the Spark bench failed")
     with open(raw) as f:
@@ -102,5 +113,23 @@ def main(b):
                    / int(by[(q, 'smartssd')]["raw_bytes"]), "% (target <= 1)")
     b.finish(table, ["query", "path", "wall_s", "smartssd_over_this", "MB_to_host", "pct_of_raw_to_host", "rows",
                      "device_ms", "flash_MB", "answer"])
+    if ab:
+        ab_report(b)
     if any(r["answer"] != "ok" for r in rows):
         sys.exit("ANSWERS DIFFER between the paths")
+
+
+def ab_report(b):
+    """The paired runs (SparkBench wrote ab.csv beside raw.csv): per query and table, the median of each
+    pair's default / per-extent wall time, and the medians of both."""
+    with open(os.path.join(b.out, "ab.csv")) as f:
+        pairs = list(csv.DictReader(f))
+    med = lambda xs: sorted(xs)[len(xs) // 2]
+    print(f"\npaired runs (default: the options as set; per-extent: pushdown.aggregate.complete and pushdown.topn.one_partition off):")
+    print(f"{'query':>22} {'table':>17} {'pairs':>5} {'per-extent s':>12} {'default s':>10} {'ratio (median of pairs)':>24}")
+    for key in dict.fromkeys((r["query"], r["table"]) for r in pairs):
+        rs = [r for r in pairs if (r["query"], r["table"]) == key]
+        a = [float(r["per_extent_s"]) for r in rs]
+        d = [float(r["default_s"]) for r in rs]
+        ratio = med([y / x for x, y in zip(a, d)])
+        print(f"{key[0]:>22} {key[1]:>17} {len(rs):>5} {med(a):>12.3f} {med(d):>10.3f} {ratio:>24.3f}")

@@ -26,6 +26,9 @@ final class SmartSsdOptions implements Serializable {
     static final String PUSHDOWN = "pushdown";
     static final String COLUMNAR = "columnar";
     static final String BATCH_ROWS = "batch_rows";
+    static final String AGGREGATE_COMPLETE = "pushdown.aggregate.complete";
+    static final String TOPN_ONE_PARTITION = "pushdown.topn.one_partition";
+    static final String REQUESTS_IN_FLIGHT = "requests_in_flight";
 
     static final String FORMAT_WC98 = "wc98";
     static final String FORMAT_CSV = "csv";
@@ -48,6 +51,12 @@ final class SmartSsdOptions implements Serializable {
     final boolean pushdown;
     final boolean columnar;
     final int batchRows;
+    /** Pushed aggregates: every extent's partial groups merged in one partition (no exchange in Spark). */
+    final boolean aggregateComplete;
+    /** A pushed top-N: every extent's request from one partition, Spark's take over their rows. */
+    final boolean topNOnePartition;
+    /** A one-partition scan: extents' requests running on the device at once. */
+    final int requestsInFlight;
 
     private SmartSsdOptions(Lookup in) {
         this.path = in.get(PATH, "");
@@ -103,6 +112,13 @@ final class SmartSsdOptions implements Serializable {
             throw new IllegalArgumentException("option " + BATCH_ROWS + " = " + br + " is out of range [1, 1048576]");
         }
         this.batchRows = (int) br;
+        this.aggregateComplete = bool(AGGREGATE_COMPLETE, in.get(AGGREGATE_COMPLETE, "true"));
+        this.topNOnePartition = bool(TOPN_ONE_PARTITION, in.get(TOPN_ONE_PARTITION, "false"));
+        long rif = bytes(REQUESTS_IN_FLIGHT, in.get(REQUESTS_IN_FLIGHT, "2"));
+        if (rif < 1 || rif > 1024) {
+            throw new IllegalArgumentException("option " + REQUESTS_IN_FLIGHT + " = " + rif + " is out of range [1, 1024]");
+        }
+        this.requestsInFlight = (int) rif;
     }
 
     private static String quoteChar(String name, String v, String delimiter) {

@@ -25,24 +25,31 @@ final class SmartSsdReaderFactory implements PartitionReaderFactory {
     private final HashMap<String, String> fsConf;
     private final boolean columnar;
     private final int batchRows;
+    private final AggregateMerge merge;
+    private final int inFlight;
 
     SmartSsdReaderFactory(byte[] plan, StructType readSchema, Map<String, String> fsConf, boolean columnar,
-                          int batchRows) {
+                          int batchRows, AggregateMerge merge, int inFlight) {
         this.plan = plan;
         this.readSchema = readSchema;
         this.fsConf = new HashMap<>(fsConf);
         this.columnar = columnar;
         this.batchRows = batchRows;
+        this.merge = merge;
+        this.inFlight = inFlight;
     }
 
     @Override
     public PartitionReader<InternalRow> createReader(InputPartition partition) {
+        if (partition instanceof SmartSsdMergedPartition m) {
+            return new MergeReader(m, plan, fsConf, new RowConverter(readSchema), merge, inFlight);
+        }
         return new RowReader(new DeviceRun((SmartSsdPartition) partition, plan, fsConf), new RowConverter(readSchema));
     }
 
     @Override
     public boolean supportColumnarReads(InputPartition partition) {
-        return columnar;
+        return columnar && !(partition instanceof SmartSsdMergedPartition);
     }
 
     @Override
@@ -82,6 +89,119 @@ final class SmartSsdReaderFactory implements PartitionReaderFactory {
         @Override
         public void close() {
             run.close();
+        }
+    }
+
+    /**
+     * A merged partition's reader: keeps `inFlight` of the extents' requests running on the device and
+     * drains them in order (when one is drained the next starts), merging their partial groups (an
+     * aggregate) or returning their rows one request after the other (a top-N: Spark keeps its own take
+     * over them). A window, not every request at once: with 32 requests in flight a 1 GiB text scan ran
+     * slower than with two (the requests' pages interleave on the device), see docs/PERFORMANCE.md.
+     */
+    static final class MergeReader implements PartitionReader<InternalRow> {
+        private final java.util.List<DeviceRun> runs = new java.util.ArrayList<>();
+        private final SmartSsdPartition[] parts;
+        private final byte[] plan;
+        private final Map<String, String> fsConf;
+        private final int inFlight;
+        private final java.util.Iterator<InternalRow> rows;
+        private InternalRow current;
+
+        MergeReader(SmartSsdMergedPartition partition, byte[] plan, Map<String, String> fsConf, RowConverter conv,
+                    AggregateMerge merge, int inFlight) {
+            this.parts = partition.parts();
+            this.plan = plan;
+            this.fsConf = fsConf;
+            this.inFlight = Math.max(1, inFlight);
+            try {
+                startUpTo(this.inFlight);
+                if (merge != null) {
+                    AggregateMerge.Groups groups = merge.newGroups();
+                    for (int i = 0; i < parts.length; i++) {
+                        DeviceRun run = runs.get(i);
+                        while (run.hasNext()) {
+                            groups.add(conv.toRow(run.next()));
+                        }
+                        startUpTo(i + 1 + this.inFlight);
+                    }
+                    rows = groups.rows();
+                } else {
+                    rows = new java.util.Iterator<>() {
+                        private int at;
+
+                        @Override
+                        public boolean hasNext() {
+                            while (at < parts.length && !runs.get(at).hasNext()) {
+                                at++;
+                                startUpTo(at + MergeReader.this.inFlight);
+                            }
+                            return at < parts.length;
+                        }
+
+                        @Override
+                        public InternalRow next() {
+                            return conv.toRow(runs.get(at).next());
+                        }
+                    };
+                }
+            } catch (RuntimeException e) {
+                close();
+                throw e;
+            }
+        }
+
+        /** Starts the requests of extents up to (not including) n. */
+        private void startUpTo(int n) {
+            while (runs.size() < Math.min(n, parts.length)) {
+                runs.add(new DeviceRun(parts[runs.size()], plan, fsConf));
+            }
+        }
+
+        @Override
+        public boolean next() {
+            if (!rows.hasNext()) {
+                return false;
+            }
+            current = rows.next();
+            return true;
+        }
+
+        @Override
+        public InternalRow get() {
+            return current;
+        }
+
+        /** The runs' metrics, summed. */
+        @Override
+        public CustomTaskMetric[] currentMetricsValues() {
+            CustomTaskMetric[] sum = null;
+            long[] v = null;
+            for (DeviceRun run : runs) {
+                CustomTaskMetric[] m = run.metrics();
+                if (sum == null) {
+                    sum = m;
+                    v = new long[m.length];
+                }
+                for (int i = 0; i < m.length; i++) {
+                    v[i] += m[i].value();
+                }
+            }
+            if (sum == null) {
+                return new CustomTaskMetric[0];
+            }
+            CustomTaskMetric[] out = new CustomTaskMetric[sum.length];
+            for (int i = 0; i < out.length; i++) {
+                out[i] = new io.smartssd.spark.metrics.TaskMetric(sum[i].name(), v[i]);
+            }
+            return out;
+        }
+
+        @Override
+        public void close() {
+            for (DeviceRun run : runs) {
+                run.close();
+            }
         }
     }
 

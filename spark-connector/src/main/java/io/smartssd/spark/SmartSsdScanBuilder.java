@@ -38,7 +38,10 @@ import org.apache.spark.sql.types.StructType;
 /**
  * Collects what Spark pushes (filters, required columns, a partial aggregate, a limit or top-N) and
  * builds the device plan. Every push is exact or refused: a refused filter, aggregate or sort stays in
- * Spark. Limits and top-N apply per partition, so Spark always re-applies them (partially pushed).
+ * Spark. A pushed aggregate is complete (option pushdown.aggregate.complete): one partition runs every
+ * extent's request and merges their partial groups, so Spark needs no exchange and no final aggregate.
+ * Limits and top-N apply per extent, so Spark always re-applies them (partially pushed); a top-N's
+ * extents may share one partition (option pushdown.topn.one_partition).
  */
 final class SmartSsdScanBuilder implements ScanBuilder, SupportsPushDownV2Filters, SupportsPushDownRequiredColumns,
         SupportsPushDownAggregates, SupportsPushDownLimit, SupportsPushDownTopN {
@@ -51,12 +54,14 @@ final class SmartSsdScanBuilder implements ScanBuilder, SupportsPushDownV2Filter
     private final PushedFilters pushed = new PushedFilters();
     private StructType required;
     private PushedAggregate aggregate;
+    private Aggregation completeAsked;   // the aggregation supportCompletePushDown last said yes to
+    private boolean aggregateComplete;  // Spark plans no final aggregate over this scan
     private int limit;
     private SortOrder[] topN;
 
     /** A pushed partial aggregate: group-by columns then one partial value per function. */
-    private record PushedAggregate(List<Integer> groupBy, List<Aggregate> functions, StructType schema,
-                                   String description, String groupByDescription) {
+    private record PushedAggregate(List<Integer> groupBy, List<Aggregate> functions, AggregateMerge.Fn[] merge,
+                                   StructType schema, String description, String groupByDescription) {
     }
 
     SmartSsdScanBuilder(SmartSsdTable table) {
@@ -82,9 +87,16 @@ final class SmartSsdScanBuilder implements ScanBuilder, SupportsPushDownV2Filter
         this.required = requiredSchema;
     }
 
+    /**
+     * Complete when every group-by column and function is pushable (AVG is not: Spark then asks again
+     * with it rewritten as SUM and COUNT and divides in its projection): the scan merges every extent's
+     * partial groups in one partition, and Spark plans neither an exchange nor a final aggregate.
+     */
     @Override
-    public boolean supportCompletePushDown(Aggregation aggregation) {
-        return false; // partial per extent; Spark merges
+    public boolean supportCompletePushDown(Aggregation agg) {
+        boolean complete = options.pushdown && options.aggregateComplete && translate(agg) != null;
+        completeAsked = complete ? agg : null;
+        return complete;
     }
 
     @Override
@@ -92,13 +104,21 @@ final class SmartSsdScanBuilder implements ScanBuilder, SupportsPushDownV2Filter
         if (!options.pushdown) {
             return false;
         }
+        aggregate = translate(agg);
+        // Spark asks supportCompletePushDown with the aggregation it then pushes when it goes complete
+        aggregateComplete = aggregate != null && agg == completeAsked;
+        return aggregate != null;
+    }
+
+    /** The device's group-by and partial aggregates for agg, or null if some part is not pushable. */
+    private PushedAggregate translate(Aggregation agg) {
         List<Integer> groupBy = new ArrayList<>();
         List<StructField> fields = new ArrayList<>();
         List<String> groupNames = new ArrayList<>();
         for (Expression e : agg.groupByExpressions()) {
             int i = columnIndex(e);
             if (i < 0) {
-                return false;
+                return null;
             }
             groupBy.add(i);
             StructField f = layout.schema().fields()[i];
@@ -107,6 +127,7 @@ final class SmartSsdScanBuilder implements ScanBuilder, SupportsPushDownV2Filter
             groupNames.add(f.name());
         }
         List<Aggregate> fns = new ArrayList<>();
+        List<AggregateMerge.Fn> merge = new ArrayList<>();
         List<String> names = new ArrayList<>();
         for (AggregateFunc f : agg.aggregateExpressions()) {
             Aggregate.Builder a = Aggregate.newBuilder();
@@ -114,31 +135,36 @@ final class SmartSsdScanBuilder implements ScanBuilder, SupportsPushDownV2Filter
             if (f instanceof CountStar) {
                 a.setFn(AggFn.COUNT_ALL);
                 type = DataTypes.LongType;
+                merge.add(AggregateMerge.Fn.COUNT);
             } else if (f instanceof Count c && !c.isDistinct() && columnIndex(c.column()) >= 0) {
                 a.setFn(AggFn.COUNT).setArg(col(columnIndex(c.column())));
                 type = DataTypes.LongType;
+                merge.add(AggregateMerge.Fn.COUNT);
             } else if (f instanceof Sum s && !s.isDistinct() && numeric(columnIndex(s.column()))) {
                 int i = columnIndex(s.column());
                 a.setFn(AggFn.SUM).setArg(col(i));
                 type = layout.typeOf(i) == ColumnType.DOUBLE ? DataTypes.DoubleType : DataTypes.LongType;
+                merge.add(AggregateMerge.Fn.SUM);
             } else if (f instanceof Min m && columnIndex(m.column()) >= 0) {
                 int i = columnIndex(m.column());
                 a.setFn(AggFn.MIN).setArg(col(i));
                 type = layout.schema().fields()[i].dataType();
+                merge.add(AggregateMerge.Fn.MIN);
             } else if (f instanceof Max m && columnIndex(m.column()) >= 0) {
                 int i = columnIndex(m.column());
                 a.setFn(AggFn.MAX).setArg(col(i));
                 type = layout.schema().fields()[i].dataType();
+                merge.add(AggregateMerge.Fn.MAX);
             } else {
-                return false; // e.g. COUNT(DISTINCT x), an aggregate over an expression: Spark computes it all
+                return null; // e.g. COUNT(DISTINCT x), an aggregate over an expression: Spark computes it all
             }
             fns.add(a.build());
             names.add(f.toString());
             fields.add(new StructField("agg_" + fns.size(), type, true, org.apache.spark.sql.types.Metadata.empty()));
         }
-        aggregate = new PushedAggregate(groupBy, fns, new StructType(fields.toArray(new StructField[0])),
+        return new PushedAggregate(groupBy, fns, merge.toArray(new AggregateMerge.Fn[0]),
+                new StructType(fields.toArray(new StructField[0])),
                 "[" + String.join(", ", names) + "]", "[" + String.join(", ", groupNames) + "]");
-        return true;
     }
 
     @Override
@@ -221,13 +247,26 @@ final class SmartSsdScanBuilder implements ScanBuilder, SupportsPushDownV2Filter
         if (aggregate != null) {
             d.append(", PushedAggregates: ").append(aggregate.description)
              .append(", PushedGroupBy: ").append(aggregate.groupByDescription);
+            if (options.aggregateComplete) {
+                // every extent's request from one partition, their partial groups merged in its reader
+                d.append(aggregateComplete ? ", AggregateComplete: merged in one partition"
+                        : ", AggregatePartial: merged in one partition, finished in Spark");
+            }
         }
         if (topNDescription != null) {
             d.append(", PushedTopN: ").append(topNDescription);
+            if (options.topNOnePartition) {
+                d.append(", TopN: every extent in one partition");
+            }
         } else if (planLimit > 0) {
             d.append(", PushedLimit: ").append(planLimit);
         }
-        return new SmartSsdScan(table, plan.build(), readSchema, d.toString(), aggregate == null);
+        AggregateMerge merge = aggregate != null && options.aggregateComplete
+                ? new AggregateMerge(aggregate.groupBy.size(), aggregate.merge, aggregate.schema,
+                        org.apache.spark.sql.internal.SQLConf.get().ansiEnabled())
+                : null;
+        return new SmartSsdScan(table, plan.build(), readSchema, d.toString(), aggregate == null, merge,
+                topNDescription != null && options.topNOnePartition);
     }
 
     private static int outputIndex(StructType s, String name) {

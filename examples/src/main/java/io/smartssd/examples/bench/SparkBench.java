@@ -51,6 +51,7 @@ public final class SparkBench {
         long size = Long.parseLong(args[1]);
         Path results = Paths.get(args[2]);
         int repeats = args.length > 3 ? Integer.parseInt(args[3]) : 2;
+        int abPairs = args.length > 4 ? Integer.parseInt(args[4]) : 0;
         Files.createDirectories(dir);
         Path csv = dir.resolve("weblog.csv");
         Path image = dir.resolve("dev.img");
@@ -93,6 +94,10 @@ public final class SparkBench {
         }
         spark.read().format("smartssd").schema(SCHEMA).load(obj).createOrReplaceTempView("smartssd");
         spark.read().format("smartssd").option("format", "parquet").load(pqObj).createOrReplaceTempView("smartssd_parquet");
+        // the same tables with every extent in a partition of its own (Spark merges): the A/B's "before"
+        spark.read().format("smartssd").schema(SCHEMA).options(PER_EXTENT).load(obj).createOrReplaceTempView("smartssd_per_extent");
+        spark.read().format("smartssd").option("format", "parquet").options(PER_EXTENT).load(pqObj)
+                .createOrReplaceTempView("smartssd_parquet_per_extent");
         spark.read().schema(SCHEMA).csv(csv.toString()).createOrReplaceTempView("csv");
         spark.read().parquet(parquet.toString()).createOrReplaceTempView("parquet");
 
@@ -144,7 +149,47 @@ public final class SparkBench {
                 }
             }
         }
+        if (abPairs > 0) {
+            abTest(spark, abPairs, results.resolveSibling("ab.csv"));
+        }
         spark.stop();
+    }
+
+    /** Options that give every extent a partition of its own, as before complete aggregates and one-partition top-N. */
+    static final java.util.Map<String, String> PER_EXTENT = java.util.Map.of(
+            "pushdown.aggregate.complete", "false", "pushdown.topn.one_partition", "false");
+
+    /**
+     * Paired runs in one JVM: each query on each smartssd table with one partition per extent, then with
+     * the defaults, `pairs` times in turn; every pair's wall times (answers checked equal).
+     */
+    private static void abTest(SparkSession spark, int pairs, Path out) throws IOException {
+        try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(out, StandardCharsets.UTF_8))) {
+            w.println("query,table,pair,per_extent_s,default_s");
+            for (String[] q : QUERIES) {
+                for (String t : new String[] {"smartssd", "smartssd_parquet"}) {
+                    String before = q[1].replace("{t}", t + "_per_extent");
+                    String after = q[1].replace("{t}", t);
+                    String expected = canonical(spark.sql(before).collectAsList()); // warm-up of both
+                    if (!canonical(spark.sql(after).collectAsList()).equals(expected)) {
+                        throw new IllegalStateException("A/B answers differ for " + q[0] + " on " + t);
+                    }
+                    for (int i = 0; i < pairs; i++) {
+                        double a = timed(spark, before);
+                        double b = timed(spark, after);
+                        w.printf(Locale.ROOT, "%s,%s,%d,%.4f,%.4f%n", q[0], t, i, a, b);
+                        w.flush();
+                    }
+                }
+            }
+        }
+    }
+
+    private static double timed(SparkSession spark, String sql) {
+        Dataset<Row> df = spark.sql(sql);
+        long t0 = System.nanoTime();
+        df.collectAsList();
+        return (System.nanoTime() - t0) / 1e9;
     }
 
     private static String canonical(List<Row> rows) {
