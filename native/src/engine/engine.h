@@ -120,6 +120,15 @@ typedef struct csd_isp_work {
     /* Optional: undo ahead() when every page fed ahead is committed; later pages are fed on the
      * engine's thread as if ahead() had never run. Without it a request stays ahead to its end. */
     void (*unahead)(void *arg);
+    /* Optional with ahead, all four or none: part of a page's work done apart from feed, on any
+     * thread and in any order, once the page's bytes are known. prepare() may not touch what feed
+     * changes; feed_prepared() is feed() given that page's prep (or NULL: nothing prepared) and
+     * returns exactly what feed() would. 0 or a negative errno (prepare: prep is then unused). */
+    void *(*prep_new)(void *arg);
+    void (*prep_free)(void *arg, void *prep);
+    int (*prepare)(void *arg, void *prep, uint64_t page_index, const uint8_t *data, size_t len);
+    int (*feed_prepared)(void *arg, uint64_t page_index, const uint8_t *data, size_t len, void *prep,
+                         csd_cost *cost, int *need_more);
 } csd_isp_work;
 
 typedef struct csd_isp_progress {

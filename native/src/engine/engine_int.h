@@ -72,6 +72,15 @@ typedef struct csd_ahead {
     int cheap;                /* they averaged under host_ahead_min_ns: back to the engine's thread */
     uint32_t min_ns;          /* host_ahead_min_ns */
     struct csd_ahead *qnext;
+    /* prepared pages (work.prepare): page j (computed <= j < computed + AHEAD_PREP_RING, j <
+     * loaded) prepared by any thread into prep[j % ring] while another feeds the pages before it */
+    int can_prep;
+    uint64_t prep_next;       /* pages below it are claimed (prepared, being prepared or fed whole) */
+    uint32_t preparing;       /* threads preparing one of its pages */
+    void **prep;
+    uint8_t *prep_st;         /* per ring entry: 0 free, 1 being prepared, 2 prepared */
+    uint64_t *prep_ns;        /* its preparation's host wall time (the page's timed feed includes it) */
+    struct csd_ahead *pnext;  /* the pool's requests that take prepare jobs */
 } csd_ahead;
 
 typedef struct csd_pool {
@@ -88,6 +97,9 @@ typedef struct csd_pool {
     const struct csd_ahead *wait_a;
     uint64_t wait_upto;
     csd_ahead *qhead, *qtail;
+    csd_ahead *preps;         /* requests whose pages workers may prepare (can_prep) */
+    pthread_cond_t prep_cv;   /* a feeder: a page it needs was prepared */
+    int prep_wake;            /* a worker was woken to prepare pages and has not yet woken */
 } csd_pool;
 
 /* A page's bytes taken before GC erased its block (csd_engine_block_erasing): rc < 0 when they could not

@@ -236,19 +236,22 @@ static inline int parse_int(const uint8_t *p, size_t n, int64_t *out) {
     return 0;
 }
 
-static int parse_double(plan *pl, const uint8_t *p, size_t n, double *out) {
-    if (n == 0 || n >= sizeof pl->numbuf || p[0] == ' ' || p[0] == '\t') return -1;
-    memcpy(pl->numbuf, p, n);
-    pl->numbuf[n] = 0;
+/* The copy is on the stack, not in the plan: a page's lines may be prepared on another thread
+ * (csd_plan_batch_page_in) while the plan's state is in use. */
+static int parse_double(const uint8_t *p, size_t n, double *out) {
+    char buf[64];
+    if (n == 0 || n >= sizeof buf || p[0] == ' ' || p[0] == '\t') return -1;
+    memcpy(buf, p, n);
+    buf[n] = 0;
     char *end;
-    double d = strtod((const char *)pl->numbuf, &end);
-    if (end != (char *)pl->numbuf + n) return -1;
+    double d = strtod(buf, &end);
+    if (end != buf + n) return -1;
     *out = d;
     return 0;
 }
 
 /* A text field's bytes as column c's value. */
-static inline void text_value(plan *pl, const pcol *c, const uint8_t *p, size_t n, pv *out) {
+static inline void text_value(const pcol *c, const uint8_t *p, size_t n, pv *out) {
     out->t = PT_NULL;
     if (n == 0) return;   /* empty field = NULL */
     switch (c->type) {
@@ -261,7 +264,7 @@ static inline void text_value(plan *pl, const pcol *c, const uint8_t *p, size_t 
         if (!parse_int(p, n, &out->i)) out->t = PT_INT;   /* unparsable = NULL (Spark PERMISSIVE) */
         break;
     case PT_DOUBLE:
-        if (!parse_double(pl, p, n, &out->d)) out->t = PT_DOUBLE;
+        if (!parse_double(p, n, &out->d)) out->t = PT_DOUBLE;
         break;
     default:
         if ((n == 4 && !strncasecmp((const char *)p, "true", 4)) || (n == 1 && p[0] == '1')) {
@@ -282,7 +285,7 @@ static void read_text(plan *pl, const pcol *c, pv *out) {
         return;
     }
     const uint8_t *p = (pl->funq[c->field] ? pl->unq : pl->rec) + pl->fstart[c->field];
-    text_value(pl, c, p, pl->fend[c->field] - pl->fstart[c->field], out);
+    text_value(c, p, pl->fend[c->field] - pl->fstart[c->field], out);
 }
 
 /* A value copied member by member: a whole-struct copy reads 16 bytes across the type byte just
@@ -605,7 +608,7 @@ static int grow(void **p, size_t n, size_t size) {
     return 0;
 }
 
-static int batch_grow_lines(plan *pl, pbatch *bt, size_t cap) {
+static int batch_grow_lines(const plan *pl, pbatch *bt, size_t cap) {
     if (grow((void **)&bt->lines, cap, sizeof *bt->lines) || grow((void **)&bt->nodes, cap, sizeof *bt->nodes) ||
         grow((void **)&bt->dram, cap, sizeof *bt->dram) || grow((void **)&bt->root, cap, sizeof *bt->root) ||
         grow((void **)&bt->sel, cap, sizeof *bt->sel))
@@ -626,11 +629,8 @@ static int batch_grow_lines(plan *pl, pbatch *bt, size_t cap) {
     return 0;
 }
 
-static pbatch *batch_init(plan *pl) {
-    pbatch *bt = pl->batch;
-    if (bt) return bt->ok ? bt : NULL;
-    bt = pl->batch = calloc(1, sizeof *bt);
-    if (!bt) return NULL;
+/* A batch's arrays for plan pl (bt zeroed); 0 or -ENOMEM (bt->ok stays 0). */
+static int batch_setup(const plan *pl, pbatch *bt) {
     bt->nf = pl->max_field + 1;
     uint32_t nc = pl->n_cols ? pl->n_cols : 1;
     bt->colv = calloc(nc, sizeof *bt->colv);
@@ -639,15 +639,34 @@ static pbatch *batch_init(plan *pl) {
     bt->n_ev = pl->aggregating ? pl->n_group + pl->n_aggs : pl->n_outs;
     bt->ev_node = calloc(bt->n_ev + 1, sizeof *bt->ev_node);
     bt->ev = calloc(bt->n_ev + 1, sizeof *bt->ev);
-    if (!bt->colv || !bt->cold || !bt->used || !bt->ev_node || !bt->ev) return NULL;
+    if (!bt->colv || !bt->cold || !bt->used || !bt->ev_node || !bt->ev) return -ENOMEM;
     for (uint32_t k = 0; k < bt->n_ev; k++) {
         if (!pl->aggregating) bt->ev_node[k] = pl->outs[k];
         else if (k < pl->n_group) bt->ev_node[k] = pl->group[k];
         else bt->ev_node[k] = pl->aggs[k - pl->n_group].arg;   /* -1: COUNT(*) */
     }
-    if (batch_grow_lines(pl, bt, 256)) return NULL;
+    if (batch_grow_lines(pl, bt, 256)) return -ENOMEM;
     bt->ok = 1;
+    return 0;
+}
+
+pbatch *csd_plan_batch_new(const plan *pl) {
+    pbatch *bt = calloc(1, sizeof *bt);
+    if (bt && batch_setup(pl, bt)) {
+        csd_plan_batch_destroy(pl, bt);
+        return NULL;
+    }
     return bt;
+}
+
+void csd_plan_batch_destroy(const plan *pl, pbatch *bt) {
+    if (!bt) return;
+    free(bt->lines), free(bt->fs), free(bt->fe), free(bt->nodes), free(bt->dram), free(bt->root), free(bt->sel);
+    for (int l = 0; l < PB_MAX_LEVELS; l++) free(bt->lv[l].a), free(bt->lv[l].b), free(bt->lv[l].sel);
+    for (uint32_t c = 0; c < pl->n_cols && bt->colv; c++) free(bt->colv[c]), free(bt->cold[c]);
+    for (uint32_t k = 0; k < bt->n_ev && bt->ev; k++) free(bt->ev[k]);
+    free(bt->colv), free(bt->cold), free(bt->used), free(bt->ev), free(bt->ev_node);
+    free(bt);
 }
 
 static pblevel *level(pbatch *bt, unsigned d) {
@@ -706,7 +725,7 @@ static pv *batch_col_begin(pbatch *bt, uint32_t c) {
 }
 
 /* Column c on line i, decoded the first time (a DRAM access). */
-static inline const pv *batch_col_value(plan *pl, pbatch *bt, uint32_t c, uint32_t i) {
+static inline const pv *batch_col_value(const plan *pl, pbatch *bt, uint32_t c, uint32_t i) {
     pv *v = &bt->colv[c][i];
     if (bt->cold[c][i]) return v;
     bt->cold[c][i] = 1;
@@ -737,14 +756,14 @@ static inline const pv *batch_col_value(plan *pl, pbatch *bt, uint32_t c, uint32
                 v->t = PT_INT;
             }
         } else {
-            text_value(pl, col, p, n, v);
+            text_value(col, p, n, v);
         }
     }
     return v;
 }
 
 /* Column c's values on the lines sel. */
-static int batch_column(plan *pl, pbatch *bt, uint32_t c, const uint32_t *sel, size_t ns, pv *out) {
+static int batch_column(const plan *pl, pbatch *bt, uint32_t c, const uint32_t *sel, size_t ns, pv *out) {
     if (!batch_col_begin(bt, c)) return -ENOMEM;
     for (size_t j = 0; j < ns; j++) pv_copy(&out[sel[j]], batch_col_value(pl, bt, c, sel[j]));
     return 0;
@@ -752,7 +771,7 @@ static int batch_column(plan *pl, pbatch *bt, uint32_t c, const uint32_t *sel, s
 
 /* Node n on the lines sel (ns of them, ascending), values into out[line]; -EDOM/-ENOMEM/-E2BIG:
  * give the page up (nothing is charged or failed here). */
-static int batch_eval(plan *pl, pbatch *bt, int32_t n, const uint32_t *sel, size_t ns, pv *out, unsigned depth) {
+static int batch_eval(const plan *pl, pbatch *bt, int32_t n, const uint32_t *sel, size_t ns, pv *out, unsigned depth) {
     const pnode *x = &pl->nodes[n];
     for (size_t j = 0; j < ns; j++) bt->nodes[sel[j]]++;
     switch (x->kind) {
@@ -863,7 +882,7 @@ static uint32_t always_fields(const plan *pl, int32_t n) {
     return expr_fields(pl, n);
 }
 
-static int batch_room(plan *pl, pbatch *bt, size_t lines) {
+static int batch_room(const plan *pl, pbatch *bt, size_t lines) {
     if (lines > bt->cap_lines && batch_grow_lines(pl, bt, lines > 2 * bt->cap_lines ? lines : 2 * bt->cap_lines))
         return -ENOMEM;
     size_t f = lines * bt->nf;
@@ -877,8 +896,14 @@ static int batch_room(plan *pl, pbatch *bt, size_t lines) {
 }
 
 int csd_plan_batch_page(plan *pl, const uint8_t *p, size_t n, const uint64_t *nl, const uint64_t *dl) {
-    pbatch *bt = batch_init(pl);
-    if (!bt) return -ENOMEM;
+    if (!pl->batch && !(pl->batch = calloc(1, sizeof *pl->batch))) return -ENOMEM;
+    if (!pl->batch->ok && (pl->batch->colv || batch_setup(pl, pl->batch))) return -ENOMEM;   /* setup failed once */
+    return csd_plan_batch_page_in(pl, pl->batch, p, n, nl, dl);
+}
+
+int csd_plan_batch_page_in(const plan *pl, pbatch *bt, const uint8_t *p, size_t n, const uint64_t *nl,
+                           const uint64_t *dl) {
+    if (!bt->ok) return -ENOMEM;
     if (!bt->enf_set) {
         /* Fields cut for every line up front: those of the filter's nodes evaluated on every line
          * (the left side of an AND/OR); with the filter passing many lines, also those of the rest
@@ -973,13 +998,6 @@ int csd_plan_batch_page(plan *pl, const uint8_t *p, size_t n, const uint64_t *nl
 }
 
 void csd_plan_batch_free(plan *pl) {
-    pbatch *bt = pl->batch;
-    if (!bt) return;
-    free(bt->lines), free(bt->fs), free(bt->fe), free(bt->nodes), free(bt->dram), free(bt->root), free(bt->sel);
-    for (int l = 0; l < PB_MAX_LEVELS; l++) free(bt->lv[l].a), free(bt->lv[l].b), free(bt->lv[l].sel);
-    for (uint32_t c = 0; c < pl->n_cols && bt->colv; c++) free(bt->colv[c]), free(bt->cold[c]);
-    for (uint32_t k = 0; k < bt->n_ev && bt->ev; k++) free(bt->ev[k]);
-    free(bt->colv), free(bt->cold), free(bt->used), free(bt->ev), free(bt->ev_node);
-    free(bt);
+    csd_plan_batch_destroy(pl, pl->batch);
     pl->batch = NULL;
 }

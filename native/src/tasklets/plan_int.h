@@ -142,7 +142,6 @@ typedef struct plan {
     uint8_t *unq;            /* this line's unescaped quoted fields; grows to the longest line */
     size_t unq_len, unq_cap;
     uint64_t dram, nodes_evaluated;
-    uint8_t numbuf[64];      /* NUL-terminated copy of a text number for strtod */
     uint64_t *pg_masks;      /* a page of lines: newline, delimiter and quote bits per 64 bytes */
     size_t pg_cap;           /* uint64_t words allocated at pg_masks */
     const uint64_t *pg_dl;   /* while a page is walked: its delimiter bits, else NULL */
@@ -258,6 +257,12 @@ typedef struct pbatch {
  * line (an expression that fails on some line, or no memory): nothing was charged or changed. */
 int csd_plan_batch_page(plan *pl, const uint8_t *p, size_t n, const uint64_t *nl, const uint64_t *dl);
 void csd_plan_batch_free(plan *pl);
+/* The same into a batch of one's own: reads only the compiled plan, never its run state, so any
+ * thread may prepare a page while another runs the plan (plan.c's prepared pages). */
+pbatch *csd_plan_batch_new(const plan *pl);
+void csd_plan_batch_destroy(const plan *pl, pbatch *bt);
+int csd_plan_batch_page_in(const plan *pl, pbatch *bt, const uint8_t *p, size_t n, const uint64_t *nl,
+                           const uint64_t *dl);
 
 /* plan_eval.c: evaluate node n on the current record; < 0 after csd_io_fail (division by zero) */
 int csd_plan_eval(plan *pl, int32_t n, pv *out);
