@@ -133,6 +133,7 @@ static void feed_pages(csd_pool *pl, csd_ahead *a, uint64_t upto) {
             if (++a->probed == AHEAD_PROBE_PAGES && a->probe_ns < (uint64_t)a->min_ns * AHEAD_PROBE_PAGES) a->cheap = 1;
         }
         s->rc = rc;
+        s->prepared = prep != NULL;
         s->cost = cost;
         s->need_more = need_more;
         a->computed++;
@@ -350,7 +351,8 @@ void csd_eng_ahead_settle(csd_engine *e, csd_isp_req *r) {
     r->work.unahead(r->work.arg);
 }
 
-int csd_eng_ahead_join(csd_engine *e, csd_isp_req *r, uint64_t rel, csd_cost *cost, int *need_more, int *read_rc) {
+int csd_eng_ahead_join(csd_engine *e, csd_isp_req *r, uint64_t rel, csd_cost *cost, int *need_more, int *read_rc,
+                       int *prepared) {
     csd_ahead *a = r->ah;
     csd_pool *pl = e->pool;
     csd_eng_ahead_load(e, r);
@@ -401,6 +403,7 @@ int csd_eng_ahead_join(csd_engine *e, csd_isp_req *r, uint64_t rel, csd_cost *co
     *cost = s->cost;
     *need_more = s->need_more;
     *read_rc = s->read_rc;
+    *prepared = s->prepared;
     int rc = s->rc;
     pthread_mutex_unlock(&pl->mu);
     return rc;

@@ -156,6 +156,8 @@ typedef struct csd_engine_stats {
                                           * wall time only) */
     uint64_t isp_pages_saved;            /* issued pages not yet fed whose block GC erased: their bytes
                                           * kept, as of the read (csd_engine_block_erasing) */
+    uint64_t isp_pages_prepared;         /* of isp_pages_ahead: fed with their lines prepared apart, on
+                                          * any host thread (csd_isp_work.prepare; wall time only) */
 } csd_engine_stats;
 
 int csd_engine_create(csd_engine **out, const csd_params *p, char *err, size_t errlen);

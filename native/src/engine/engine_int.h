@@ -52,6 +52,7 @@ typedef struct ahead_slot {
     size_t len;
     int read_rc;              /* the page could not be read: not fed, the request fails */
     int rc, need_more;
+    int prepared;             /* fed with its page prepared apart (work.prepare) */
     csd_cost cost;
 } ahead_slot;
 
@@ -263,7 +264,9 @@ void csd_eng_ahead_settle(csd_engine *e, csd_isp_req *r);
 /* Load the bytes of pages with a known ppn into free slots and hand them to a worker. */
 void csd_eng_ahead_load(csd_engine *e, csd_isp_req *r);
 /* The result of page rel (== r->fed_next), waiting for it; *read_rc < 0 when the page was not read. */
-int csd_eng_ahead_join(csd_engine *e, csd_isp_req *r, uint64_t rel, csd_cost *cost, int *need_more, int *read_rc);
+/* *prepared = 1 when the page was fed as prepared apart from its feed (work.prepare) */
+int csd_eng_ahead_join(csd_engine *e, csd_isp_req *r, uint64_t rel, csd_cost *cost, int *need_more, int *read_rc,
+                       int *prepared);
 /* No worker touches r's work after this returns. */
 void csd_eng_ahead_detach(csd_engine *e, csd_isp_req *r);
 /* the request's page rel failed or the request stops: end it on core c */
