@@ -59,8 +59,9 @@ static void prep_page(csd_pool *pl, csd_ahead *a, uint64_t j) {
     a->prep_ns[k] = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000ll + (t1.tv_nsec - t0.tv_nsec));
     a->prep_st[k] = ok ? PREP_DONE : PREP_NONE;
     a->preparing--;
-    pthread_cond_broadcast(&pl->prep_cv);   /* a feeder waiting for this page; detach for the last */
-    if (pl->main_waiting) pthread_cond_broadcast(&pl->done_cv);
+    if (pl->prep_waiting) pthread_cond_broadcast(&pl->prep_cv);   /* a feeder waiting for this page */
+    /* detach waits for the last preparation; the engine waiting for fed pages need not wake */
+    if (a->cancel && pl->main_waiting) pthread_cond_broadcast(&pl->done_cv);
 }
 
 static void pool_enqueue(csd_pool *pl, csd_ahead *a) {
@@ -105,7 +106,11 @@ static void feed_pages(csd_pool *pl, csd_ahead *a, uint64_t upto) {
                 while (a->prep_st[k] == PREP_BUSY && !a->cancel) {
                     uint64_t j = prep_claim(a);
                     if (j != UINT64_MAX) prep_page(pl, a, j);
-                    else pthread_cond_wait(&pl->prep_cv, &pl->mu);
+                    else {
+                        pl->prep_waiting++;
+                        pthread_cond_wait(&pl->prep_cv, &pl->mu);
+                        pl->prep_waiting--;
+                    }
                 }
                 if (a->cancel) break;
                 if (a->prep_st[k] == PREP_DONE) {

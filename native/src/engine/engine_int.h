@@ -101,6 +101,7 @@ typedef struct csd_pool {
     csd_ahead *preps;         /* requests whose pages workers may prepare (can_prep) */
     pthread_cond_t prep_cv;   /* a feeder: a page it needs was prepared */
     int prep_wake;            /* a worker was woken to prepare pages and has not yet woken */
+    uint32_t prep_waiting;    /* feeders waiting on prep_cv */
 } csd_pool;
 
 /* A page's bytes taken before GC erased its block (csd_engine_block_erasing): rc < 0 when they could not
