@@ -1,5 +1,6 @@
 /* Run-ahead on host threads (host_threads): many concurrent tasklet requests of different kinds
- * (grep by lines and by count, filter, stats), random extents, arrival times, output limits and host
+ * (grep by lines and by count, filter, stats, text plans over CSV whose pages are prepared on any
+ * thread: group-by, top-N, limit, a division by zero mid-page, rows that fill the output), random extents, arrival times, output limits and host
  * reads between events, run by the serial engine (host_threads = 1) and with 2 and 4 threads. Every
  * request's status, error text, finish time, core time and every output byte the host read, and the
  * engine's counters and per-core busy time, must be the same: the serial engine is the reference.
@@ -9,6 +10,7 @@
 #include "engine/engine.h"
 #include "runtime/exec.h"
 #include "tasklets/builtin_hooks.h"
+#include "test_plan_build.h"
 
 #include <errno.h>
 
@@ -61,6 +63,7 @@ typedef struct req {
     csd_kv kv[4];
     uint64_t submit_at, first, last;
     int submitted;
+    int is_plan;
     /* what the host saw */
     uint8_t *got;
     size_t got_len;
@@ -68,6 +71,60 @@ typedef struct req {
     uint64_t finish_ns, core_ns, pages_done, rows, filtered;
     char err[512];
 } req;
+
+/* Text plans over the CSV object "g,x,y": g one of five strings, x 0..99 (sometimes empty or not a
+ * number), y 0..199 (a zero divides by zero) */
+enum { N_PLANS = 5 };
+typedef struct plans {
+    uint8_t *bytes[N_PLANS];
+    size_t len[N_PLANS];
+} plans;
+
+static void build_plans(plans *pls) {
+    for (int k = 0; k < N_PLANS; k++) {
+        plan_b b;
+        PB_init_text(&b, ",", 0);
+        PB_col(&b, C_text("g", SMARTSSD__V1__COLUMN_TYPE__STRING, 0));
+        PB_col(&b, C_text("x", SMARTSSD__V1__COLUMN_TYPE__INT64, 1));
+        PB_col(&b, C_text("y", SMARTSSD__V1__COLUMN_TYPE__INT64, 2));
+        switch (k) {
+        case 0:   /* WHERE x < 50 GROUP BY g: COUNT(*), SUM(x), MAX(y) */
+            b.p.filter = E_bin(SMARTSSD__V1__BINARY_OP__LT, E_col(1), E_lit(L_i(50)));
+            PB_group(&b, E_col(0));
+            PB_agg(&b, SMARTSSD__V1__AGG_FN__COUNT_ALL, NULL);
+            PB_agg(&b, SMARTSSD__V1__AGG_FN__SUM, E_col(1));
+            PB_agg(&b, SMARTSSD__V1__AGG_FN__MAX, E_col(2));
+            break;
+        case 1:   /* g, x ORDER BY x DESC, y LIMIT 7 */
+            PB_project(&b, E_col(0));
+            PB_project(&b, E_col(1));
+            PB_project(&b, E_col(2));
+            PB_order(&b, 1, 1);
+            PB_order(&b, 2, 0);
+            b.p.limit = 7;
+            break;
+        case 2:   /* WHERE x > 10 AND g = 'bb' LIMIT 40: stops early */
+            b.p.filter = E_bin(SMARTSSD__V1__BINARY_OP__AND, E_bin(SMARTSSD__V1__BINARY_OP__GT, E_col(1), E_lit(L_i(10))),
+                               E_bin(SMARTSSD__V1__BINARY_OP__EQ, E_col(0), E_lit(L_s("bb"))));
+            PB_project(&b, E_col(0));
+            PB_project(&b, E_col(1));
+            b.p.limit = 40;
+            break;
+        case 3:   /* x / y WHERE x > 90: fails mid-page on a y of 0 */
+            b.p.filter = E_bin(SMARTSSD__V1__BINARY_OP__GT, E_col(1), E_lit(L_i(90)));
+            PB_project(&b, E_col(0));
+            PB_project(&b, E_bin(SMARTSSD__V1__BINARY_OP__DIV, E_col(1), E_col(2)));
+            break;
+        default:   /* every line: fills a small output buffer */
+            PB_project(&b, E_col(0));
+            PB_project(&b, E_col(1));
+            PB_project(&b, E_col(2));
+            break;
+        }
+        pls->bytes[k] = PB_pack(&b, &pls->len[k]);
+        pb_free_all();
+    }
+}
 
 typedef struct outcome {
     size_t n;
@@ -91,7 +148,8 @@ static void host_read(req *q, size_t max) {
  * every request runs ahead to its end; UINT32_MAX - 1, 4.3 s a page: every request's first 16 pages
  * prove "cheap" and it goes back to the engine's thread mid-request; UINT32_MAX: the preset's
  * default, as the pages' host time says). */
-static outcome run(uint64_t seed, uint32_t threads, uint32_t min_ns, const char *policy, object *text, object *recs) {
+static outcome run(uint64_t seed, uint32_t threads, uint32_t min_ns, const char *policy, object *text, object *recs,
+                   object *csv, const plans *pls) {
     csd_params p;
     CHECK(csd_params_preset(&p, "tiny") == 0);
     p.blocks_per_plane = 16;
@@ -108,8 +166,9 @@ static outcome run(uint64_t seed, uint32_t threads, uint32_t min_ns, const char 
     CHECK(oc.q != NULL);
     for (size_t i = 0; i < oc.n; i++) {
         req *q = &oc.q[i];
-        int kind = (int)(rng(&s) % 4);
-        object *o = kind <= 1 ? text : recs;
+        int kind = (int)(rng(&s) % 6);
+        object *o = kind <= 1 ? text : kind >= 4 ? csv : recs;
+        int plan_k = (int)(rng(&s) % N_PLANS);
         size_t limit = rng(&s) % 3 == 0 ? 4096 : 1u << 20;
         uint64_t max_rows = rng(&s) % 5 == 0 ? 1 + rng(&s) % 200 : 0;
         csd_outbuf_init(&q->out, limit, max_rows);
@@ -128,17 +187,24 @@ static outcome run(uint64_t seed, uint32_t threads, uint32_t min_ns, const char 
             q->kv[nkv++] = (csd_kv){ "entry_bytes", "16" };
             q->kv[nkv++] = (csd_kv){ "op", "lt" };
             q->kv[nkv++] = (csd_kv){ "value", rng(&s) % 2 ? "100000000" : "2000" };
-        } else {
+        } else if (kind == 3) {
             name = "stats";
             q->kv[nkv++] = (csd_kv){ "record_bytes", "16" };
+        } else {
+            name = "plan";
+            q->is_plan = 1;
         }
         csd_tasklet_args a = { .static_params = q->kv, .n_static = nkv, .page_bytes = P };
+        if (kind >= 4) {
+            a.plan = pls->bytes[plan_k];
+            a.plan_len = pls->len[plan_k];
+        }
         const csd_tasklet_ops *ops = csd_tasklet_find(name);
         CHECK(ops != NULL);
         CHECK_EQ_INT(csd_exec_create_hooked(&q->t, ops, csd_tasklet_builtin_hooks(ops), &a, &q->out, err, sizeof err), 0);
         /* extents: record-aligned for records, anywhere for text */
         uint64_t off = rng(&s) % o->size, len = rng(&s) % (o->size - off + 1);
-        if (kind >= 2) {
+        if (kind == 2 || kind == 3) {
             off -= off % 16;
             len = rng(&s) % 2 ? o->size - off : len;
         }
@@ -242,21 +308,44 @@ int main(void) {
         text.data[i] = r == 0 ? '\n' : (uint8_t)('a' + r % 4);
     }
     for (uint64_t i = 0; i < recs.size; i++) recs.data[i] = (uint8_t)rng(&s);
+    object csv = { .size = 200 * P - 123, .ppn0 = 600, .view = 1 };
+    csv.pages = (csv.size + P - 1) / P;
+    csv.data = malloc(csv.size);
+    CHECK(csv.data);
+    static const char *const gs[] = { "a", "bb", "ccc", "dd", "e" };
+    for (uint64_t i = 0; i < csv.size;) {
+        char line[64];
+        uint64_t r = rng(&s), x = r % 100, y = (r >> 8) % 200;
+        int n;
+        if ((r >> 16) % 50 == 0) n = snprintf(line, sizeof line, "%s,,%llu", gs[(r >> 24) % 5], (unsigned long long)y);
+        else if ((r >> 16) % 50 == 1) n = snprintf(line, sizeof line, "%s,x%llu,%llu", gs[(r >> 24) % 5], (unsigned long long)x, (unsigned long long)y);
+        else n = snprintf(line, sizeof line, "%s,%llu,%llu", gs[(r >> 24) % 5], (unsigned long long)x, (unsigned long long)y);
+        if ((r >> 32) % 20 == 0) line[n++] = '\r';
+        line[n++] = '\n';
+        for (int k = 0; k < n && i < csv.size; k++) csv.data[i++] = (uint8_t)line[k];
+    }
+    plans pls;
+    build_plans(&pls);
     static const char *const policies[] = { "fcfs", "remus" };
-    uint64_t ahead_pages = 0, failures = 0, requests = 0, cheap_ahead = 0;
+    uint64_t ahead_pages = 0, failures = 0, requests = 0, cheap_ahead = 0, prepared = 0, div0 = 0, plan_full = 0;
     for (uint64_t seed = 1; seed <= 12; seed++) {
         for (int pi = 0; pi < 2; pi++) {
-            outcome ref = run(seed, 1, 0, policies[pi], &text, &recs);
+            outcome ref = run(seed, 1, 0, policies[pi], &text, &recs, &csv, &pls);
             CHECK_EQ_U64(ref.st.isp_pages_ahead, 0);   /* one thread: every page on the engine's */
-            for (size_t i = 0; i < ref.n; i++) failures += ref.q[i].status != 0;
+            for (size_t i = 0; i < ref.n; i++) {
+                failures += ref.q[i].status != 0;
+                div0 += strstr(ref.q[i].err, "division by zero") != NULL;
+                plan_full += ref.q[i].is_plan && strstr(ref.q[i].err, "output buffer full") != NULL;
+            }
             requests += ref.n;
             /* threads, host_ahead_min_ns: ahead to the end; back to the engine's thread after 16
              * pages (the switch mid-request); as the host's clock decides (the default) */
             static const uint32_t threads[] = { 2, 4, 2, 4 }, min_ns[] = { 0, 0, UINT32_MAX - 1, UINT32_MAX };
             for (int ti = 0; ti < 4; ti++) {
-                outcome o = run(seed, threads[ti], min_ns[ti], policies[pi], &text, &recs);
+                outcome o = run(seed, threads[ti], min_ns[ti], policies[pi], &text, &recs, &csv, &pls);
                 same(&o, &ref, seed, threads[ti], policies[pi]);
                 if (min_ns[ti] == 0) ahead_pages += o.st.isp_pages_ahead;
+                prepared += o.st.isp_pages_prepared;
                 if (min_ns[ti] == UINT32_MAX - 1) {
                     CHECK(o.st.isp_pages_ahead <= 16 * o.n);   /* at most the timed pages of each */
                     cheap_ahead += o.st.isp_pages_ahead;
@@ -271,10 +360,19 @@ int main(void) {
     CHECK(failures > 0);
     /* requests did run their first pages ahead and then went back */
     CHECK(cheap_ahead > 100);
-    printf("test_ahead: %llu requests, %llu failed alike, %llu pages fed ahead (%llu before requests went back "
-           "to the engine's thread)\n", (unsigned long long)requests, (unsigned long long)failures,
-           (unsigned long long)ahead_pages, (unsigned long long)cheap_ahead);
+    /* plan pages were prepared apart from their feed; plans failed alike mid-page on a division by
+     * zero and on a full output buffer */
+    CHECK(prepared > 200);
+    CHECK(div0 > 0);
+    CHECK(plan_full > 0);
+    printf("test_ahead: %llu requests, %llu failed alike (%llu plans on a division by zero, %llu on a full output "
+           "buffer), %llu pages fed ahead (%llu before requests went back to the engine's thread), %llu fed "
+           "prepared\n", (unsigned long long)requests, (unsigned long long)failures, (unsigned long long)div0,
+           (unsigned long long)plan_full, (unsigned long long)ahead_pages, (unsigned long long)cheap_ahead,
+           (unsigned long long)prepared);
     free(text.data);
     free(recs.data);
+    free(csv.data);
+    for (int k = 0; k < N_PLANS; k++) free(pls.bytes[k]);
     return 0;
 }

@@ -98,10 +98,24 @@ typedef struct tk_result {
 
 /* Run ops (with the runtime hooks given, or none) over obj split into consecutive extents at cuts
  * (ascending), pages of P bytes. */
+static inline tk_result tk_run_prep(const csd_tasklet_ops *ops, const csd_exec_hooks *hooks,
+                                    const csd_tasklet_args *args_in, const uint8_t *obj, uint64_t size,
+                                    const uint64_t *cuts, size_t ncuts, uint32_t P, int bytes_mode,
+                                    uint64_t max_rows, size_t limit_bytes, int prepared);
+
 static inline tk_result tk_run_hooked(const csd_tasklet_ops *ops, const csd_exec_hooks *hooks,
                                       const csd_tasklet_args *args_in, const uint8_t *obj, uint64_t size,
                                       const uint64_t *cuts, size_t ncuts, uint32_t P, int bytes_mode,
                                       uint64_t max_rows, size_t limit_bytes) {
+    return tk_run_prep(ops, hooks, args_in, obj, size, cuts, ncuts, P, bytes_mode, max_rows, limit_bytes, 0);
+}
+
+/* prepared: every page goes through the work's prepare (the page after it prepared first, into a
+ * second object, as another thread may) and feed_prepared. */
+static inline tk_result tk_run_prep(const csd_tasklet_ops *ops, const csd_exec_hooks *hooks,
+                                    const csd_tasklet_args *args_in, const uint8_t *obj, uint64_t size,
+                                    const uint64_t *cuts, size_t ncuts, uint32_t P, int bytes_mode,
+                                    uint64_t max_rows, size_t limit_bytes, int prepared) {
     tk_result r;
     memset(&r, 0, sizeof r);
     csd_tasklet_args args = *args_in;
@@ -115,13 +129,31 @@ static inline tk_result tk_run_hooked(const csd_tasklet_ops *ops, const csd_exec
         r.rc = csd_exec_create_hooked(&t, ops, hooks, &args, &ob, r.err, sizeof r.err);
         uint64_t fp = 0, lp = 0;
         if (!r.rc) r.rc = csd_exec_begin(t, size, prev, e - prev, P, &fp, &lp, r.err, sizeof r.err);
+        csd_isp_work w = {0};
+        void *prep[2] = { NULL, NULL };
+        if (!r.rc && prepared) {
+            w = csd_exec_work(t);
+            if (!w.prepare) prepared = 0;   /* not lines framing (records, Parquet): fed as it is */
+        }
+        if (!r.rc && prepared) {
+            CHECK(w.feed_prepared && w.prep_new && w.prep_free);
+            prep[0] = w.prep_new(w.arg);
+            prep[1] = w.prep_new(w.arg);
+            CHECK(prep[0] && prep[1]);
+        }
         if (!r.rc && lp >= fp) {
             int more = 1;
             uint64_t max_page = (size - 1) / P;
+#define TK_PAGE_LEN(pg) ((size_t)(size - (pg) * P < P ? size - (pg) * P : P))
+            if (prepared) CHECK_EQ_INT(w.prepare(w.arg, prep[fp & 1], fp, obj + fp * P, TK_PAGE_LEN(fp)), 0);
             for (uint64_t pg = fp; (more || pg <= lp) && pg <= max_page; pg++) {
-                size_t n = (size_t)(size - pg * P < P ? size - pg * P : P);
+                size_t n = TK_PAGE_LEN(pg);
                 csd_cost c = {0, 0};
-                r.rc = csd_exec_feed(t, pg, obj + pg * P, n, &c, &more);
+                if (prepared && pg + 1 <= max_page)
+                    CHECK_EQ_INT(w.prepare(w.arg, prep[(pg + 1) & 1], pg + 1, obj + (pg + 1) * P, TK_PAGE_LEN(pg + 1)), 0);
+#undef TK_PAGE_LEN
+                if (prepared) r.rc = w.feed_prepared(w.arg, pg, obj + pg * P, n, prep[pg & 1], &c, &more);
+                else r.rc = csd_exec_feed(t, pg, obj + pg * P, n, &c, &more);
                 r.dram += c.dram_accesses;
                 r.cycles += c.cycles;
                 r.page_costs = (r.page_costs ^ (pg * 0x9e3779b97f4a7c15ull + c.cycles * 0xbf58476d1ce4e5b9ull +
@@ -143,6 +175,8 @@ static inline tk_result tk_run_hooked(const csd_tasklet_ops *ops, const csd_exec
         size_t n = csd_outbuf_take(&ob, SIZE_MAX, &p);
         r.rows += tk_format_rows(&r.text, p, n, bytes_mode);
         r.truncated |= ob.truncated;
+        for (int k = 0; k < 2; k++)
+            if (prep[k]) w.prep_free(w.arg, prep[k]);
         csd_exec_destroy(t);
         csd_outbuf_free(&ob);
         prev = e;
@@ -161,6 +195,19 @@ static inline tk_result tk_run(const csd_tasklet_ops *ops, const csd_tasklet_arg
     const csd_exec_hooks *h = csd_tasklet_builtin_hooks(ops);
     if (h) {
         tk_result b = tk_run_hooked(ops, h, args_in, obj, size, cuts, ncuts, P, bytes_mode, max_rows, limit_bytes);
+        CHECK_EQ_INT(b.rc, r.rc);
+        CHECK_STR(b.err, r.err);
+        CHECK_STR(b.text.s, r.text.s);
+        CHECK_EQ_U64(b.rows, r.rows);
+        CHECK_EQ_U64(b.page_costs, r.page_costs);
+        CHECK_EQ_U64(b.finish_cycles, r.finish_cycles);
+        CHECK_EQ_U64(b.finish_dram, r.finish_dram);
+        CHECK_EQ_INT(b.truncated, r.truncated);
+        free(b.text.s);
+    }
+    if (h && h->prepare) {
+        /* the pages prepared apart from the run, then fed: the same again */
+        tk_result b = tk_run_prep(ops, h, args_in, obj, size, cuts, ncuts, P, bytes_mode, max_rows, limit_bytes, 1);
         CHECK_EQ_INT(b.rc, r.rc);
         CHECK_STR(b.err, r.err);
         CHECK_STR(b.text.s, r.text.s);

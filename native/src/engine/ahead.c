@@ -25,6 +25,44 @@
 /* Pages of a request whose feed is timed (host wall time) before its mean decides whether it stays
  * ahead (host_ahead_min_ns): enough to smooth one slow page, few of a request's pages. */
 #define AHEAD_PROBE_PAGES 16u
+/* Pages of a request that may be prepared ahead of its in-order feed (work.prepare): a few per
+ * thread keep every worker busy; each holds a prepared page's arrays. */
+#define AHEAD_PREP_RING 32u
+
+enum { PREP_FREE, PREP_BUSY, PREP_DONE, PREP_NONE /* nothing prepared: fed whole */ };
+
+/* Claim a's next page to prepare, with pl->mu held: its index, or UINT64_MAX when there is none
+ * (not loaded yet, too far ahead of the feed, or nothing more is fed). */
+static uint64_t prep_claim(csd_ahead *a) {
+    if (!a->can_prep || a->stopped || a->cancel || a->cheap) return UINT64_MAX;
+    uint64_t j = a->prep_next > a->computed ? a->prep_next : a->computed;
+    if (j >= a->loaded || j >= a->computed + AHEAD_PREP_RING) return UINT64_MAX;
+    a->prep_next = j + 1;
+    a->prep_st[j % AHEAD_PREP_RING] = PREP_BUSY;
+    a->preparing++;
+    return j;
+}
+
+/* Prepare page j of a, claimed; called and returns with pl->mu held. The page's slot keeps its
+ * bytes meanwhile: it is reloaded only after the page is consumed, and the page is fed only once
+ * it is prepared. */
+static void prep_page(csd_pool *pl, csd_ahead *a, uint64_t j) {
+    const uint32_t k = (uint32_t)(j % AHEAD_PREP_RING);
+    const ahead_slot *s = &a->slot[j % a->W];
+    pthread_mutex_unlock(&pl->mu);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (!a->prep[k]) a->prep[k] = a->work.prep_new(a->work.arg);
+    int ok = a->prep[k] && s->read_rc == 0 && a->work.prepare(a->work.arg, a->prep[k], a->first + j, s->buf, s->len) == 0;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    pthread_mutex_lock(&pl->mu);
+    a->prep_ns[k] = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000ll + (t1.tv_nsec - t0.tv_nsec));
+    a->prep_st[k] = ok ? PREP_DONE : PREP_NONE;
+    a->preparing--;
+    if (pl->prep_waiting) pthread_cond_broadcast(&pl->prep_cv);   /* a feeder waiting for this page */
+    /* detach waits for the last preparation; the engine waiting for fed pages need not wake */
+    if (a->cancel && pl->main_waiting) pthread_cond_broadcast(&pl->done_cv);
+}
 
 static void pool_enqueue(csd_pool *pl, csd_ahead *a) {
     if (a->queued && pl->idle) pthread_cond_signal(&pl->work_cv);
@@ -57,20 +95,50 @@ static void feed_pages(csd_pool *pl, csd_ahead *a, uint64_t upto) {
     while (!a->stopped && !a->cancel && !a->cheap && a->computed < a->loaded && a->computed < upto) {
         uint64_t i = a->computed;
         ahead_slot *s = &a->slot[i % a->W];
+        void *prep = NULL;
+        uint64_t prep_ns = 0;
+        if (a->can_prep) {
+            const uint32_t k = (uint32_t)(i % AHEAD_PREP_RING);
+            if (i >= a->prep_next) {
+                a->prep_next = i + 1;   /* nobody took it: fed whole here */
+            } else {
+                /* another thread prepares it: prepare a later page meanwhile, or wait */
+                while (a->prep_st[k] == PREP_BUSY && !a->cancel) {
+                    uint64_t j = prep_claim(a);
+                    if (j != UINT64_MAX) prep_page(pl, a, j);
+                    else {
+                        pl->prep_waiting++;
+                        pthread_cond_wait(&pl->prep_cv, &pl->mu);
+                        pl->prep_waiting--;
+                    }
+                }
+                if (a->cancel) break;
+                if (a->prep_st[k] == PREP_DONE) {
+                    prep = a->prep[k];
+                    prep_ns = a->prep_ns[k];
+                }
+            }
+        }
         int timed = a->probed < AHEAD_PROBE_PAGES;
         pthread_mutex_unlock(&pl->mu);
         int rc = 0, need_more = 0;
         csd_cost cost = { 0, 0 };
         struct timespec t0, t1;
         if (timed) clock_gettime(CLOCK_MONOTONIC, &t0);
-        if (s->read_rc == 0) rc = a->work.feed(a->work.arg, a->first + i, s->buf, s->len, &cost, &need_more);
+        if (s->read_rc == 0 && prep)
+            rc = a->work.feed_prepared(a->work.arg, a->first + i, s->buf, s->len, prep, &cost, &need_more);
+        else if (s->read_rc == 0)
+            rc = a->work.feed(a->work.arg, a->first + i, s->buf, s->len, &cost, &need_more);
         if (timed) clock_gettime(CLOCK_MONOTONIC, &t1);
         pthread_mutex_lock(&pl->mu);
+        if (a->can_prep) a->prep_st[i % AHEAD_PREP_RING] = PREP_FREE;
         if (timed) {
-            a->probe_ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000ll + (t1.tv_nsec - t0.tv_nsec));
+            /* a prepared page's cost is its preparation's too, wherever it ran */
+            a->probe_ns += prep_ns + (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000ll + (t1.tv_nsec - t0.tv_nsec));
             if (++a->probed == AHEAD_PROBE_PAGES && a->probe_ns < (uint64_t)a->min_ns * AHEAD_PROBE_PAGES) a->cheap = 1;
         }
         s->rc = rc;
+        s->prepared = prep != NULL;
         s->cost = cost;
         s->need_more = need_more;
         a->computed++;
@@ -78,6 +146,12 @@ static void feed_pages(csd_pool *pl, csd_ahead *a, uint64_t upto) {
         /* the engine waits for a batch of this request's pages; a stop, a gate or the worker
          * letting go wakes it elsewhere */
         if (pl->main_waiting && pl->wait_a == a && a->computed >= pl->wait_upto) pthread_cond_broadcast(&pl->done_cv);
+        /* an idle worker prepares pages again once the feed has freed half the ring */
+        if (a->can_prep && pl->idle && !pl->prep_wake && a->prep_next + AHEAD_PREP_RING / 2 <= a->computed + AHEAD_PREP_RING &&
+            a->prep_next + 4 <= a->loaded) {
+            pl->prep_wake = 1;   /* one wake-up until a worker takes it: each is a system call */
+            pthread_cond_signal(&pl->work_cv);
+        }
     }
 }
 
@@ -85,10 +159,20 @@ static void *worker_main(void *arg) {
     csd_pool *pl = arg;
     pthread_mutex_lock(&pl->mu);
     for (;;) {
+        /* a request's in-order feed first; else a page of some request to prepare */
+        csd_ahead *pa = NULL;
+        uint64_t j = UINT64_MAX;
         while (!pl->quit && !pl->qhead) {
+            for (pa = pl->preps; pa && (j = prep_claim(pa)) == UINT64_MAX; pa = pa->pnext) {}
+            if (pa) break;
             pl->idle++;
             pthread_cond_wait(&pl->work_cv, &pl->mu);
             pl->idle--;
+            pl->prep_wake = 0;
+        }
+        if (pa) {
+            prep_page(pl, pa, j);
+            continue;
         }
         if (pl->quit) break;
         csd_ahead *a = pl->qhead;
@@ -132,6 +216,7 @@ int csd_eng_pool_create(csd_engine *e) {
     pthread_mutex_init(&pl->mu, NULL);
     pthread_cond_init(&pl->work_cv, NULL);
     pthread_cond_init(&pl->done_cv, NULL);
+    pthread_cond_init(&pl->prep_cv, NULL);
     e->pool = pl;
     for (uint32_t i = 0; i < e->p.host_threads; i++) {
         if (pthread_create(&pl->th[i], NULL, worker_main, pl) != 0) break;
@@ -154,6 +239,7 @@ void csd_eng_pool_destroy(csd_engine *e) {
     for (uint32_t i = 0; i < pl->n; i++) pthread_join(pl->th[i], NULL);
     pthread_cond_destroy(&pl->work_cv);
     pthread_cond_destroy(&pl->done_cv);
+    pthread_cond_destroy(&pl->prep_cv);
     pthread_mutex_destroy(&pl->mu);
     free(pl->th);
     free(pl);
@@ -178,13 +264,27 @@ int csd_eng_ahead_attach(csd_engine *e, csd_isp_req *r) {
         free(a);
         return -ENOMEM;
     }
+    if (r->work.prep_new && r->work.prep_free && r->work.prepare && r->work.feed_prepared) {
+        a->prep = calloc(AHEAD_PREP_RING, sizeof *a->prep);
+        a->prep_st = calloc(AHEAD_PREP_RING, sizeof *a->prep_st);
+        a->prep_ns = calloc(AHEAD_PREP_RING, sizeof *a->prep_ns);
+        a->can_prep = a->prep && a->prep_st && a->prep_ns;   /* else its pages are fed whole */
+    }
     csd_ahead_gate g = { gate_wait, a };
     if (r->work.ahead(r->work.arg, &g) != 1) {
+        free(a->prep), free(a->prep_st), free(a->prep_ns);
         free(a->slot);
         free(a);
         return 0;   /* this work runs on the engine's thread */
     }
     r->ah = a;
+    if (a->can_prep) {
+        csd_pool *pl = e->pool;
+        pthread_mutex_lock(&pl->mu);
+        a->pnext = pl->preps;
+        pl->preps = a;
+        pthread_mutex_unlock(&pl->mu);
+    }
     return 0;
 }
 
@@ -230,7 +330,14 @@ void csd_eng_ahead_load(csd_engine *e, csd_isp_req *r) {
     a->loaded += n;
     /* wake a worker for 2 * AHEAD_WAKE_BATCH pages at a time (or the request's last pages), not
      * page by page: a wake-up costs more than most tasklets spend on a page */
-    if (a->loaded - a->computed >= 2 * AHEAD_WAKE_BATCH || a->loaded >= r->issue_next) pool_enqueue(pl, a);
+    if (a->loaded - a->computed >= 2 * AHEAD_WAKE_BATCH || a->loaded >= r->issue_next) {
+        pool_enqueue(pl, a);
+        /* a second idle worker prepares the pages the first one feeds */
+        if (a->can_prep && pl->idle && !pl->prep_wake && a->prep_next < a->loaded) {
+            pl->prep_wake = 1;
+            pthread_cond_signal(&pl->work_cv);
+        }
+    }
     pthread_mutex_unlock(&pl->mu);
 }
 
@@ -249,7 +356,8 @@ void csd_eng_ahead_settle(csd_engine *e, csd_isp_req *r) {
     r->work.unahead(r->work.arg);
 }
 
-int csd_eng_ahead_join(csd_engine *e, csd_isp_req *r, uint64_t rel, csd_cost *cost, int *need_more, int *read_rc) {
+int csd_eng_ahead_join(csd_engine *e, csd_isp_req *r, uint64_t rel, csd_cost *cost, int *need_more, int *read_rc,
+                       int *prepared) {
     csd_ahead *a = r->ah;
     csd_pool *pl = e->pool;
     csd_eng_ahead_load(e, r);
@@ -278,6 +386,15 @@ int csd_eng_ahead_join(csd_engine *e, csd_isp_req *r, uint64_t rel, csd_cost *co
             /* a worker has it or an idle one takes it: taking it here would leave that one idle
              * and the engine computing, page after page */
             if (!a->running) pool_enqueue(pl, a);
+            /* rather than sleep, prepare a page ahead of the feed (this request's first) */
+            csd_ahead *pa = a;
+            uint64_t j = prep_claim(a);
+            if (j == UINT64_MAX)
+                for (pa = pl->preps; pa && (j = prep_claim(pa)) == UINT64_MAX; pa = pa->pnext) {}
+            if (j != UINT64_MAX) {
+                prep_page(pl, pa, j);
+                continue;
+            }
             pl->main_waiting = 1;
             pl->wait_a = a;
             pl->wait_upto = rel + 1 + AHEAD_WAKE_BATCH < a->loaded ? rel + 1 + AHEAD_WAKE_BATCH : a->loaded;
@@ -291,6 +408,7 @@ int csd_eng_ahead_join(csd_engine *e, csd_isp_req *r, uint64_t rel, csd_cost *co
     *cost = s->cost;
     *need_more = s->need_more;
     *read_rc = s->read_rc;
+    *prepared = s->prepared;
     int rc = s->rc;
     pthread_mutex_unlock(&pl->mu);
     return rc;
@@ -303,14 +421,23 @@ void csd_eng_ahead_detach(csd_engine *e, csd_isp_req *r) {
     pthread_mutex_lock(&pl->mu);
     a->cancel = 1;
     pool_dequeue(pl, a);
+    for (csd_ahead **pp = &pl->preps; *pp; pp = &(*pp)->pnext)
+        if (*pp == a) {
+            *pp = a->pnext;
+            break;
+        }
     pthread_cond_broadcast(&pl->done_cv);   /* a gate waiting on this request lets go */
-    while (a->running) {
+    pthread_cond_broadcast(&pl->prep_cv);   /* so does a feeder waiting for a prepared page */
+    while (a->running || a->preparing) {
         pl->main_waiting = 1;
         pthread_cond_wait(&pl->done_cv, &pl->mu);
         pl->main_waiting = 0;
     }
     pthread_mutex_unlock(&pl->mu);
     for (uint32_t i = 0; i < a->W; i++) free(a->slot[i].buf);
+    for (uint32_t k = 0; a->prep && k < AHEAD_PREP_RING; k++)
+        if (a->prep[k]) a->work.prep_free(a->work.arg, a->prep[k]);
+    free(a->prep), free(a->prep_st), free(a->prep_ns);
     free(a->slot);
     free(a);
     r->ah = NULL;

@@ -205,9 +205,10 @@ int csd_eng_feed_upto(csd_engine *e, csd_isp_req *r, uint64_t rel, uint64_t *fai
         if (r->ah) {
             /* computed ahead on a worker: take its result, and publish its rows now, as feeding it
              * here would */
-            int read_rc = 0;
-            rc = csd_eng_ahead_join(e, r, i, &cost, &need_more, &read_rc);
+            int read_rc = 0, prepared = 0;
+            rc = csd_eng_ahead_join(e, r, i, &cost, &need_more, &read_rc, &prepared);
             e->st.isp_pages_ahead++;
+            e->st.isp_pages_prepared += (uint64_t)prepared;
             if (read_rc < 0) {
                 *fail_ns = csd_eng_cost_ns(e, e->p.page_cycles, &(csd_cost){ 0, 0 });
                 return read_rc;

@@ -120,6 +120,15 @@ typedef struct csd_isp_work {
     /* Optional: undo ahead() when every page fed ahead is committed; later pages are fed on the
      * engine's thread as if ahead() had never run. Without it a request stays ahead to its end. */
     void (*unahead)(void *arg);
+    /* Optional with ahead, all four or none: part of a page's work done apart from feed, on any
+     * thread and in any order, once the page's bytes are known. prepare() may not touch what feed
+     * changes; feed_prepared() is feed() given that page's prep (or NULL: nothing prepared) and
+     * returns exactly what feed() would. 0 or a negative errno (prepare: prep is then unused). */
+    void *(*prep_new)(void *arg);
+    void (*prep_free)(void *arg, void *prep);
+    int (*prepare)(void *arg, void *prep, uint64_t page_index, const uint8_t *data, size_t len);
+    int (*feed_prepared)(void *arg, uint64_t page_index, const uint8_t *data, size_t len, void *prep,
+                         csd_cost *cost, int *need_more);
 } csd_isp_work;
 
 typedef struct csd_isp_progress {
@@ -147,6 +156,8 @@ typedef struct csd_engine_stats {
                                           * wall time only) */
     uint64_t isp_pages_saved;            /* issued pages not yet fed whose block GC erased: their bytes
                                           * kept, as of the read (csd_engine_block_erasing) */
+    uint64_t isp_pages_prepared;         /* of isp_pages_ahead: fed with their lines prepared apart, on
+                                          * any host thread (csd_isp_work.prepare; wall time only) */
 } csd_engine_stats;
 
 int csd_engine_create(csd_engine **out, const csd_params *p, char *err, size_t errlen);

@@ -52,6 +52,7 @@ typedef struct ahead_slot {
     size_t len;
     int read_rc;              /* the page could not be read: not fed, the request fails */
     int rc, need_more;
+    int prepared;             /* fed with its page prepared apart (work.prepare) */
     csd_cost cost;
 } ahead_slot;
 
@@ -72,6 +73,15 @@ typedef struct csd_ahead {
     int cheap;                /* they averaged under host_ahead_min_ns: back to the engine's thread */
     uint32_t min_ns;          /* host_ahead_min_ns */
     struct csd_ahead *qnext;
+    /* prepared pages (work.prepare): page j (computed <= j < computed + AHEAD_PREP_RING, j <
+     * loaded) prepared by any thread into prep[j % ring] while another feeds the pages before it */
+    int can_prep;
+    uint64_t prep_next;       /* pages below it are claimed (prepared, being prepared or fed whole) */
+    uint32_t preparing;       /* threads preparing one of its pages */
+    void **prep;
+    uint8_t *prep_st;         /* per ring entry: 0 free, 1 being prepared, 2 prepared */
+    uint64_t *prep_ns;        /* its preparation's host wall time (the page's timed feed includes it) */
+    struct csd_ahead *pnext;  /* the pool's requests that take prepare jobs */
 } csd_ahead;
 
 typedef struct csd_pool {
@@ -88,6 +98,10 @@ typedef struct csd_pool {
     const struct csd_ahead *wait_a;
     uint64_t wait_upto;
     csd_ahead *qhead, *qtail;
+    csd_ahead *preps;         /* requests whose pages workers may prepare (can_prep) */
+    pthread_cond_t prep_cv;   /* a feeder: a page it needs was prepared */
+    int prep_wake;            /* a worker was woken to prepare pages and has not yet woken */
+    uint32_t prep_waiting;    /* feeders waiting on prep_cv */
 } csd_pool;
 
 /* A page's bytes taken before GC erased its block (csd_engine_block_erasing): rc < 0 when they could not
@@ -253,7 +267,9 @@ void csd_eng_ahead_settle(csd_engine *e, csd_isp_req *r);
 /* Load the bytes of pages with a known ppn into free slots and hand them to a worker. */
 void csd_eng_ahead_load(csd_engine *e, csd_isp_req *r);
 /* The result of page rel (== r->fed_next), waiting for it; *read_rc < 0 when the page was not read. */
-int csd_eng_ahead_join(csd_engine *e, csd_isp_req *r, uint64_t rel, csd_cost *cost, int *need_more, int *read_rc);
+/* *prepared = 1 when the page was fed as prepared apart from its feed (work.prepare) */
+int csd_eng_ahead_join(csd_engine *e, csd_isp_req *r, uint64_t rel, csd_cost *cost, int *need_more, int *read_rc,
+                       int *prepared);
 /* No worker touches r's work after this returns. */
 void csd_eng_ahead_detach(csd_engine *e, csd_isp_req *r);
 /* the request's page rel failed or the request stops: end it on core c */

@@ -57,6 +57,8 @@ struct csd_exec {
     uint64_t skip_page;
 
     csd_exec_hooks hooks;        /* flush: batched tasklets (sandbox/) */
+    const void *prep;            /* the page being fed was prepared (hooks.prepare) into this */
+    const uint8_t *prep_page;    /* ... and starts here */
 
     /* run-ahead (engine/ahead.c): feed runs on a worker and stages each page's rows in a chunk; the
      * engine's thread publishes chunk by chunk (commit). A staged row is known to fit the output
@@ -262,7 +264,9 @@ typedef int (*run_fn)(void *state, csd_tasklet_io *io, const uint8_t *p, size_t 
  * whole lines (hooks.lines). */
 static int deliver_run(csd_exec *t, run_fn fn, const uint8_t *p, size_t n, uint64_t start) {
     int rc = enter_page(t, start);
-    if (rc == 0) rc = fn(t->state, &t->io, p, n, start);
+    if (rc == 0 && t->prep && fn == t->hooks.lines)
+        rc = t->hooks.lines_prepared(t->state, &t->io, p, n, start, t->prep, t->prep_page);
+    else if (rc == 0) rc = fn(t->state, &t->io, p, n, start);
     else if (rc > 0 && rc != CSD_SKIP_PAGE && rc != CSD_STOP) rc = -EINVAL;
     if (rc < 0 || t->io.status || t->io.msg_set) {
         run_fail(t, rc, "record");
@@ -625,6 +629,34 @@ static int work_feed(void *arg, uint64_t page_index, const uint8_t *data, size_t
     return csd_exec_feed(arg, page_index, data, len, cost, need_more);
 }
 
+static void *work_prep_new(void *arg) {
+    csd_exec *t = arg;
+    return t->hooks.prep_new(t->state);
+}
+
+static void work_prep_free(void *arg, void *prep) {
+    csd_exec *t = arg;
+    t->hooks.prep_free(t->state, prep);
+}
+
+/* Any thread: reads only the tasklet's state as init() left it (the hook's promise). */
+static int work_prepare(void *arg, void *prep, uint64_t page_index, const uint8_t *data, size_t len) {
+    csd_exec *t = arg;
+    (void)page_index;
+    return t->hooks.prepare(t->state, prep, data, len);
+}
+
+static int work_feed_prepared(void *arg, uint64_t page_index, const uint8_t *data, size_t len, void *prep,
+                              csd_cost *cost, int *need_more) {
+    csd_exec *t = arg;
+    t->prep = prep;
+    t->prep_page = data;
+    int rc = csd_exec_feed(t, page_index, data, len, cost, need_more);
+    t->prep = NULL;
+    t->prep_page = NULL;
+    return rc;
+}
+
 static int work_finish(void *arg, csd_cost *cost) { return csd_exec_finish(arg, cost); }
 
 /* Two-stage text (2PM paper III-A): the first stage, one page in any order. */
@@ -725,7 +757,15 @@ static void work_unahead(void *arg) {
 }
 
 csd_isp_work csd_exec_work(csd_exec *t) {
-    return (csd_isp_work){ .arg = t, .feed = work_feed, .finish = work_finish,
-                           .stage1 = t->fr.kind == CSD_FRAMING_TWO_STAGE ? work_stage1 : NULL,
-                           .ahead = work_ahead, .commit = work_commit, .unahead = work_unahead };
+    csd_isp_work w = { .arg = t, .feed = work_feed, .finish = work_finish,
+                       .stage1 = t->fr.kind == CSD_FRAMING_TWO_STAGE ? work_stage1 : NULL,
+                       .ahead = work_ahead, .commit = work_commit, .unahead = work_unahead };
+    const csd_exec_hooks *h = &t->hooks;
+    if (t->fr.kind == CSD_FRAMING_LINES && h->lines && h->prep_new && h->prep_free && h->prepare && h->lines_prepared) {
+        w.prep_new = work_prep_new;
+        w.prep_free = work_prep_free;
+        w.prepare = work_prepare;
+        w.feed_prepared = work_feed_prepared;
+    }
+    return w;
 }

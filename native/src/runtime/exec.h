@@ -53,6 +53,15 @@ typedef struct csd_exec_hooks {
      * record() per line. The tasklet hands itself each line as record() gets it (without the '\n' and
      * one '\r' before it), and stops at the first line whose answer is not 0, returning that answer. */
     int (*lines)(void *state, csd_tasklet_io *io, const uint8_t *p, size_t n, uint64_t offset);
+    /* Optional, LINES framing with lines, all four or none: a page's lines prepared apart from the
+     * run. prepare() reads only what init() fixed (any thread, while another feeds the state) and
+     * leaves in prep what lines_prepared() then uses for the block p..p+n of that page (page: its
+     * first byte); lines_prepared answers exactly as lines() would, whatever prep holds. */
+    void *(*prep_new)(const void *state);
+    void (*prep_free)(const void *state, void *prep);
+    int (*prepare)(const void *state, void *prep, const uint8_t *page, size_t len);
+    int (*lines_prepared)(void *state, csd_tasklet_io *io, const uint8_t *p, size_t n, uint64_t offset,
+                          const void *prep, const uint8_t *page);
 } csd_exec_hooks;
 
 /* csd_exec_create with hooks (NULL = none). */

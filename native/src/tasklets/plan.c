@@ -38,6 +38,18 @@ static int plan_init(void **state, const csd_tasklet_args *args, csd_framing *fr
         framing->skip_header = 0;
     }
     pl->max_mem = (size_t)max_mem;
+#if defined(__x86_64__) && defined(__GNUC__)
+    {
+        /* CSD_PLAN_SIMD=sse2 keeps the SSE2 loop on an AVX2 machine, so both are tested everywhere;
+         * asked here, once, as prepared pages read it from other threads */
+        const char *force = getenv("CSD_PLAN_SIMD");
+        pl->avx2 = __builtin_cpu_supports("avx2") && !(force && strcmp(force, "sse2") == 0) ? 1 : -1;
+        /* CSD_PLAN_SIMD=avx2 keeps AVX-512 off: the AVX2 loops and bit scans are tested there too */
+        const int no512 = pl->avx2 < 0 || (force && strcmp(force, "avx2") == 0);
+        pl->avx512 = !no512 && __builtin_cpu_supports("avx512bw") ? 1 : -1;
+        pl->vbmi2 = pl->avx512 > 0 && __builtin_cpu_supports("avx512vbmi2") ? 1 : -1;
+    }
+#endif
     pl->host_threads = args->host_threads ? args->host_threads : 1;
     if (pl->parquet && (rc = csd_plan_parquet_prepare(pl, err, errlen))) {
         csd_plan_parquet_free(pl);
@@ -146,28 +158,22 @@ __attribute__((target("avx512f,avx512bw"))) static uint64_t page_masks_avx512(co
 }
 #endif
 
-/* The page's newline, delimiter and (with quoting) quote bits, nb = ceil(n / 64) words each.
- * Returns 1 when the fields can be cut at every delimiter (no quote byte in the page), 0 when not
- * (or when the masks cannot be allocated: the line-at-a-time path then runs). */
-static int page_masks(plan *pl, const uint8_t *p, size_t n) {
+/* The page's newline, delimiter and (with quoting) quote bits, nb = ceil(n / 64) words each, into
+ * *masks (grown as needed; reads only the compiled plan). Returns 1 when the fields can be cut at
+ * every delimiter (no quote byte in the page), 0 when not (or when the masks cannot be allocated:
+ * the line-at-a-time path then runs). */
+static int masks_into(const plan *pl, uint64_t **masks, size_t *cap, const uint8_t *p, size_t n) {
     size_t nb = (n + 63) / 64;
-    if (3 * nb > pl->pg_cap) {
-        uint64_t *m = realloc(pl->pg_masks, 3 * nb * sizeof *m);
+    if (3 * nb > *cap) {
+        uint64_t *m = realloc(*masks, 3 * nb * sizeof *m);
         if (!m) return 0;
-        pl->pg_masks = m;
-        pl->pg_cap = 3 * nb;
+        *masks = m;
+        *cap = 3 * nb;
     }
-    uint64_t *nl = pl->pg_masks, *dl = nl + nb, *qm = dl + nb, anyq = 0;
+    uint64_t *nl = *masks, *dl = nl + nb, *qm = dl + nb, anyq = 0;
     const uint8_t q = pl->quoting ? pl->quote : '\n';
     size_t b = 0;
 #ifdef PLAN_AVX2
-    if (pl->avx2 == 0) {
-        /* CSD_PLAN_SIMD=sse2 keeps the SSE2 loop on an AVX2 machine, so both are tested everywhere */
-        const char *force = getenv("CSD_PLAN_SIMD");
-        pl->avx2 = __builtin_cpu_supports("avx2") && !(force && strcmp(force, "sse2") == 0) ? 1 : -1;
-        /* CSD_PLAN_SIMD=avx2 keeps AVX-512 off: the AVX2 loops are tested there too */
-        pl->avx512 = pl->avx2 > 0 && __builtin_cpu_supports("avx512bw") && !(force && strcmp(force, "avx2") == 0) ? 1 : -1;
-    }
     if (pl->avx512 > 0) {
         b = n / 64;
         anyq = page_masks_avx512(p, b, pl->delim, pl->quoting, q, nl, dl);
@@ -190,6 +196,8 @@ static int page_masks(plan *pl, const uint8_t *p, size_t n) {
     }
     return !pl->quoting || !anyq;
 }
+
+static int page_masks(plan *pl, const uint8_t *p, size_t n) { return masks_into(pl, &pl->pg_masks, &pl->pg_cap, p, n); }
 
 /* A page's whole lines in one call (the runtime's lines hook): each line as record() would get it.
  * Line ends come from 64-byte newline bitmasks (csd_plan_byte_mask) instead of a memchr per line. */
@@ -215,8 +223,7 @@ static int lines_one_by_one(plan *pl, csd_tasklet_io *io, const uint8_t *p, size
 /* The page's lines in order after csd_plan_batch_page: each charged its counts, and one past the
  * filter goes on to its group, the buffer or the output as in record(); a stop or failure at a
  * line leaves the later lines uncharged, as record() would. */
-static int lines_batched(plan *pl, csd_tasklet_io *io) {
-    pbatch *bt = pl->batch;
+static int lines_batched(plan *pl, csd_tasklet_io *io, const pbatch *bt) {
     const size_t n_lines = bt->n_lines, n_sel = bt->n_sel;
     const uint32_t *sel = bt->sel;
     uint64_t cycles = 0, dram = 0;
@@ -271,7 +278,7 @@ static int plan_lines(void *state, csd_tasklet_io *io, const uint8_t *p, size_t 
     const uint64_t *nlm = pl->pg_masks, *dlm = nlm + nb;
     if (pl->quoting) memset(pl->funq, 0, (size_t)pl->max_field + 1);   /* no field of this page is unescaped */
     int rc;
-    if (!csd_plan_batch_page(pl, p, n, nlm, dlm)) return lines_batched(pl, io);
+    if (!csd_plan_batch_page(pl, p, n, nlm, dlm)) return lines_batched(pl, io, pl->batch);
     pline L;
     pl->pg_dl = dlm;
     pl->pg_line = &L;
@@ -304,6 +311,63 @@ static int plan_lines(void *state, csd_tasklet_io *io, const uint8_t *p, size_t 
     pl->pg_dl = NULL;
     pl->pg_line = NULL;
     return rc;
+}
+
+/* A page prepared apart from the run (any thread, reading only the compiled plan): its lines after
+ * the first '\n' through the last, evaluated by column into a batch of its own. The lines hook of
+ * that page then only walks them in order (lines_batched: grouping, top-N, output, charges); the
+ * block before them (a line that started on the page before, or the page's first line when none
+ * did) is not prepared and runs as plan_lines runs it. ok = 0 leaves the page to plan_lines:
+ * a quote byte, an expression that fails on some line, no memory, no whole line to prepare. */
+typedef struct plan_prep {
+    pbatch *bt;
+    uint64_t *masks;
+    size_t cap;
+    uint32_t from, to;       /* the block prepared, in the page */
+    int ok;
+} plan_prep;
+
+static void *plan_prep_new(const void *state) { return calloc(1, sizeof(plan_prep)); }
+
+static void plan_prep_free(const void *state, void *prep) {
+    plan_prep *pp = prep;
+    if (!pp) return;
+    csd_plan_batch_destroy(state, pp->bt);
+    free(pp->masks);
+    free(pp);
+}
+
+static int plan_prepare(const void *state, void *prep, const uint8_t *page, size_t len) {
+    const plan *pl = state;
+    plan_prep *pp = prep;
+    pp->ok = 0;
+    if (pl->parquet || !pl->text || !len) return 0;
+    const uint8_t *first = memchr(page, '\n', len), *last = memrchr(page, '\n', len);
+    if (!first || first == last) return 0;
+    pp->from = (uint32_t)(first - page) + 1;
+    pp->to = (uint32_t)(last - page) + 1;
+    size_t n = pp->to - pp->from;
+    if (!masks_into(pl, &pp->masks, &pp->cap, page + pp->from, n)) return 0;
+    if (!pp->bt && !(pp->bt = csd_plan_batch_new(pl))) return 0;
+    const size_t nb = (n + 63) / 64;
+    pp->ok = csd_plan_batch_page_in(pl, pp->bt, page + pp->from, n, pp->masks, pp->masks + nb) == 0;
+    return 0;
+}
+
+/* plan_lines for the block p..p+n of a page prepared into prep: the same rows, answer and charges. */
+static int plan_lines_prepared(void *state, csd_tasklet_io *io, const uint8_t *p, size_t n, uint64_t off,
+                               const void *prep, const uint8_t *page) {
+    plan *pl = state;
+    const plan_prep *pp = prep;
+    size_t at = (size_t)(p - page);
+    if (!pp || !pp->ok || at + n != pp->to || (at != pp->from && at != 0)) return plan_lines(state, io, p, n, off);
+    if (at == 0) {   /* the page's first line is the block's: not prepared */
+        int rc = plan_lines(state, io, p, pp->from, off);
+        if (rc) return rc;
+    }
+    pl->io = io;
+    if (pl->failed) return pl->fail_rc ? pl->fail_rc : -ECANCELED;
+    return lines_batched(pl, io, pp->bt);
 }
 
 static int plan_finish(void *state, csd_tasklet_io *io) {
@@ -341,7 +405,8 @@ static int plan_need_page(void *state, uint64_t page_index, uint32_t page_bytes)
     return csd_plan_parquet_need_page(state, page_index, page_bytes);
 }
 
-const csd_exec_hooks csd_tasklet_plan_hooks = { .lines = plan_lines };
+const csd_exec_hooks csd_tasklet_plan_hooks = { .lines = plan_lines, .prep_new = plan_prep_new, .prep_free = plan_prep_free,
+                                                 .prepare = plan_prepare, .lines_prepared = plan_lines_prepared };
 
 const csd_tasklet_ops csd_tasklet_plan = {
     .name = "plan",

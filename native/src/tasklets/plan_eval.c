@@ -237,19 +237,22 @@ static inline int parse_int(const uint8_t *p, size_t n, int64_t *out) {
     return 0;
 }
 
-static int parse_double(plan *pl, const uint8_t *p, size_t n, double *out) {
-    if (n == 0 || n >= sizeof pl->numbuf || p[0] == ' ' || p[0] == '\t') return -1;
-    memcpy(pl->numbuf, p, n);
-    pl->numbuf[n] = 0;
+/* The copy is on the stack, not in the plan: a page's lines may be prepared on another thread
+ * (csd_plan_batch_page_in) while the plan's state is in use. */
+static int parse_double(const uint8_t *p, size_t n, double *out) {
+    char buf[64];
+    if (n == 0 || n >= sizeof buf || p[0] == ' ' || p[0] == '\t') return -1;
+    memcpy(buf, p, n);
+    buf[n] = 0;
     char *end;
-    double d = strtod((const char *)pl->numbuf, &end);
-    if (end != (char *)pl->numbuf + n) return -1;
+    double d = strtod(buf, &end);
+    if (end != buf + n) return -1;
     *out = d;
     return 0;
 }
 
 /* A text field's bytes as column c's value. */
-static inline void text_value(plan *pl, const pcol *c, const uint8_t *p, size_t n, pv *out) {
+static inline void text_value(const pcol *c, const uint8_t *p, size_t n, pv *out) {
     out->t = PT_NULL;
     if (n == 0) return;   /* empty field = NULL */
     switch (c->type) {
@@ -262,7 +265,7 @@ static inline void text_value(plan *pl, const pcol *c, const uint8_t *p, size_t 
         if (!parse_int(p, n, &out->i)) out->t = PT_INT;   /* unparsable = NULL (Spark PERMISSIVE) */
         break;
     case PT_DOUBLE:
-        if (!parse_double(pl, p, n, &out->d)) out->t = PT_DOUBLE;
+        if (!parse_double(p, n, &out->d)) out->t = PT_DOUBLE;
         break;
     default:
         if ((n == 4 && !strncasecmp((const char *)p, "true", 4)) || (n == 1 && p[0] == '1')) {
@@ -283,7 +286,7 @@ static void read_text(plan *pl, const pcol *c, pv *out) {
         return;
     }
     const uint8_t *p = (pl->funq[c->field] ? pl->unq : pl->rec) + pl->fstart[c->field];
-    text_value(pl, c, p, pl->fend[c->field] - pl->fstart[c->field], out);
+    text_value(c, p, pl->fend[c->field] - pl->fstart[c->field], out);
 }
 
 /* A value copied member by member: a whole-struct copy reads 16 bytes across the type byte just
@@ -606,7 +609,7 @@ static int grow(void **p, size_t n, size_t size) {
     return 0;
 }
 
-static int batch_grow_lines(plan *pl, pbatch *bt, size_t cap) {
+static int batch_grow_lines(const plan *pl, pbatch *bt, size_t cap) {
     if (grow((void **)&bt->lines, cap, sizeof *bt->lines) || grow((void **)&bt->nodes, cap, sizeof *bt->nodes) ||
         grow((void **)&bt->dram, cap, sizeof *bt->dram) || grow((void **)&bt->root, cap, sizeof *bt->root) ||
         grow((void **)&bt->sel, cap, sizeof *bt->sel))
@@ -642,11 +645,8 @@ static void count_refs(const plan *pl, uint32_t *refs, int32_t n, unsigned depth
     }
 }
 
-static pbatch *batch_init(plan *pl) {
-    pbatch *bt = pl->batch;
-    if (bt) return bt->ok ? bt : NULL;
-    bt = pl->batch = calloc(1, sizeof *bt);
-    if (!bt) return NULL;
+/* A batch's arrays for plan pl (bt zeroed); 0 or -ENOMEM (bt->ok stays 0). */
+static int batch_setup(const plan *pl, pbatch *bt) {
     uint32_t nc = pl->n_cols ? pl->n_cols : 1;
     bt->colv = calloc(nc, sizeof *bt->colv);
     bt->cold = calloc(nc, sizeof *bt->cold);
@@ -654,19 +654,39 @@ static pbatch *batch_init(plan *pl) {
     bt->n_ev = pl->aggregating ? pl->n_group + pl->n_aggs : pl->n_outs;
     bt->ev_node = calloc(bt->n_ev + 1, sizeof *bt->ev_node);
     bt->ev = calloc(bt->n_ev + 1, sizeof *bt->ev);
-    if (!bt->colv || !bt->cold || !bt->used || !bt->ev_node || !bt->ev) return NULL;
+    if (!bt->colv || !bt->cold || !bt->used || !bt->ev_node || !bt->ev) return -ENOMEM;
     for (uint32_t k = 0; k < bt->n_ev; k++) {
         if (!pl->aggregating) bt->ev_node[k] = pl->outs[k];
         else if (k < pl->n_group) bt->ev_node[k] = pl->group[k];
         else bt->ev_node[k] = pl->aggs[k - pl->n_group].arg;   /* -1: COUNT(*) */
     }
     bt->refs = calloc(nc, sizeof *bt->refs);
-    if (!bt->refs) return NULL;
+    if (!bt->refs) return -ENOMEM;
     count_refs(pl, bt->refs, pl->filter, 0);
     for (uint32_t k = 0; k < bt->n_ev; k++) count_refs(pl, bt->refs, bt->ev_node[k], 0);
-    if (batch_grow_lines(pl, bt, 256)) return NULL;
+    if (batch_grow_lines(pl, bt, 256)) return -ENOMEM;
     bt->ok = 1;
+    return 0;
+}
+
+pbatch *csd_plan_batch_new(const plan *pl) {
+    pbatch *bt = calloc(1, sizeof *bt);
+    if (bt && batch_setup(pl, bt)) {
+        csd_plan_batch_destroy(pl, bt);
+        return NULL;
+    }
     return bt;
+}
+
+void csd_plan_batch_destroy(const plan *pl, pbatch *bt) {
+    if (!bt) return;
+    free(bt->lines), free(bt->dpos), free(bt->wdel), free(bt->npos), free(bt->nodes), free(bt->dram), free(bt->root), free(bt->sel);
+    for (int l = 0; l < PB_MAX_LEVELS; l++) free(bt->lv[l].a), free(bt->lv[l].b), free(bt->lv[l].sel);
+    for (uint32_t c = 0; c < pl->n_cols && bt->colv; c++) free(bt->colv[c]), free(bt->cold[c]);
+    free(bt->refs);
+    for (uint32_t k = 0; k < bt->n_ev && bt->ev; k++) free(bt->ev[k]);
+    free(bt->colv), free(bt->cold), free(bt->used), free(bt->ev), free(bt->ev_node);
+    free(bt);
 }
 
 static pblevel *level(pbatch *bt, unsigned d) {
@@ -768,7 +788,7 @@ static inline __attribute__((always_inline)) int batch_int_decode(const pbatch *
     return batch_int_bytes(bt, p, n, val);
 }
 
-static inline __attribute__((always_inline)) void batch_col_decode(plan *pl, pbatch *bt, uint32_t c, uint32_t i, pv *v) {
+static inline __attribute__((always_inline)) void batch_col_decode(const plan *pl, pbatch *bt, uint32_t c, uint32_t i, pv *v) {
     bt->dram[i]++;
     const pcol *col = &pl->cols[c];
     if (col->type == PT_INT) {   /* text_value's integer case, in the loop */
@@ -780,11 +800,11 @@ static inline __attribute__((always_inline)) void batch_col_decode(plan *pl, pba
     const uint8_t *p;
     const ssize_t n = batch_field(bt, col->field, i, &p);
     if (n < 0) v->t = PT_NULL;
-    else text_value(pl, col, p, (size_t)n, v);
+    else text_value(col, p, (size_t)n, v);
 }
 
 /* Column c on line i, decoded the first time (a DRAM access). */
-static inline __attribute__((always_inline)) const pv *batch_col_value(plan *pl, pbatch *bt, uint32_t c, uint32_t i) {
+static inline __attribute__((always_inline)) const pv *batch_col_value(const plan *pl, pbatch *bt, uint32_t c, uint32_t i) {
     pv *v = &bt->colv[c][i];
     if (bt->refs[c] > 1) {
         if (bt->cold[c][i]) return v;
@@ -795,7 +815,7 @@ static inline __attribute__((always_inline)) const pv *batch_col_value(plan *pl,
 }
 
 /* Column c's values on the lines sel. */
-static int batch_column(plan *pl, pbatch *bt, uint32_t c, const uint32_t *sel, size_t ns, pv *out) {
+static int batch_column(const plan *pl, pbatch *bt, uint32_t c, const uint32_t *sel, size_t ns, pv *out) {
     if (bt->refs[c] == 1) {   /* decoded here once: straight into out */
         for (size_t j = 0; j < ns; j++) {
             bt->nodes[sel[j]]++;
@@ -824,7 +844,7 @@ static inline __attribute__((always_inline)) int cmp_int_op(int op, int c) {
     }
 }
 
-static int batch_cmp_int(plan *pl, pbatch *bt, int op, uint32_t col, int64_t lit, const uint32_t *sel, size_t ns,
+static int batch_cmp_int(const plan *pl, pbatch *bt, int op, uint32_t col, int64_t lit, const uint32_t *sel, size_t ns,
                          pv *out) {
     if (bt->refs[col] == 1) {
         /* decoded here once: no value kept, one loop per operator */
@@ -882,7 +902,7 @@ static int batch_cmp_int(plan *pl, pbatch *bt, int op, uint32_t col, int64_t lit
 
 /* Node n on the lines sel (ns of them, ascending), values into out[line]; -EDOM/-ENOMEM/-E2BIG:
  * give the page up (nothing is charged or failed here). */
-static int batch_eval(plan *pl, pbatch *bt, int32_t n, const uint32_t *sel, size_t ns, pv *out, unsigned depth) {
+static int batch_eval(const plan *pl, pbatch *bt, int32_t n, const uint32_t *sel, size_t ns, pv *out, unsigned depth) {
     const pnode *x = &pl->nodes[n];
     if (x->kind == PN_COLUMN) return batch_column(pl, bt, x->col, sel, ns, out);   /* counts its node */
     if (x->kind == PN_LITERAL) {
@@ -944,7 +964,7 @@ static int batch_eval(plan *pl, pbatch *bt, int32_t n, const uint32_t *sel, size
 /* Room for a page of n bytes holding `lines` lines: the lines' arrays, and the delimiter and
  * newline offsets (at most one a byte), which the walk below writes a few entries past the last
  * one it keeps. */
-static int batch_room(plan *pl, pbatch *bt, size_t n, size_t lines) {
+static int batch_room(const plan *pl, pbatch *bt, size_t n, size_t lines) {
     if (lines + 4 > bt->cap_lines &&
         batch_grow_lines(pl, bt, lines + 4 > 2 * bt->cap_lines ? lines + 4 : 2 * bt->cap_lines))
         return -ENOMEM;
@@ -980,7 +1000,7 @@ static inline __attribute__((always_inline)) uint32_t bits_to_offsets(uint64_t m
 }
 
 /* The page's newlines' offsets (npos) and room for its lines; the number of lines. */
-static inline __attribute__((always_inline)) ssize_t index_newlines(plan *pl, pbatch *bt, size_t n, const uint64_t *nl) {
+static inline __attribute__((always_inline)) ssize_t index_newlines(const plan *pl, pbatch *bt, size_t n, const uint64_t *nl) {
     const size_t nb = (n + 63) / 64;
     if (batch_room(pl, bt, n, 0)) return -ENOMEM;
     uint32_t *npos = bt->npos, nn = 0;
@@ -1034,7 +1054,7 @@ static inline __attribute__((always_inline)) void index_lines(pbatch *bt, const 
 }
 
 /* The page's lines and delimiters as offsets (bt->lines, dpos, wdel, npos); the number of lines. */
-static ssize_t index_page_generic(plan *pl, pbatch *bt, const uint8_t *p, size_t n, const uint64_t *nl,
+static ssize_t index_page_generic(const plan *pl, pbatch *bt, const uint8_t *p, size_t n, const uint64_t *nl,
                                   const uint64_t *dl) {
     ssize_t lines = index_newlines(pl, bt, n, nl);
     if (lines < 0) return lines;
@@ -1047,7 +1067,7 @@ static ssize_t index_page_generic(plan *pl, pbatch *bt, const uint8_t *p, size_t
 #include <immintrin.h>
 /* With the popcnt and tzcnt instructions (every CPU with AVX2 has them; the build targets plain
  * x86-64, where a popcount is a library call). */
-__attribute__((target("popcnt,bmi,bmi2"))) static ssize_t index_page_bmi(plan *pl, pbatch *bt, const uint8_t *p, size_t n,
+__attribute__((target("popcnt,bmi,bmi2"))) static ssize_t index_page_bmi(const plan *pl, pbatch *bt, const uint8_t *p, size_t n,
                                                                          const uint64_t *nl, const uint64_t *dl) {
     ssize_t lines = index_newlines(pl, bt, n, nl);
     if (lines < 0) return lines;
@@ -1059,7 +1079,7 @@ __attribute__((target("popcnt,bmi,bmi2"))) static ssize_t index_page_bmi(plan *p
 /* With AVX-512 VBMI2: a word's delimiter offsets are the byte indexes 0..63 compressed by its
  * bits, widened 16 at a time, instead of a bit scan per delimiter. */
 __attribute__((target("popcnt,bmi,bmi2,avx512f,avx512bw,avx512vbmi2"))) static ssize_t
-index_page_vbmi2(plan *pl, pbatch *bt, const uint8_t *p, size_t n, const uint64_t *nl, const uint64_t *dl) {
+index_page_vbmi2(const plan *pl, pbatch *bt, const uint8_t *p, size_t n, const uint64_t *nl, const uint64_t *dl) {
     ssize_t lines = index_newlines(pl, bt, n, nl);
     if (lines < 0) return lines;
     static const uint8_t iota[64] = { 0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
@@ -1088,17 +1108,18 @@ index_page_vbmi2(plan *pl, pbatch *bt, const uint8_t *p, size_t n, const uint64_
 #endif
 
 int csd_plan_batch_page(plan *pl, const uint8_t *p, size_t n, const uint64_t *nl, const uint64_t *dl) {
-    pbatch *bt = batch_init(pl);
-    if (!bt) return -ENOMEM;
+    if (!pl->batch && !(pl->batch = calloc(1, sizeof *pl->batch))) return -ENOMEM;
+    if (!pl->batch->ok && (pl->batch->colv || batch_setup(pl, pl->batch))) return -ENOMEM;   /* setup failed once */
+    return csd_plan_batch_page_in(pl, pl->batch, p, n, nl, dl);
+}
+
+int csd_plan_batch_page_in(const plan *pl, pbatch *bt, const uint8_t *p, size_t n, const uint64_t *nl,
+                           const uint64_t *dl) {
+    if (!bt->ok) return -ENOMEM;
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (!bt->vbmi2) {
-        /* pl->avx2 was decided by the page's masks; CSD_PLAN_SIMD=avx2 (or sse2) keeps AVX-512 off,
-         * so every walk is tested on a machine that has it */
-        const char *force = getenv("CSD_PLAN_SIMD");
-        const int off = force && (strcmp(force, "avx2") == 0 || strcmp(force, "sse2") == 0);
-        bt->vbmi2 = pl->avx2 > 0 && __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("avx512bw") && !off ? 1 : -1;
-    }
-    const ssize_t lines = bt->vbmi2 > 0 ? index_page_vbmi2(pl, bt, p, n, nl, dl)
+    /* the CPU's features were asked at plan init (pl->avx2, pl->vbmi2): prepared pages read them
+     * from other threads */
+    const ssize_t lines = pl->vbmi2 > 0 ? index_page_vbmi2(pl, bt, p, n, nl, dl)
                           : pl->avx2 > 0 ? index_page_bmi(pl, bt, p, n, nl, dl)
                                          : index_page_generic(pl, bt, p, n, nl, dl);
 #else
@@ -1130,14 +1151,6 @@ int csd_plan_batch_page(plan *pl, const uint8_t *p, size_t n, const uint64_t *nl
 }
 
 void csd_plan_batch_free(plan *pl) {
-    pbatch *bt = pl->batch;
-    if (!bt) return;
-    free(bt->lines), free(bt->dpos), free(bt->wdel), free(bt->npos), free(bt->nodes), free(bt->dram), free(bt->root), free(bt->sel);
-    for (int l = 0; l < PB_MAX_LEVELS; l++) free(bt->lv[l].a), free(bt->lv[l].b), free(bt->lv[l].sel);
-    for (uint32_t c = 0; c < pl->n_cols && bt->colv; c++) free(bt->colv[c]), free(bt->cold[c]);
-    free(bt->refs);
-    for (uint32_t k = 0; k < bt->n_ev && bt->ev; k++) free(bt->ev[k]);
-    free(bt->colv), free(bt->cold), free(bt->used), free(bt->ev), free(bt->ev_node);
-    free(bt);
+    csd_plan_batch_destroy(pl, pl->batch);
     pl->batch = NULL;
 }

@@ -142,14 +142,15 @@ typedef struct plan {
     uint8_t *unq;            /* this line's unescaped quoted fields; grows to the longest line */
     size_t unq_len, unq_cap;
     uint64_t dram, nodes_evaluated;
-    uint8_t numbuf[64];      /* NUL-terminated copy of a text number for strtod */
     uint64_t *pg_masks;      /* a page of lines: newline, delimiter and quote bits per 64 bytes */
     size_t pg_cap;           /* uint64_t words allocated at pg_masks */
     const uint64_t *pg_dl;   /* while a page is walked: its delimiter bits, else NULL */
     struct pline *pg_line;   /* ... and the current line's split state there */
     struct pbatch *batch;    /* a page evaluated by column (plan_eval.c), NULL until used */
-    int avx2;                /* the CPU has AVX2: 0 not asked yet, 1 yes, -1 no */
+    /* asked once at init (x86-64; 0 elsewhere), as prepared pages read them from other threads */
+    int avx2;                /* the CPU has AVX2, used (CSD_PLAN_SIMD not sse2): 1 yes, -1 no */
     int avx512;              /* ... and AVX-512 BW, used (CSD_PLAN_SIMD unset): 1 yes, -1 no */
+    int vbmi2;               /* ... and AVX-512 VBMI2 for the delimiters' offsets: 1 yes, -1 no */
     uint32_t host_threads;   /* the device's host_threads: threads a Parquet row group may decode on */
 
     /* run state */
@@ -238,7 +239,6 @@ typedef struct pbatch {
     uint32_t *wdel;          /* delimiters before each 64-byte word of the page */
     uint32_t *npos;          /* every newline's offset */
     size_t cap_bytes;        /* page bytes dpos and wdel hold room for */
-    int vbmi2;               /* the delimiters found with AVX-512 VBMI2: 0 not asked yet, 1 yes, -1 no */
     uint32_t *nodes, *dram;  /* per line */
     pv *root;                /* the filter's value per line */
     uint32_t *sel;           /* lines evaluated past the filter */
@@ -262,6 +262,12 @@ typedef struct pbatch {
  * line (an expression that fails on some line, or no memory): nothing was charged or changed. */
 int csd_plan_batch_page(plan *pl, const uint8_t *p, size_t n, const uint64_t *nl, const uint64_t *dl);
 void csd_plan_batch_free(plan *pl);
+/* The same into a batch of one's own: reads only the compiled plan, never its run state, so any
+ * thread may prepare a page while another runs the plan (plan.c's prepared pages). */
+pbatch *csd_plan_batch_new(const plan *pl);
+void csd_plan_batch_destroy(const plan *pl, pbatch *bt);
+int csd_plan_batch_page_in(const plan *pl, pbatch *bt, const uint8_t *p, size_t n, const uint64_t *nl,
+                           const uint64_t *dl);
 
 /* plan_eval.c: evaluate node n on the current record; < 0 after csd_io_fail (division by zero) */
 int csd_plan_eval(plan *pl, int32_t n, pv *out);
