@@ -48,6 +48,7 @@ typedef struct csd_pq_file {
 /* One column chunk decoded: n values, valid[i] = 0 for NULL. */
 typedef struct csd_pq_values {
     uint64_t n;
+    uint64_t cap;            /* rows the arrays were allocated for (csd_pq_big_alloc sizes) */
     uint8_t *valid;
     int64_t *i;              /* BOOLEAN (0/1), INT32, INT64 */
     double *d;               /* FLOAT, DOUBLE */
@@ -79,5 +80,15 @@ int csd_pq_read_sel(const csd_pq_file *f, const uint8_t *file, size_t len, uint3
 void csd_pq_values_free(csd_pq_values *v);
 
 const char *csd_pq_type_name(int ptype);
+
+/* The RLE/bit-packed hybrid (Encodings.md): n values of width (0..32) bits from [p, end) into out.
+ * 0, or -1 when the bytes are corrupt or too few. */
+int csd_pq_rle_decode(const uint8_t *p, const uint8_t *end, int width, uint32_t *out, uint64_t n);
+/* Definition levels (the hybrid at width 1) of n rows into valid[0..n) as 0/1 bytes: the count of 1s,
+ * or -1 when corrupt (a level above 1, too few bytes). */
+int64_t csd_pq_rle_levels(const uint8_t *p, const uint8_t *end, uint8_t *valid, uint64_t n);
+/* n zeroed bytes; large ones on huge pages where the host offers them. Free with the same n. */
+void *csd_pq_big_alloc(size_t n);
+void csd_pq_big_free(void *p, size_t n);
 
 #endif

@@ -24,6 +24,7 @@ typedef struct prange {
 typedef struct plan_pq {
     uint8_t *buf;
     size_t len, cap;
+    int big;                 /* buf is csd_pq_big_alloc'd (the prepared layout), else malloc'd */
     uint64_t rg_total, rg_skipped;
     /* with the plan's footer (csd_plan_parquet_prepare) */
     int prepared;
@@ -37,7 +38,8 @@ typedef struct plan_pq {
 
 void csd_plan_parquet_free(plan *pl) {
     if (!pl->pq) return;
-    free(pl->pq->buf);
+    if (pl->pq->big) csd_pq_big_free(pl->pq->buf, pl->pq->cap);
+    else free(pl->pq->buf);
     csd_pq_close(&pl->pq->file);
     free(pl->pq->used);
     free(pl->pq->skip);
@@ -74,12 +76,13 @@ int csd_plan_parquet_bytes(plan *pl, const uint8_t *p, size_t len, uint64_t off)
                             (unsigned long long)q->ranges[0].start);
                 return -EINVAL;
             }
-            q->buf = calloc(1, pl->pq_size ? pl->pq_size : 1);
+            q->buf = csd_pq_big_alloc(pl->pq_size ? pl->pq_size : 1);
             if (!q->buf) {
                 csd_io_fail(pl->io, "plan: out of memory gathering the Parquet object");
                 return -ENOMEM;
             }
-            q->cap = pl->pq_size;
+            q->cap = pl->pq_size ? pl->pq_size : 1;
+            q->big = 1;
         }
         if (off < q->len || off > pl->pq_size || len > pl->pq_size - off) {
             csd_io_fail(pl->io, "plan: the object is longer than the %llu bytes of the footer the plan was built from",
