@@ -404,8 +404,8 @@ out:
 
 static size_t big_round(size_t n) { return (n + PQ_HUGE - 1) & ~(PQ_HUGE - 1); }
 
-void *csd_pq_big_alloc(size_t n) {
-    if (n < PQ_HUGE) return calloc(n ? n : 1, 1);
+void *csd_pq_big_alloc(size_t n, int huge) {
+    if (n < PQ_HUGE || !huge) return calloc(n ? n : 1, 1);
     size_t m = big_round(n);
     if (m < n) return NULL;
     uint8_t *p = mmap(NULL, m + PQ_HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -418,20 +418,21 @@ void *csd_pq_big_alloc(size_t n) {
     return a;
 }
 
-void csd_pq_big_free(void *p, size_t n) {
+void csd_pq_big_free(void *p, size_t n, int huge) {
     if (!p) return;
-    if (n < PQ_HUGE) free(p);
+    if (n < PQ_HUGE || !huge) free(p);
     else munmap(p, big_round(n));
 }
 
 void csd_pq_values_free(csd_pq_values *v) {
     if (!v) return;
     size_t m = v->cap;
-    csd_pq_big_free(v->valid, m);
-    csd_pq_big_free(v->i, m * sizeof *v->i);
-    csd_pq_big_free(v->d, m * sizeof *v->d);
-    csd_pq_big_free(v->sp, m * sizeof *v->sp);
-    csd_pq_big_free(v->sn, m * sizeof *v->sn);
+    int h = v->huge;
+    csd_pq_big_free(v->valid, m, h);
+    csd_pq_big_free(v->i, m * sizeof *v->i, h);
+    csd_pq_big_free(v->d, m * sizeof *v->d, h);
+    csd_pq_big_free(v->sp, m * sizeof *v->sp, h);
+    csd_pq_big_free(v->sn, m * sizeof *v->sn, h);
     for (size_t k = 0; k < v->n_bufs; k++) free(v->bufs[k]);
     free(v->bufs);
     memset(v, 0, sizeof *v);
@@ -812,10 +813,13 @@ int csd_pq_read_sel(const csd_pq_file *f, const uint8_t *file, size_t len, uint3
     size_t m = rows ? rows : 1;
     v->n = rows;
     v->cap = m;
-    v->valid = csd_pq_big_alloc(m);
-    if (pt == PQ_FLOAT || pt == PQ_DOUBLE) v->d = csd_pq_big_alloc(m * sizeof *v->d);
-    else if (pt == PQ_BYTE_ARRAY) { v->sp = csd_pq_big_alloc(m * sizeof *v->sp); v->sn = csd_pq_big_alloc(m * sizeof *v->sn); }
-    else v->i = csd_pq_big_alloc(m * sizeof *v->i);
+    /* every row written: huge pages; only the selected pages (late materialization): small pages,
+     * the rest of the arrays never touched */
+    int h = v->huge = !sel;
+    v->valid = csd_pq_big_alloc(m, h);
+    if (pt == PQ_FLOAT || pt == PQ_DOUBLE) v->d = csd_pq_big_alloc(m * sizeof *v->d, h);
+    else if (pt == PQ_BYTE_ARRAY) { v->sp = csd_pq_big_alloc(m * sizeof *v->sp, h); v->sn = csd_pq_big_alloc(m * sizeof *v->sn, h); }
+    else v->i = csd_pq_big_alloc(m * sizeof *v->i, h);
     /* per page: levels / indices and the rows of present values (a page holds far fewer values than
      * the row group: sized by the largest page, not by the rows) */
     uint32_t *lev = NULL;

@@ -49,6 +49,7 @@ typedef struct csd_pq_file {
 typedef struct csd_pq_values {
     uint64_t n;
     uint64_t cap;            /* rows the arrays were allocated for (csd_pq_big_alloc sizes) */
+    int huge;                /* the arrays' csd_pq_big_alloc huge flag */
     uint8_t *valid;
     int64_t *i;              /* BOOLEAN (0/1), INT32, INT64 */
     double *d;               /* FLOAT, DOUBLE */
@@ -87,8 +88,9 @@ int csd_pq_rle_decode(const uint8_t *p, const uint8_t *end, int width, uint32_t 
 /* Definition levels (the hybrid at width 1) of n rows into valid[0..n) as 0/1 bytes: the count of 1s,
  * or -1 when corrupt (a level above 1, too few bytes). */
 int64_t csd_pq_rle_levels(const uint8_t *p, const uint8_t *end, uint8_t *valid, uint64_t n);
-/* n zeroed bytes; large ones on huge pages where the host offers them. Free with the same n. */
-void *csd_pq_big_alloc(size_t n);
-void csd_pq_big_free(void *p, size_t n);
+/* n zeroed bytes; with huge, 2 MiB or more on huge pages where the host offers them (for memory that
+ * is all written: a touch faults in 2 MiB). Free with the same n and huge. */
+void *csd_pq_big_alloc(size_t n, int huge);
+void csd_pq_big_free(void *p, size_t n, int huge);
 
 #endif

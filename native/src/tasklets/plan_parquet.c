@@ -25,6 +25,7 @@ typedef struct plan_pq {
     uint8_t *buf;
     size_t len, cap;
     int big;                 /* buf is csd_pq_big_alloc'd (the prepared layout), else malloc'd */
+    int huge;                /* ... on huge pages: the ranges read cover most of the object */
     uint64_t rg_total, rg_skipped;
     /* with the plan's footer (csd_plan_parquet_prepare) */
     int prepared;
@@ -38,7 +39,7 @@ typedef struct plan_pq {
 
 void csd_plan_parquet_free(plan *pl) {
     if (!pl->pq) return;
-    if (pl->pq->big) csd_pq_big_free(pl->pq->buf, pl->pq->cap);
+    if (pl->pq->big) csd_pq_big_free(pl->pq->buf, pl->pq->cap, pl->pq->huge);
     else free(pl->pq->buf);
     csd_pq_close(&pl->pq->file);
     free(pl->pq->used);
@@ -76,7 +77,11 @@ int csd_plan_parquet_bytes(plan *pl, const uint8_t *p, size_t len, uint64_t off)
                             (unsigned long long)q->ranges[0].start);
                 return -EINVAL;
             }
-            q->buf = csd_pq_big_alloc(pl->pq_size ? pl->pq_size : 1);
+            /* huge pages fault in 2 MiB: worth it where most bytes are written, not for a few chunks */
+            uint64_t span = 0;
+            for (size_t k = 0; k < q->n_ranges; k++) span += q->ranges[k].end - q->ranges[k].start;
+            q->huge = span > pl->pq_size / 2;
+            q->buf = csd_pq_big_alloc(pl->pq_size ? pl->pq_size : 1, q->huge);
             if (!q->buf) {
                 csd_io_fail(pl->io, "plan: out of memory gathering the Parquet object");
                 return -ENOMEM;
