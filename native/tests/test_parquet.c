@@ -796,9 +796,136 @@ static void row_group_requests(void) {
     free(obj);
 }
 
+/* ------------------------------------------------------------------ the RLE/bit-packed decoder
+ * Random hybrid streams (RLE runs and bit-packed groups of random lengths, every width 0..32), packed
+ * here bit by bit as Encodings.md lays them out: the decoder must give back the values packed, for
+ * every count up to the total, and refuse a stream cut short. Definition levels (width 1) likewise
+ * into 0/1 bytes, with the count of ones; a run of level 2 is corrupt. */
+typedef struct hyb {
+    uint8_t *b;
+    size_t len, cap;
+    uint32_t *v;
+    uint64_t n, vcap;
+} hyb;
+
+static void hyb_byte(hyb *h, uint8_t x) {
+    if (h->len == h->cap) {
+        h->cap = h->cap ? 2 * h->cap : 256;
+        h->b = realloc(h->b, h->cap);
+        CHECK(h->b);
+    }
+    h->b[h->len++] = x;
+}
+
+static void hyb_varint(hyb *h, uint64_t x) {
+    while (x >= 0x80) {
+        hyb_byte(h, (uint8_t)(x | 0x80));
+        x >>= 7;
+    }
+    hyb_byte(h, (uint8_t)x);
+}
+
+static void hyb_value(hyb *h, uint32_t x) {
+    if (h->n == h->vcap) {
+        h->vcap = h->vcap ? 2 * h->vcap : 256;
+        h->v = realloc(h->v, h->vcap * sizeof *h->v);
+        CHECK(h->v);
+    }
+    h->v[h->n++] = x;
+}
+
+static uint64_t rnd_state = 88172645463325252ull;
+static uint64_t rnd(void) {
+    rnd_state ^= rnd_state << 13;
+    rnd_state ^= rnd_state >> 7;
+    rnd_state ^= rnd_state << 17;
+    return rnd_state;
+}
+
+static uint32_t rnd_value(int w) { return w == 0 ? 0 : w == 32 ? (uint32_t)rnd() : (uint32_t)(rnd() & ((1ull << w) - 1)); }
+
+/* segments of a hybrid stream at width w: values appended to h->v, bytes to h->b */
+static void hyb_make(hyb *h, int w, int segments) {
+    for (int s = 0; s < segments; s++) {
+        /* width 0 as writers use it (a one-entry dictionary): runs; the decoder bounds a group count
+         * by the bytes left, which zero-width groups do not take */
+        if (w == 0 || rnd() % 2) {
+            uint64_t run = 1 + rnd() % (rnd() % 4 ? 40 : 3000);
+            uint32_t x = rnd_value(w);
+            hyb_varint(h, run << 1);
+            for (int b = 0; b < (w + 7) / 8; b++) hyb_byte(h, (uint8_t)(x >> (8 * b)));
+            for (uint64_t k = 0; k < run; k++) hyb_value(h, x);
+        } else {
+            uint64_t groups = 1 + rnd() % (rnd() % 4 ? 6 : 300);
+            hyb_varint(h, groups << 1 | 1);
+            size_t at = h->len;
+            for (uint64_t k = 0; k < groups * (uint64_t)w; k++) hyb_byte(h, 0);
+            for (uint64_t k = 0; k < groups * 8; k++) {
+                uint32_t x = rnd_value(w);
+                for (int b = 0; b < w; b++) {
+                    uint64_t bit = k * (uint64_t)w + (uint64_t)b;
+                    if (x >> b & 1) h->b[at + bit / 8] |= (uint8_t)(1u << (bit % 8));
+                }
+                hyb_value(h, x);
+            }
+        }
+    }
+}
+
+static void rle_decoder(void) {
+    for (int iter = 0; iter < 400; iter++) {
+        int w = iter % 33;
+        hyb h = {0};
+        hyb_make(&h, w, 1 + (int)(rnd() % 12));
+        /* an exact-size copy: a read past the stream's end is a fault under the sanitizers */
+        uint8_t *b = malloc(h.len);
+        CHECK(b);
+        memcpy(b, h.b, h.len);
+        uint32_t *out = malloc((h.n + 1) * sizeof *out);
+        CHECK(out);
+        uint64_t counts[] = {h.n, h.n - rnd() % (h.n < 9 ? h.n : 9), rnd() % (h.n + 1)};
+        for (int c = 0; c < 3; c++) {
+            uint64_t n = counts[c];
+            out[n] = 0xdeadbeef;
+            CHECK_EQ_INT(csd_pq_rle_decode(b, b + h.len, w, out, n), 0);
+            CHECK(memcmp(out, h.v, n * sizeof *out) == 0);
+            CHECK_EQ_U64(out[n], 0xdeadbeef);   /* nothing written past n */
+        }
+        if (w > 0) CHECK_EQ_INT(csd_pq_rle_decode(b, b + h.len - 1, w, out, h.n), -1);
+        if (w == 1) {
+            uint8_t *valid = malloc(h.n + 1);
+            CHECK(valid);
+            uint64_t ones = 0;
+            for (uint64_t k = 0; k < h.n; k++) ones += h.v[k];
+            CHECK_EQ_INT(csd_pq_rle_levels(b, b + h.len, valid, h.n), (long long)ones);
+            for (uint64_t k = 0; k < h.n; k++) CHECK_EQ_INT(valid[k], h.v[k]);
+            CHECK_EQ_INT(csd_pq_rle_levels(b, b + h.len - 1, valid, h.n), -1);
+            free(valid);
+        }
+        free(out);
+        free(b);
+        free(h.b);
+        free(h.v);
+    }
+    /* a run of level 2 at width 1: the levels refuse it, a width-1 decode gives it back as read */
+    const uint8_t two[] = {3 << 1, 2};
+    uint8_t valid[3];
+    uint32_t out[3];
+    CHECK_EQ_INT(csd_pq_rle_levels(two, two + 2, valid, 3), -1);
+    CHECK_EQ_INT(csd_pq_rle_decode(two, two + 2, 1, out, 3), 0);
+    CHECK_EQ_INT(out[2], 2);
+    /* a run of length 0, a width over 32 and a stream too short for its count are refused */
+    const uint8_t zero[] = {0, 1};
+    CHECK_EQ_INT(csd_pq_rle_decode(zero, zero + 2, 1, out, 1), -1);
+    CHECK_EQ_INT(csd_pq_rle_levels(zero, zero + 2, valid, 1), -1);
+    CHECK_EQ_INT(csd_pq_rle_decode(two, two + 2, 33, out, 1), -1);
+    CHECK_EQ_INT(csd_pq_rle_decode(two, two + 2, 1, out, 4), -1);
+}
+
 int main(void) {
     plan_ops = csd_tasklet_find("plan");
     CHECK(plan_ops);
+    rle_decoder();
     footer_and_skipping();
     column_filter_costs();
     direct_topn_costs();
