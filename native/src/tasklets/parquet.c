@@ -430,6 +430,8 @@ void csd_pq_values_free(csd_pq_values *v) {
     int h = v->huge;
     csd_pq_big_free(v->valid, m, h);
     csd_pq_big_free(v->i, m * sizeof *v->i, h);
+    csd_pq_big_free(v->ix, m, h);
+    free(v->dict_i);
     csd_pq_big_free(v->d, m * sizeof *v->d, h);
     csd_pq_big_free(v->sp, m * sizeof *v->sp, h);
     csd_pq_big_free(v->sn, m * sizeof *v->sn, h);
@@ -792,8 +794,32 @@ int csd_pq_read(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t 
     return csd_pq_read_sel(f, file, len, rg, col, NULL, v, err, errlen);
 }
 
+/* In ix mode, from index bytes to 8-byte values: the rows [0, upto) decoded so far are looked up. */
+static int ix_to_values(csd_pq_values *v, uint64_t upto) {
+    v->i = csd_pq_big_alloc(v->cap * sizeof *v->i, v->huge);
+    if (!v->i) return -ENOMEM;
+    if (v->ix && v->dict_i)
+        for (uint64_t r = 0; r < upto; r++) v->i[r] = v->valid[r] ? v->dict_i[v->ix[r]] : 0;
+    csd_pq_big_free(v->ix, v->cap, v->huge);
+    v->ix = NULL;
+    return 0;
+}
+
+static int decode_chunk(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
+                      const uint8_t *sel, int ixm, csd_pq_values *v, char *err, size_t errlen);
+
 int csd_pq_read_sel(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
                     const uint8_t *sel, csd_pq_values *v, char *err, size_t errlen) {
+    return decode_chunk(f, file, len, rg, col, sel, 0, v, err, errlen);
+}
+
+int csd_pq_read_ix(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
+                   const uint8_t *sel, csd_pq_values *v, char *err, size_t errlen) {
+    return decode_chunk(f, file, len, rg, col, sel, 1, v, err, errlen);
+}
+
+static int decode_chunk(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
+                      const uint8_t *sel, int ixm, csd_pq_values *v, char *err, size_t errlen) {
     memset(v, 0, sizeof *v);
     if (rg >= f->n_rgs || col >= f->n_leaves) return fail(err, errlen, "no Parquet row group %u column %u", rg, col);
     const csd_pq_chunk *c = &f->rgs[rg].chunks[col];
@@ -816,10 +842,11 @@ int csd_pq_read_sel(const csd_pq_file *f, const uint8_t *file, size_t len, uint3
     /* every row written: huge pages; only the selected pages (late materialization): small pages,
      * the rest of the arrays never touched */
     int h = v->huge = !sel;
+    ixm = ixm && (pt == PQ_INT32 || pt == PQ_INT64);
     v->valid = csd_pq_big_alloc(m, h);
     if (pt == PQ_FLOAT || pt == PQ_DOUBLE) v->d = csd_pq_big_alloc(m * sizeof *v->d, h);
     else if (pt == PQ_BYTE_ARRAY) { v->sp = csd_pq_big_alloc(m * sizeof *v->sp, h); v->sn = csd_pq_big_alloc(m * sizeof *v->sn, h); }
-    else v->i = csd_pq_big_alloc(m * sizeof *v->i, h);
+    else if (!ixm) v->i = csd_pq_big_alloc(m * sizeof *v->i, h);
     /* per page: levels / indices and the rows of present values (a page holds far fewer values than
      * the row group: sized by the largest page, not by the rows) */
     uint32_t *lev = NULL;
@@ -831,7 +858,7 @@ int csd_pq_read_sel(const csd_pq_file *f, const uint8_t *file, size_t len, uint3
     uint8_t **sbuf = pt == PQ_BYTE_ARRAY ? NULL : &scratch;
     dict dc = {0};
     int have_dict = 0, rc = 0;
-    if (!v->valid || (!v->d && !v->i && !(v->sp && v->sn))) {
+    if (!v->valid || (!v->d && !v->i && !ixm && !(v->sp && v->sn))) {
         rc = fail(err, errlen, "out of memory decoding Parquet column '%s'", nm);
         goto out;
     }
@@ -873,6 +900,12 @@ int csd_pq_read_sel(const csd_pq_file *f, const uint8_t *file, size_t len, uint3
             }
             have_dict = 1;
             v->pages++;
+            /* a small dictionary: its indices, a byte a row (the values are looked up where read) */
+            if (ixm && !v->ix && dn && dn <= 256 && !(v->ix = csd_pq_big_alloc(m, v->huge))) goto oom;
+            if (ixm && !v->ix) {
+                ixm = 0;
+                if (ix_to_values(v, 0)) goto oom;
+            }
             continue;
         }
         if (h.type != 0 && h.type != 3) continue;   /* index pages and unknown kinds carry no values */
@@ -933,6 +966,13 @@ int csd_pq_read_sel(const csd_pq_file *f, const uint8_t *file, size_t len, uint3
         v->bytes_out += (uint64_t)h.usize;
         v->pages++;
         v->decoded += nv;
+        if (ixm && !(v->ix && (h.encoding == 2 || h.encoding == 8))) {
+            /* a page not from the dictionary (a writer's fallback to PLAIN): values from here on */
+            v->dict_i = dc.i;
+            if (ix_to_values(v, got)) { v->dict_i = NULL; goto oom; }
+            v->dict_i = NULL;
+            ixm = 0;
+        }
         /* definition levels: 1 = a value, 0 = NULL */
         uint64_t present = nv;
         if (defs) {
@@ -973,6 +1013,19 @@ int csd_pq_read_sel(const csd_pq_file *f, const uint8_t *file, size_t len, uint3
                 if (vend - vals < 1) goto corrupt;
                 int w = vals[0];
                 if (w > 32 || csd_pq_rle_decode(vals + 1, vend, w, lev, present)) goto corrupt;
+                if (present == nv && v->ix) {
+                    if (!dc.n) goto corrupt;
+                    uint8_t *o = v->ix + got;
+                    uint32_t bad = 0;
+                    for (uint64_t k = 0; k < nv; k++) {
+                        uint32_t ix = lev[k];
+                        bad |= ix >= dc.n;
+                        o[k] = (uint8_t)ix;
+                    }
+                    if (bad) goto corrupt;
+                    got += nv;
+                    continue;
+                }
                 if (present == nv && dc.i) {
                     /* no NULLs in the page: the values are the rows [got, got + nv) */
                     if (!dc.n) goto corrupt;
@@ -991,7 +1044,8 @@ int csd_pq_read_sel(const csd_pq_file *f, const uint8_t *file, size_t len, uint3
                     uint32_t ix = lev[k];
                     if (ix >= dc.n) goto corrupt;
                     uint64_t s = slot[k];
-                    if (dc.i) v->i[s] = dc.i[ix];
+                    if (v->ix) v->ix[s] = (uint8_t)ix;
+                    else if (dc.i) v->i[s] = dc.i[ix];
                     else if (dc.d) v->d[s] = dc.d[ix];
                     else { v->sp[s] = dc.sp[ix]; v->sn[s] = dc.sn[ix]; }
                 }
@@ -1006,6 +1060,18 @@ int csd_pq_read_sel(const csd_pq_file *f, const uint8_t *file, size_t len, uint3
 corrupt:
         rc = fail(err, errlen, "corrupt Parquet data page in row group %u column '%s'", rg, nm);
         goto out;
+oom:
+        rc = fail(err, errlen, "out of memory decoding Parquet column '%s'", nm);
+        goto out;
+    }
+    if (!rc && ixm) {
+        if (v->ix) {
+            v->dict_i = dc.i;   /* the values' dictionary goes with them */
+            v->dict_n = dc.n;
+            dc.i = NULL;
+        } else if (ix_to_values(v, 0)) {   /* no page from a dictionary (none, or all skipped) */
+            rc = fail(err, errlen, "out of memory decoding Parquet column '%s'", nm);
+        }
     }
 out:
     free(lev);

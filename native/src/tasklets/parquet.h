@@ -51,7 +51,11 @@ typedef struct csd_pq_values {
     uint64_t cap;            /* rows the arrays were allocated for (csd_pq_big_alloc sizes) */
     int huge;                /* the arrays' csd_pq_big_alloc huge flag */
     uint8_t *valid;
-    int64_t *i;              /* BOOLEAN (0/1), INT32, INT64 */
+    int64_t *i;              /* BOOLEAN (0/1), INT32, INT64; NULL when ix holds them */
+    uint8_t *ix;             /* csd_pq_read_ix: per row, its index into dict_i (a dictionary of at most
+                              * 256 integers, every page from it): 1 byte a row instead of 8 */
+    int64_t *dict_i;
+    uint64_t dict_n;
     double *d;               /* FLOAT, DOUBLE */
     const uint8_t **sp;      /* BYTE_ARRAY: pointers into bufs */
     uint32_t *sn;
@@ -78,7 +82,14 @@ int csd_pq_read(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t 
  * does not read are decoded only where rows passed it. */
 int csd_pq_read_sel(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
                     const uint8_t *sel, csd_pq_values *out, char *err, size_t errlen);
+/* The same, but integers from a dictionary of at most 256 entries are kept as indices (ix, dict_i)
+ * when every page of the chunk uses it: read them with csd_pq_int. */
+int csd_pq_read_ix(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
+                   const uint8_t *sel, csd_pq_values *out, char *err, size_t errlen);
 void csd_pq_values_free(csd_pq_values *v);
+
+/* Row r's integer (BOOLEAN, INT32, INT64), either way it is held. */
+static inline int64_t csd_pq_int(const csd_pq_values *v, uint64_t r) { return v->ix ? v->dict_i[v->ix[r]] : v->i[r]; }
 
 const char *csd_pq_type_name(int ptype);
 

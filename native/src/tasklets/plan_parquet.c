@@ -239,10 +239,10 @@ static inline void value_into(pv *o, int t, const csd_pq_values *v, uint64_t r) 
         return;
     }
     switch (t) {
-    case PT_INT: o->t = PT_INT; o->i = v->i[r]; break;
+    case PT_INT: o->t = PT_INT; o->i = csd_pq_int(v, r); break;
     case PT_DOUBLE: o->t = PT_DOUBLE; o->d = v->d[r]; break;
     case PT_STRING: o->t = PT_STRING; o->s.p = v->sp[r]; o->s.n = v->sn[r]; break;
-    default: o->t = PT_BOOL; o->b = v->i[r] != 0; break;
+    default: o->t = PT_BOOL; o->b = csd_pq_int(v, r) != 0; break;
     }
 }
 
@@ -255,10 +255,10 @@ static inline void load_value(plan *pl, uint32_t c, const csd_pq_values *v, uint
         return;
     }
     switch (pl->cols[c].type) {
-    case PT_INT: o->t = PT_INT; o->i = v->i[r]; break;
+    case PT_INT: o->t = PT_INT; o->i = csd_pq_int(v, r); break;
     case PT_DOUBLE: o->t = PT_DOUBLE; o->d = v->d[r]; break;
     case PT_STRING: o->t = PT_STRING; o->s.p = v->sp[r]; o->s.n = v->sn[r]; break;
-    default: o->t = PT_BOOL; o->b = v->i[r] != 0; break;
+    default: o->t = PT_BOOL; o->b = csd_pq_int(v, r) != 0; break;
     }
 }
 
@@ -416,7 +416,7 @@ static void *dec_worker(void *arg) {
         uint32_t k = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED);
         if (k >= p->n) return NULL;
         dec_job *j = &p->jobs[k];
-        j->rc = csd_pq_read_sel(j->f, j->file, j->len, j->g, j->leaf, j->sel, j->out, j->err, sizeof j->err);
+        j->rc = csd_pq_read_ix(j->f, j->file, j->len, j->g, j->leaf, j->sel, j->out, j->err, sizeof j->err);
     }
 }
 
@@ -560,6 +560,24 @@ static uint64_t vec_eval(const plan *pl, int32_t n, const csd_pq_values *vals, u
     const csd_pq_values *v = &vals[pl->cols[a->col].field];
     const int64_t *vi = v->i, lit = b->lit.i;
     const uint8_t *valid = v->valid;
+    if (v->ix) {
+        /* dictionary indices: the comparison once per entry, then a byte lookup per row */
+        uint8_t tbl[256];
+        for (uint64_t e = 0; e < v->dict_n; e++) {
+            int64_t x = v->dict_i[e];
+            switch (op) {
+            case SMARTSSD__V1__BINARY_OP__EQ: tbl[e] = x == lit; break;
+            case SMARTSSD__V1__BINARY_OP__NE: tbl[e] = x != lit; break;
+            case SMARTSSD__V1__BINARY_OP__LT: tbl[e] = x < lit; break;
+            case SMARTSSD__V1__BINARY_OP__LE: tbl[e] = x <= lit; break;
+            case SMARTSSD__V1__BINARY_OP__GT: tbl[e] = x > lit; break;
+            default: tbl[e] = x >= lit; break;
+            }
+        }
+        const uint8_t *ix = v->ix;
+        for (uint64_t r = 0; r < nrows; r++) res[r] = valid[r] ? tbl[ix[r]] : V_NULL;
+        return 3 * count_active(act, nrows);
+    }
     switch (op) {
 #define CMP_LOOP(EXPR) for (uint64_t r = 0; r < nrows; r++) res[r] = valid[r] ? (uint8_t)(EXPR) : V_NULL; break
     case SMARTSSD__V1__BINARY_OP__EQ: CMP_LOOP(vi[r] == lit);
@@ -732,7 +750,8 @@ int csd_plan_parquet_finish(plan *pl) {
                         const csd_pq_values *v = &vals[pl->cols[pl->nodes[pl->outs[o->output]].col].field];
                         const pv *b = &top[o->output];
                         known = v->valid[r] && b->t == PT_INT;
-                        if (known) c = v->i[r] < b->i ? -1 : v->i[r] > b->i;
+                        int64_t x = known ? csd_pq_int(v, r) : 0;
+                        if (known) c = x < b->i ? -1 : x > b->i;
                         if (o->descending) c = -c;
                     }
                     if (known && c >= 0) {   /* ties go to the earlier row: this one */
