@@ -967,8 +967,212 @@ static void index_columns(void) {
         free(obj);
     }
     /* the seeds' integer dictionaries are larger than 256 (or off): every chunk read whole here; the
-     * index way is exercised by dictionary_indices below */
+     * index way is exercised by dictionary_indices */
     CHECK(chunks > 0 && with_ix == 0);
+}
+
+/* A Parquet object written here (Thrift compact footer, uncompressed data pages v1): one optional
+ * INT64 column of `rows` rows in pages of `per_page` values: a dictionary page of `dn` values
+ * (value k = 1000 - 7k), data pages of RLE_DICTIONARY indices with NULLs every 5th row, and from
+ * row `plain_from` on PLAIN pages (a writer's fallback when its dictionary grows). want[r] is the
+ * row's value, INT64_MIN for NULL. */
+static void th_field(hyb *h, int *last, int id, int type) {
+    hyb_byte(h, (uint8_t)((id - *last) << 4 | type));
+    *last = id;
+}
+static void th_i(hyb *h, int *last, int id, int type, int64_t v) {
+    th_field(h, last, id, type);
+    hyb_varint(h, (uint64_t)v << 1 ^ (uint64_t)(v >> 63));
+}
+
+static void page_header(hyb *h, int type, uint32_t size, int64_t nv, int enc) {
+    int last = 0;
+    th_i(h, &last, 1, 5, type);
+    th_i(h, &last, 2, 5, size);
+    th_i(h, &last, 3, 5, size);
+    th_field(h, &last, type == 2 ? 7 : 5, 12);
+    int l2 = 0;
+    th_i(h, &l2, 1, 5, nv);
+    th_i(h, &l2, 2, 5, enc);
+    if (type == 0) {
+        th_i(h, &l2, 3, 5, 3);   /* RLE levels */
+        th_i(h, &l2, 4, 5, 3);
+    }
+    hyb_byte(h, 0);
+    hyb_byte(h, 0);
+}
+
+static uint8_t *write_dict_object(uint64_t rows, uint64_t per_page, uint32_t dn, uint64_t plain_from, int64_t *want,
+                                  uint64_t *size) {
+    hyb o = {0};
+    for (const char *m = "PAR1"; *m; m++) hyb_byte(&o, (uint8_t)*m);
+    uint64_t start = o.len;
+    /* dictionary page */
+    page_header(&o, 2, dn * 8, dn, 0);
+    for (uint32_t k = 0; k < dn; k++) {
+        int64_t x = 1000 - 7 * (int64_t)k;
+        for (int b = 0; b < 8; b++) hyb_byte(&o, (uint8_t)((uint64_t)x >> (8 * b)));
+    }
+    uint64_t data_off = o.len;
+    int w = 0;
+    while ((1u << w) < dn) w++;
+    for (uint64_t at = 0; at < rows; at += per_page) {
+        uint64_t nv = rows - at < per_page ? rows - at : per_page;
+        int plain = at >= plain_from;
+        /* levels: bit-packed groups of 8 */
+        hyb lv = {0}, vals = {0};
+        uint64_t groups = (nv + 7) / 8;
+        hyb_varint(&lv, groups << 1 | 1);
+        for (uint64_t g = 0; g < groups; g++) {
+            uint8_t b = 0;
+            for (int k = 0; k < 8; k++) {
+                uint64_t r = at + g * 8 + (uint64_t)k;
+                if (g * 8 + (uint64_t)k < nv && r % 5 != 4) b |= (uint8_t)(1u << k);
+            }
+            hyb_byte(&lv, b);
+        }
+        uint64_t present = 0;
+        hyb ix = {0};
+        for (uint64_t k = 0; k < nv; k++) {
+            uint64_t r = at + k;
+            if (r % 5 == 4) {
+                want[r] = INT64_MIN;
+                continue;
+            }
+            present++;
+            uint32_t e = (uint32_t)((r * 2654435761u) >> 7) % dn;
+            if (r % 11 < 4) e = 3 % dn;   /* runs of one value as well as mixed ones */
+            int64_t x = 1000 - 7 * (int64_t)e;
+            want[r] = x;
+            if (plain) for (int b = 0; b < 8; b++) hyb_byte(&vals, (uint8_t)((uint64_t)x >> (8 * b)));
+            else hyb_value(&ix, e);
+        }
+        if (!plain) {
+            /* the indices: RLE runs where a value repeats 8 times or more, else bit-packed groups */
+            hyb_byte(&vals, (uint8_t)w);
+            uint64_t k = 0;
+            while (k < ix.n) {
+                uint64_t run = 1;
+                while (k + run < ix.n && ix.v[k + run] == ix.v[k]) run++;
+                if (run >= 8 || k + run == ix.n) {
+                    hyb_varint(&vals, run << 1);
+                    for (int b = 0; b < (w + 7) / 8; b++) hyb_byte(&vals, (uint8_t)(ix.v[k] >> (8 * b)));
+                    k += run;
+                    continue;
+                }
+                uint64_t cnt = ix.n - k < 8 ? ix.n - k : 8;   /* one group; its pad values are 0 */
+                hyb_varint(&vals, 1 << 1 | 1);
+                size_t at2 = vals.len;
+                for (int b = 0; b < w; b++) hyb_byte(&vals, 0);
+                for (uint64_t j = 0; j < cnt; j++)
+                    for (int b = 0; b < w; b++)
+                        if (ix.v[k + j] >> b & 1) vals.b[at2 + (j * (uint64_t)w + (uint64_t)b) / 8] |= (uint8_t)(1u << ((j * (uint64_t)w + (uint64_t)b) % 8));
+                k += cnt;
+            }
+        }
+        (void)present;
+        uint32_t body = 4 + (uint32_t)lv.len + (uint32_t)vals.len;
+        page_header(&o, 0, body, (int64_t)nv, plain ? 0 : 8);
+        for (int b = 0; b < 4; b++) hyb_byte(&o, (uint8_t)(lv.len >> (8 * b)));
+        for (size_t k = 0; k < lv.len; k++) hyb_byte(&o, lv.b[k]);
+        for (size_t k = 0; k < vals.len; k++) hyb_byte(&o, vals.b[k]);
+        free(lv.b);
+        free(vals.b);
+        free(ix.b);
+        free(ix.v);
+    }
+    uint64_t chunk_size = o.len - start;
+    /* FileMetaData */
+    uint64_t foot = o.len;
+    int last = 0;
+    th_i(&o, &last, 1, 5, 1);
+    th_field(&o, &last, 2, 9);
+    hyb_byte(&o, 2 << 4 | 12);
+    int l = 0;
+    th_field(&o, &l, 4, 8);
+    hyb_varint(&o, 6);
+    for (const char *m = "schema"; *m; m++) hyb_byte(&o, (uint8_t)*m);
+    th_i(&o, &l, 5, 5, 1);
+    hyb_byte(&o, 0);
+    l = 0;
+    th_i(&o, &l, 1, 5, 2);   /* INT64 */
+    th_i(&o, &l, 3, 5, 1);   /* OPTIONAL */
+    th_field(&o, &l, 4, 8);
+    hyb_varint(&o, 1);
+    hyb_byte(&o, 'x');
+    hyb_byte(&o, 0);
+    th_i(&o, &last, 3, 6, (int64_t)rows);
+    th_field(&o, &last, 4, 9);
+    hyb_byte(&o, 1 << 4 | 12);
+    l = 0;                    /* RowGroup */
+    th_field(&o, &l, 1, 9);
+    hyb_byte(&o, 1 << 4 | 12);
+    int lc = 0;               /* ColumnChunk */
+    th_i(&o, &lc, 2, 6, (int64_t)start);
+    th_field(&o, &lc, 3, 12);
+    int lm = 0;               /* ColumnMetaData */
+    th_i(&o, &lm, 1, 5, 2);
+    th_i(&o, &lm, 4, 5, 0);
+    th_i(&o, &lm, 5, 6, (int64_t)rows);
+    th_i(&o, &lm, 7, 6, (int64_t)chunk_size);
+    th_i(&o, &lm, 9, 6, (int64_t)data_off);
+    th_i(&o, &lm, 11, 6, (int64_t)start);
+    hyb_byte(&o, 0);
+    hyb_byte(&o, 0);
+    th_i(&o, &l, 3, 6, (int64_t)rows);
+    hyb_byte(&o, 0);
+    hyb_byte(&o, 0);
+    uint32_t flen = (uint32_t)(o.len - foot);
+    for (int b = 0; b < 4; b++) hyb_byte(&o, (uint8_t)(flen >> (8 * b)));
+    for (const char *m = "PAR1"; *m; m++) hyb_byte(&o, (uint8_t)*m);
+    *size = o.len;
+    return o.b;
+}
+
+static void dictionary_indices(void) {
+    /* dictionary sizes on both sides of 256, widths 0..9; with and without a PLAIN fallback */
+    static const uint32_t DN[] = {1, 2, 3, 17, 200, 256, 257, 300};
+    for (size_t d = 0; d < sizeof DN / sizeof *DN; d++) {
+        for (int fb = 0; fb < 2; fb++) {
+            uint64_t rows = 3001, per_page = 500, size;
+            int64_t *want = malloc(rows * sizeof *want);
+            CHECK(want);
+            uint8_t *obj = write_dict_object(rows, per_page, DN[d], fb ? 1500 : rows, want, &size);
+            char err[256];
+            csd_pq_file f;
+            CHECK(csd_pq_open(&f, obj, size, err, sizeof err) == 0);
+            uint8_t *sel = malloc(rows);
+            CHECK(sel);
+            for (uint64_t r = 0; r < rows; r++) sel[r] = r / 500 == 1 || r / 500 == 4;
+            for (int s = 0; s < 2; s++) {
+                csd_pq_values a, b;
+                if (csd_pq_read_sel(&f, obj, size, 0, 0, s ? sel : NULL, &a, err, sizeof err)) {
+                    fprintf(stderr, "%s\n", err);
+                    CHECK(0);
+                }
+                CHECK(csd_pq_read_ix(&f, obj, size, 0, 0, s ? sel : NULL, &b, err, sizeof err) == 0);
+                /* indices kept only for a small dictionary used by every page */
+                CHECK_EQ_INT(b.ix != NULL, DN[d] <= 256 && !fb);
+                CHECK_EQ_U64(a.decoded, b.decoded);
+                CHECK_EQ_U64(a.bytes_out, b.bytes_out);
+                for (uint64_t r = 0; r < rows; r++) {
+                    int in = !s || sel[r];   /* a skipped page's rows read as NULL */
+                    CHECK_EQ_INT(a.valid[r], in && want[r] != INT64_MIN);
+                    CHECK_EQ_INT(b.valid[r], a.valid[r]);
+                    if (a.valid[r]) {
+                        CHECK_EQ_INT(a.i[r], want[r]);
+                        CHECK_EQ_INT(csd_pq_int(&b, r), want[r]);
+                    }
+                }
+                csd_pq_values_free(&a);
+                csd_pq_values_free(&b);
+            }
+            free(sel);
+            csd_pq_close(&f);
+            free(obj);
+            free(want);
+        }
+    }
 }
 
 int main(void) {
@@ -976,6 +1180,7 @@ int main(void) {
     CHECK(plan_ops);
     rle_decoder();
     index_columns();
+    dictionary_indices();
     footer_and_skipping();
     column_filter_costs();
     direct_topn_costs();
