@@ -738,12 +738,35 @@ int csd_plan_parquet_finish(plan *pl) {
              * csd_plan_eval counts a column), straight from the decoded arrays into the row buffer */
             uint64_t per_row = (uint64_t)pl->n_outs * CSD_TK_CYCLES_PER_NODE +
                                (pl->filter < 0 ? CSD_TK_CYCLES_PER_RECORD : 0);
+            const psort *o0 = int_keys ? &pl->order[0] : NULL;
+            const csd_pq_values *v0 = o0 ? &vals[pl->cols[pl->nodes[pl->outs[o0->output]].col].field] : NULL;
             for (uint64_t r = 0; r < rg->num_rows && !rc; r++) {
                 if (!sel[r]) continue;
                 if (int_keys && pl->limit && pl->n_rows >= pl->limit) {
                     /* the heap is full: a row that does not sort before its worst is dropped after one
                      * comparison (csd_plan_buffer_row's row_cmp, done here on the integers) */
                     const pv *top = pl->rows[0]->v;
+                    const pv *b0 = &top[o0->output];
+                    if (b0->t == PT_INT) {
+                        /* the worst stays until a row gets in: rows its first key alone puts after it
+                         * go in a tight loop, each counted as the loop below counts it */
+                        uint64_t dropped = 0, e = r;
+                        int64_t t = b0->i;
+                        for (; e < rg->num_rows; e++) {
+                            if (!sel[e]) continue;
+                            if (!v0->valid[e]) break;
+                            int64_t x = csd_pq_int(v0, e);
+                            if (o0->descending ? x >= t : x <= t) break;
+                            dropped++;
+                        }
+                        if (dropped) {
+                            pl->seq += dropped;
+                            row_dram += dropped * n_ocols;
+                            row_cycles += dropped * (per_row + CSD_TK_CYCLES_PER_COMPARE);
+                        }
+                        if (e >= rg->num_rows) break;
+                        r = e;
+                    }
                     int c = 0, known = 1;
                     for (uint32_t k = 0; k < pl->n_order && !c && known; k++) {
                         const psort *o = &pl->order[k];
