@@ -928,8 +928,13 @@ static int decode_chunk(const csd_pq_file *f, const uint8_t *file, size_t len, u
             lev_cap = cap;
         }
         if (sel) {
-            /* flat columns: a page's values are the rows [got, got + nv) */
+            /* flat columns: a page's values are the rows [got, got + nv); 8 rows a word */
             uint64_t k = 0;
+            for (; k + 8 <= nv; k += 8) {
+                uint64_t w;
+                memcpy(&w, sel + got + k, 8);
+                if (w) break;
+            }
             while (k < nv && !sel[got + k]) k++;
             if (k == nv) {
                 memset(v->valid + got, 0, nv);
@@ -984,6 +989,29 @@ static int decode_chunk(const csd_pq_file *f, const uint8_t *file, size_t len, u
         }
         /* the rows of the present values; a page of integers from a dictionary without NULLs needs none */
         int dict_rows = present == nv && (h.encoding == 2 || h.encoding == 8) && dc.i;
+        /* PLAIN numbers without NULLs: copied to the rows [got, got + nv) in one pass */
+        int dense = present == nv && h.encoding == 0 && pt != PQ_BYTE_ARRAY && pt != PQ_BOOLEAN;
+        if (dense) {
+            size_t avail = (size_t)(vend - vals), wb = pt == PQ_INT32 || pt == PQ_FLOAT ? 4 : 8;
+            if (nv > avail / wb) goto corrupt;
+            if (pt == PQ_INT64) memcpy(v->i + got, vals, nv * 8);
+            else if (pt == PQ_DOUBLE) memcpy(v->d + got, vals, nv * 8);
+            else if (pt == PQ_INT32) {
+                for (uint64_t k = 0; k < nv; k++) {
+                    int32_t x;
+                    memcpy(&x, vals + 4 * k, 4);
+                    v->i[got + k] = x;
+                }
+            } else {
+                for (uint64_t k = 0; k < nv; k++) {
+                    float x;
+                    memcpy(&x, vals + 4 * k, 4);
+                    v->d[got + k] = x;
+                }
+            }
+            got += nv;
+            continue;
+        }
         if (present < nv) {
             uint64_t k = 0;
             for (uint64_t r = 0; r < nv; r++) {
