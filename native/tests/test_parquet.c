@@ -612,7 +612,7 @@ static void column_filter_costs(void) {
     char err[256];
     CHECK(csd_pq_open(&f, obj, size, err, sizeof err) == 0);
     const int64_t cut = -5000 + 7 * 1500;
-    for (int which = 0; which < 2; which++) {
+    for (int which = 0; which < 4; which++) {
         uint64_t want_rows = 0, want_cycles = 0, nulls = 0, skipped = 0;
         for (uint32_t g = 0; g < f.n_rgs; g++) {
             csd_pq_values vi, vid;
@@ -633,11 +633,21 @@ static void column_filter_costs(void) {
                     int a = inull || iv < 0;
                     nodes = 1 + (1 + 2 + (inull ? 0 : 3)) + (a ? 1 + 3 : 0);
                     pass = a && !(id >= cut);
-                } else {
+                } else if (which == 1) {
                     /* i <> 3 AND id < cut: NULL <> 3 is NULL, which does not decide the AND */
                     int a_false = !inull && iv == 3;
                     nodes = 1 + 3 + (a_false ? 0 : 3);
                     pass = !inull && iv != 3 && id < cut;
+                } else if (which == 2) {
+                    /* NOT (i < 0 OR id >= cut): NULL OR FALSE is NULL, and NOT NULL does not pass */
+                    int a_true = !inull && iv < 0;
+                    nodes = 1 + 1 + 3 + (a_true ? 0 : 3);
+                    pass = !inull && iv >= 0 && id < cut;
+                } else {
+                    /* NOT (i <> 3 AND id < cut): NULL AND TRUE is NULL, NULL AND FALSE is FALSE */
+                    int a_false = !inull && iv == 3;
+                    nodes = 1 + 1 + 3 + (a_false ? 0 : 3);
+                    pass = a_false || id >= cut;
                 }
                 want_cycles += 2 * 2 + 4 + 3 * nodes + (pass ? 3 + 40 : 0);
                 want_rows += (uint64_t)pass;
@@ -645,15 +655,19 @@ static void column_filter_costs(void) {
             csd_pq_values_free(&vi);
             csd_pq_values_free(&vid);
         }
-        CHECK(nulls > 0 && want_rows > 0 && (which == 0 || (skipped > 0 && skipped < f.n_rgs)));
+        CHECK(nulls > 0 && want_rows > 0 && (which != 1 || (skipped > 0 && skipped < f.n_rgs)));
         plan_b b;
         init_parquet(&b);
         add_cols(&b);
         if (which == 0)
             b.p.filter = AND(OR(E_un(UOP(IS_NULL), E_col(I)), E_bin(OP(LT), E_col(I), E_i(0))),
                              E_un(UOP(NOT), E_bin(OP(GE), E_col(ID), E_i(cut))));
-        else
+        else if (which == 1)
             b.p.filter = AND(E_bin(OP(NE), E_i(3), E_col(I)), E_bin(OP(LT), E_col(ID), E_i(cut)));
+        else if (which == 2)
+            b.p.filter = E_un(UOP(NOT), OR(E_bin(OP(LT), E_col(I), E_i(0)), E_bin(OP(GE), E_col(ID), E_i(cut))));
+        else
+            b.p.filter = E_un(UOP(NOT), AND(E_bin(OP(NE), E_col(I), E_i(3)), E_bin(OP(LT), E_col(ID), E_i(cut))));
         PB_project(&b, E_col(ID));
         tk_result r = run_plan(&b, obj, size, NULL, 0);
         CHECK(r.rc == 0);
