@@ -48,8 +48,14 @@ typedef struct csd_pq_file {
 /* One column chunk decoded: n values, valid[i] = 0 for NULL. */
 typedef struct csd_pq_values {
     uint64_t n;
+    uint64_t cap;            /* rows the arrays were allocated for (csd_pq_big_alloc sizes) */
+    int huge;                /* the arrays' csd_pq_big_alloc huge flag */
     uint8_t *valid;
-    int64_t *i;              /* BOOLEAN (0/1), INT32, INT64 */
+    int64_t *i;              /* BOOLEAN (0/1), INT32, INT64; NULL when ix holds them */
+    uint8_t *ix;             /* csd_pq_read_ix: per row, its index into dict_i (a dictionary of at most
+                              * 256 integers, every page from it): 1 byte a row instead of 8 */
+    int64_t *dict_i;
+    uint64_t dict_n;
     double *d;               /* FLOAT, DOUBLE */
     const uint8_t **sp;      /* BYTE_ARRAY: pointers into bufs */
     uint32_t *sn;
@@ -76,8 +82,26 @@ int csd_pq_read(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t 
  * does not read are decoded only where rows passed it. */
 int csd_pq_read_sel(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
                     const uint8_t *sel, csd_pq_values *out, char *err, size_t errlen);
+/* The same, but integers from a dictionary of at most 256 entries are kept as indices (ix, dict_i)
+ * when every page of the chunk uses it: read them with csd_pq_int. */
+int csd_pq_read_ix(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
+                   const uint8_t *sel, csd_pq_values *out, char *err, size_t errlen);
 void csd_pq_values_free(csd_pq_values *v);
 
+/* Row r's integer (BOOLEAN, INT32, INT64), either way it is held. */
+static inline int64_t csd_pq_int(const csd_pq_values *v, uint64_t r) { return v->ix ? v->dict_i[v->ix[r]] : v->i[r]; }
+
 const char *csd_pq_type_name(int ptype);
+
+/* The RLE/bit-packed hybrid (Encodings.md): n values of width (0..32) bits from [p, end) into out.
+ * 0, or -1 when the bytes are corrupt or too few. */
+int csd_pq_rle_decode(const uint8_t *p, const uint8_t *end, int width, uint32_t *out, uint64_t n);
+/* Definition levels (the hybrid at width 1) of n rows into valid[0..n) as 0/1 bytes: the count of 1s,
+ * or -1 when corrupt (a level above 1, too few bytes). */
+int64_t csd_pq_rle_levels(const uint8_t *p, const uint8_t *end, uint8_t *valid, uint64_t n);
+/* n zeroed bytes; with huge, 2 MiB or more on huge pages where the host offers them (for memory that
+ * is all written: a touch faults in 2 MiB). Free with the same n and huge. */
+void *csd_pq_big_alloc(size_t n, int huge);
+void csd_pq_big_free(void *p, size_t n, int huge);
 
 #endif

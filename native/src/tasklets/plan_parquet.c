@@ -24,6 +24,8 @@ typedef struct prange {
 typedef struct plan_pq {
     uint8_t *buf;
     size_t len, cap;
+    int big;                 /* buf is csd_pq_big_alloc'd (the prepared layout), else malloc'd */
+    int huge;                /* ... on huge pages: the ranges read cover most of the object */
     uint64_t rg_total, rg_skipped;
     /* with the plan's footer (csd_plan_parquet_prepare) */
     int prepared;
@@ -37,7 +39,8 @@ typedef struct plan_pq {
 
 void csd_plan_parquet_free(plan *pl) {
     if (!pl->pq) return;
-    free(pl->pq->buf);
+    if (pl->pq->big) csd_pq_big_free(pl->pq->buf, pl->pq->cap, pl->pq->huge);
+    else free(pl->pq->buf);
     csd_pq_close(&pl->pq->file);
     free(pl->pq->used);
     free(pl->pq->skip);
@@ -74,12 +77,17 @@ int csd_plan_parquet_bytes(plan *pl, const uint8_t *p, size_t len, uint64_t off)
                             (unsigned long long)q->ranges[0].start);
                 return -EINVAL;
             }
-            q->buf = calloc(1, pl->pq_size ? pl->pq_size : 1);
+            /* huge pages fault in 2 MiB: worth it where most bytes are written, not for a few chunks */
+            uint64_t span = 0;
+            for (size_t k = 0; k < q->n_ranges; k++) span += q->ranges[k].end - q->ranges[k].start;
+            q->huge = span > pl->pq_size / 2;
+            q->buf = csd_pq_big_alloc(pl->pq_size ? pl->pq_size : 1, q->huge);
             if (!q->buf) {
                 csd_io_fail(pl->io, "plan: out of memory gathering the Parquet object");
                 return -ENOMEM;
             }
-            q->cap = pl->pq_size;
+            q->cap = pl->pq_size ? pl->pq_size : 1;
+            q->big = 1;
         }
         if (off < q->len || off > pl->pq_size || len > pl->pq_size - off) {
             csd_io_fail(pl->io, "plan: the object is longer than the %llu bytes of the footer the plan was built from",
@@ -231,10 +239,10 @@ static inline void value_into(pv *o, int t, const csd_pq_values *v, uint64_t r) 
         return;
     }
     switch (t) {
-    case PT_INT: o->t = PT_INT; o->i = v->i[r]; break;
+    case PT_INT: o->t = PT_INT; o->i = csd_pq_int(v, r); break;
     case PT_DOUBLE: o->t = PT_DOUBLE; o->d = v->d[r]; break;
     case PT_STRING: o->t = PT_STRING; o->s.p = v->sp[r]; o->s.n = v->sn[r]; break;
-    default: o->t = PT_BOOL; o->b = v->i[r] != 0; break;
+    default: o->t = PT_BOOL; o->b = csd_pq_int(v, r) != 0; break;
     }
 }
 
@@ -247,10 +255,10 @@ static inline void load_value(plan *pl, uint32_t c, const csd_pq_values *v, uint
         return;
     }
     switch (pl->cols[c].type) {
-    case PT_INT: o->t = PT_INT; o->i = v->i[r]; break;
+    case PT_INT: o->t = PT_INT; o->i = csd_pq_int(v, r); break;
     case PT_DOUBLE: o->t = PT_DOUBLE; o->d = v->d[r]; break;
     case PT_STRING: o->t = PT_STRING; o->s.p = v->sp[r]; o->s.n = v->sn[r]; break;
-    default: o->t = PT_BOOL; o->b = v->i[r] != 0; break;
+    default: o->t = PT_BOOL; o->b = csd_pq_int(v, r) != 0; break;
     }
 }
 
@@ -408,7 +416,7 @@ static void *dec_worker(void *arg) {
         uint32_t k = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED);
         if (k >= p->n) return NULL;
         dec_job *j = &p->jobs[k];
-        j->rc = csd_pq_read_sel(j->f, j->file, j->len, j->g, j->leaf, j->sel, j->out, j->err, sizeof j->err);
+        j->rc = csd_pq_read_ix(j->f, j->file, j->len, j->g, j->leaf, j->sel, j->out, j->err, sizeof j->err);
     }
 }
 
@@ -494,51 +502,91 @@ static int vec_ok(const plan *pl, int32_t n) {
     return a->kind == PN_COLUMN && pl->cols[a->col].type == PT_INT && b->kind == PN_LITERAL && b->lit.t == PT_INT;
 }
 
+/* The loops over a row group's rows work on 8 rows a 64-bit word: a row's V_* byte has its TRUE
+ * in bit 0 and its NULL in bit 1 (V_FALSE 0, V_TRUE 1, V_NULL 2), act and valid bytes are 0 / 1. */
+#define PQ_LO 0x0101010101010101ull
+
+static inline uint64_t load8(const uint8_t *p) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+
+static inline void store8(uint8_t *p, uint64_t w) { memcpy(p, &w, 8); }
+
 static inline uint64_t count_active(const uint8_t *act, uint64_t n) {
-    uint64_t k = 0;
-    for (uint64_t r = 0; r < n; r++) k += act[r];
+    uint64_t k = 0, r = 0;
+    for (; r + 8 <= n; r += 8) k += (uint64_t)__builtin_popcountll(load8(act + r));
+    for (; r < n; r++) k += act[r];
     return k;
 }
 
+/* a comparison's 0 / 1 where the row is valid, else V_NULL, for 8 rows */
+static inline uint64_t with_nulls(uint64_t cmp, uint64_t valid) { return (cmp & valid) | ((valid ^ PQ_LO) << 1); }
+
 /* res[r] for every row (V_*); returns the nodes the row evaluator would have evaluated over the rows
- * with act[r] != 0. -ENOMEM as (uint64_t)-1. */
+ * with act[r] != 0 (nact of them). -ENOMEM as (uint64_t)-1. */
 static uint64_t vec_eval(const plan *pl, int32_t n, const csd_pq_values *vals, uint64_t nrows, const uint8_t *act,
-                         uint8_t *res) {
+                         uint64_t nact, uint8_t *res) {
     const pnode *x = &pl->nodes[n];
     if (x->kind == PN_UNARY && x->op == SMARTSSD__V1__UNARY_OP__NOT) {
-        uint64_t k = vec_eval(pl, x->a, vals, nrows, act, res);
+        uint64_t k = vec_eval(pl, x->a, vals, nrows, act, nact, res);
         if (k == UINT64_MAX) return k;
         for (uint64_t r = 0; r < nrows; r++) res[r] = res[r] == V_NULL ? V_NULL : !res[r];
-        return k + count_active(act, nrows);
+        return k + nact;
     }
     if (x->kind == PN_UNARY) {
         const uint8_t *valid = vals[pl->cols[pl->nodes[x->a].col].field].valid;
         uint8_t want = x->op == SMARTSSD__V1__UNARY_OP__IS_NULL ? 0 : 1;
         for (uint64_t r = 0; r < nrows; r++) res[r] = (valid[r] != 0) == want;
-        return 2 * count_active(act, nrows);
+        return 2 * nact;
     }
     if (x->op == SMARTSSD__V1__BINARY_OP__AND || x->op == SMARTSSD__V1__BINARY_OP__OR) {
         uint8_t stop = x->op == SMARTSSD__V1__BINARY_OP__OR;   /* the value that decides alone */
         uint8_t *rb = malloc(nrows ? 2 * nrows : 1);
         if (!rb) return UINT64_MAX;
         uint8_t *actb = rb + nrows;
-        uint64_t k = vec_eval(pl, x->a, vals, nrows, act, res);
+        uint64_t k = vec_eval(pl, x->a, vals, nrows, act, nact, res);
         if (k == UINT64_MAX) {
             free(rb);
             return k;
         }
-        for (uint64_t r = 0; r < nrows; r++) actb[r] = act[r] & (res[r] != stop);
-        uint64_t kb = vec_eval(pl, x->b, vals, nrows, actb, rb);
+        /* the second operand is evaluated where the first does not decide: res != stop */
+        uint64_t r = 0, nb = 0;
+        for (; r + 8 <= nrows; r += 8) {
+            uint64_t w = load8(res + r);
+            uint64_t ne = stop ? ~w & PQ_LO : (w | w >> 1) & PQ_LO;
+            uint64_t o = load8(act + r) & ne;
+            store8(actb + r, o);
+            nb += (uint64_t)__builtin_popcountll(o);
+        }
+        for (; r < nrows; r++) {
+            actb[r] = act[r] & (res[r] != stop);
+            nb += actb[r];
+        }
+        uint64_t kb = vec_eval(pl, x->b, vals, nrows, actb, nb, rb);
         if (kb == UINT64_MAX) {
             free(rb);
             return kb;
         }
-        for (uint64_t r = 0; r < nrows; r++) {
+        for (r = 0; r + 8 <= nrows; r += 8) {
+            uint64_t ta = load8(res + r), tb = load8(rb + r);
+            uint64_t at = ta & PQ_LO, an = ta >> 1 & PQ_LO, bt = tb & PQ_LO, bn = tb >> 1 & PQ_LO, t, nl;
+            if (stop) {          /* OR: TRUE if either is, else NULL if either is */
+                t = at | bt;
+                nl = (an | bn) & ~t & PQ_LO;
+            } else {             /* AND: FALSE if either is, else TRUE if both are, else NULL */
+                t = at & bt;
+                nl = (at | an) & (bt | bn) & ~t & PQ_LO;
+            }
+            store8(res + r, t | nl << 1);
+        }
+        for (; r < nrows; r++) {
             uint8_t ta = res[r], tb = rb[r];
             res[r] = ta == stop || tb == stop ? stop : ta == V_NULL || tb == V_NULL ? V_NULL : (uint8_t)!stop;
         }
         free(rb);
-        return k + kb + count_active(act, nrows);
+        return k + kb + nact;
     }
     /* column <op> literal, either way round */
     const pnode *a = &pl->nodes[x->a], *b = &pl->nodes[x->b];
@@ -552,17 +600,55 @@ static uint64_t vec_eval(const plan *pl, int32_t n, const csd_pq_values *vals, u
     const csd_pq_values *v = &vals[pl->cols[a->col].field];
     const int64_t *vi = v->i, lit = b->lit.i;
     const uint8_t *valid = v->valid;
+    if (v->ix) {
+        /* dictionary indices: the comparison once per entry, then a byte lookup per row */
+        uint8_t tbl[256];
+        for (uint64_t e = 0; e < v->dict_n; e++) {
+            int64_t y = v->dict_i[e];
+            switch (op) {
+            case SMARTSSD__V1__BINARY_OP__EQ: tbl[e] = y == lit; break;
+            case SMARTSSD__V1__BINARY_OP__NE: tbl[e] = y != lit; break;
+            case SMARTSSD__V1__BINARY_OP__LT: tbl[e] = y < lit; break;
+            case SMARTSSD__V1__BINARY_OP__LE: tbl[e] = y <= lit; break;
+            case SMARTSSD__V1__BINARY_OP__GT: tbl[e] = y > lit; break;
+            default: tbl[e] = y >= lit; break;
+            }
+        }
+        const uint8_t *ix = v->ix;
+        uint64_t r = 0;
+        for (; r + 8 <= nrows; r += 8) {
+            uint64_t c = 0;
+            for (int j = 0; j < 8; j++) c |= (uint64_t)tbl[ix[r + j]] << (8 * j);
+            store8(res + r, with_nulls(c, load8(valid + r)));
+        }
+        for (; r < nrows; r++) res[r] = valid[r] ? tbl[ix[r]] : V_NULL;
+        return 3 * nact;
+    }
+    uint64_t r = 0;
     switch (op) {
-#define CMP_LOOP(EXPR) for (uint64_t r = 0; r < nrows; r++) res[r] = valid[r] ? (uint8_t)(EXPR) : V_NULL; break
-    case SMARTSSD__V1__BINARY_OP__EQ: CMP_LOOP(vi[r] == lit);
-    case SMARTSSD__V1__BINARY_OP__NE: CMP_LOOP(vi[r] != lit);
-    case SMARTSSD__V1__BINARY_OP__LT: CMP_LOOP(vi[r] < lit);
-    case SMARTSSD__V1__BINARY_OP__LE: CMP_LOOP(vi[r] <= lit);
-    case SMARTSSD__V1__BINARY_OP__GT: CMP_LOOP(vi[r] > lit);
-    default: CMP_LOOP(vi[r] >= lit);
+#define CMP_LOOP(EXPR)                                                                                            \
+    for (; r + 8 <= nrows; r += 8) {                                                                              \
+        uint64_t c = 0;                                                                                           \
+        for (int j = 0; j < 8; j++) {                                                                             \
+            int64_t y = vi[r + j];                                                                                \
+            c |= (uint64_t)(EXPR) << (8 * j);                                                                     \
+        }                                                                                                         \
+        store8(res + r, with_nulls(c, load8(valid + r)));                                                         \
+    }                                                                                                             \
+    for (; r < nrows; r++) {                                                                                      \
+        int64_t y = vi[r];                                                                                        \
+        res[r] = valid[r] ? (uint8_t)(EXPR) : V_NULL;                                                             \
+    }                                                                                                             \
+    break
+    case SMARTSSD__V1__BINARY_OP__EQ: CMP_LOOP(y == lit);
+    case SMARTSSD__V1__BINARY_OP__NE: CMP_LOOP(y != lit);
+    case SMARTSSD__V1__BINARY_OP__LT: CMP_LOOP(y < lit);
+    case SMARTSSD__V1__BINARY_OP__LE: CMP_LOOP(y <= lit);
+    case SMARTSSD__V1__BINARY_OP__GT: CMP_LOOP(y > lit);
+    default: CMP_LOOP(y >= lit);
 #undef CMP_LOOP
     }
-    return 3 * count_active(act, nrows);
+    return 3 * nact;
 }
 
 int csd_plan_parquet_finish(plan *pl) {
@@ -678,13 +764,20 @@ int csd_plan_parquet_finish(plan *pl) {
                 continue;
             }
             if (vec) {
-                uint64_t nodes = vec_eval(pl, pl->filter, vals, rg->num_rows, ones, sel);
+                uint64_t nodes = vec_eval(pl, pl->filter, vals, rg->num_rows, ones, rg->num_rows, sel);
                 if (nodes == UINT64_MAX) {
                     csd_io_fail(pl->io, "plan: out of memory evaluating the filter");
                     rc = -ENOMEM;
                     break;
                 }
-                for (uint64_t r = 0; r < rg->num_rows; r++) {
+                /* V_TRUE is bit 0 alone */
+                uint64_t r = 0;
+                for (; r + 8 <= rg->num_rows; r += 8) {
+                    uint64_t w = load8(sel + r) & PQ_LO;
+                    store8(sel + r, w);
+                    passed += (uint64_t)__builtin_popcountll(w);
+                }
+                for (; r < rg->num_rows; r++) {
                     sel[r] = sel[r] == V_TRUE;
                     passed += sel[r];
                 }
@@ -712,19 +805,43 @@ int csd_plan_parquet_finish(plan *pl) {
              * csd_plan_eval counts a column), straight from the decoded arrays into the row buffer */
             uint64_t per_row = (uint64_t)pl->n_outs * CSD_TK_CYCLES_PER_NODE +
                                (pl->filter < 0 ? CSD_TK_CYCLES_PER_RECORD : 0);
+            const psort *o0 = int_keys ? &pl->order[0] : NULL;
+            const csd_pq_values *v0 = o0 ? &vals[pl->cols[pl->nodes[pl->outs[o0->output]].col].field] : NULL;
             for (uint64_t r = 0; r < rg->num_rows && !rc; r++) {
                 if (!sel[r]) continue;
                 if (int_keys && pl->limit && pl->n_rows >= pl->limit) {
                     /* the heap is full: a row that does not sort before its worst is dropped after one
                      * comparison (csd_plan_buffer_row's row_cmp, done here on the integers) */
                     const pv *top = pl->rows[0]->v;
+                    const pv *b0 = &top[o0->output];
+                    if (b0->t == PT_INT) {
+                        /* the worst stays until a row gets in: rows its first key alone puts after it
+                         * go in a tight loop, each counted as the loop below counts it */
+                        uint64_t dropped = 0, e = r;
+                        int64_t t = b0->i;
+                        for (; e < rg->num_rows; e++) {
+                            if (!sel[e]) continue;
+                            if (!v0->valid[e]) break;
+                            int64_t x = csd_pq_int(v0, e);
+                            if (o0->descending ? x >= t : x <= t) break;
+                            dropped++;
+                        }
+                        if (dropped) {
+                            pl->seq += dropped;
+                            row_dram += dropped * n_ocols;
+                            row_cycles += dropped * (per_row + CSD_TK_CYCLES_PER_COMPARE);
+                        }
+                        if (e >= rg->num_rows) break;
+                        r = e;
+                    }
                     int c = 0, known = 1;
                     for (uint32_t k = 0; k < pl->n_order && !c && known; k++) {
                         const psort *o = &pl->order[k];
                         const csd_pq_values *v = &vals[pl->cols[pl->nodes[pl->outs[o->output]].col].field];
                         const pv *b = &top[o->output];
                         known = v->valid[r] && b->t == PT_INT;
-                        if (known) c = v->i[r] < b->i ? -1 : v->i[r] > b->i;
+                        int64_t x = known ? csd_pq_int(v, r) : 0;
+                        if (known) c = x < b->i ? -1 : x > b->i;
                         if (o->descending) c = -c;
                     }
                     if (known && c >= 0) {   /* ties go to the earlier row: this one */
