@@ -40,6 +40,19 @@ class OptionsAndSqlTest {
     }
 
     @Test
+    void configurationSharedPerEntriesAndHoldsThem() {
+        var a = DeviceObject.configuration(java.util.Map.of("fs.smartssd.device.x.image", "/a", "k", "1"));
+        assertTrue(a == DeviceObject.configuration(new java.util.HashMap<>(
+                java.util.Map.of("k", "1", "fs.smartssd.device.x.image", "/a"))));
+        var b = DeviceObject.configuration(java.util.Map.of("fs.smartssd.device.x.image", "/b", "k", "1"));
+        assertTrue(a != b);
+        assertEquals("/a", a.get("fs.smartssd.device.x.image"));
+        assertEquals("/b", b.get("fs.smartssd.device.x.image"));
+        // Hadoop's defaults are there as in a new Configuration
+        assertEquals(new org.apache.hadoop.conf.Configuration().get("fs.defaultFS"), a.get("fs.defaultFS"));
+    }
+
+    @Test
     void defaultSplitIs128MiBAndCoversTheObjectOnce() {
         // the default (no read option, no session conf): a 1 GiB + 31 B object as 8 extents of 128 MiB and
         // its 31 B tail, contiguous; checked against the offsets computed here
