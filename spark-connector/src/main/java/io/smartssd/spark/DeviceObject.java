@@ -46,13 +46,33 @@ record DeviceObject(String uri, long id, long size, String host) implements Seri
         }
     }
 
+    /** Hadoop Configurations by their entries; at most CONF_CACHE_MAX, then started over. */
+    private static final java.util.concurrent.ConcurrentHashMap<Map<String, String>, Configuration> CONFS =
+            new java.util.concurrent.ConcurrentHashMap<>();
+    private static final int CONF_CACHE_MAX = 64;
+
+    /**
+     * A Configuration holding fsConf, shared by the partitions of a table: a new one parses Hadoop's default
+     * resources (XML) on first use, about 4 ms of CPU, once per device request otherwise. Only read
+     * (FileSystem.get looks keys up), so sharing it between task threads is safe.
+     */
+    static Configuration configuration(Map<String, String> fsConf) {
+        if (CONFS.size() >= CONF_CACHE_MAX) {
+            CONFS.clear();
+        }
+        return CONFS.computeIfAbsent(Map.copyOf(fsConf), m -> {
+            Configuration conf = new Configuration();
+            m.forEach(conf::set);
+            return conf;
+        });
+    }
+
     /**
      * The FileSystem of a smartssd:// path; Hadoop caches it per device, and it holds the JVM's shared
      * device handle (hadoop-smartssd's DeviceRegistry), so drivers and executors of one JVM share it.
      */
     static SmartSsdFileSystem fileSystem(String path, Map<String, String> fsConf) {
-        Configuration conf = new Configuration();
-        fsConf.forEach(conf::set);
+        Configuration conf = configuration(fsConf);
         try {
             FileSystem fs = FileSystem.get(URI.create(path), conf);
             if (!(fs instanceof SmartSsdFileSystem s)) {

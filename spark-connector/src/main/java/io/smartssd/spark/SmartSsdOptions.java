@@ -37,7 +37,12 @@ final class SmartSsdOptions implements Serializable {
 
     static final int DEFAULT_ENTRY_BYTES = Wc98Layout.RECORD_BYTES;
     static final int MAX_ENTRY_BYTES = 1 << 20;
-    static final long DEFAULT_SPLIT_SIZE = 32L << 20;
+    /**
+     * 128 MiB, as Spark's spark.sql.files.maxPartitionBytes: each partition is a device request whose setup
+     * and ramp cost about 13 ms of host CPU, so 32 MiB splits of a 1 GiB object cost 0.25-0.35 s per query
+     * (docs/PERFORMANCE.md, "Spark: smartssd vs CSV vs Parquet").
+     */
+    static final long DEFAULT_SPLIT_SIZE = 128L << 20;
     static final int DEFAULT_BATCH_ROWS = 4096;
 
     final String path;

@@ -40,6 +40,41 @@ class OptionsAndSqlTest {
     }
 
     @Test
+    void configurationSharedPerEntriesAndHoldsThem() {
+        var a = DeviceObject.configuration(java.util.Map.of("fs.smartssd.device.x.image", "/a", "k", "1"));
+        assertTrue(a == DeviceObject.configuration(new java.util.HashMap<>(
+                java.util.Map.of("k", "1", "fs.smartssd.device.x.image", "/a"))));
+        var b = DeviceObject.configuration(java.util.Map.of("fs.smartssd.device.x.image", "/b", "k", "1"));
+        assertTrue(a != b);
+        assertEquals("/a", a.get("fs.smartssd.device.x.image"));
+        assertEquals("/b", b.get("fs.smartssd.device.x.image"));
+        // Hadoop's defaults are there as in a new Configuration
+        assertEquals(new org.apache.hadoop.conf.Configuration().get("fs.defaultFS"), a.get("fs.defaultFS"));
+    }
+
+    @Test
+    void defaultSplitIs128MiBAndCoversTheObjectOnce() {
+        // the default (no read option, no session conf): a 1 GiB + 31 B object as 8 extents of 128 MiB and
+        // its 31 B tail, contiguous; checked against the offsets computed here
+        SmartSsdOptions o = SmartSsdOptions.parse(java.util.Map.of("path", "smartssd://d/o"), java.util.Map.of());
+        assertEquals(128L << 20, o.splitSize);
+        long size = (1L << 30) + 31;
+        List<SmartSsdPartition> parts = new DeviceObject("smartssd://d/o", 7, size, "h").partitions(o.splitSize);
+        assertEquals(9, parts.size());
+        long next = 0;
+        for (SmartSsdPartition p : parts) {
+            assertEquals(next, p.offset());
+            assertEquals(Math.min(128L << 20, size - next), p.length());
+            next += p.length();
+        }
+        assertEquals(size, next);
+        // a read option still wins: 32 MiB gives the 33 extents of before
+        SmartSsdOptions small = SmartSsdOptions.parse(java.util.Map.of("path", "smartssd://d/o", "split_size", "32m"),
+                java.util.Map.of());
+        assertEquals(33, new DeviceObject("smartssd://d/o", 7, size, "h").partitions(small.splitSize).size());
+    }
+
+    @Test
     void malformedOptionsFailAtLoad() {
         fails(() -> reader().option("format", "xml").load(csv), "format", "xml");
         fails(() -> reader().option("format", "wc98").option("entry_bytes", "abc").load(wc98), "entry_bytes", "abc");

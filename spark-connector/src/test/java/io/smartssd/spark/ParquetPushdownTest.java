@@ -86,7 +86,7 @@ class ParquetPushdownTest {
         sameRows("SELECT * FROM {t}", "pq_zstd", "pq_zstd_ref");
         assertEquals(2, session().table("pq_snappy").rdd().getNumPartitions());
         String d = explain("SELECT * FROM {t}", "pq_snappy");
-        assertTrue(d.contains("[parquet, 2 object(s), row groups by split_size=33554432]"), d);
+        assertTrue(d.contains("[parquet, 2 object(s), row groups by split_size=134217728]"), d);
     }
 
     @Test
