@@ -185,6 +185,19 @@ static inline tk_result tk_run_prep(const csd_tasklet_ops *ops, const csd_exec_h
     return r;
 }
 
+/* b (another way of running the same extent) equals r in every answer and cost; frees b's text. */
+static inline void tk_expect_same(tk_result *b, const tk_result *r) {
+    CHECK_EQ_INT(b->rc, r->rc);
+    CHECK_STR(b->err, r->err);
+    CHECK_STR(b->text.s, r->text.s);
+    CHECK_EQ_U64(b->rows, r->rows);
+    CHECK_EQ_U64(b->page_costs, r->page_costs);
+    CHECK_EQ_U64(b->finish_cycles, r->finish_cycles);
+    CHECK_EQ_U64(b->finish_dram, r->finish_dram);
+    CHECK_EQ_INT(b->truncated, r->truncated);
+    free(b->text.s);
+}
+
 /* tk_run_hooked without hooks; for a built-in that also takes whole pages of records (its
  * csd_tasklet_builtin_hooks), the same run through them must give the same rows, status, message and
  * cost of every page. */
@@ -195,28 +208,12 @@ static inline tk_result tk_run(const csd_tasklet_ops *ops, const csd_tasklet_arg
     const csd_exec_hooks *h = csd_tasklet_builtin_hooks(ops);
     if (h) {
         tk_result b = tk_run_hooked(ops, h, args_in, obj, size, cuts, ncuts, P, bytes_mode, max_rows, limit_bytes);
-        CHECK_EQ_INT(b.rc, r.rc);
-        CHECK_STR(b.err, r.err);
-        CHECK_STR(b.text.s, r.text.s);
-        CHECK_EQ_U64(b.rows, r.rows);
-        CHECK_EQ_U64(b.page_costs, r.page_costs);
-        CHECK_EQ_U64(b.finish_cycles, r.finish_cycles);
-        CHECK_EQ_U64(b.finish_dram, r.finish_dram);
-        CHECK_EQ_INT(b.truncated, r.truncated);
-        free(b.text.s);
+        tk_expect_same(&b, &r);
     }
     if (h && h->prepare) {
         /* the pages prepared apart from the run, then fed: the same again */
         tk_result b = tk_run_prep(ops, h, args_in, obj, size, cuts, ncuts, P, bytes_mode, max_rows, limit_bytes, 1);
-        CHECK_EQ_INT(b.rc, r.rc);
-        CHECK_STR(b.err, r.err);
-        CHECK_STR(b.text.s, r.text.s);
-        CHECK_EQ_U64(b.rows, r.rows);
-        CHECK_EQ_U64(b.page_costs, r.page_costs);
-        CHECK_EQ_U64(b.finish_cycles, r.finish_cycles);
-        CHECK_EQ_U64(b.finish_dram, r.finish_dram);
-        CHECK_EQ_INT(b.truncated, r.truncated);
-        free(b.text.s);
+        tk_expect_same(&b, &r);
     }
     return r;
 }
