@@ -78,6 +78,8 @@ typedef struct csd_oob {
 void csd_oob_encode(uint8_t out[CSD_OOB_BYTES], const csd_oob *r);
 /* Returns CSD_OOB_EMPTY (all zero), _OK, or a _BAD_* status. page_bytes bounds valid_bytes. */
 int csd_oob_decode(const uint8_t in[CSD_OOB_BYTES], uint32_t page_bytes, csd_oob *r);
+/* The fields of a record already decoded CSD_OOB_OK (no checks: the OOB scan's second pass). */
+void csd_oob_fields(const uint8_t in[CSD_OOB_BYTES], csd_oob *r);
 const char *csd_oob_status_name(int status);
 
 /* ---------------------------------------------------------------- the file */
