@@ -2,7 +2,8 @@
  *  1. find the newest well-formed record that is not in a rolled-back range: its write group is the
  *     only one a crash can have left half-written (groups are written one after the other);
  *  2. hand every record to the caller, holding back that newest group's records until we know
- *     whether all of its pages are present (ACCEPT) or not (ROLLBACK). */
+ *     whether all of its pages are present (ACCEPT) or not (ROLLBACK).
+ * Pass 2 trusts pass 1's checks (a status byte per page): a record's CRC is computed once. */
 #include "ftl/ftl_int.h"
 
 #include <errno.h>
@@ -24,9 +25,12 @@ int csd_seq_voided(const csd_void_range *v, uint32_t n, uint64_t seq) {
 
 typedef struct pending { uint64_t ppn; csd_oob r; } pending;
 
-/* Calls visit(arg, ppn, raw, status, &rec) for every non-empty record. */
-static int each_record(csd_store *s, uint8_t *buf, void (*visit)(void *, uint64_t, int, const csd_oob *),
-                       void *arg) {
+/* Calls visit(arg, ppn, status, &rec) for every non-empty record. status[ppn] keeps each record's
+ * status from the first pass (fill = 1); the second pass (fill = 0) decodes only the records found
+ * well-formed, without checking them again (the image does not change between the passes: the
+ * caller holds it), and skips the empty ones. */
+static int each_record(csd_store *s, uint8_t *buf, uint8_t *status, int fill,
+                       void (*visit)(void *, uint64_t, int, const csd_oob *), void *arg) {
     const uint64_t total = s->l.physical_pages;
     for (uint64_t at = 0; at < total; at += SCAN_CHUNK) {
         uint64_t n = total - at < SCAN_CHUNK ? total - at : SCAN_CHUNK;
@@ -34,8 +38,17 @@ static int each_record(csd_store *s, uint8_t *buf, void (*visit)(void *, uint64_
         if (rc) return rc;
         for (uint64_t i = 0; i < n; i++) {
             csd_oob r;
-            int st = csd_oob_decode(buf + i * CSD_OOB_BYTES, s->l.page_bytes, &r);
-            if (st == CSD_OOB_OK && r.op_pages > total) st = CSD_OOB_BAD_FIELD;
+            int st;
+            if (fill) {
+                st = csd_oob_decode(buf + i * CSD_OOB_BYTES, s->l.page_bytes, &r);
+                if (st == CSD_OOB_OK && r.op_pages > total) st = CSD_OOB_BAD_FIELD;
+                status[at + i] = (uint8_t)st;
+            } else if ((st = status[at + i]) == CSD_OOB_OK) {
+                memset(&r, 0, sizeof r);
+                csd_oob_fields(buf + i * CSD_OOB_BYTES, &r);
+            } else if (st != CSD_OOB_EMPTY) {
+                (void)csd_oob_decode(buf + i * CSD_OOB_BYTES, s->l.page_bytes, &r);   /* as pass 1 saw it */
+            }
             if (st != CSD_OOB_EMPTY) visit(arg, at + i, st, &r);
         }
     }
@@ -112,17 +125,23 @@ int csd_scan_oob(csd_store *s, const csd_void_range *voids, uint32_t n_void, csd
     memset(info, 0, sizeof *info);
     scan_ctx c = { .voids = voids, .n_void = n_void, .fn = fn, .arg = arg, .info = info };
     uint8_t *buf = malloc((size_t)SCAN_CHUNK * CSD_OOB_BYTES);
-    if (!buf) return -ENOMEM;
-    int rc = each_record(s, buf, pass1, &c);
+    uint8_t *status = malloc(s->l.physical_pages ? s->l.physical_pages : 1);
+    if (!buf || !status) {
+        free(buf);
+        free(status);
+        return -ENOMEM;
+    }
+    int rc = each_record(s, buf, status, 1, pass1, &c);
     if (!rc && info->have_last) {
         c.seen = calloc((size_t)(info->last_pages + 7) / 8, 1);
         if (!c.seen) rc = -ENOMEM;
     }
     if (!rc) {
-        rc = each_record(s, buf, pass2, &c);
+        rc = each_record(s, buf, status, 0, pass2, &c);
         if (c.oom) rc = -ENOMEM;
     }
     free(buf);
+    free(status);
     free(c.seen);
     if (rc) {
         free(c.pend);

@@ -32,6 +32,17 @@ int csd_oob_decode(const uint8_t in[CSD_OOB_BYTES], uint32_t page_bytes, csd_oob
     if (!memcmp(in, zero, CSD_OOB_BYTES)) return CSD_OOB_EMPTY;
     if (csd_get32(in) != OOB_MAGIC) return CSD_OOB_BAD_MAGIC;
     if (csd_crc32(0, in, OOB_CRC_OFF) != csd_get32(in + OOB_CRC_OFF)) return CSD_OOB_BAD_CRC;
+    csd_oob_fields(in, r);
+    /* A record with a good CRC but impossible fields was written by a buggy or foreign writer. */
+    if ((r->kind != CSD_OOB_DATA && r->kind != CSD_OOB_TOMBSTONE) || r->valid_bytes == 0 ||
+        r->valid_bytes > page_bytes || r->obj == 0 || r->seq == 0 || r->op_pages == 0 ||
+        r->seq > CSD_COUNTER_MAX ||
+        r->seq < r->op_first || r->seq - r->op_first >= r->op_pages || csd_get16(in + 6) > 999)
+        return CSD_OOB_BAD_FIELD;
+    return CSD_OOB_OK;
+}
+
+void csd_oob_fields(const uint8_t in[CSD_OOB_BYTES], csd_oob *r) {
     r->kind = in[4];
     r->hint = in[5];
     r->copies = csd_get32(in + 8);
@@ -43,13 +54,6 @@ int csd_oob_decode(const uint8_t in[CSD_OOB_BYTES], uint32_t page_bytes, csd_oob
     r->op_pages = csd_get32(in + 48);
     r->data_crc = csd_get32(in + 52);
     r->time_ms = (uint64_t)csd_get32(in + 56) * 1000 + csd_get16(in + 6);
-    /* A record with a good CRC but impossible fields was written by a buggy or foreign writer. */
-    if ((r->kind != CSD_OOB_DATA && r->kind != CSD_OOB_TOMBSTONE) || r->valid_bytes == 0 ||
-        r->valid_bytes > page_bytes || r->obj == 0 || r->seq == 0 || r->op_pages == 0 ||
-        r->seq > CSD_COUNTER_MAX ||
-        r->seq < r->op_first || r->seq - r->op_first >= r->op_pages || csd_get16(in + 6) > 999)
-        return CSD_OOB_BAD_FIELD;
-    return CSD_OOB_OK;
 }
 
 const char *csd_oob_status_name(int status) {

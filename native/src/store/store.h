@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "smartssd/params.h"
 
 #define CSD_IMAGE_VERSION 1u
@@ -77,6 +78,8 @@ typedef struct csd_oob {
 void csd_oob_encode(uint8_t out[CSD_OOB_BYTES], const csd_oob *r);
 /* Returns CSD_OOB_EMPTY (all zero), _OK, or a _BAD_* status. page_bytes bounds valid_bytes. */
 int csd_oob_decode(const uint8_t in[CSD_OOB_BYTES], uint32_t page_bytes, csd_oob *r);
+/* The fields of a record already decoded CSD_OOB_OK (no checks: the OOB scan's second pass). */
+void csd_oob_fields(const uint8_t in[CSD_OOB_BYTES], csd_oob *r);
 const char *csd_oob_status_name(int status);
 
 /* ---------------------------------------------------------------- the file */
@@ -209,24 +212,23 @@ int csd_meta_write(csd_store *s, int slot, uint64_t seq, csd_buf *b);
 int csd_meta_read(csd_store *s, int slot, csd_meta *m, char *why, size_t whylen);
 void csd_meta_free(csd_meta *m);
 
-/* Little-endian helpers shared by the encoders. */
-static inline void csd_put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
-static inline void csd_put32(uint8_t *p, uint32_t v) {
-    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-static inline void csd_put64(uint8_t *p, uint64_t v) {
-    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-static inline uint16_t csd_get16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
-static inline uint32_t csd_get32(const uint8_t *p) {
-    uint32_t v = 0;
-    for (int i = 3; i >= 0; i--) v = (v << 8) | p[i];
-    return v;
-}
-static inline uint64_t csd_get64(const uint8_t *p) {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
-    return v;
-}
+/* Little-endian helpers shared by the encoders. One load or store each (memcpy, byte-swapped on a
+ * big-endian host): the byte loops compiled to loops, a fifth of an image open's CPU in decoding the
+ * OOB records. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define CSD_LE16(v) __builtin_bswap16(v)
+#define CSD_LE32(v) __builtin_bswap32(v)
+#define CSD_LE64(v) __builtin_bswap64(v)
+#else
+#define CSD_LE16(v) (v)
+#define CSD_LE32(v) (v)
+#define CSD_LE64(v) (v)
+#endif
+static inline void csd_put16(uint8_t *p, uint16_t v) { v = CSD_LE16(v); memcpy(p, &v, sizeof v); }
+static inline void csd_put32(uint8_t *p, uint32_t v) { v = CSD_LE32(v); memcpy(p, &v, sizeof v); }
+static inline void csd_put64(uint8_t *p, uint64_t v) { v = CSD_LE64(v); memcpy(p, &v, sizeof v); }
+static inline uint16_t csd_get16(const uint8_t *p) { uint16_t v; memcpy(&v, p, sizeof v); return CSD_LE16(v); }
+static inline uint32_t csd_get32(const uint8_t *p) { uint32_t v; memcpy(&v, p, sizeof v); return CSD_LE32(v); }
+static inline uint64_t csd_get64(const uint8_t *p) { uint64_t v; memcpy(&v, p, sizeof v); return CSD_LE64(v); }
 
 #endif
