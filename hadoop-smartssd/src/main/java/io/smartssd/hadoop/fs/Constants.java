@@ -58,6 +58,15 @@ public final class Constants {
     public static final String DEFAULT_DEVICE_HOST_THREADS = "auto";
 
     /**
+     * {@code fs.smartssd.device.<id>.host-reader}: embedded devices only; the device parameter
+     * {@code host_reader} for this JVM's session, 1 or 0: with more than one host thread, a reader thread
+     * reads and checksums tasklet pages ahead of the event engine (wall time only).
+     */
+    public static final String DEVICE_HOST_READER_SUFFIX = ".host-reader";
+    /** Default of {@link #DEVICE_HOST_READER_SUFFIX}: {@value}. */
+    public static final String DEFAULT_DEVICE_HOST_READER = "0";
+
+    /**
      * Block size reported for objects (bytes): FileInputFormat cuts splits at block boundaries, so this
      * is the default split size of jobs over {@code smartssd://} objects.
      */

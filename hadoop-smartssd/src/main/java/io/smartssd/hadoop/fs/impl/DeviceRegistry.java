@@ -77,7 +77,8 @@ public final class DeviceRegistry {
         try {
             if (spec.image() != null) {
                 return SmartSsd.openEmbedded(spec.image(), OpenOptions.defaults().background(spec.background())
-                        .param("host_threads", Integer.toString(spec.hostThreads())));
+                        .param("host_threads", Integer.toString(spec.hostThreads()))
+                        .param("host_reader", spec.hostReader() ? "1" : "0"));
             }
             return SmartSsd.openRemote(spec.socket());
         } catch (DeviceException e) {

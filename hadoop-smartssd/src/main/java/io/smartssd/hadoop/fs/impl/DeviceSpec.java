@@ -2,8 +2,10 @@ package io.smartssd.hadoop.fs.impl;
 
 import static io.smartssd.hadoop.fs.Constants.DEFAULT_DEVICE_BACKGROUND;
 import static io.smartssd.hadoop.fs.Constants.DEFAULT_DEVICE_HOST;
+import static io.smartssd.hadoop.fs.Constants.DEFAULT_DEVICE_HOST_READER;
 import static io.smartssd.hadoop.fs.Constants.DEFAULT_DEVICE_HOST_THREADS;
 import static io.smartssd.hadoop.fs.Constants.DEVICE_BACKGROUND_SUFFIX;
+import static io.smartssd.hadoop.fs.Constants.DEVICE_HOST_READER_SUFFIX;
 import static io.smartssd.hadoop.fs.Constants.DEVICE_HOST_SUFFIX;
 import static io.smartssd.hadoop.fs.Constants.DEVICE_HOST_THREADS_SUFFIX;
 import static io.smartssd.hadoop.fs.Constants.DEVICE_IMAGE_SUFFIX;
@@ -21,7 +23,8 @@ import org.apache.hadoop.conf.Configuration;
  * {@link #resolve} checks what can be checked without opening it, so a wrong key fails at once and
  * names itself.
  */
-public record DeviceSpec(String id, Path image, Path socket, String host, boolean background, int hostThreads) {
+public record DeviceSpec(String id, Path image, Path socket, String host, boolean background, int hostThreads,
+                         boolean hostReader) {
 
     /** The device's host_threads ceiling (params.c validates 1..64). */
     private static final int MAX_HOST_THREADS = 64;
@@ -67,6 +70,14 @@ public record DeviceSpec(String id, Path image, Path socket, String host, boolea
                         + MAX_HOST_THREADS + " or auto (the available processors)");
             }
         }
+        String readerKey = key(id, DEVICE_HOST_READER_SUFFIX);
+        String reader = conf.getTrimmed(readerKey, DEFAULT_DEVICE_HOST_READER);
+        boolean hostReader;
+        switch (reader.toLowerCase(java.util.Locale.ROOT)) {
+            case "0", "false", "off" -> hostReader = false;
+            case "1", "true", "on" -> hostReader = true;
+            default -> throw new IOException(readerKey + " = " + reader + ": not a switch; give 1 (on) or 0 (off)");
+        }
         if (!image.isEmpty()) {
             Path p = Paths.get(image).toAbsolutePath().normalize();
             if (!Files.isRegularFile(p)) {
@@ -74,14 +85,14 @@ public record DeviceSpec(String id, Path image, Path socket, String host, boolea
                         + (Files.exists(p) ? " (not a regular file)" : " (file does not exist)")
                         + "; create one with `csd format` or SmartSsd.format");
             }
-            return new DeviceSpec(id, p, null, host, background, hostThreads);
+            return new DeviceSpec(id, p, null, host, background, hostThreads, hostReader);
         }
         Path s = Paths.get(socket).toAbsolutePath().normalize();
         if (!Files.exists(s)) {
             throw new IOException(socketKey + " = " + socket + ": unreachable, no such socket"
                     + " (is `csd csdd IMAGE --socket " + socket + "` running?)");
         }
-        return new DeviceSpec(id, null, s, host, background, hostThreads);
+        return new DeviceSpec(id, null, s, host, background, hostThreads, hostReader);
     }
 
     /** The key that names where the device is ({@code .image} or {@code .socket}), for messages. */
