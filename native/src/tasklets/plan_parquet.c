@@ -505,6 +505,8 @@ static int vec_ok(const plan *pl, int32_t n) {
 /* The loops over a row group's rows work on 8 rows a 64-bit word: a row's V_* byte has its TRUE
  * in bit 0 and its NULL in bit 1 (V_FALSE 0, V_TRUE 1, V_NULL 2), act and valid bytes are 0 / 1. */
 #define PQ_LO 0x0101010101010101ull
+/* rows the filter evaluates at once (a multiple of 8) */
+#define PQ_BLOCK 16384
 
 static inline uint64_t load8(const uint8_t *p) {
     uint64_t w;
@@ -524,19 +526,20 @@ static inline uint64_t count_active(const uint8_t *act, uint64_t n) {
 /* a comparison's 0 / 1 where the row is valid, else V_NULL, for 8 rows */
 static inline uint64_t with_nulls(uint64_t cmp, uint64_t valid) { return (cmp & valid) | ((valid ^ PQ_LO) << 1); }
 
-/* res[r] for every row (V_*); returns the nodes the row evaluator would have evaluated over the rows
- * with act[r] != 0 (nact of them). -ENOMEM as (uint64_t)-1. */
-static uint64_t vec_eval(const plan *pl, int32_t n, const csd_pq_values *vals, uint64_t nrows, const uint8_t *act,
-                         uint64_t nact, uint8_t *res) {
+/* res[r] for every row r of [base, base + nrows) of the row group (V_*; res and act are indexed from
+ * base); returns the nodes the row evaluator would have evaluated over the rows with act[r] != 0 (nact
+ * of them). -ENOMEM as (uint64_t)-1. */
+static uint64_t vec_eval(const plan *pl, int32_t n, const csd_pq_values *vals, uint64_t base, uint64_t nrows,
+                         const uint8_t *act, uint64_t nact, uint8_t *res) {
     const pnode *x = &pl->nodes[n];
     if (x->kind == PN_UNARY && x->op == SMARTSSD__V1__UNARY_OP__NOT) {
-        uint64_t k = vec_eval(pl, x->a, vals, nrows, act, nact, res);
+        uint64_t k = vec_eval(pl, x->a, vals, base, nrows, act, nact, res);
         if (k == UINT64_MAX) return k;
         for (uint64_t r = 0; r < nrows; r++) res[r] = res[r] == V_NULL ? V_NULL : !res[r];
         return k + nact;
     }
     if (x->kind == PN_UNARY) {
-        const uint8_t *valid = vals[pl->cols[pl->nodes[x->a].col].field].valid;
+        const uint8_t *valid = vals[pl->cols[pl->nodes[x->a].col].field].valid + base;
         uint8_t want = x->op == SMARTSSD__V1__UNARY_OP__IS_NULL ? 0 : 1;
         for (uint64_t r = 0; r < nrows; r++) res[r] = (valid[r] != 0) == want;
         return 2 * nact;
@@ -546,7 +549,7 @@ static uint64_t vec_eval(const plan *pl, int32_t n, const csd_pq_values *vals, u
         uint8_t *rb = malloc(nrows ? 2 * nrows : 1);
         if (!rb) return UINT64_MAX;
         uint8_t *actb = rb + nrows;
-        uint64_t k = vec_eval(pl, x->a, vals, nrows, act, nact, res);
+        uint64_t k = vec_eval(pl, x->a, vals, base, nrows, act, nact, res);
         if (k == UINT64_MAX) {
             free(rb);
             return k;
@@ -564,7 +567,7 @@ static uint64_t vec_eval(const plan *pl, int32_t n, const csd_pq_values *vals, u
             actb[r] = act[r] & (res[r] != stop);
             nb += actb[r];
         }
-        uint64_t kb = vec_eval(pl, x->b, vals, nrows, actb, nb, rb);
+        uint64_t kb = vec_eval(pl, x->b, vals, base, nrows, actb, nb, rb);
         if (kb == UINT64_MAX) {
             free(rb);
             return kb;
@@ -598,8 +601,8 @@ static uint64_t vec_eval(const plan *pl, int32_t n, const csd_pq_values *vals, u
         op = flip(op);
     }
     const csd_pq_values *v = &vals[pl->cols[a->col].field];
-    const int64_t *vi = v->i, lit = b->lit.i;
-    const uint8_t *valid = v->valid;
+    const int64_t *vi = v->i ? v->i + base : NULL, lit = b->lit.i;
+    const uint8_t *valid = v->valid + base;
     if (v->ix) {
         /* dictionary indices: the comparison once per entry, then a byte lookup per row */
         uint8_t tbl[256];
@@ -614,7 +617,7 @@ static uint64_t vec_eval(const plan *pl, int32_t n, const csd_pq_values *vals, u
             default: tbl[e] = y >= lit; break;
             }
         }
-        const uint8_t *ix = v->ix;
+        const uint8_t *ix = v->ix + base;
         uint64_t r = 0;
         for (; r + 8 <= nrows; r += 8) {
             uint64_t c = 0;
@@ -695,6 +698,7 @@ int csd_plan_parquet_finish(plan *pl) {
     const csd_pq_file f = *fp;
     const uint8_t *use = used ? used : q->used;
     uint8_t *sel = NULL;      /* per row of the row group: passed the filter */
+    uint64_t max_rows = 1;
     uint8_t *ones = NULL;     /* every row: the column-at-a-time filter's rows to evaluate */
     int vec = 0;
     csd_pq_values *vals = calloc(f.n_leaves ? f.n_leaves : 1, sizeof *vals);
@@ -708,10 +712,9 @@ int csd_plan_parquet_finish(plan *pl) {
     uint32_t *fcols = malloc((pl->n_cols ? pl->n_cols : 1) * sizeof *fcols);
     uint32_t *ocols = malloc((pl->n_cols ? pl->n_cols : 1) * sizeof *ocols);
     uint8_t *infilter = calloc(pl->n_cols ? pl->n_cols : 1, 1);
-    uint64_t max_rows = 1;
     for (uint32_t g = 0; g < f.n_rgs; g++)
         if (f.rgs[g].num_rows > max_rows) max_rows = f.rgs[g].num_rows;
-    sel = malloc(max_rows);
+    sel = csd_pq_big_alloc(max_rows, 1);   /* written whole for every row group */
     vec = pl->filter >= 0 && vec_ok(pl, pl->filter);
     int direct = !pl->aggregating && pl->n_order;
     for (uint32_t i = 0; i < pl->n_outs && direct; i++) direct = pl->nodes[pl->outs[i]].kind == PN_COLUMN;
@@ -720,8 +723,8 @@ int csd_plan_parquet_finish(plan *pl) {
     for (uint32_t k = 0; k < pl->n_order && int_keys; k++)
         int_keys = pl->order[k].output < pl->n_outs &&
                    pl->cols[pl->nodes[pl->outs[pl->order[k].output]].col].type == PT_INT;
-    ones = vec ? malloc(max_rows) : NULL;
-    if (ones) memset(ones, 1, max_rows);
+    ones = vec ? malloc(PQ_BLOCK) : NULL;
+    if (ones) memset(ones, 1, PQ_BLOCK);
     uint32_t n_fcols = 0, n_ocols = 0;
     if (!fcols || !ocols || !infilter || !sel || (vec && !ones)) {
         free(fcols);
@@ -764,22 +767,34 @@ int csd_plan_parquet_finish(plan *pl) {
                 continue;
             }
             if (vec) {
-                uint64_t nodes = vec_eval(pl, pl->filter, vals, rg->num_rows, ones, rg->num_rows, sel);
+                /* a block of rows at a time: the operands' scratch stays small and in cache (every
+                 * count is a sum over rows, so blocks add up to the whole row group's) */
+                uint64_t nodes = 0;
+                for (uint64_t b0 = 0; b0 < rg->num_rows; b0 += PQ_BLOCK) {
+                    uint64_t nb = rg->num_rows - b0 < PQ_BLOCK ? rg->num_rows - b0 : PQ_BLOCK;
+                    uint8_t *sb = sel + b0;
+                    uint64_t k = vec_eval(pl, pl->filter, vals, b0, nb, ones, nb, sb);
+                    if (k == UINT64_MAX) {
+                        nodes = k;
+                        break;
+                    }
+                    nodes += k;
+                    /* V_TRUE is bit 0 alone */
+                    uint64_t r = 0;
+                    for (; r + 8 <= nb; r += 8) {
+                        uint64_t w = load8(sb + r) & PQ_LO;
+                        store8(sb + r, w);
+                        passed += (uint64_t)__builtin_popcountll(w);
+                    }
+                    for (; r < nb; r++) {
+                        sb[r] = sb[r] == V_TRUE;
+                        passed += sb[r];
+                    }
+                }
                 if (nodes == UINT64_MAX) {
                     csd_io_fail(pl->io, "plan: out of memory evaluating the filter");
                     rc = -ENOMEM;
                     break;
-                }
-                /* V_TRUE is bit 0 alone */
-                uint64_t r = 0;
-                for (; r + 8 <= rg->num_rows; r += 8) {
-                    uint64_t w = load8(sel + r) & PQ_LO;
-                    store8(sel + r, w);
-                    passed += (uint64_t)__builtin_popcountll(w);
-                }
-                for (; r < rg->num_rows; r++) {
-                    sel[r] = sel[r] == V_TRUE;
-                    passed += sel[r];
                 }
                 row_cycles += rg->num_rows * CSD_TK_CYCLES_PER_RECORD + nodes * CSD_TK_CYCLES_PER_NODE;
                 row_dram += rg->num_rows * n_fcols;
@@ -885,7 +900,7 @@ int csd_plan_parquet_finish(plan *pl) {
     if (rc == CSD_STOP) rc = 0;
 out:
     free(ones);
-    free(sel);
+    csd_pq_big_free(sel, max_rows, 1);
     if (vals)
         for (uint32_t k = 0; k < f.n_leaves; k++) csd_pq_values_free(&vals[k]);
     free(vals);
