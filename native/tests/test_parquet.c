@@ -906,6 +906,23 @@ static void rle_decoder(void) {
             CHECK_EQ_U64(out[n], 0xdeadbeef);   /* nothing written past n */
         }
         if (w > 0) CHECK_EQ_INT(csd_pq_rle_decode(b, b + h.len - 1, w, out, h.n), -1);
+        if (w <= 8) {
+            /* the byte decoder: the values written, nothing past n, the same refusals */
+            uint8_t *o8 = malloc(h.n + 1);
+            CHECK(o8);
+            for (int c = 0; c < 3; c++) {
+                uint64_t n = counts[c];
+                o8[n] = 0xa5;
+                CHECK_EQ_INT(csd_pq_rle_decode8(b, b + h.len, w, o8, n), 0);
+                for (uint64_t k = 0; k < n; k++) CHECK_EQ_U64(o8[k], h.v[k]);
+                CHECK_EQ_U64(o8[n], 0xa5);
+            }
+            if (w > 0) CHECK_EQ_INT(csd_pq_rle_decode8(b, b + h.len - 1, w, o8, h.n), -1);
+            free(o8);
+        } else {
+            uint8_t o8[8];
+            CHECK_EQ_INT(csd_pq_rle_decode8(b, b + h.len, w, o8, 1), -1);   /* wider than a byte */
+        }
         if (w == 1) {
             uint8_t *valid = malloc(h.n + 1);
             CHECK(valid);
@@ -934,6 +951,8 @@ static void rle_decoder(void) {
     CHECK_EQ_INT(csd_pq_rle_levels(zero, zero + 2, valid, 1), -1);
     CHECK_EQ_INT(csd_pq_rle_decode(two, two + 2, 33, out, 1), -1);
     CHECK_EQ_INT(csd_pq_rle_decode(two, two + 2, 1, out, 4), -1);
+    CHECK_EQ_INT(csd_pq_rle_decode8(zero, zero + 2, 1, valid, 1), -1);
+    CHECK_EQ_INT(csd_pq_rle_decode8(two, two + 2, 1, valid, 4), -1);
 }
 
 /* Integer chunks read as dictionary indices (csd_pq_read_ix) hold the same rows as read whole
@@ -1016,8 +1035,9 @@ static void page_header(hyb *h, int type, uint32_t size, int64_t nv, int enc) {
     hyb_byte(h, 0);
 }
 
-static uint8_t *write_dict_object(uint64_t rows, uint64_t per_page, uint32_t dn, uint64_t plain_from, int64_t *want,
-                                  uint64_t *size) {
+/* nulls: every fifth row NULL, else none (a page without NULLs takes the decoder's shortcuts) */
+static uint8_t *write_dict_object(uint64_t rows, uint64_t per_page, uint32_t dn, uint64_t plain_from, int nulls,
+                                  int64_t *want, uint64_t *size) {
     hyb o = {0};
     for (const char *m = "PAR1"; *m; m++) hyb_byte(&o, (uint8_t)*m);
     uint64_t start = o.len;
@@ -1041,7 +1061,7 @@ static uint8_t *write_dict_object(uint64_t rows, uint64_t per_page, uint32_t dn,
             uint8_t b = 0;
             for (int k = 0; k < 8; k++) {
                 uint64_t r = at + g * 8 + (uint64_t)k;
-                if (g * 8 + (uint64_t)k < nv && r % 5 != 4) b |= (uint8_t)(1u << k);
+                if (g * 8 + (uint64_t)k < nv && (!nulls || r % 5 != 4)) b |= (uint8_t)(1u << k);
             }
             hyb_byte(&lv, b);
         }
@@ -1049,7 +1069,7 @@ static uint8_t *write_dict_object(uint64_t rows, uint64_t per_page, uint32_t dn,
         hyb ix = {0};
         for (uint64_t k = 0; k < nv; k++) {
             uint64_t r = at + k;
-            if (r % 5 == 4) {
+            if (nulls && r % 5 == 4) {
                 want[r] = INT64_MIN;
                 continue;
             }
@@ -1147,11 +1167,11 @@ static void dictionary_indices(void) {
     /* dictionary sizes on both sides of 256, widths 0..9; with and without a PLAIN fallback */
     static const uint32_t DN[] = {1, 2, 3, 17, 200, 256, 257, 300};
     for (size_t d = 0; d < sizeof DN / sizeof *DN; d++) {
-        for (int fb = 0; fb < 2; fb++) {
+        for (int fb = 0; fb < 4; fb++) {
             uint64_t rows = 3001, per_page = 500, size;
             int64_t *want = malloc(rows * sizeof *want);
             CHECK(want);
-            uint8_t *obj = write_dict_object(rows, per_page, DN[d], fb ? 1500 : rows, want, &size);
+            uint8_t *obj = write_dict_object(rows, per_page, DN[d], fb & 1 ? 1500 : rows, fb < 2, want, &size);
             char err[256];
             csd_pq_file f;
             CHECK(csd_pq_open(&f, obj, size, err, sizeof err) == 0);
@@ -1166,7 +1186,7 @@ static void dictionary_indices(void) {
                 }
                 CHECK(csd_pq_read_ix(&f, obj, size, 0, 0, s ? sel : NULL, &b, err, sizeof err) == 0);
                 /* indices kept only for a small dictionary used by every page */
-                CHECK_EQ_INT(b.ix != NULL, DN[d] <= 256 && !fb);
+                CHECK_EQ_INT(b.ix != NULL, DN[d] <= 256 && !(fb & 1));
                 CHECK_EQ_U64(a.decoded, b.decoded);
                 CHECK_EQ_U64(a.bytes_out, b.bytes_out);
                 for (uint64_t r = 0; r < rows; r++) {
@@ -1193,11 +1213,11 @@ static void dictionary_indices(void) {
  * NULLs, dictionary indices or values (a PLAIN fallback half way), must give the rows and the charged
  * cycles brute force gives over the values written, block edges included. */
 static void filter_blocks(void) {
-    for (int fb = 0; fb < 2; fb++) {
+    for (int fb = 0; fb < 4; fb++) {
         uint64_t rows = 2 * 16384 + 8192 + 5, size;
         int64_t *want = malloc(rows * sizeof *want);
         CHECK(want);
-        uint8_t *obj = write_dict_object(rows, 3000, 20, fb ? rows / 2 : rows, want, &size);
+        uint8_t *obj = write_dict_object(rows, 3000, 20, fb & 1 ? rows / 2 : rows, fb < 2, want, &size);
         uint64_t want_rows = 0, want_cycles = 0;
         for (uint64_t r = 0; r < rows; r++) {
             /* (x IS NULL OR x < 930) AND NOT (x >= 979) */

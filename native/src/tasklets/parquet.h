@@ -96,6 +96,8 @@ const char *csd_pq_type_name(int ptype);
 /* The RLE/bit-packed hybrid (Encodings.md): n values of width (0..32) bits from [p, end) into out.
  * 0, or -1 when the bytes are corrupt or too few. */
 int csd_pq_rle_decode(const uint8_t *p, const uint8_t *end, int width, uint32_t *out, uint64_t n);
+/* The same for width 0..8, into bytes. */
+int csd_pq_rle_decode8(const uint8_t *p, const uint8_t *end, int width, uint8_t *out, uint64_t n);
 /* Definition levels (the hybrid at width 1) of n rows into valid[0..n) as 0/1 bytes: the count of 1s,
  * or -1 when corrupt (a level above 1, too few bytes). */
 int64_t csd_pq_rle_levels(const uint8_t *p, const uint8_t *end, uint8_t *valid, uint64_t n);
