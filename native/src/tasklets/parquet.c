@@ -983,6 +983,8 @@ static int decode_chunk(const csd_pq_file *f, const uint8_t *file, size_t len, u
             while (k < nv && !sel[got + k]) k++;
             if (k == nv) {
                 memset(v->valid + got, 0, nv);
+                v->skipped_values += nv;
+                v->skipped_bytes += (uint64_t)h.usize;
                 got += nv;
                 continue;
             }

@@ -64,6 +64,8 @@ typedef struct csd_pq_values {
     uint64_t pages;          /* pages decoded */
     uint64_t decoded;        /* values decoded (rows of the pages not skipped) */
     uint64_t bytes_out;      /* uncompressed page bytes */
+    uint64_t skipped_values; /* data pages skipped (no selected row): their values and uncompressed */
+    uint64_t skipped_bytes;  /* bytes, as decoding them would have counted them */
 } csd_pq_values;
 
 /* Parse footer bytes (FileMetaData, flen bytes) of a file of file_len bytes: chunk ranges are checked

@@ -427,9 +427,11 @@ static int host_cpus(const plan *pl) {
     return n < 1 ? 1 : n > CSD_PQ_DECODE_THREADS ? CSD_PQ_DECODE_THREADS : (int)n;
 }
 
+/* as_whole: the pages sel skips are charged as if decoded (their value counts and sizes from their
+ * headers): the plan's charge is that of decoding the whole chunk, only the host skips the work */
 static int decode_columns(plan *pl, const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t g,
                           const uint32_t *cols, uint32_t n, const uint8_t *sel, csd_pq_values *vals, uint8_t *decoded,
-                          uint64_t *cycles, uint64_t *dram) {
+                          uint64_t *cycles, uint64_t *dram, int as_whole) {
     dec_job *jobs = calloc(n ? n : 1, sizeof *jobs);
     if (!jobs) {
         csd_io_fail(pl->io, "plan: out of memory reading the Parquet object");
@@ -465,8 +467,10 @@ static int decode_columns(plan *pl, const csd_pq_file *f, const uint8_t *file, s
         }
         decoded[j->leaf] = 1;             /* freed with the row group's other chunks */
         if (!rc) {
-            *cycles += j->out->decoded * CSD_TK_CYCLES_PER_VALUE;
-            *dram += j->out->bytes_out / 4;
+            uint64_t nv = j->out->decoded + (as_whole ? j->out->skipped_values : 0);
+            uint64_t nb = j->out->bytes_out + (as_whole ? j->out->skipped_bytes : 0);
+            *cycles += nv * CSD_TK_CYCLES_PER_VALUE;
+            *dram += nb / 4;
         }
     }
     free(jobs);
@@ -658,6 +662,84 @@ static uint64_t vec_eval(const plan *pl, int32_t n, const csd_pq_values *vals, u
     return 3 * nact;
 }
 
+/* plan columns the outputs read, counted once each (the lazy top-N wants one besides the first key) */
+static uint32_t n_out_cols(const plan *pl) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < pl->n_outs; i++) {
+        uint32_t c = pl->nodes[pl->outs[i]].col, dup = 0;
+        for (uint32_t k = 0; k < i && !dup; k++) dup = pl->nodes[pl->outs[k]].col == c;
+        n += !dup;
+    }
+    return n;
+}
+
+/* The rows of a row group the direct top-N loop will read past its first sort key (a row while the
+ * heap fills, a row whose first key does not sort after the heap's worst): need[r] = 1. Which rows
+ * those are depends on the first key alone: the heap's worst first key is the limit-th best first key
+ * seen so far, whichever rows tie on it. 1 with need filled; 0 when it cannot tell (a NULL first key
+ * in the rows or the heap); -1 out of memory. */
+static int need_rows(const plan *pl, const csd_pq_values *v0, uint64_t nrows, uint8_t *need) {
+    const psort *o0 = &pl->order[0];
+    int desc = o0->descending;
+    for (uint64_t r = 0; r < nrows; r++)
+        if (!v0->valid[r]) return 0;
+    size_t cap = pl->limit < pl->n_rows + nrows ? pl->limit : pl->n_rows + nrows;
+    int64_t *h = malloc((cap ? cap : 1) * sizeof *h);
+    if (!h) return -1;
+    size_t cnt = 0;
+    /* h[0] the worst: the smallest first key when descending, else the largest */
+#define PQ_WORSE(a, b) (desc ? (a) < (b) : (a) > (b))
+#define PQ_SIFT_DOWN()                                                                                            \
+    for (size_t i = 0;;) {                                                                                      \
+        size_t l = 2 * i + 1, w = i;                                                                            \
+        if (l < cnt && PQ_WORSE(h[l], h[w])) w = l;                                                             \
+        if (l + 1 < cnt && PQ_WORSE(h[l + 1], h[w])) w = l + 1;                                                 \
+        if (w == i) break;                                                                                      \
+        int64_t t_ = h[i];                                                                                      \
+        h[i] = h[w];                                                                                            \
+        h[w] = t_;                                                                                              \
+        i = w;                                                                                                  \
+    }
+#define PQ_PUSH(x)                                                                                                \
+    do {                                                                                                          \
+        size_t i = cnt++;                                                                                         \
+        h[i] = (x);                                                                                               \
+        while (i && PQ_WORSE(h[i], h[(i - 1) / 2])) {                                                             \
+            int64_t t_ = h[i];                                                                                    \
+            h[i] = h[(i - 1) / 2];                                                                                \
+            h[(i - 1) / 2] = t_;                                                                                  \
+            i = (i - 1) / 2;                                                                                      \
+        }                                                                                                         \
+    } while (0)
+    for (size_t k = 0; k < pl->n_rows; k++) {
+        const pv *b = &pl->rows[k]->v[o0->output];
+        if (b->t != PT_INT) {
+            free(h);
+            return 0;
+        }
+        PQ_PUSH(b->i);
+    }
+    for (uint64_t r = 0; r < nrows; r++) {
+        int64_t x = csd_pq_int(v0, r);
+        if (cnt < pl->limit) {
+            need[r] = 1;
+            PQ_PUSH(x);
+            continue;
+        }
+        int64_t t = h[0];
+        need[r] = desc ? x >= t : x <= t;
+        if (desc ? x > t : x < t) {
+            h[0] = x;
+            PQ_SIFT_DOWN();
+        }
+    }
+#undef PQ_PUSH
+#undef PQ_SIFT_DOWN
+#undef PQ_WORSE
+    free(h);
+    return 1;
+}
+
 int csd_plan_parquet_finish(plan *pl) {
     static const uint8_t none[1];
     plan_pq *q = pl->pq;
@@ -704,6 +786,7 @@ int csd_plan_parquet_finish(plan *pl) {
     uint8_t *sel = NULL;      /* per row of the row group: passed the filter */
     uint64_t max_rows = 1;
     uint8_t *ones = NULL;     /* every row: the column-at-a-time filter's rows to evaluate */
+    uint8_t *need = NULL;     /* lazy top-N: rows whose other outputs the heap loop reads */
     int vec = 0;
     csd_pq_values *vals = calloc(f.n_leaves ? f.n_leaves : 1, sizeof *vals);
     uint8_t *decoded = calloc(f.n_leaves ? f.n_leaves : 1, 1);
@@ -727,6 +810,10 @@ int csd_plan_parquet_finish(plan *pl) {
     for (uint32_t k = 0; k < pl->n_order && int_keys; k++)
         int_keys = pl->order[k].output < pl->n_outs &&
                    pl->cols[pl->nodes[pl->outs[pl->order[k].output]].col].type == PT_INT;
+    /* the lazy top-N: the first sort key is a column decoded in phase 1 with others beside it */
+    int lazy = int_keys && pl->filter < 0 && pl->limit && n_out_cols(pl) > 1;
+    need = lazy ? malloc(max_rows) : NULL;
+    if (lazy && !need) lazy = 0;   /* decoded whole instead */
     ones = vec ? malloc(PQ_BLOCK) : NULL;
     if (ones) memset(ones, 1, PQ_BLOCK);
     uint32_t n_fcols = 0, n_ocols = 0;
@@ -762,8 +849,23 @@ int csd_plan_parquet_finish(plan *pl) {
             const uint32_t *cols = phase ? ocols : fcols;
             uint32_t n = phase ? n_ocols : n_fcols;
             if (phase && !passed) break;
+            if (phase && lazy) {
+                /* top-N without a filter: the first sort key whole, then the other outputs only in the
+                 * pages of rows the heap will look at (need_rows); charged as decoded whole */
+                uint32_t kc = pl->nodes[pl->outs[pl->order[0].output]].col;
+                rc = decode_columns(pl, &f, file, len, g, &kc, 1, NULL, vals, decoded, &cycles, &dram, 0);
+                if (rc) break;
+                int part = need_rows(pl, &vals[pl->cols[kc].field], rg->num_rows, need);
+                if (part < 0) {
+                    csd_io_fail(pl->io, "plan: out of memory reading the Parquet object");
+                    rc = -ENOMEM;
+                    break;
+                }
+                rc = decode_columns(pl, &f, file, len, g, cols, n, part ? need : NULL, vals, decoded, &cycles, &dram, 1);
+                break;
+            }
             rc = decode_columns(pl, &f, file, len, g, cols, n, phase && pl->filter >= 0 ? sel : NULL, vals, decoded,
-                                &cycles, &dram);
+                                &cycles, &dram, 0);
             if (rc || phase) break;
             if (pl->filter < 0) {
                 memset(sel, 1, rg->num_rows);
@@ -904,6 +1006,7 @@ int csd_plan_parquet_finish(plan *pl) {
     if (rc == CSD_STOP) rc = 0;
 out:
     free(ones);
+    free(need);
     csd_pq_big_free(sel, max_rows, 1);
     if (vals)
         for (uint32_t k = 0; k < f.n_leaves; k++) csd_pq_values_free(&vals[k]);
