@@ -688,9 +688,11 @@ static void direct_topn_costs(void) {
     uint8_t *obj = load("snappy.parquet", &size);
     /* keys: a double then an integer; a nullable integer (NULLs sort first ascending) then an integer,
      * descending and ascending (the integer keys drop rows the full heap rejects without the evaluator) */
-    const int keys[3][2] = {{D, ID}, {I, ID}, {I, ID}};
-    const int desc[3][2] = {{1, 0}, {0, 1}, {1, 1}};
-    for (int q = 0; q < 3; q++) {
+    /* a first key without NULLs (id) with an integer beside it: the other output is decoded only in
+     * the pages of rows the heap looks at (ascending: after the first rows, none), charged as whole */
+    const int keys[5][2] = {{D, ID}, {I, ID}, {I, ID}, {ID, I}, {ID, I}};
+    const int desc[5][2] = {{1, 0}, {0, 1}, {1, 1}, {0, 1}, {1, 0}};
+    for (int q = 0; q < 5; q++) {
         tk_result r[2];
         for (int neg = 0; neg < 2; neg++) {
             plan_b b;
@@ -906,6 +908,23 @@ static void rle_decoder(void) {
             CHECK_EQ_U64(out[n], 0xdeadbeef);   /* nothing written past n */
         }
         if (w > 0) CHECK_EQ_INT(csd_pq_rle_decode(b, b + h.len - 1, w, out, h.n), -1);
+        if (w <= 8) {
+            /* the byte decoder: the values written, nothing past n, the same refusals */
+            uint8_t *o8 = malloc(h.n + 1);
+            CHECK(o8);
+            for (int c = 0; c < 3; c++) {
+                uint64_t n = counts[c];
+                o8[n] = 0xa5;
+                CHECK_EQ_INT(csd_pq_rle_decode8(b, b + h.len, w, o8, n), 0);
+                for (uint64_t k = 0; k < n; k++) CHECK_EQ_U64(o8[k], h.v[k]);
+                CHECK_EQ_U64(o8[n], 0xa5);
+            }
+            if (w > 0) CHECK_EQ_INT(csd_pq_rle_decode8(b, b + h.len - 1, w, o8, h.n), -1);
+            free(o8);
+        } else {
+            uint8_t o8[8];
+            CHECK_EQ_INT(csd_pq_rle_decode8(b, b + h.len, w, o8, 1), -1);   /* wider than a byte */
+        }
         if (w == 1) {
             uint8_t *valid = malloc(h.n + 1);
             CHECK(valid);
@@ -934,6 +953,8 @@ static void rle_decoder(void) {
     CHECK_EQ_INT(csd_pq_rle_levels(zero, zero + 2, valid, 1), -1);
     CHECK_EQ_INT(csd_pq_rle_decode(two, two + 2, 33, out, 1), -1);
     CHECK_EQ_INT(csd_pq_rle_decode(two, two + 2, 1, out, 4), -1);
+    CHECK_EQ_INT(csd_pq_rle_decode8(zero, zero + 2, 1, valid, 1), -1);
+    CHECK_EQ_INT(csd_pq_rle_decode8(two, two + 2, 1, valid, 4), -1);
 }
 
 /* Integer chunks read as dictionary indices (csd_pq_read_ix) hold the same rows as read whole
@@ -1016,8 +1037,9 @@ static void page_header(hyb *h, int type, uint32_t size, int64_t nv, int enc) {
     hyb_byte(h, 0);
 }
 
-static uint8_t *write_dict_object(uint64_t rows, uint64_t per_page, uint32_t dn, uint64_t plain_from, int64_t *want,
-                                  uint64_t *size) {
+/* nulls: every fifth row NULL, else none (a page without NULLs takes the decoder's shortcuts) */
+static uint8_t *write_dict_object(uint64_t rows, uint64_t per_page, uint32_t dn, uint64_t plain_from, int nulls,
+                                  int64_t *want, uint64_t *size) {
     hyb o = {0};
     for (const char *m = "PAR1"; *m; m++) hyb_byte(&o, (uint8_t)*m);
     uint64_t start = o.len;
@@ -1041,7 +1063,7 @@ static uint8_t *write_dict_object(uint64_t rows, uint64_t per_page, uint32_t dn,
             uint8_t b = 0;
             for (int k = 0; k < 8; k++) {
                 uint64_t r = at + g * 8 + (uint64_t)k;
-                if (g * 8 + (uint64_t)k < nv && r % 5 != 4) b |= (uint8_t)(1u << k);
+                if (g * 8 + (uint64_t)k < nv && (!nulls || r % 5 != 4)) b |= (uint8_t)(1u << k);
             }
             hyb_byte(&lv, b);
         }
@@ -1049,7 +1071,7 @@ static uint8_t *write_dict_object(uint64_t rows, uint64_t per_page, uint32_t dn,
         hyb ix = {0};
         for (uint64_t k = 0; k < nv; k++) {
             uint64_t r = at + k;
-            if (r % 5 == 4) {
+            if (nulls && r % 5 == 4) {
                 want[r] = INT64_MIN;
                 continue;
             }
@@ -1147,11 +1169,11 @@ static void dictionary_indices(void) {
     /* dictionary sizes on both sides of 256, widths 0..9; with and without a PLAIN fallback */
     static const uint32_t DN[] = {1, 2, 3, 17, 200, 256, 257, 300};
     for (size_t d = 0; d < sizeof DN / sizeof *DN; d++) {
-        for (int fb = 0; fb < 2; fb++) {
+        for (int fb = 0; fb < 4; fb++) {
             uint64_t rows = 3001, per_page = 500, size;
             int64_t *want = malloc(rows * sizeof *want);
             CHECK(want);
-            uint8_t *obj = write_dict_object(rows, per_page, DN[d], fb ? 1500 : rows, want, &size);
+            uint8_t *obj = write_dict_object(rows, per_page, DN[d], fb & 1 ? 1500 : rows, fb < 2, want, &size);
             char err[256];
             csd_pq_file f;
             CHECK(csd_pq_open(&f, obj, size, err, sizeof err) == 0);
@@ -1166,7 +1188,7 @@ static void dictionary_indices(void) {
                 }
                 CHECK(csd_pq_read_ix(&f, obj, size, 0, 0, s ? sel : NULL, &b, err, sizeof err) == 0);
                 /* indices kept only for a small dictionary used by every page */
-                CHECK_EQ_INT(b.ix != NULL, DN[d] <= 256 && !fb);
+                CHECK_EQ_INT(b.ix != NULL, DN[d] <= 256 && !(fb & 1));
                 CHECK_EQ_U64(a.decoded, b.decoded);
                 CHECK_EQ_U64(a.bytes_out, b.bytes_out);
                 for (uint64_t r = 0; r < rows; r++) {
@@ -1189,12 +1211,51 @@ static void dictionary_indices(void) {
     }
 }
 
+/* The column filter runs over blocks of rows (16 Ki): a row group of 2.5 blocks and 5 rows, with
+ * NULLs, dictionary indices or values (a PLAIN fallback half way), must give the rows and the charged
+ * cycles brute force gives over the values written, block edges included. */
+static void filter_blocks(void) {
+    for (int fb = 0; fb < 4; fb++) {
+        uint64_t rows = 2 * 16384 + 8192 + 5, size;
+        int64_t *want = malloc(rows * sizeof *want);
+        CHECK(want);
+        uint8_t *obj = write_dict_object(rows, 3000, 20, fb & 1 ? rows / 2 : rows, fb < 2, want, &size);
+        uint64_t want_rows = 0, want_cycles = 0;
+        for (uint64_t r = 0; r < rows; r++) {
+            /* (x IS NULL OR x < 930) AND NOT (x >= 979) */
+            int xnull = want[r] == INT64_MIN;
+            int a = xnull || want[r] < 930;
+            uint64_t nodes = 1 + (1 + 2 + (xnull ? 0 : 3)) + (a ? 1 + 3 : 0);
+            int pass = a && !xnull && !(want[r] >= 979);
+            /* NOT (NULL >= 979) is NULL: the AND does not pass it */
+            want_cycles += 2 + 4 + 3 * nodes + (pass ? 3 + 40 : 0);
+            want_rows += (uint64_t)pass;
+        }
+        CHECK(want_rows > 0 && want_rows < rows);
+        plan_b b;
+        init_parquet(&b);
+        PB_col(&b, C_text("x", 1, 0));
+        b.p.filter = AND(OR(E_un(UOP(IS_NULL), E_col(0)), E_bin(OP(LT), E_col(0), E_i(930))),
+                         E_un(UOP(NOT), E_bin(OP(GE), E_col(0), E_i(979))));
+        PB_project(&b, E_col(0));
+        tk_result r = run_plan(&b, obj, size, NULL, 0);
+        CHECK(r.rc == 0);
+        CHECK_EQ_U64(r.rows, want_rows);
+        CHECK_EQ_U64(r.finish_cycles, want_cycles);
+        tk_result_free(&r);
+        pb_free_all();
+        free(obj);
+        free(want);
+    }
+}
+
 int main(void) {
     plan_ops = csd_tasklet_find("plan");
     CHECK(plan_ops);
     rle_decoder();
     index_columns();
     dictionary_indices();
+    filter_blocks();
     footer_and_skipping();
     column_filter_costs();
     direct_topn_costs();

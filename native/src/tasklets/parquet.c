@@ -590,6 +590,51 @@ int csd_pq_rle_decode(const uint8_t *p, const uint8_t *end, int width, uint32_t 
     return 0;
 }
 
+/* The hybrid at width 0..8 straight into bytes: a bit-packed group of 8 values is one load of its w
+ * bytes and one 64-bit store, runs are memset (no 32-bit array between the page and the rows). */
+int csd_pq_rle_decode8(const uint8_t *p, const uint8_t *end, int width, uint8_t *out, uint64_t n) {
+    if (width < 0 || width > 8) return -1;
+    uint64_t got = 0;
+    uint64_t mask = ((uint64_t)1 << width) - 1;
+    thr t = { p, end, 0, 0 };
+    while (got < n) {
+        uint64_t h = t_varint(&t);
+        if (t.bad) return -1;
+        if (h & 1) {
+            uint64_t groups = h >> 1;
+            if (groups == 0 || groups > (uint64_t)(t.end - t.p)) return -1;
+            uint64_t nbytes = groups * (uint64_t)width;
+            if (nbytes > (uint64_t)(t.end - t.p)) return -1;
+            const uint8_t *src = t.p;
+            size_t avail = (size_t)(t.end - t.p);
+            for (uint64_t g = 0; g < groups && got < n; g++, src += width, avail -= (size_t)width) {
+                uint64_t x = 0, o = 0;
+                memcpy(&x, src, avail >= 8 ? 8 : (size_t)width);   /* bits past the group are masked off */
+                for (int k = 0; k < 8; k++) o |= ((x >> (k * width)) & mask) << (8 * k);
+                if (n - got >= 8) {
+                    memcpy(out + got, &o, 8);
+                    got += 8;
+                } else {
+                    memcpy(out + got, &o, (size_t)(n - got));
+                    got = n;
+                }
+            }
+            t.p += nbytes;
+        } else {
+            uint64_t run = h >> 1;
+            int vbytes = width ? 1 : 0;
+            if (vbytes > t.end - t.p) return -1;
+            uint8_t v = vbytes ? t.p[0] : 0;
+            t.p += vbytes;
+            if (run == 0) return -1;
+            uint64_t take = run < n - got ? run : n - got;
+            memset(out + got, v, (size_t)take);
+            got += take;
+        }
+    }
+    return 0;
+}
+
 /* Definition levels of a flat optional column (the hybrid at width 1) straight into valid[0..n):
  * runs as memset, bit-packed groups a byte (8 levels) at a time. The number of 1s, or -1 when corrupt
  * (a run's level above 1, or too few levels). */
@@ -938,6 +983,8 @@ static int decode_chunk(const csd_pq_file *f, const uint8_t *file, size_t len, u
             while (k < nv && !sel[got + k]) k++;
             if (k == nv) {
                 memset(v->valid + got, 0, nv);
+                v->skipped_values += nv;
+                v->skipped_bytes += (uint64_t)h.usize;
                 got += nv;
                 continue;
             }
@@ -1040,6 +1087,17 @@ static int decode_chunk(const csd_pq_file *f, const uint8_t *file, size_t len, u
             if (present) {
                 if (vend - vals < 1) goto corrupt;
                 int w = vals[0];
+                if (present == nv && v->ix && w <= 8) {
+                    /* no NULLs, indices kept: straight into the rows' bytes */
+                    if (!dc.n || csd_pq_rle_decode8(vals + 1, vend, w, v->ix + got, nv)) goto corrupt;
+                    const uint8_t *o = v->ix + got;
+                    uint32_t bad = 0;
+                    if (dc.n < ((uint64_t)1 << w))
+                        for (uint64_t k = 0; k < nv; k++) bad |= o[k] >= dc.n;
+                    if (bad) goto corrupt;
+                    got += nv;
+                    continue;
+                }
                 if (w > 32 || csd_pq_rle_decode(vals + 1, vend, w, lev, present)) goto corrupt;
                 if (present == nv && v->ix) {
                     if (!dc.n) goto corrupt;

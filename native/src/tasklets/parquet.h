@@ -64,6 +64,8 @@ typedef struct csd_pq_values {
     uint64_t pages;          /* pages decoded */
     uint64_t decoded;        /* values decoded (rows of the pages not skipped) */
     uint64_t bytes_out;      /* uncompressed page bytes */
+    uint64_t skipped_values; /* data pages skipped (no selected row): their values and uncompressed */
+    uint64_t skipped_bytes;  /* bytes, as decoding them would have counted them */
 } csd_pq_values;
 
 /* Parse footer bytes (FileMetaData, flen bytes) of a file of file_len bytes: chunk ranges are checked
@@ -96,6 +98,8 @@ const char *csd_pq_type_name(int ptype);
 /* The RLE/bit-packed hybrid (Encodings.md): n values of width (0..32) bits from [p, end) into out.
  * 0, or -1 when the bytes are corrupt or too few. */
 int csd_pq_rle_decode(const uint8_t *p, const uint8_t *end, int width, uint32_t *out, uint64_t n);
+/* The same for width 0..8, into bytes. */
+int csd_pq_rle_decode8(const uint8_t *p, const uint8_t *end, int width, uint8_t *out, uint64_t n);
 /* Definition levels (the hybrid at width 1) of n rows into valid[0..n) as 0/1 bytes: the count of 1s,
  * or -1 when corrupt (a level above 1, too few bytes). */
 int64_t csd_pq_rle_levels(const uint8_t *p, const uint8_t *end, uint8_t *valid, uint64_t n);

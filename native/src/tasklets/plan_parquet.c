@@ -427,9 +427,11 @@ static int host_cpus(const plan *pl) {
     return n < 1 ? 1 : n > CSD_PQ_DECODE_THREADS ? CSD_PQ_DECODE_THREADS : (int)n;
 }
 
+/* as_whole: the pages sel skips are charged as if decoded (their value counts and sizes from their
+ * headers): the plan's charge is that of decoding the whole chunk, only the host skips the work */
 static int decode_columns(plan *pl, const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t g,
                           const uint32_t *cols, uint32_t n, const uint8_t *sel, csd_pq_values *vals, uint8_t *decoded,
-                          uint64_t *cycles, uint64_t *dram) {
+                          uint64_t *cycles, uint64_t *dram, int as_whole) {
     dec_job *jobs = calloc(n ? n : 1, sizeof *jobs);
     if (!jobs) {
         csd_io_fail(pl->io, "plan: out of memory reading the Parquet object");
@@ -465,8 +467,10 @@ static int decode_columns(plan *pl, const csd_pq_file *f, const uint8_t *file, s
         }
         decoded[j->leaf] = 1;             /* freed with the row group's other chunks */
         if (!rc) {
-            *cycles += j->out->decoded * CSD_TK_CYCLES_PER_VALUE;
-            *dram += j->out->bytes_out / 4;
+            uint64_t nv = j->out->decoded + (as_whole ? j->out->skipped_values : 0);
+            uint64_t nb = j->out->bytes_out + (as_whole ? j->out->skipped_bytes : 0);
+            *cycles += nv * CSD_TK_CYCLES_PER_VALUE;
+            *dram += nb / 4;
         }
     }
     free(jobs);
@@ -505,6 +509,8 @@ static int vec_ok(const plan *pl, int32_t n) {
 /* The loops over a row group's rows work on 8 rows a 64-bit word: a row's V_* byte has its TRUE
  * in bit 0 and its NULL in bit 1 (V_FALSE 0, V_TRUE 1, V_NULL 2), act and valid bytes are 0 / 1. */
 #define PQ_LO 0x0101010101010101ull
+/* rows the filter evaluates at once (a multiple of 8) */
+#define PQ_BLOCK 16384
 
 static inline uint64_t load8(const uint8_t *p) {
     uint64_t w;
@@ -514,9 +520,13 @@ static inline uint64_t load8(const uint8_t *p) {
 
 static inline void store8(uint8_t *p, uint64_t w) { memcpy(p, &w, 8); }
 
+/* the 1s of a word whose bytes are 0 or 1: one multiply (x86-64 without -mpopcnt calls libgcc for
+ * __builtin_popcountll) */
+static inline uint64_t count01(uint64_t w) { return (w * PQ_LO) >> 56; }
+
 static inline uint64_t count_active(const uint8_t *act, uint64_t n) {
     uint64_t k = 0, r = 0;
-    for (; r + 8 <= n; r += 8) k += (uint64_t)__builtin_popcountll(load8(act + r));
+    for (; r + 8 <= n; r += 8) k += count01(load8(act + r));
     for (; r < n; r++) k += act[r];
     return k;
 }
@@ -524,19 +534,20 @@ static inline uint64_t count_active(const uint8_t *act, uint64_t n) {
 /* a comparison's 0 / 1 where the row is valid, else V_NULL, for 8 rows */
 static inline uint64_t with_nulls(uint64_t cmp, uint64_t valid) { return (cmp & valid) | ((valid ^ PQ_LO) << 1); }
 
-/* res[r] for every row (V_*); returns the nodes the row evaluator would have evaluated over the rows
- * with act[r] != 0 (nact of them). -ENOMEM as (uint64_t)-1. */
-static uint64_t vec_eval(const plan *pl, int32_t n, const csd_pq_values *vals, uint64_t nrows, const uint8_t *act,
-                         uint64_t nact, uint8_t *res) {
+/* res[r] for every row r of [base, base + nrows) of the row group (V_*; res and act are indexed from
+ * base); returns the nodes the row evaluator would have evaluated over the rows with act[r] != 0 (nact
+ * of them). -ENOMEM as (uint64_t)-1. */
+static uint64_t vec_eval(const plan *pl, int32_t n, const csd_pq_values *vals, uint64_t base, uint64_t nrows,
+                         const uint8_t *act, uint64_t nact, uint8_t *res) {
     const pnode *x = &pl->nodes[n];
     if (x->kind == PN_UNARY && x->op == SMARTSSD__V1__UNARY_OP__NOT) {
-        uint64_t k = vec_eval(pl, x->a, vals, nrows, act, nact, res);
+        uint64_t k = vec_eval(pl, x->a, vals, base, nrows, act, nact, res);
         if (k == UINT64_MAX) return k;
         for (uint64_t r = 0; r < nrows; r++) res[r] = res[r] == V_NULL ? V_NULL : !res[r];
         return k + nact;
     }
     if (x->kind == PN_UNARY) {
-        const uint8_t *valid = vals[pl->cols[pl->nodes[x->a].col].field].valid;
+        const uint8_t *valid = vals[pl->cols[pl->nodes[x->a].col].field].valid + base;
         uint8_t want = x->op == SMARTSSD__V1__UNARY_OP__IS_NULL ? 0 : 1;
         for (uint64_t r = 0; r < nrows; r++) res[r] = (valid[r] != 0) == want;
         return 2 * nact;
@@ -546,7 +557,7 @@ static uint64_t vec_eval(const plan *pl, int32_t n, const csd_pq_values *vals, u
         uint8_t *rb = malloc(nrows ? 2 * nrows : 1);
         if (!rb) return UINT64_MAX;
         uint8_t *actb = rb + nrows;
-        uint64_t k = vec_eval(pl, x->a, vals, nrows, act, nact, res);
+        uint64_t k = vec_eval(pl, x->a, vals, base, nrows, act, nact, res);
         if (k == UINT64_MAX) {
             free(rb);
             return k;
@@ -558,13 +569,13 @@ static uint64_t vec_eval(const plan *pl, int32_t n, const csd_pq_values *vals, u
             uint64_t ne = stop ? ~w & PQ_LO : (w | w >> 1) & PQ_LO;
             uint64_t o = load8(act + r) & ne;
             store8(actb + r, o);
-            nb += (uint64_t)__builtin_popcountll(o);
+            nb += count01(o);
         }
         for (; r < nrows; r++) {
             actb[r] = act[r] & (res[r] != stop);
             nb += actb[r];
         }
-        uint64_t kb = vec_eval(pl, x->b, vals, nrows, actb, nb, rb);
+        uint64_t kb = vec_eval(pl, x->b, vals, base, nrows, actb, nb, rb);
         if (kb == UINT64_MAX) {
             free(rb);
             return kb;
@@ -598,8 +609,8 @@ static uint64_t vec_eval(const plan *pl, int32_t n, const csd_pq_values *vals, u
         op = flip(op);
     }
     const csd_pq_values *v = &vals[pl->cols[a->col].field];
-    const int64_t *vi = v->i, lit = b->lit.i;
-    const uint8_t *valid = v->valid;
+    const int64_t *vi = v->i ? v->i + base : NULL, lit = b->lit.i;
+    const uint8_t *valid = v->valid + base;
     if (v->ix) {
         /* dictionary indices: the comparison once per entry, then a byte lookup per row */
         uint8_t tbl[256];
@@ -614,7 +625,7 @@ static uint64_t vec_eval(const plan *pl, int32_t n, const csd_pq_values *vals, u
             default: tbl[e] = y >= lit; break;
             }
         }
-        const uint8_t *ix = v->ix;
+        const uint8_t *ix = v->ix + base;
         uint64_t r = 0;
         for (; r + 8 <= nrows; r += 8) {
             uint64_t c = 0;
@@ -649,6 +660,84 @@ static uint64_t vec_eval(const plan *pl, int32_t n, const csd_pq_values *vals, u
 #undef CMP_LOOP
     }
     return 3 * nact;
+}
+
+/* plan columns the outputs read, counted once each (the lazy top-N wants one besides the first key) */
+static uint32_t n_out_cols(const plan *pl) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < pl->n_outs; i++) {
+        uint32_t c = pl->nodes[pl->outs[i]].col, dup = 0;
+        for (uint32_t k = 0; k < i && !dup; k++) dup = pl->nodes[pl->outs[k]].col == c;
+        n += !dup;
+    }
+    return n;
+}
+
+/* The rows of a row group the direct top-N loop will read past its first sort key (a row while the
+ * heap fills, a row whose first key does not sort after the heap's worst): need[r] = 1. Which rows
+ * those are depends on the first key alone: the heap's worst first key is the limit-th best first key
+ * seen so far, whichever rows tie on it. 1 with need filled; 0 when it cannot tell (a NULL first key
+ * in the rows or the heap); -1 out of memory. */
+static int need_rows(const plan *pl, const csd_pq_values *v0, uint64_t nrows, uint8_t *need) {
+    const psort *o0 = &pl->order[0];
+    int desc = o0->descending;
+    for (uint64_t r = 0; r < nrows; r++)
+        if (!v0->valid[r]) return 0;
+    size_t cap = pl->limit < pl->n_rows + nrows ? pl->limit : pl->n_rows + nrows;
+    int64_t *h = malloc((cap ? cap : 1) * sizeof *h);
+    if (!h) return -1;
+    size_t cnt = 0;
+    /* h[0] the worst: the smallest first key when descending, else the largest */
+#define PQ_WORSE(a, b) (desc ? (a) < (b) : (a) > (b))
+#define PQ_SIFT_DOWN()                                                                                            \
+    for (size_t i = 0;;) {                                                                                      \
+        size_t l = 2 * i + 1, w = i;                                                                            \
+        if (l < cnt && PQ_WORSE(h[l], h[w])) w = l;                                                             \
+        if (l + 1 < cnt && PQ_WORSE(h[l + 1], h[w])) w = l + 1;                                                 \
+        if (w == i) break;                                                                                      \
+        int64_t t_ = h[i];                                                                                      \
+        h[i] = h[w];                                                                                            \
+        h[w] = t_;                                                                                              \
+        i = w;                                                                                                  \
+    }
+#define PQ_PUSH(x)                                                                                                \
+    do {                                                                                                          \
+        size_t i = cnt++;                                                                                         \
+        h[i] = (x);                                                                                               \
+        while (i && PQ_WORSE(h[i], h[(i - 1) / 2])) {                                                             \
+            int64_t t_ = h[i];                                                                                    \
+            h[i] = h[(i - 1) / 2];                                                                                \
+            h[(i - 1) / 2] = t_;                                                                                  \
+            i = (i - 1) / 2;                                                                                      \
+        }                                                                                                         \
+    } while (0)
+    for (size_t k = 0; k < pl->n_rows; k++) {
+        const pv *b = &pl->rows[k]->v[o0->output];
+        if (b->t != PT_INT) {
+            free(h);
+            return 0;
+        }
+        PQ_PUSH(b->i);
+    }
+    for (uint64_t r = 0; r < nrows; r++) {
+        int64_t x = csd_pq_int(v0, r);
+        if (cnt < pl->limit) {
+            need[r] = 1;
+            PQ_PUSH(x);
+            continue;
+        }
+        int64_t t = h[0];
+        need[r] = desc ? x >= t : x <= t;
+        if (desc ? x > t : x < t) {
+            h[0] = x;
+            PQ_SIFT_DOWN();
+        }
+    }
+#undef PQ_PUSH
+#undef PQ_SIFT_DOWN
+#undef PQ_WORSE
+    free(h);
+    return 1;
 }
 
 int csd_plan_parquet_finish(plan *pl) {
@@ -695,7 +784,9 @@ int csd_plan_parquet_finish(plan *pl) {
     const csd_pq_file f = *fp;
     const uint8_t *use = used ? used : q->used;
     uint8_t *sel = NULL;      /* per row of the row group: passed the filter */
+    uint64_t max_rows = 1;
     uint8_t *ones = NULL;     /* every row: the column-at-a-time filter's rows to evaluate */
+    uint8_t *need = NULL;     /* lazy top-N: rows whose other outputs the heap loop reads */
     int vec = 0;
     csd_pq_values *vals = calloc(f.n_leaves ? f.n_leaves : 1, sizeof *vals);
     uint8_t *decoded = calloc(f.n_leaves ? f.n_leaves : 1, 1);
@@ -708,10 +799,9 @@ int csd_plan_parquet_finish(plan *pl) {
     uint32_t *fcols = malloc((pl->n_cols ? pl->n_cols : 1) * sizeof *fcols);
     uint32_t *ocols = malloc((pl->n_cols ? pl->n_cols : 1) * sizeof *ocols);
     uint8_t *infilter = calloc(pl->n_cols ? pl->n_cols : 1, 1);
-    uint64_t max_rows = 1;
     for (uint32_t g = 0; g < f.n_rgs; g++)
         if (f.rgs[g].num_rows > max_rows) max_rows = f.rgs[g].num_rows;
-    sel = malloc(max_rows);
+    sel = csd_pq_big_alloc(max_rows, 1);   /* written whole for every row group */
     vec = pl->filter >= 0 && vec_ok(pl, pl->filter);
     int direct = !pl->aggregating && pl->n_order;
     for (uint32_t i = 0; i < pl->n_outs && direct; i++) direct = pl->nodes[pl->outs[i]].kind == PN_COLUMN;
@@ -720,8 +810,12 @@ int csd_plan_parquet_finish(plan *pl) {
     for (uint32_t k = 0; k < pl->n_order && int_keys; k++)
         int_keys = pl->order[k].output < pl->n_outs &&
                    pl->cols[pl->nodes[pl->outs[pl->order[k].output]].col].type == PT_INT;
-    ones = vec ? malloc(max_rows) : NULL;
-    if (ones) memset(ones, 1, max_rows);
+    /* the lazy top-N: the first sort key is a column decoded in phase 1 with others beside it */
+    int lazy = int_keys && pl->filter < 0 && pl->limit && n_out_cols(pl) > 1;
+    need = lazy ? malloc(max_rows) : NULL;
+    if (lazy && !need) lazy = 0;   /* decoded whole instead */
+    ones = vec ? malloc(PQ_BLOCK) : NULL;
+    if (ones) memset(ones, 1, PQ_BLOCK);
     uint32_t n_fcols = 0, n_ocols = 0;
     if (!fcols || !ocols || !infilter || !sel || (vec && !ones)) {
         free(fcols);
@@ -755,8 +849,23 @@ int csd_plan_parquet_finish(plan *pl) {
             const uint32_t *cols = phase ? ocols : fcols;
             uint32_t n = phase ? n_ocols : n_fcols;
             if (phase && !passed) break;
+            if (phase && lazy) {
+                /* top-N without a filter: the first sort key whole, then the other outputs only in the
+                 * pages of rows the heap will look at (need_rows); charged as decoded whole */
+                uint32_t kc = pl->nodes[pl->outs[pl->order[0].output]].col;
+                rc = decode_columns(pl, &f, file, len, g, &kc, 1, NULL, vals, decoded, &cycles, &dram, 0);
+                if (rc) break;
+                int part = need_rows(pl, &vals[pl->cols[kc].field], rg->num_rows, need);
+                if (part < 0) {
+                    csd_io_fail(pl->io, "plan: out of memory reading the Parquet object");
+                    rc = -ENOMEM;
+                    break;
+                }
+                rc = decode_columns(pl, &f, file, len, g, cols, n, part ? need : NULL, vals, decoded, &cycles, &dram, 1);
+                break;
+            }
             rc = decode_columns(pl, &f, file, len, g, cols, n, phase && pl->filter >= 0 ? sel : NULL, vals, decoded,
-                                &cycles, &dram);
+                                &cycles, &dram, 0);
             if (rc || phase) break;
             if (pl->filter < 0) {
                 memset(sel, 1, rg->num_rows);
@@ -764,22 +873,34 @@ int csd_plan_parquet_finish(plan *pl) {
                 continue;
             }
             if (vec) {
-                uint64_t nodes = vec_eval(pl, pl->filter, vals, rg->num_rows, ones, rg->num_rows, sel);
+                /* a block of rows at a time: the operands' scratch stays small and in cache (every
+                 * count is a sum over rows, so blocks add up to the whole row group's) */
+                uint64_t nodes = 0;
+                for (uint64_t b0 = 0; b0 < rg->num_rows; b0 += PQ_BLOCK) {
+                    uint64_t nb = rg->num_rows - b0 < PQ_BLOCK ? rg->num_rows - b0 : PQ_BLOCK;
+                    uint8_t *sb = sel + b0;
+                    uint64_t k = vec_eval(pl, pl->filter, vals, b0, nb, ones, nb, sb);
+                    if (k == UINT64_MAX) {
+                        nodes = k;
+                        break;
+                    }
+                    nodes += k;
+                    /* V_TRUE is bit 0 alone */
+                    uint64_t r = 0;
+                    for (; r + 8 <= nb; r += 8) {
+                        uint64_t w = load8(sb + r) & PQ_LO;
+                        store8(sb + r, w);
+                        passed += count01(w);
+                    }
+                    for (; r < nb; r++) {
+                        sb[r] = sb[r] == V_TRUE;
+                        passed += sb[r];
+                    }
+                }
                 if (nodes == UINT64_MAX) {
                     csd_io_fail(pl->io, "plan: out of memory evaluating the filter");
                     rc = -ENOMEM;
                     break;
-                }
-                /* V_TRUE is bit 0 alone */
-                uint64_t r = 0;
-                for (; r + 8 <= rg->num_rows; r += 8) {
-                    uint64_t w = load8(sel + r) & PQ_LO;
-                    store8(sel + r, w);
-                    passed += (uint64_t)__builtin_popcountll(w);
-                }
-                for (; r < rg->num_rows; r++) {
-                    sel[r] = sel[r] == V_TRUE;
-                    passed += sel[r];
                 }
                 row_cycles += rg->num_rows * CSD_TK_CYCLES_PER_RECORD + nodes * CSD_TK_CYCLES_PER_NODE;
                 row_dram += rg->num_rows * n_fcols;
@@ -885,7 +1006,8 @@ int csd_plan_parquet_finish(plan *pl) {
     if (rc == CSD_STOP) rc = 0;
 out:
     free(ones);
-    free(sel);
+    free(need);
+    csd_pq_big_free(sel, max_rows, 1);
     if (vals)
         for (uint32_t k = 0; k < f.n_leaves; k++) csd_pq_values_free(&vals[k]);
     free(vals);
