@@ -122,6 +122,23 @@ static int apply_params(JNIEnv *env, csd_params *p, jobjectArray keys, jobjectAr
     return 0;
 }
 
+/* The open's edit hook: overrides change only the named fields of the params stored in the image
+ * (open validates the result, so a geometry change is refused clearly). A bad one has thrown. */
+typedef struct {
+    JNIEnv *env;
+    jobjectArray keys, values;
+} open_edit;
+
+static int edit_params(void *arg, csd_params *p, char *err, size_t errlen)
+{
+    open_edit *x = arg;
+    if (apply_params(x->env, p, x->keys, x->values) < 0) {
+        snprintf(err, errlen, "device parameter overrides");
+        return -EINVAL;
+    }
+    return 0;
+}
+
 JNIEXPORT jlong JNICALL Java_io_smartssd_device_NativeDevice_nativeOpen(JNIEnv *env, jclass cls, jbyteArray path,
                                                                         jboolean background, jobjectArray keys,
                                                                         jobjectArray values)
@@ -131,37 +148,20 @@ JNIEXPORT jlong JNICALL Java_io_smartssd_device_NativeDevice_nativeOpen(JNIEnv *
     if (!image)
         return 0;
     char err[ERRLEN] = "";
+    open_edit x = {env, keys, values};
     csd_open_opts opts = {.override = NULL, .background = background ? 1 : 0};
+    if (keys && (*env)->GetArrayLength(env, keys) > 0) {
+        /* applied inside the one open: a second open would rebuild the map from every OOB record again */
+        opts.edit = edit_params;
+        opts.edit_arg = &x;
+    }
     csd_device *dev = NULL;
     int rc = csd_device_open(&dev, image, &opts, err, sizeof err);
     if (rc < 0) {
-        throw_errno(env, rc, image, err);
+        if (!(*env)->ExceptionCheck(env))   /* apply_params has thrown for a bad override */
+            throw_errno(env, rc, image, err);
         free(image);
         return 0;
-    }
-    if (keys && (*env)->GetArrayLength(env, keys) > 0) {
-        /* Overrides change only the named fields: start from the params stored in the image, then
-         * reopen with the result (open validates it, so a geometry change is refused clearly). */
-        csd_params p = *csd_device_params(dev);
-        int bad = apply_params(env, &p, keys, values);
-        rc = csd_device_close(dev);
-        dev = NULL;
-        if (bad < 0) {
-            free(image);
-            return 0;
-        }
-        if (rc < 0) {
-            throw_errno(env, rc, image, "closing before applying parameter overrides");
-            free(image);
-            return 0;
-        }
-        opts.override = &p;
-        rc = csd_device_open(&dev, image, &opts, err, sizeof err);
-        if (rc < 0) {
-            throw_errno(env, rc, image, err);
-            free(image);
-            return 0;
-        }
     }
     free(image);
     return to_handle(dev);

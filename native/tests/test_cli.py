@@ -215,6 +215,30 @@ def test_set_overrides_change_device_time(image, tmp_path):
     assert slow["device_ns"] > base["device_ns"]
 
 
+def test_set_applied_in_one_open(image, tmp_path):
+    """--set edits the image's params inside the one open: the session gets them (identify), the
+    image keeps its own, a geometry key is taken back from the image, and a bad --config line or an
+    invalid value is INVALID_ARGUMENT with its message while the image still opens."""
+    stored = csd("identify", image, "--json")
+    ident = csd("identify", image, "--set", "host_threads=2", "--set", "cores=1", "--json")
+    assert ident["params"]["host_threads"] == "2" and ident["cores"] == 1
+    assert (stored["params"]["host_threads"], stored["cores"]) != ("2", 1)
+    assert csd("identify", image, "--json") == stored          # nothing of the session is kept
+    geo = csd("identify", image, "--set", "page_bytes=16384", "--json")
+    assert geo["geometry"] == stored["geometry"]
+    cfg = tmp_path / "bad.cfg"
+    cfg.write_text("cores = 1\nbogus = 3\n")
+    p = csd("run", image, "grep", "--input", "x", "--config", cfg, "--json", ok=False, raw=True)
+    err = json.loads(p.stdout)
+    assert p.returncode == 1 and err["error"] == "INVALID_ARGUMENT"
+    assert err["message"] == f"{cfg}:2: unknown parameter 'bogus'"
+    p = csd("run", image, "grep", "--input", "x", "--set", "host_threads=0", "--json", ok=False, raw=True)
+    err = json.loads(p.stdout)
+    assert p.returncode == 1 and err["error"] == "INVALID_ARGUMENT"
+    assert err["message"] == f"cannot open {image} with these parameters: host_threads must be 1..64"
+    assert csd("identify", image, "--json") == stored
+
+
 # ------------------------------------------------------------------ errors and help
 
 def test_errors_are_clear(image, tmp_path):

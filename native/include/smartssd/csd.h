@@ -59,6 +59,14 @@ typedef struct csd_open_opts {
     /* 1 = tasklets advance in a device thread while the host does other things (the default for a
      * real device); 0 = they advance only inside commands (deterministic, single-threaded). */
     int background;
+    /* Edit the params stored in the image for this session (a command line's --set, a binding's
+     * key/value pairs): called once, with the stored params (or override's), before the device
+     * starts; 0, or a negative errno with err set, which fails the open with that errno and message.
+     * Geometry is then taken back from the image, as with override. One open instead of an open to
+     * read the stored params and a second with the result: each open rebuilds the map from every
+     * page's OOB record. NULL = none. */
+    int (*edit)(void *arg, csd_params *p, char *err, size_t errlen);
+    void *edit_arg;
 } csd_open_opts;
 
 int csd_device_open(csd_device **out, const char *image, const csd_open_opts *opts, char *err, size_t errlen);

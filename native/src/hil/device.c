@@ -182,9 +182,13 @@ int csd_device_open(csd_device **out, const char *image, const csd_open_opts *op
         return rc;
     }
     d->params = stored;
-    if (opts && opts->override) {
+    if (opts && (opts->override || opts->edit)) {
         /* Geometry is fixed by the image; the rest may change per session. */
-        csd_params o = *opts->override;
+        csd_params o = opts->override ? *opts->override : stored;
+        if (opts->edit && (rc = opts->edit(opts->edit_arg, &o, err, errlen)) != 0) {
+            if (rc > 0) rc = -EINVAL;
+            goto fail;
+        }
         o.channels = stored.channels;
         o.chips_per_channel = stored.chips_per_channel;
         o.dies_per_chip = stored.dies_per_chip;

@@ -125,6 +125,23 @@ static int apply_overrides(cli *c, csd_params *p, char *err, size_t errlen) {
     return 0;
 }
 
+/* The open's edit hook: the image's params, then --config and --set; a bad one is the caller's
+ * INVALID_ARGUMENT, not an open failure. */
+typedef struct {
+    cli *c;
+    int called, bad;
+} open_edit;
+
+static int edit_params(void *arg, csd_params *p, char *err, size_t errlen) {
+    open_edit *x = arg;
+    x->called = 1;
+    if (apply_overrides(x->c, p, err, errlen)) {
+        x->bad = 1;
+        return -EINVAL;
+    }
+    return 0;
+}
+
 static int open_mode(cli *c, const char *image, int background) {
     char err[512];
     struct stat st;
@@ -135,21 +152,18 @@ static int open_mode(cli *c, const char *image, int background) {
                              "socket (give them to 'csd serve')", image);
         return cli_connect(c, image);
     }
+    /* overrides are applied inside the one open, to the params it reads from the image */
+    open_edit x = { c, 0, 0 };
     csd_open_opts opts = { .override = NULL, .background = background };
-    int rc = csd_device_open(&c->dev, image, &opts, err, sizeof err);
-    if (rc) return cli_error(c, "IO_ERROR", "cannot open %s: %s", image, err);
     if (c->config || c->nsets) {
-        csd_params merged = *csd_device_params(c->dev);
-        if (apply_overrides(c, &merged, err, sizeof err)) {
-            cli_close(c);
-            return cli_error(c, "INVALID_ARGUMENT", "%s", err);
-        }
-        csd_device_close(c->dev);
-        c->dev = NULL;
-        opts.override = &merged;
-        rc = csd_device_open(&c->dev, image, &opts, err, sizeof err);
-        if (rc) return cli_error(c, "INVALID_ARGUMENT", "cannot open %s with these parameters: %s", image, err);
+        opts.edit = edit_params;
+        opts.edit_arg = &x;
     }
+    int rc = csd_device_open(&c->dev, image, &opts, err, sizeof err);
+    if (rc && x.bad) return cli_error(c, "INVALID_ARGUMENT", "%s", err);
+    if (rc && x.called)
+        return cli_error(c, "INVALID_ARGUMENT", "cannot open %s with these parameters: %s", image, err);
+    if (rc) return cli_error(c, "IO_ERROR", "cannot open %s: %s", image, err);
     return 0;
 }
 
