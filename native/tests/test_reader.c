@@ -157,10 +157,10 @@ int main(void) {
     free(m.page);
     free(m.ref);
 
-    /* the param: off by default, 0 or 1 only */
+    /* the param: on by default, 0 or 1 only */
     csd_params q;
     CHECK_EQ_INT(csd_params_preset(&q, "tiny"), 0);
-    CHECK_EQ_U64(q.host_reader, 0);
+    CHECK_EQ_U64(q.host_reader, 1);
     CHECK_EQ_INT(csd_params_set(&q, "host_reader", "2", err, sizeof err), 0);
     CHECK_EQ_INT(csd_params_validate(&q, err, sizeof err), -EINVAL);
     CHECK_CONTAINS(err, "host_reader is 0 or 1");

@@ -127,9 +127,11 @@ typedef struct csd_params {
                                          * than the hand-off); 0 = from its first page */
 
     /* the reader thread (host_threads > 1) */
-    uint32_t host_reader;               /* bool: 1 = with host_threads > 1, tasklet pages are read from
-                                         * the image and their CRCs computed on a reader thread ahead of
-                                         * the engine; 0 = on the engine's own thread. Wall time only */
+    uint32_t host_reader;               /* bool: 1 = with host_threads > 1, the pages of tasklet requests
+                                         * fed on the engine's thread (no run-ahead, or cheap) are read
+                                         * from the image and their CRCs computed on a reader thread
+                                         * ahead of the engine; 0 = on the engine's own thread. Wall
+                                         * time only */
 } csd_params;
 
 /* Blocks of each plane in SLC mode for p (blocks_per_plane set): the first ones of the plane. */

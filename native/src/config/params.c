@@ -146,7 +146,7 @@ static void preset_paper(csd_params *p) {
     p->map_cache_line_entries = 8;
     p->host_threads = 1;
     p->host_ahead_min_ns = 4000;
-    p->host_reader = 0;   /* measured no faster on 2 cores, and more CPU (PERFORMANCE.md) */
+    p->host_reader = 1;   /* for the requests the engine's thread feeds itself (PERFORMANCE.md) */
     /* user tasklets */
     p->tasklet_memory_bytes = 64u << 20;
     p->tasklet_fuel_per_page = 100000000;

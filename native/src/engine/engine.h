@@ -259,7 +259,8 @@ void csd_engine_block_erasing(csd_engine *e, uint64_t first_ppn, uint64_t npages
 
 /* Told the ppns a request will read (CSD_PPN_NONE for none), in the order the engine will read them,
  * as its pages are resolved: a reader thread reads them ahead (the store's, csd_store_reader_post).
- * Wall time only. One hook; fn NULL removes it. */
+ * Only the pages of requests fed on the engine's own thread (no run-ahead, or settled back to it as
+ * cheap) are told. Wall time only. One hook; fn NULL removes it. */
 typedef void (*csd_engine_post_fn)(void *arg, const uint64_t *ppns, size_t n);
 void csd_engine_set_post_hook(csd_engine *e, csd_engine_post_fn fn, void *arg);
 

@@ -327,7 +327,7 @@ static int add_pages(csd_engine *e, csd_isp_req *r, uint64_t from, uint64_t to) 
         s->v.total++;
     }
     if (to > r->issue_next) r->issue_next = to;
-    if (e->post && to > from) e->post(e->post_arg, r->ppn + from, to - from);
+    if (e->post && !r->ah && to > from) e->post(e->post_arg, r->ppn + from, to - from);   /* as issue_batch.c */
     csd_eng_ahead_load(e, r);
     return 0;
 }

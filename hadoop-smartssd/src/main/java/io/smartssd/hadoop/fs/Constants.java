@@ -60,11 +60,13 @@ public final class Constants {
     /**
      * {@code fs.smartssd.device.<id>.host-reader}: embedded devices only; the device parameter
      * {@code host_reader} for this JVM's session, 1 or 0: with more than one host thread, a reader thread
-     * reads and checksums tasklet pages ahead of the event engine (wall time only).
+     * reads and checksums the pages of tasklet requests the event engine's thread feeds itself (the
+     * cheap ones: a request run ahead on host threads keeps those busy already), ahead of the engine
+     * (wall time only).
      */
     public static final String DEVICE_HOST_READER_SUFFIX = ".host-reader";
     /** Default of {@link #DEVICE_HOST_READER_SUFFIX}: {@value}. */
-    public static final String DEFAULT_DEVICE_HOST_READER = "0";
+    public static final String DEFAULT_DEVICE_HOST_READER = "1";
 
     /**
      * Block size reported for objects (bytes): FileInputFormat cuts splits at block boundaries, so this

@@ -23,7 +23,7 @@ import org.apache.hadoop.fs.FileSystem;
 import org.junit.jupiter.api.Test;
 
 /**
- * fs.smartssd.device.ID.host-reader: an embedded device's session runs with host_reader as set (off by
+ * fs.smartssd.device.ID.host-reader: an embedded device's session runs with host_reader as set (on by
  * default), the value the device itself reports; a grep over an object counts the same lines as a
  * count on the host, in the same device time, with the reader on and off; a bad value fails before
  * the device is opened, naming the key.
@@ -64,7 +64,7 @@ class HostReaderTest {
     }
 
     @Test
-    void offByDefaultAndTheSameLinesAndDeviceTimeEitherWay() throws IOException {
+    void onByDefaultAndTheSameLinesAndDeviceTimeEitherWay() throws IOException {
         byte[] log = log();
         long expected = 0;
         for (String line : new String(log, StandardCharsets.US_ASCII).split("\n")) {
@@ -73,9 +73,16 @@ class HostReaderTest {
         Path img = TestImages.fresh("hr");
         Configuration conf = TestImages.conf("hr", img);
         conf.set(THREADS, "2");
-        long[] off = run(conf, log);
-        assertEquals(0, off[0], "host_reader is off unless set");
+        long[] byDefault = run(conf, log);
+        assertEquals(1, byDefault[0], "host_reader is on unless set");
+        assertEquals(expected, byDefault[1]);
+        Configuration offConf = TestImages.conf("hr", img);
+        offConf.set(THREADS, "2");
+        offConf.set(KEY, " off ");
+        long[] off = run(offConf, log);
+        assertEquals(0, off[0], "off");
         assertEquals(expected, off[1]);
+        assertEquals(off[2], byDefault[2], "device time with the reader on by default");
         for (String on : new String[] {"1", " on ", "true"}) {
             Configuration c = TestImages.conf("hr", img);
             c.set(THREADS, "2");
@@ -85,9 +92,11 @@ class HostReaderTest {
             assertEquals(expected, r[1], on);
             assertEquals(off[2], r[2], "device time with the reader on");
         }
-        Configuration c = TestImages.conf("hr", img);
-        c.set(KEY, "0");
-        assertEquals(0, run(c, log)[0]);
+        for (String no : new String[] {"0", "false"}) {
+            Configuration c = TestImages.conf("hr", img);
+            c.set(KEY, no);
+            assertEquals(0, run(c, log)[0], no);
+        }
     }
 
     @Test
