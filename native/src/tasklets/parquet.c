@@ -541,29 +541,56 @@ static inline void unpack8(const uint8_t *src, size_t avail, int w, uint32_t *ou
     }
 }
 
+/* One run of the RLE/bit-packed hybrid (Encodings.md): `groups` bit-packed groups of 8 values (width
+ * bytes each) at `data`, or `count` copies of `value`. */
+typedef struct hyb_run {
+    int packed;
+    uint64_t groups, count;
+    const uint8_t *data;
+    uint32_t value;
+} hyb_run;
+
+/* The next run, bounds checked and stepped over (the decoders below share it). 0, or -1 when corrupt:
+ * a cut header or value, an empty run, groups past the end. */
+static inline int hyb_next(thr *t, int width, hyb_run *r) {
+    uint64_t h = t_varint(t);
+    if (t->bad) return -1;
+    size_t left = (size_t)(t->end - t->p);
+    r->packed = (int)(h & 1);
+    if (r->packed) {
+        r->groups = h >> 1;
+        if (r->groups == 0 || r->groups > left || r->groups * (uint64_t)width > left) return -1;
+        r->data = t->p;
+        t->p += r->groups * (uint64_t)width;
+        return 0;
+    }
+    r->count = h >> 1;
+    size_t vbytes = ((size_t)width + 7) / 8;
+    if (vbytes > left || r->count == 0) return -1;
+    r->value = 0;
+    for (size_t b = 0; b < vbytes; b++) r->value |= (uint32_t)t->p[b] << (8 * b);
+    t->p += vbytes;
+    return 0;
+}
+
 /* RLE/bit-packed hybrid (Encodings.md): n values of width bits into out. */
 int csd_pq_rle_decode(const uint8_t *p, const uint8_t *end, int width, uint32_t *out, uint64_t n) {
     if (width < 0 || width > 32) return -1;
     uint64_t got = 0;
-    int vbytes = (width + 7) / 8;
     thr t = { p, end, 0, 0 };
     while (got < n) {
-        uint64_t h = t_varint(&t);
-        if (t.bad) return -1;
-        if (h & 1) {
-            uint64_t groups = h >> 1;
-            if (groups == 0 || groups > (uint64_t)(t.end - t.p)) return -1;
-            uint64_t nbytes = groups * (uint64_t)width;   /* 8 values per group: width bytes */
-            if (nbytes > (uint64_t)(t.end - t.p)) return -1;
+        hyb_run r;
+        if (hyb_next(&t, width, &r)) return -1;
+        if (r.packed) {
             if (width == 0) {
-                uint64_t take = groups * 8 < n - got ? groups * 8 : n - got;
+                uint64_t take = r.groups * 8 < n - got ? r.groups * 8 : n - got;
                 memset(out + got, 0, take * sizeof *out);
                 got += take;
                 continue;
             }
-            const uint8_t *src = t.p;
-            size_t avail = (size_t)(t.end - t.p);
-            for (uint64_t g = 0; g < groups && got < n; g++, src += width, avail -= (size_t)width) {
+            const uint8_t *src = r.data;
+            size_t avail = (size_t)(t.end - r.data);
+            for (uint64_t g = 0; g < r.groups && got < n; g++, src += width, avail -= (size_t)width) {
                 if (n - got >= 8) {
                     unpack8(src, avail, width, out + got);
                     got += 8;
@@ -574,16 +601,9 @@ int csd_pq_rle_decode(const uint8_t *p, const uint8_t *end, int width, uint32_t 
                     got = n;
                 }
             }
-            t.p += nbytes;
         } else {
-            uint64_t run = h >> 1;
-            if (vbytes > t.end - t.p) return -1;
-            uint32_t v = 0;
-            for (int b = 0; b < vbytes; b++) v |= (uint32_t)t.p[b] << (8 * b);
-            t.p += vbytes;
-            if (run == 0) return -1;
-            uint64_t take = run < n - got ? run : n - got;
-            for (uint64_t k = 0; k < take; k++) out[got + k] = v;
+            uint64_t take = r.count < n - got ? r.count : n - got;
+            for (uint64_t k = 0; k < take; k++) out[got + k] = r.value;
             got += take;
         }
     }
@@ -598,16 +618,12 @@ int csd_pq_rle_decode8(const uint8_t *p, const uint8_t *end, int width, uint8_t 
     uint64_t mask = ((uint64_t)1 << width) - 1;
     thr t = { p, end, 0, 0 };
     while (got < n) {
-        uint64_t h = t_varint(&t);
-        if (t.bad) return -1;
-        if (h & 1) {
-            uint64_t groups = h >> 1;
-            if (groups == 0 || groups > (uint64_t)(t.end - t.p)) return -1;
-            uint64_t nbytes = groups * (uint64_t)width;
-            if (nbytes > (uint64_t)(t.end - t.p)) return -1;
-            const uint8_t *src = t.p;
-            size_t avail = (size_t)(t.end - t.p);
-            for (uint64_t g = 0; g < groups && got < n; g++, src += width, avail -= (size_t)width) {
+        hyb_run r;
+        if (hyb_next(&t, width, &r)) return -1;
+        if (r.packed) {
+            const uint8_t *src = r.data;
+            size_t avail = (size_t)(t.end - r.data);
+            for (uint64_t g = 0; g < r.groups && got < n; g++, src += width, avail -= (size_t)width) {
                 uint64_t x = 0, o = 0;
                 memcpy(&x, src, avail >= 8 ? 8 : (size_t)width);   /* bits past the group are masked off */
                 for (int k = 0; k < 8; k++) o |= ((x >> (k * width)) & mask) << (8 * k);
@@ -619,16 +635,9 @@ int csd_pq_rle_decode8(const uint8_t *p, const uint8_t *end, int width, uint8_t 
                     got = n;
                 }
             }
-            t.p += nbytes;
         } else {
-            uint64_t run = h >> 1;
-            int vbytes = width ? 1 : 0;
-            if (vbytes > t.end - t.p) return -1;
-            uint8_t v = vbytes ? t.p[0] : 0;
-            t.p += vbytes;
-            if (run == 0) return -1;
-            uint64_t take = run < n - got ? run : n - got;
-            memset(out + got, v, (size_t)take);
+            uint64_t take = r.count < n - got ? r.count : n - got;
+            memset(out + got, (int)r.value, (size_t)take);
             got += take;
         }
     }
@@ -642,27 +651,21 @@ int64_t csd_pq_rle_levels(const uint8_t *p, const uint8_t *end, uint8_t *valid, 
     uint64_t got = 0, present = 0;
     thr t = { p, end, 0, 0 };
     while (got < n) {
-        uint64_t h = t_varint(&t);
-        if (t.bad) return -1;
-        if (h & 1) {
-            uint64_t groups = h >> 1;
-            if (groups == 0 || groups > (uint64_t)(t.end - t.p)) return -1;
-            for (uint64_t g = 0; g < groups && got < n; g++) {
-                uint8_t b = t.p[g];
+        hyb_run r;
+        if (hyb_next(&t, 1, &r)) return -1;
+        if (r.packed) {
+            for (uint64_t g = 0; g < r.groups && got < n; g++) {
+                uint8_t b = r.data[g];
                 uint64_t take = n - got < 8 ? n - got : 8;
                 for (uint64_t k = 0; k < take; k++) valid[got + k] = (b >> k) & 1;
                 present += (uint64_t)__builtin_popcount(take == 8 ? b : b & ((1u << take) - 1));
                 got += take;
             }
-            t.p += groups;
         } else {
-            uint64_t run = h >> 1;
-            if (t.p >= t.end || run == 0) return -1;
-            uint8_t v = *t.p++;
-            if (v > 1) return -1;
-            uint64_t take = run < n - got ? run : n - got;
-            memset(valid + got, v, take);
-            present += v ? take : 0;
+            if (r.value > 1) return -1;
+            uint64_t take = r.count < n - got ? r.count : n - got;
+            memset(valid + got, (int)r.value, take);
+            present += r.value ? take : 0;
             got += take;
         }
     }
