@@ -21,6 +21,11 @@ import org.apache.spark.sql.SparkSession;
  * <pre>SparkQueryTimes DIR QUERY RUNS [A_OPTS [B_OPTS]]   (OPTS: k=v,k=v; QUERY: a SparkBench query name)</pre>
  *
  * Prints one line per run: {@code run i wall_s cpu_s [b_wall_s b_cpu_s]}, then the medians.
+ * {@code -Dsmartssd.times.table=csv|parquet|spark_parquet} picks the table: the smartssd table over the
+ * CSV object (default), over the Parquet objects, or Spark's own reader over the local Parquet copy (for
+ * the same figures on Spark's path; options are ignored there). {@code -Dsmartssd.times.phases=true}
+ * also prints, per run, when the job and its tasks started and ended (Spark's own stamps, ms after the
+ * query's start) and the tasks' summed deserialization and run times.
  */
 public final class SparkQueryTimes {
     private SparkQueryTimes() {
@@ -44,10 +49,15 @@ public final class SparkQueryTimes {
                 .config("spark.ui.enabled", "false").config("spark.driver.host", "127.0.0.1")
                 .config("spark.driver.bindAddress", "127.0.0.1").config("spark.sql.shuffle.partitions", "4")
                 .config("spark.hadoop.fs.smartssd.device.b0.image", dir.resolve("dev.img").toString()).getOrCreate();
-        String obj = "smartssd://b0/weblog.csv";
-        spark.read().format("smartssd").schema(SparkBench.SCHEMA).options(a).load(obj).createOrReplaceTempView("ta");
+        // smartssd.times.table: csv (the smartssd table over the CSV object), parquet (over the Parquet
+        // objects), spark_parquet (Spark's own reader over the local Parquet copy, options ignored)
+        String table = System.getProperty("smartssd.times.table", "csv");
+        view(spark, dir, table, a, "ta");
         if (b != null) {
-            spark.read().format("smartssd").schema(SparkBench.SCHEMA).options(b).load(obj).createOrReplaceTempView("tb");
+            view(spark, dir, table, b, "tb");
+        }
+        if (Boolean.getBoolean("smartssd.times.phases")) {
+            spark.sparkContext().addSparkListener(PHASES);
         }
         String qa = query.replace("{t}", "ta");
         String qb = query.replace("{t}", "tb");
@@ -87,9 +97,74 @@ public final class SparkQueryTimes {
         spark.stop();
     }
 
+    private static void view(SparkSession spark, Path dir, String table, Map<String, String> o, String name) {
+        switch (table) {
+            case "csv" -> spark.read().format("smartssd").schema(SparkBench.SCHEMA).options(o)
+                    .load("smartssd://b0/weblog.csv").createOrReplaceTempView(name);
+            case "parquet" -> spark.read().format("smartssd").option("format", "parquet").options(o)
+                    .load("smartssd://b0/weblog.parquet").createOrReplaceTempView(name);
+            case "spark_parquet" -> spark.read().parquet(dir.resolve("weblog.parquet").toString())
+                    .createOrReplaceTempView(name);
+            default -> throw new IllegalArgumentException("smartssd.times.table: no table " + table);
+        }
+    }
+
+    /** Job and task times (epoch ms, Spark's own stamps) of the last query (smartssd.times.phases). */
+    static final class Phases extends org.apache.spark.scheduler.SparkListener {
+        volatile long jobStart;
+        volatile long jobEnd;
+        volatile long firstTask = Long.MAX_VALUE;
+        volatile long lastTaskEnd;
+        volatile int jobs;
+        volatile int tasks;
+        volatile long deser;
+        volatile long run;
+
+        synchronized void reset() {
+            jobStart = 0;
+            jobEnd = 0;
+            firstTask = Long.MAX_VALUE;
+            lastTaskEnd = 0;
+            jobs = 0;
+            tasks = 0;
+            deser = 0;
+            run = 0;
+        }
+
+        @Override
+        public synchronized void onJobStart(org.apache.spark.scheduler.SparkListenerJobStart e) {
+            if (jobs++ == 0) {
+                jobStart = e.time();
+            }
+        }
+
+        @Override
+        public synchronized void onJobEnd(org.apache.spark.scheduler.SparkListenerJobEnd e) {
+            jobEnd = e.time();
+        }
+
+        @Override
+        public synchronized void onTaskStart(org.apache.spark.scheduler.SparkListenerTaskStart e) {
+            tasks++;
+            firstTask = Math.min(firstTask, e.taskInfo().launchTime());
+        }
+
+        @Override
+        public synchronized void onTaskEnd(org.apache.spark.scheduler.SparkListenerTaskEnd e) {
+            lastTaskEnd = Math.max(lastTaskEnd, e.taskInfo().finishTime());
+            if (e.taskMetrics() != null) {
+                deser += e.taskMetrics().executorDeserializeTime();
+                run += e.taskMetrics().executorRunTime();
+            }
+        }
+    }
+
+    static final Phases PHASES = new Phases();
+
     private static double[] timed(SparkSession spark, String sql, String expect) {
         var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         long c0 = os.getProcessCpuTime();
+        long e0 = System.currentTimeMillis();
         long t0 = System.nanoTime();
         org.apache.spark.sql.Dataset<Row> df = spark.sql(sql);
         if (Boolean.getBoolean("smartssd.times.planning")) {
@@ -97,13 +172,31 @@ public final class SparkQueryTimes {
             System.out.printf(Locale.ROOT, "planning %.4f s wall, %.4f s cpu%n", (System.nanoTime() - t0) / 1e9,
                     (os.getProcessCpuTime() - c0) / 1e9);
         }
+        PHASES.reset();
         List<Row> rows = df.collectAsList();
-        double wall = (System.nanoTime() - t0) / 1e9;
+        long t1 = System.nanoTime();
+        double wall = (t1 - t0) / 1e9;
+        if (Boolean.getBoolean("smartssd.times.phases")) {
+            // the listener bus is asynchronous: its events land a little after the calls
+            try {
+                spark.sparkContext().listenerBus().waitUntilEmpty(1000);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+            System.out.printf(Locale.ROOT, "phases ms: job start %.1f, first task %.1f, last task end %.1f,"
+                    + " job end %.1f, collect returns %.1f; %d jobs %d tasks (deserialize %d, run %d)%n", (double) (PHASES.jobStart - e0),
+                    (double) (PHASES.firstTask - e0), (double) (PHASES.lastTaskEnd - e0), (double) (PHASES.jobEnd - e0),
+                    ms(t1, t0), PHASES.jobs, PHASES.tasks, PHASES.deser, PHASES.run);
+        }
         double cpu = (os.getProcessCpuTime() - c0) / 1e9;
         if (!canonical(rows).equals(expect)) {
             throw new IllegalStateException("answer changed: " + sql);
         }
         return new double[] {wall, cpu};
+    }
+
+    private static double ms(long t, long t0) {
+        return (t - t0) / 1e6;
     }
 
     private static void writePlan(org.apache.spark.sql.Dataset<Row> df, Path out) {
