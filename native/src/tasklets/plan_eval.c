@@ -612,7 +612,7 @@ static int grow(void **p, size_t n, size_t size) {
 static int batch_grow_lines(const plan *pl, pbatch *bt, size_t cap) {
     if (grow((void **)&bt->lines, cap, sizeof *bt->lines) || grow((void **)&bt->nodes, cap, sizeof *bt->nodes) ||
         grow((void **)&bt->dram, cap, sizeof *bt->dram) || grow((void **)&bt->root, cap, sizeof *bt->root) ||
-        grow((void **)&bt->sel, cap, sizeof *bt->sel))
+        grow((void **)&bt->sel, cap, sizeof *bt->sel) || grow((void **)&bt->cj_null, cap, 1))
         return -ENOMEM;
     memset(bt->root, 0, cap * sizeof *bt->root);   /* a NULL's unused b is read (and ignored) when selecting */
     for (int l = 0; l < PB_MAX_LEVELS; l++) {
@@ -645,6 +645,8 @@ static void count_refs(const plan *pl, uint32_t *refs, int32_t n, unsigned depth
     }
 }
 
+static int batch_conj_setup(const plan *pl, pbatch *bt);
+
 /* A batch's arrays for plan pl (bt zeroed); 0 or -ENOMEM (bt->ok stays 0). */
 static int batch_setup(const plan *pl, pbatch *bt) {
     uint32_t nc = pl->n_cols ? pl->n_cols : 1;
@@ -664,7 +666,7 @@ static int batch_setup(const plan *pl, pbatch *bt) {
     if (!bt->refs) return -ENOMEM;
     count_refs(pl, bt->refs, pl->filter, 0);
     for (uint32_t k = 0; k < bt->n_ev; k++) count_refs(pl, bt->refs, bt->ev_node[k], 0);
-    if (batch_grow_lines(pl, bt, 256)) return -ENOMEM;
+    if (batch_conj_setup(pl, bt) || batch_grow_lines(pl, bt, 256)) return -ENOMEM;
     bt->ok = 1;
     return 0;
 }
@@ -683,7 +685,7 @@ void csd_plan_batch_destroy(const plan *pl, pbatch *bt) {
     free(bt->lines), free(bt->dpos), free(bt->wdel), free(bt->npos), free(bt->nodes), free(bt->dram), free(bt->root), free(bt->sel);
     for (int l = 0; l < PB_MAX_LEVELS; l++) free(bt->lv[l].a), free(bt->lv[l].b), free(bt->lv[l].sel);
     for (uint32_t c = 0; c < pl->n_cols && bt->colv; c++) free(bt->colv[c]), free(bt->cold[c]);
-    free(bt->refs);
+    free(bt->refs), free(bt->cj), free(bt->cj_null);
     for (uint32_t k = 0; k < bt->n_ev && bt->ev; k++) free(bt->ev[k]);
     free(bt->colv), free(bt->cold), free(bt->used), free(bt->ev), free(bt->ev_node);
     free(bt);
@@ -961,6 +963,177 @@ static int batch_eval(const plan *pl, pbatch *bt, int32_t n, const uint32_t *sel
     return 0;
 }
 
+/* ------------------------------------------------------------------ conjuncts
+ * A filter AND(AND(AND(c0, c1), c2), c3) (how Spark joins its pushed filters; it adds an IS NOT
+ * NULL for each column a comparison names) whose conjuncts are IS [NOT] NULL(column) or an integer
+ * column <op> an integer literal runs conjunct by conjunct over the lines still undecided, instead
+ * of node by node through arrays of values. Conjunct k is evaluated exactly where none of c0 ..
+ * c(k-1) was FALSE, which is where the node-by-node evaluation and record() evaluate it, and the
+ * chain's ANDs are evaluated on every line: a line leaves the list at its first FALSE, a NULL marks
+ * it (the filter is then NULL, not TRUE), and the counts are the same. A column is decoded (one
+ * DRAM access) by the first conjunct naming it, on every line that conjunct runs on, so the later
+ * conjuncts find it decoded on all of theirs: no per-line flag but the one keys and outputs read. */
+#define PB_MAX_CONJ 32
+enum { PBC_CMP, PBC_IS_NULL, PBC_NOT_NULL };
+typedef struct pbconj {
+    uint8_t kind, op;
+    uint8_t first;   /* the first conjunct naming its column: decodes it */
+    uint8_t keep;    /* the column is named again (a later conjunct, a key, an output): values kept */
+    uint32_t col;
+    int64_t lit;
+} pbconj;
+
+/* The filter as conjuncts (bt->cj, n_cj), or n_cj = 0 when it has another shape. */
+static int batch_conj_setup(const plan *pl, pbatch *bt) {
+    bt->n_cj = 0;
+    if (pl->filter < 0) return 0;
+    int32_t right[PB_MAX_CONJ], n = pl->filter;
+    uint32_t ands = 0;
+    while (pl->nodes[n].kind == PN_BINARY && pl->nodes[n].op == SMARTSSD__V1__BINARY_OP__AND) {
+        if (ands + 1 >= PB_MAX_CONJ) return 0;
+        right[ands++] = pl->nodes[n].b;
+        n = pl->nodes[n].a;
+    }
+    pbconj cj[PB_MAX_CONJ];
+    uint8_t seen[PLAN_MAX_COLUMNS] = { 0 };
+    for (uint32_t k = 0; k <= ands; k++) {
+        const pnode *x = &pl->nodes[k ? right[ands - k] : n];
+        const pnode *xa = x->kind == PN_BINARY || x->kind == PN_UNARY ? &pl->nodes[x->a] : NULL;
+        if (!xa || xa->kind != PN_COLUMN) return 0;
+        pbconj *c = &cj[k];
+        c->col = xa->col;
+        c->op = x->op;
+        c->lit = 0;
+        if (x->kind == PN_BINARY) {
+            const pnode *xb = &pl->nodes[x->b];
+            if (x->op < SMARTSSD__V1__BINARY_OP__EQ || x->op > SMARTSSD__V1__BINARY_OP__GE || xb->kind != PN_LITERAL ||
+                xb->lit.t != PT_INT || pl->cols[xa->col].type != PT_INT)
+                return 0;
+            c->kind = PBC_CMP;
+            c->lit = xb->lit.i;
+        } else if (x->op == SMARTSSD__V1__UNARY_OP__IS_NULL || x->op == SMARTSSD__V1__UNARY_OP__IS_NOT_NULL) {
+            c->kind = x->op == SMARTSSD__V1__UNARY_OP__IS_NULL ? PBC_IS_NULL : PBC_NOT_NULL;
+        } else {
+            return 0;
+        }
+        c->first = !seen[c->col];
+        seen[c->col] = 1;
+        c->keep = bt->refs[c->col] > 1;
+    }
+    if (!(bt->cj = malloc((ands + 1) * sizeof *bt->cj))) return -ENOMEM;
+    memcpy(bt->cj, cj, (ands + 1) * sizeof *bt->cj);
+    bt->n_cj = ands + 1;
+    bt->cj_ands = ands;
+    return 0;
+}
+
+/* The conjuncts over the page's lines (bt->sel holds them all): bt->sel and n_sel the lines where
+ * the filter is TRUE, each line's nodes and DRAM accesses counted. */
+static int batch_conj_filter(const plan *pl, pbatch *bt) {
+    const size_t nl = bt->n_lines;
+    uint32_t *sel = bt->sel, *nodes = bt->nodes, *dram = bt->dram;
+    uint8_t *nul = bt->cj_null;
+    memset(nul, 0, nl);
+    for (size_t i = 0; i < nl; i++) nodes[i] = bt->cj_ands;
+    size_t ns = nl;
+    for (uint32_t k = 0; k < bt->n_cj && ns; k++) {
+        const pbconj *c = &bt->cj[k];
+        pv *cv = NULL;
+        uint8_t *cold = NULL;
+        if (c->keep) {
+            if (c->first && !batch_col_begin(bt, c->col)) return -ENOMEM;
+            cv = bt->colv[c->col];
+            cold = bt->cold[c->col];
+        }
+        size_t m = 0;
+        if (c->kind != PBC_CMP) {   /* IS [NOT] NULL: TRUE or FALSE */
+            const int want = c->kind == PBC_IS_NULL;
+            for (size_t j = 0; j < ns; j++) {
+                const uint32_t i = sel[j];
+                nodes[i] += 2;
+                pv tmp, *v = cv ? &cv[i] : &tmp;
+                if (c->first) {
+                    batch_col_decode(pl, bt, c->col, i, v);
+                    if (cold) cold[i] = 1;
+                }
+                sel[m] = i;
+                m += (v->t == PT_NULL) == want;
+            }
+        } else if (!c->keep) {   /* the only use of the column: compared from its digits, as batch_cmp_int */
+            const uint32_t f = pl->cols[c->col].field;
+            const int64_t lit = c->lit;
+            uint64_t wl = 0;
+            const int wok = lit >= 0 && lit < 100000000;
+            if (wok)
+                for (uint64_t x = (uint64_t)lit, d = 0; d < 8; d++, x /= 10) wl |= ('0' + x % 10) << (8 * d);
+#define PB_CJ_DIGITS(EXPR)                                                                              \
+    for (size_t j = 0; j < ns; j++) {                                                                   \
+        const uint32_t i = sel[j];                                                                      \
+        nodes[i] += 3;                                                                                  \
+        dram[i]++;                                                                                      \
+        const uint8_t *p = NULL;                                                                        \
+        const ssize_t n = batch_field(bt, f, i, &p);                                                    \
+        uint64_t w;                                                                                     \
+        int t = PT_INT, cmp;                                                                            \
+        if (wok && n >= 1 && n <= 8 && p + 8 <= bt->page_end && !digits8_word(p, (size_t)n, &w)) {     \
+            w = __builtin_bswap64(w);                                                                   \
+            cmp = (w > wl) - (w < wl);                                                                  \
+        } else {                                                                                        \
+            int64_t v = 0;                                                                              \
+            t = batch_int_bytes(bt, p, n, &v);                                                          \
+            cmp = (v > lit) - (v < lit);                                                                \
+        }                                                                                               \
+        nul[i] |= t != PT_INT;                                                                          \
+        sel[m] = i;                                                                                     \
+        m += (t != PT_INT) | (EXPR);                                                                    \
+    }
+            switch (c->op) {
+            case SMARTSSD__V1__BINARY_OP__EQ: PB_CJ_DIGITS(cmp == 0) break;
+            case SMARTSSD__V1__BINARY_OP__NE: PB_CJ_DIGITS(cmp != 0) break;
+            case SMARTSSD__V1__BINARY_OP__LT: PB_CJ_DIGITS(cmp < 0) break;
+            case SMARTSSD__V1__BINARY_OP__LE: PB_CJ_DIGITS(cmp <= 0) break;
+            case SMARTSSD__V1__BINARY_OP__GT: PB_CJ_DIGITS(cmp > 0) break;
+            default: PB_CJ_DIGITS(cmp >= 0) break;
+            }
+#undef PB_CJ_DIGITS
+        } else {   /* the column's values kept: decoded here the first time, else read */
+            const int64_t lit = c->lit;
+            const int first = c->first;
+#define PB_CJ_VALUES(EXPR)                                                                              \
+    for (size_t j = 0; j < ns; j++) {                                                                   \
+        const uint32_t i = sel[j];                                                                      \
+        nodes[i] += 3;                                                                                  \
+        pv *v = &cv[i];                                                                                 \
+        if (first) {                                                                                    \
+            batch_col_decode(pl, bt, c->col, i, v);                                                     \
+            cold[i] = 1;                                                                                \
+        }                                                                                               \
+        const int isn = v->t == PT_NULL, cmp = (v->i > lit) - (v->i < lit);                             \
+        nul[i] |= (uint8_t)isn;                                                                         \
+        sel[m] = i;                                                                                     \
+        m += isn | (EXPR);                                                                              \
+    }
+            switch (c->op) {
+            case SMARTSSD__V1__BINARY_OP__EQ: PB_CJ_VALUES(cmp == 0) break;
+            case SMARTSSD__V1__BINARY_OP__NE: PB_CJ_VALUES(cmp != 0) break;
+            case SMARTSSD__V1__BINARY_OP__LT: PB_CJ_VALUES(cmp < 0) break;
+            case SMARTSSD__V1__BINARY_OP__LE: PB_CJ_VALUES(cmp <= 0) break;
+            case SMARTSSD__V1__BINARY_OP__GT: PB_CJ_VALUES(cmp > 0) break;
+            default: PB_CJ_VALUES(cmp >= 0) break;
+            }
+#undef PB_CJ_VALUES
+        }
+        ns = m;
+    }
+    size_t m = 0;
+    for (size_t j = 0; j < ns; j++) {   /* TRUE: no NULL on the way */
+        sel[m] = sel[j];
+        m += !nul[sel[j]];
+    }
+    bt->n_sel = m;
+    return 0;
+}
+
 /* Room for a page of n bytes holding `lines` lines: the lines' arrays, and the delimiter and
  * newline offsets (at most one a byte), which the walk below writes a few entries past the last
  * one it keeps. */
@@ -1135,7 +1308,9 @@ int csd_plan_batch_page_in(const plan *pl, pbatch *bt, const uint8_t *p, size_t 
     bt->n_lines = bt->n_sel = i;
     bt->n_used = 0;
     int rc;
-    if (pl->filter >= 0) {
+    if (bt->n_cj) {
+        if ((rc = batch_conj_filter(pl, bt))) return rc;
+    } else if (pl->filter >= 0) {
         if ((rc = batch_eval(pl, bt, pl->filter, bt->sel, i, bt->root, 0))) return rc;
         size_t ns = 0;
         for (size_t j = 0; j < i; j++) {   /* no branch on the filter's outcome */

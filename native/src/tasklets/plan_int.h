@@ -253,6 +253,12 @@ typedef struct pbatch {
     uint32_t *refs;          /* per column: the nodes of the filter, keys, arguments, outputs naming it */
     uint32_t n_used;
     int ok;                  /* allocations at init succeeded */
+    /* a filter that is a chain of ANDs (left operand the chain so far, as Spark's pushed filters
+     * are joined) over simple conjuncts, evaluated conjunct by conjunct (plan_eval.c "conjuncts") */
+    uint32_t n_cj;           /* 0: the filter is evaluated by node */
+    uint32_t cj_ands;        /* the chain's AND nodes, each evaluated on every line */
+    struct pbconj *cj;
+    uint8_t *cj_null;        /* per line: some conjunct evaluated on it was NULL */
 } pbatch;
 
 /* plan_eval.c: a page of lines without quote bytes (delimiter bits dl; line ends from the newline
