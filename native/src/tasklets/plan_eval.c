@@ -725,12 +725,17 @@ static inline int digits8_word(const uint8_t *p, size_t n, uint64_t *out) {
     return 0;
 }
 
+/* The number a digit word of digits8_word holds. */
+static inline int64_t digits8_value(uint64_t w) {
+    w = ((w & 0x0F0F0F0F0F0F0F0Full) * 2561) >> 8;
+    w = ((w & 0x00FF00FF00FF00FFull) * 6553601) >> 16;
+    return (int64_t)(((w & 0x0000FFFF0000FFFFull) * 42949672960001ull) >> 32);
+}
+
 static inline int parse_digits8(const uint8_t *p, size_t n, int64_t *out) {
     uint64_t w;
     if (digits8_word(p, n, &w)) return -1;
-    w = ((w & 0x0F0F0F0F0F0F0F0Full) * 2561) >> 8;
-    w = ((w & 0x00FF00FF00FF00FFull) * 6553601) >> 16;
-    *out = (int64_t)(((w & 0x0000FFFF0000FFFFull) * 42949672960001ull) >> 32);
+    *out = digits8_value(w);
     return 0;
 }
 
@@ -975,13 +980,44 @@ static int batch_eval(const plan *pl, pbatch *bt, int32_t n, const uint32_t *sel
  * conjuncts find it decoded on all of theirs: no per-line flag but the one keys and outputs read. */
 #define PB_MAX_CONJ 32
 enum { PBC_CMP, PBC_IS_NULL, PBC_NOT_NULL };
+/* A kept integer value that is a field of 1 to 8 digits, as its digit word in big-endian order
+ * (which compares as the number does against a literal's word): no multiplies unless a literal
+ * outside 0 .. 99999999 needs the number. Only in columns no key or output reads. */
+enum { PB_WORD = 8 };
 typedef struct pbconj {
     uint8_t kind, op;
     uint8_t first;   /* the first conjunct naming its column: decodes it */
     uint8_t keep;    /* the column is named again (a later conjunct, a key, an output): values kept */
+    uint8_t word;    /* ... by conjuncts only: 1 to 8 digits kept as their digit word (PB_WORD) */
     uint32_t col;
     int64_t lit;
 } pbconj;
+
+/* An integer column's field on line i as a kept value: PB_WORD for 1 to 8 digits, else as
+ * batch_int_bytes reads it. */
+static inline __attribute__((always_inline)) void batch_int_word(const pbatch *bt, uint32_t f, uint32_t i, pv *v) {
+    const uint8_t *p = NULL;
+    const ssize_t n = batch_field(bt, f, i, &p);
+    uint64_t w;
+    if (n >= 1 && n <= 8 && p + 8 <= bt->page_end && !digits8_word(p, (size_t)n, &w)) {
+        v->t = PB_WORD;
+        v->i = (int64_t)__builtin_bswap64(w);   /* ASCII digits: below 2^63 */
+        return;
+    }
+    int64_t x = 0;
+    v->t = (uint8_t)batch_int_bytes(bt, p, n, &x);
+    v->i = x;
+}
+
+/* A kept value against literal lit (its digit word wl when wok): -1, 0, 1. */
+static inline __attribute__((always_inline)) int cj_cmp(const pv *v, int64_t lit, uint64_t wl, int wok) {
+    if (v->t == PB_WORD) {
+        if (wok) return ((uint64_t)v->i > wl) - ((uint64_t)v->i < wl);
+        const int64_t x = digits8_value(__builtin_bswap64((uint64_t)v->i));
+        return (x > lit) - (x < lit);
+    }
+    return (v->i > lit) - (v->i < lit);
+}
 
 /* The filter as conjuncts (bt->cj, n_cj), or n_cj = 0 when it has another shape. */
 static int batch_conj_setup(const plan *pl, pbatch *bt) {
@@ -1017,9 +1053,11 @@ static int batch_conj_setup(const plan *pl, pbatch *bt) {
             return 0;
         }
         c->first = !seen[c->col];
-        seen[c->col] = 1;
+        seen[c->col]++;
         c->keep = bt->refs[c->col] > 1;
     }
+    for (uint32_t k = 0; k <= ands; k++)   /* every reference a conjunct's: words will do */
+        cj[k].word = cj[k].keep && seen[cj[k].col] == bt->refs[cj[k].col] && pl->cols[cj[k].col].type == PT_INT;
     if (!(bt->cj = malloc((ands + 1) * sizeof *bt->cj))) return -ENOMEM;
     memcpy(bt->cj, cj, (ands + 1) * sizeof *bt->cj);
     bt->n_cj = ands + 1;
@@ -1053,8 +1091,13 @@ static int batch_conj_filter(const plan *pl, pbatch *bt) {
                 nodes[i] += 2;
                 pv tmp, *v = cv ? &cv[i] : &tmp;
                 if (c->first) {
-                    batch_col_decode(pl, bt, c->col, i, v);
-                    if (cold) cold[i] = 1;
+                    if (c->word) {
+                        dram[i]++;
+                        batch_int_word(bt, pl->cols[c->col].field, i, v);
+                    } else {
+                        batch_col_decode(pl, bt, c->col, i, v);
+                        if (cold) cold[i] = 1;
+                    }
                 }
                 sel[m] = i;
                 m += (v->t == PT_NULL) == want;
@@ -1098,17 +1141,27 @@ static int batch_conj_filter(const plan *pl, pbatch *bt) {
 #undef PB_CJ_DIGITS
         } else {   /* the column's values kept: decoded here the first time, else read */
             const int64_t lit = c->lit;
-            const int first = c->first;
+            const int first = c->first, word = c->word;
+            const uint32_t f = pl->cols[c->col].field;
+            uint64_t wl = 0;
+            const int wok = lit >= 0 && lit < 100000000;
+            if (wok)
+                for (uint64_t x = (uint64_t)lit, d = 0; d < 8; d++, x /= 10) wl |= ('0' + x % 10) << (8 * d);
 #define PB_CJ_VALUES(EXPR)                                                                              \
     for (size_t j = 0; j < ns; j++) {                                                                   \
         const uint32_t i = sel[j];                                                                      \
         nodes[i] += 3;                                                                                  \
         pv *v = &cv[i];                                                                                 \
         if (first) {                                                                                    \
-            batch_col_decode(pl, bt, c->col, i, v);                                                     \
-            cold[i] = 1;                                                                                \
+            if (word) {                                                                                 \
+                dram[i]++;                                                                              \
+                batch_int_word(bt, f, i, v);                                                            \
+            } else {                                                                                    \
+                batch_col_decode(pl, bt, c->col, i, v);                                                 \
+                cold[i] = 1;                                                                            \
+            }                                                                                           \
         }                                                                                               \
-        const int isn = v->t == PT_NULL, cmp = (v->i > lit) - (v->i < lit);                             \
+        const int isn = v->t == PT_NULL, cmp = cj_cmp(v, lit, wl, wok);                                 \
         nul[i] |= (uint8_t)isn;                                                                         \
         sel[m] = i;                                                                                     \
         m += isn | (EXPR);                                                                              \
