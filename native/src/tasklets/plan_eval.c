@@ -1065,6 +1065,56 @@ static int batch_conj_setup(const plan *pl, pbatch *bt) {
     return 0;
 }
 
+/* One conjunct over the lines sel[0 .. ns): the lines it does not make FALSE kept in sel (in
+ * place), a NULL marked in nul; the number kept. mode: CJ_READ the column's kept values, CJ_WORD
+ * decoded here as words, CJ_DECODE decoded here as values (into tmp when not kept); op < 0: IS
+ * NULL (want 1) or IS NOT NULL (want 0). Called with constant mode and op, so each combination is
+ * its own loop with no test of them per line. */
+enum { CJ_READ, CJ_WORD, CJ_DECODE };
+static inline __attribute__((always_inline)) size_t cj_pass(const plan *pl, pbatch *bt, uint32_t *restrict sel, size_t ns,
+                                                            uint8_t *restrict nul, pv *restrict cv, uint8_t *restrict cold,
+                                                            uint32_t col, int mode, int op, int want, int64_t lit,
+                                                            uint64_t wl, int wok) {
+    uint32_t *restrict nodes = bt->nodes, *restrict dram = bt->dram;
+    const uint32_t f = pl->cols[col].field;
+    size_t m = 0;
+    pv tmp;
+    for (size_t j = 0; j < ns; j++) {
+        const uint32_t i = sel[j];
+        pv *v = cv ? &cv[i] : &tmp;
+        if (mode == CJ_WORD) {
+            dram[i]++;
+            batch_int_word(bt, f, i, v);
+        } else if (mode == CJ_DECODE) {
+            batch_col_decode(pl, bt, col, i, v);
+            if (cold) cold[i] = 1;
+        }
+        int keep;
+        if (op < 0) {
+            nodes[i] += 2;
+            keep = (v->t == PT_NULL) == want;
+        } else {
+            nodes[i] += 3;
+            const int isn = v->t == PT_NULL;
+            nul[i] |= (uint8_t)isn;
+            keep = isn | cmp_int_op(op, cj_cmp(v, lit, wl, wok));
+        }
+        sel[m] = i;
+        m += (size_t)keep;
+    }
+    return m;
+}
+
+#define CJ_OPS(MODE)                                                                                                   \
+    switch (c->op) {                                                                                                   \
+    case SMARTSSD__V1__BINARY_OP__EQ: m = CJ_PASS(MODE, SMARTSSD__V1__BINARY_OP__EQ); break;                           \
+    case SMARTSSD__V1__BINARY_OP__NE: m = CJ_PASS(MODE, SMARTSSD__V1__BINARY_OP__NE); break;                           \
+    case SMARTSSD__V1__BINARY_OP__LT: m = CJ_PASS(MODE, SMARTSSD__V1__BINARY_OP__LT); break;                           \
+    case SMARTSSD__V1__BINARY_OP__LE: m = CJ_PASS(MODE, SMARTSSD__V1__BINARY_OP__LE); break;                           \
+    case SMARTSSD__V1__BINARY_OP__GT: m = CJ_PASS(MODE, SMARTSSD__V1__BINARY_OP__GT); break;                           \
+    default: m = CJ_PASS(MODE, SMARTSSD__V1__BINARY_OP__GE); break;                                                    \
+    }
+
 /* The conjuncts over the page's lines (bt->sel holds them all): bt->sel and n_sel the lines where
  * the filter is TRUE, each line's nodes and DRAM accesses counted. */
 static int batch_conj_filter(const plan *pl, pbatch *bt) {
@@ -1081,34 +1131,24 @@ static int batch_conj_filter(const plan *pl, pbatch *bt) {
         if (c->keep) {
             if (c->first && !batch_col_begin(bt, c->col)) return -ENOMEM;
             cv = bt->colv[c->col];
-            cold = bt->cold[c->col];
+            cold = c->word ? NULL : bt->cold[c->col];
         }
+        const int mode = !c->first ? CJ_READ : c->word ? CJ_WORD : CJ_DECODE;
+        const int64_t lit = c->lit;
+        uint64_t wl = 0;
+        const int wok = lit >= 0 && lit < 100000000;
+        if (wok)   /* the literal's 8 digit bytes, most significant first in big-endian order */
+            for (uint64_t x = (uint64_t)lit, d = 0; d < 8; d++, x /= 10) wl |= ('0' + x % 10) << (8 * d);
         size_t m = 0;
         if (c->kind != PBC_CMP) {   /* IS [NOT] NULL: TRUE or FALSE */
             const int want = c->kind == PBC_IS_NULL;
-            for (size_t j = 0; j < ns; j++) {
-                const uint32_t i = sel[j];
-                nodes[i] += 2;
-                pv tmp, *v = cv ? &cv[i] : &tmp;
-                if (c->first) {
-                    if (c->word) {
-                        dram[i]++;
-                        batch_int_word(bt, pl->cols[c->col].field, i, v);
-                    } else {
-                        batch_col_decode(pl, bt, c->col, i, v);
-                        if (cold) cold[i] = 1;
-                    }
-                }
-                sel[m] = i;
-                m += (v->t == PT_NULL) == want;
-            }
+#define CJ_PASS(MODE, OP) cj_pass(pl, bt, sel, ns, nul, cv, cold, c->col, MODE, OP, want, 0, 0, 0)
+            if (mode == CJ_READ) m = CJ_PASS(CJ_READ, -1);
+            else if (mode == CJ_WORD) m = CJ_PASS(CJ_WORD, -1);
+            else m = CJ_PASS(CJ_DECODE, -1);
+#undef CJ_PASS
         } else if (!c->keep) {   /* the only use of the column: compared from its digits, as batch_cmp_int */
             const uint32_t f = pl->cols[c->col].field;
-            const int64_t lit = c->lit;
-            uint64_t wl = 0;
-            const int wok = lit >= 0 && lit < 100000000;
-            if (wok)
-                for (uint64_t x = (uint64_t)lit, d = 0; d < 8; d++, x /= 10) wl |= ('0' + x % 10) << (8 * d);
 #define PB_CJ_DIGITS(EXPR)                                                                              \
     for (size_t j = 0; j < ns; j++) {                                                                   \
         const uint32_t i = sel[j];                                                                      \
@@ -1140,41 +1180,15 @@ static int batch_conj_filter(const plan *pl, pbatch *bt) {
             }
 #undef PB_CJ_DIGITS
         } else {   /* the column's values kept: decoded here the first time, else read */
-            const int64_t lit = c->lit;
-            const int first = c->first, word = c->word;
-            const uint32_t f = pl->cols[c->col].field;
-            uint64_t wl = 0;
-            const int wok = lit >= 0 && lit < 100000000;
-            if (wok)
-                for (uint64_t x = (uint64_t)lit, d = 0; d < 8; d++, x /= 10) wl |= ('0' + x % 10) << (8 * d);
-#define PB_CJ_VALUES(EXPR)                                                                              \
-    for (size_t j = 0; j < ns; j++) {                                                                   \
-        const uint32_t i = sel[j];                                                                      \
-        nodes[i] += 3;                                                                                  \
-        pv *v = &cv[i];                                                                                 \
-        if (first) {                                                                                    \
-            if (word) {                                                                                 \
-                dram[i]++;                                                                              \
-                batch_int_word(bt, f, i, v);                                                            \
-            } else {                                                                                    \
-                batch_col_decode(pl, bt, c->col, i, v);                                                 \
-                cold[i] = 1;                                                                            \
-            }                                                                                           \
-        }                                                                                               \
-        const int isn = v->t == PT_NULL, cmp = cj_cmp(v, lit, wl, wok);                                 \
-        nul[i] |= (uint8_t)isn;                                                                         \
-        sel[m] = i;                                                                                     \
-        m += isn | (EXPR);                                                                              \
-    }
-            switch (c->op) {
-            case SMARTSSD__V1__BINARY_OP__EQ: PB_CJ_VALUES(cmp == 0) break;
-            case SMARTSSD__V1__BINARY_OP__NE: PB_CJ_VALUES(cmp != 0) break;
-            case SMARTSSD__V1__BINARY_OP__LT: PB_CJ_VALUES(cmp < 0) break;
-            case SMARTSSD__V1__BINARY_OP__LE: PB_CJ_VALUES(cmp <= 0) break;
-            case SMARTSSD__V1__BINARY_OP__GT: PB_CJ_VALUES(cmp > 0) break;
-            default: PB_CJ_VALUES(cmp >= 0) break;
+#define CJ_PASS(MODE, OP) cj_pass(pl, bt, sel, ns, nul, cv, cold, c->col, MODE, OP, 0, lit, wl, wok)
+            if (mode == CJ_READ) {
+                CJ_OPS(CJ_READ)
+            } else if (mode == CJ_WORD) {
+                CJ_OPS(CJ_WORD)
+            } else {
+                CJ_OPS(CJ_DECODE)
             }
-#undef PB_CJ_VALUES
+#undef CJ_PASS
         }
         ns = m;
     }
@@ -1186,6 +1200,7 @@ static int batch_conj_filter(const plan *pl, pbatch *bt) {
     bt->n_sel = m;
     return 0;
 }
+#undef CJ_OPS
 
 /* Room for a page of n bytes holding `lines` lines: the lines' arrays, and the delimiter and
  * newline offsets (at most one a byte), which the walk below writes a few entries past the last
