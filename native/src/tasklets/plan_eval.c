@@ -667,6 +667,19 @@ static int batch_setup(const plan *pl, pbatch *bt) {
     count_refs(pl, bt->refs, pl->filter, 0);
     for (uint32_t k = 0; k < bt->n_ev; k++) count_refs(pl, bt->refs, bt->ev_node[k], 0);
     if (batch_conj_setup(pl, bt) || batch_grow_lines(pl, bt, 256)) return -ENOMEM;
+    /* a top-N's outputs that are a column named once and no sort key: lazy */
+    if (!pl->aggregating && pl->n_order && pl->limit) {
+        if (!(bt->lazy = calloc(bt->n_ev + 1, 1))) return -ENOMEM;
+        for (uint32_t k = 0; k < bt->n_ev; k++) {
+            const int32_t x = bt->ev_node[k];
+            int key = 0;
+            for (uint32_t o = 0; o < pl->n_order; o++) key |= pl->order[o].output == k;
+            if (!key && x >= 0 && pl->nodes[x].kind == PN_COLUMN && bt->refs[pl->nodes[x].col] == 1) {
+                bt->lazy[k] = 1;
+                bt->n_lazy++;
+            }
+        }
+    }
     bt->ok = 1;
     return 0;
 }
@@ -685,7 +698,7 @@ void csd_plan_batch_destroy(const plan *pl, pbatch *bt) {
     free(bt->lines), free(bt->dpos), free(bt->wdel), free(bt->npos), free(bt->nodes), free(bt->dram), free(bt->root), free(bt->sel);
     for (int l = 0; l < PB_MAX_LEVELS; l++) free(bt->lv[l].a), free(bt->lv[l].b), free(bt->lv[l].sel);
     for (uint32_t c = 0; c < pl->n_cols && bt->colv; c++) free(bt->colv[c]), free(bt->cold[c]);
-    free(bt->refs), free(bt->cj), free(bt->cj_null);
+    free(bt->refs), free(bt->cj), free(bt->cj_null), free(bt->lazy);
     for (uint32_t k = 0; k < bt->n_ev && bt->ev; k++) free(bt->ev[k]);
     free(bt->colv), free(bt->cold), free(bt->used), free(bt->ev), free(bt->ev_node);
     free(bt);
@@ -1390,10 +1403,37 @@ int csd_plan_batch_page_in(const plan *pl, pbatch *bt, const uint8_t *p, size_t 
         }
         bt->n_sel = ns;
     }
-    for (uint32_t x = 0; x < bt->n_ev; x++)
+    for (uint32_t x = 0; x < bt->n_ev; x++) {
+        if (bt->n_lazy && bt->lazy[x]) {   /* charged as batch_column charges it; decoded if kept */
+            for (size_t j = 0; j < bt->n_sel; j++) {
+                bt->nodes[bt->sel[j]]++;
+                bt->dram[bt->sel[j]]++;
+            }
+            continue;
+        }
         if (bt->ev_node[x] >= 0 && (rc = batch_eval(pl, bt, bt->ev_node[x], bt->sel, bt->n_sel, bt->ev[x], 0)))
             return rc;
+    }
     return 0;
+}
+
+void csd_plan_batch_fill(const plan *pl, const pbatch *bt, size_t i) {
+    for (uint32_t x = 0; x < bt->n_ev; x++)
+        if (bt->lazy[x]) {
+            const uint32_t c = pl->nodes[bt->ev_node[x]].col;
+            const pcol *col = &pl->cols[c];
+            pv *v = &bt->ev[x][i];
+            const uint8_t *p;
+            if (col->type == PT_INT) {
+                int64_t val = 0;
+                v->t = (uint8_t)batch_int_decode(bt, col->field, (uint32_t)i, &val);
+                v->i = val;
+                continue;
+            }
+            const ssize_t n = batch_field(bt, col->field, (uint32_t)i, &p);
+            if (n < 0) v->t = PT_NULL;
+            else text_value(col, p, (size_t)n, v);
+        }
 }
 
 void csd_plan_batch_free(plan *pl) {
