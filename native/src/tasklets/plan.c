@@ -247,7 +247,14 @@ static int lines_batched(plan *pl, csd_tasklet_io *io, const pbatch *bt) {
             dram += bt->dram[i];
             if (s == n_sel || sel[s] != i) continue;
             s++;
-            rc = csd_plan_output_line(pl, bt->ev, i);
+            if (bt->n_lazy) {   /* a top-N's other outputs are decoded only for a line it keeps */
+                if (!csd_plan_topn_drops(pl, bt->ev, i)) {
+                    csd_plan_batch_fill(pl, bt, i);
+                    rc = csd_plan_output_line(pl, bt->ev, i);
+                }
+            } else {
+                rc = csd_plan_output_line(pl, bt->ev, i);
+            }
             cycles += pl->compares * CSD_TK_CYCLES_PER_COMPARE + pl->hashes * CSD_TK_CYCLES_PER_HASH;
             dram += pl->hashes;
             pl->compares = pl->hashes = 0;

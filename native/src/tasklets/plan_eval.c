@@ -612,7 +612,7 @@ static int grow(void **p, size_t n, size_t size) {
 static int batch_grow_lines(const plan *pl, pbatch *bt, size_t cap) {
     if (grow((void **)&bt->lines, cap, sizeof *bt->lines) || grow((void **)&bt->nodes, cap, sizeof *bt->nodes) ||
         grow((void **)&bt->dram, cap, sizeof *bt->dram) || grow((void **)&bt->root, cap, sizeof *bt->root) ||
-        grow((void **)&bt->sel, cap, sizeof *bt->sel))
+        grow((void **)&bt->sel, cap, sizeof *bt->sel) || grow((void **)&bt->cj_null, cap, 1))
         return -ENOMEM;
     memset(bt->root, 0, cap * sizeof *bt->root);   /* a NULL's unused b is read (and ignored) when selecting */
     for (int l = 0; l < PB_MAX_LEVELS; l++) {
@@ -645,6 +645,8 @@ static void count_refs(const plan *pl, uint32_t *refs, int32_t n, unsigned depth
     }
 }
 
+static int batch_conj_setup(const plan *pl, pbatch *bt);
+
 /* A batch's arrays for plan pl (bt zeroed); 0 or -ENOMEM (bt->ok stays 0). */
 static int batch_setup(const plan *pl, pbatch *bt) {
     uint32_t nc = pl->n_cols ? pl->n_cols : 1;
@@ -664,7 +666,20 @@ static int batch_setup(const plan *pl, pbatch *bt) {
     if (!bt->refs) return -ENOMEM;
     count_refs(pl, bt->refs, pl->filter, 0);
     for (uint32_t k = 0; k < bt->n_ev; k++) count_refs(pl, bt->refs, bt->ev_node[k], 0);
-    if (batch_grow_lines(pl, bt, 256)) return -ENOMEM;
+    if (batch_conj_setup(pl, bt) || batch_grow_lines(pl, bt, 256)) return -ENOMEM;
+    /* a top-N's outputs that are a column named once and no sort key: lazy */
+    if (!pl->aggregating && pl->n_order && pl->limit) {
+        if (!(bt->lazy = calloc(bt->n_ev + 1, 1))) return -ENOMEM;
+        for (uint32_t k = 0; k < bt->n_ev; k++) {
+            const int32_t x = bt->ev_node[k];
+            int key = 0;
+            for (uint32_t o = 0; o < pl->n_order; o++) key |= pl->order[o].output == k;
+            if (!key && x >= 0 && pl->nodes[x].kind == PN_COLUMN && bt->refs[pl->nodes[x].col] == 1) {
+                bt->lazy[k] = 1;
+                bt->n_lazy++;
+            }
+        }
+    }
     bt->ok = 1;
     return 0;
 }
@@ -683,7 +698,7 @@ void csd_plan_batch_destroy(const plan *pl, pbatch *bt) {
     free(bt->lines), free(bt->dpos), free(bt->wdel), free(bt->npos), free(bt->nodes), free(bt->dram), free(bt->root), free(bt->sel);
     for (int l = 0; l < PB_MAX_LEVELS; l++) free(bt->lv[l].a), free(bt->lv[l].b), free(bt->lv[l].sel);
     for (uint32_t c = 0; c < pl->n_cols && bt->colv; c++) free(bt->colv[c]), free(bt->cold[c]);
-    free(bt->refs);
+    free(bt->refs), free(bt->cj), free(bt->cj_null), free(bt->lazy);
     for (uint32_t k = 0; k < bt->n_ev && bt->ev; k++) free(bt->ev[k]);
     free(bt->colv), free(bt->cold), free(bt->used), free(bt->ev), free(bt->ev_node);
     free(bt);
@@ -723,12 +738,17 @@ static inline int digits8_word(const uint8_t *p, size_t n, uint64_t *out) {
     return 0;
 }
 
+/* The number a digit word of digits8_word holds. */
+static inline int64_t digits8_value(uint64_t w) {
+    w = ((w & 0x0F0F0F0F0F0F0F0Full) * 2561) >> 8;
+    w = ((w & 0x00FF00FF00FF00FFull) * 6553601) >> 16;
+    return (int64_t)(((w & 0x0000FFFF0000FFFFull) * 42949672960001ull) >> 32);
+}
+
 static inline int parse_digits8(const uint8_t *p, size_t n, int64_t *out) {
     uint64_t w;
     if (digits8_word(p, n, &w)) return -1;
-    w = ((w & 0x0F0F0F0F0F0F0F0Full) * 2561) >> 8;
-    w = ((w & 0x00FF00FF00FF00FFull) * 6553601) >> 16;
-    *out = (int64_t)(((w & 0x0000FFFF0000FFFFull) * 42949672960001ull) >> 32);
+    *out = digits8_value(w);
     return 0;
 }
 
@@ -961,6 +981,243 @@ static int batch_eval(const plan *pl, pbatch *bt, int32_t n, const uint32_t *sel
     return 0;
 }
 
+/* ------------------------------------------------------------------ conjuncts
+ * A filter AND(AND(AND(c0, c1), c2), c3) (how Spark joins its pushed filters; it adds an IS NOT
+ * NULL for each column a comparison names) whose conjuncts are IS [NOT] NULL(column) or an integer
+ * column <op> an integer literal runs conjunct by conjunct over the lines still undecided, instead
+ * of node by node through arrays of values. Conjunct k is evaluated exactly where none of c0 ..
+ * c(k-1) was FALSE, which is where the node-by-node evaluation and record() evaluate it, and the
+ * chain's ANDs are evaluated on every line: a line leaves the list at its first FALSE, a NULL marks
+ * it (the filter is then NULL, not TRUE), and the counts are the same. A column is decoded (one
+ * DRAM access) by the first conjunct naming it, on every line that conjunct runs on, so the later
+ * conjuncts find it decoded on all of theirs: no per-line flag but the one keys and outputs read. */
+#define PB_MAX_CONJ 32
+enum { PBC_CMP, PBC_IS_NULL, PBC_NOT_NULL };
+/* A kept integer value that is a field of 1 to 8 digits, as its digit word in big-endian order
+ * (which compares as the number does against a literal's word): no multiplies unless a literal
+ * outside 0 .. 99999999 needs the number. Only in columns no key or output reads. */
+enum { PB_WORD = 8 };
+typedef struct pbconj {
+    uint8_t kind, op;
+    uint8_t first;   /* the first conjunct naming its column: decodes it */
+    uint8_t keep;    /* the column is named again (a later conjunct, a key, an output): values kept */
+    uint8_t word;    /* ... by conjuncts only: 1 to 8 digits kept as their digit word (PB_WORD) */
+    uint32_t col;
+    int64_t lit;
+} pbconj;
+
+/* An integer column's field on line i as a kept value: PB_WORD for 1 to 8 digits, else as
+ * batch_int_bytes reads it. */
+static inline __attribute__((always_inline)) void batch_int_word(const pbatch *bt, uint32_t f, uint32_t i, pv *v) {
+    const uint8_t *p = NULL;
+    const ssize_t n = batch_field(bt, f, i, &p);
+    uint64_t w;
+    if (n >= 1 && n <= 8 && p + 8 <= bt->page_end && !digits8_word(p, (size_t)n, &w)) {
+        v->t = PB_WORD;
+        v->i = (int64_t)__builtin_bswap64(w);   /* ASCII digits: below 2^63 */
+        return;
+    }
+    int64_t x = 0;
+    v->t = (uint8_t)batch_int_bytes(bt, p, n, &x);
+    v->i = x;
+}
+
+/* A kept value against literal lit (its digit word wl when wok): -1, 0, 1. */
+static inline __attribute__((always_inline)) int cj_cmp(const pv *v, int64_t lit, uint64_t wl, int wok) {
+    if (v->t == PB_WORD) {
+        if (wok) return ((uint64_t)v->i > wl) - ((uint64_t)v->i < wl);
+        const int64_t x = digits8_value(__builtin_bswap64((uint64_t)v->i));
+        return (x > lit) - (x < lit);
+    }
+    return (v->i > lit) - (v->i < lit);
+}
+
+/* The filter as conjuncts (bt->cj, n_cj), or n_cj = 0 when it has another shape. */
+static int batch_conj_setup(const plan *pl, pbatch *bt) {
+    bt->n_cj = 0;
+    if (pl->filter < 0) return 0;
+    int32_t right[PB_MAX_CONJ], n = pl->filter;
+    uint32_t ands = 0;
+    while (pl->nodes[n].kind == PN_BINARY && pl->nodes[n].op == SMARTSSD__V1__BINARY_OP__AND) {
+        if (ands + 1 >= PB_MAX_CONJ) return 0;
+        right[ands++] = pl->nodes[n].b;
+        n = pl->nodes[n].a;
+    }
+    /* one conjunct alone: the node's own loop (batch_cmp_int) is as cheap, and measured a little
+     * cheaper on the text plan's `status = 200` */
+    if (!ands) return 0;
+    pbconj cj[PB_MAX_CONJ];
+    uint8_t seen[PLAN_MAX_COLUMNS] = { 0 };
+    for (uint32_t k = 0; k <= ands; k++) {
+        const pnode *x = &pl->nodes[k ? right[ands - k] : n];
+        const pnode *xa = x->kind == PN_BINARY || x->kind == PN_UNARY ? &pl->nodes[x->a] : NULL;
+        if (!xa || xa->kind != PN_COLUMN) return 0;
+        pbconj *c = &cj[k];
+        c->col = xa->col;
+        c->op = x->op;
+        c->lit = 0;
+        if (x->kind == PN_BINARY) {
+            const pnode *xb = &pl->nodes[x->b];
+            if (x->op < SMARTSSD__V1__BINARY_OP__EQ || x->op > SMARTSSD__V1__BINARY_OP__GE || xb->kind != PN_LITERAL ||
+                xb->lit.t != PT_INT || pl->cols[xa->col].type != PT_INT)
+                return 0;
+            c->kind = PBC_CMP;
+            c->lit = xb->lit.i;
+        } else if (x->op == SMARTSSD__V1__UNARY_OP__IS_NULL || x->op == SMARTSSD__V1__UNARY_OP__IS_NOT_NULL) {
+            c->kind = x->op == SMARTSSD__V1__UNARY_OP__IS_NULL ? PBC_IS_NULL : PBC_NOT_NULL;
+        } else {
+            return 0;
+        }
+        c->first = !seen[c->col];
+        seen[c->col]++;
+        c->keep = bt->refs[c->col] > 1;
+    }
+    for (uint32_t k = 0; k <= ands; k++)   /* every reference a conjunct's: words will do */
+        cj[k].word = cj[k].keep && seen[cj[k].col] == bt->refs[cj[k].col] && pl->cols[cj[k].col].type == PT_INT;
+    if (!(bt->cj = malloc((ands + 1) * sizeof *bt->cj))) return -ENOMEM;
+    memcpy(bt->cj, cj, (ands + 1) * sizeof *bt->cj);
+    bt->n_cj = ands + 1;
+    bt->cj_ands = ands;
+    return 0;
+}
+
+/* One conjunct over the lines sel[0 .. ns): the lines it does not make FALSE kept in sel (in
+ * place), a NULL marked in nul; the number kept. mode: CJ_READ the column's kept values, CJ_WORD
+ * decoded here as words, CJ_DECODE decoded here as values (into tmp when not kept); op < 0: IS
+ * NULL (want 1) or IS NOT NULL (want 0). Called with constant mode and op, so each combination is
+ * its own loop with no test of them per line. */
+enum { CJ_READ, CJ_WORD, CJ_DECODE };
+static inline __attribute__((always_inline)) size_t cj_pass(const plan *pl, pbatch *bt, uint32_t *restrict sel, size_t ns,
+                                                            uint8_t *restrict nul, pv *restrict cv, uint8_t *restrict cold,
+                                                            uint32_t col, int mode, int op, int want, int64_t lit,
+                                                            uint64_t wl, int wok) {
+    uint32_t *restrict nodes = bt->nodes, *restrict dram = bt->dram;
+    const uint32_t f = pl->cols[col].field;
+    size_t m = 0;
+    pv tmp;
+    for (size_t j = 0; j < ns; j++) {
+        const uint32_t i = sel[j];
+        pv *v = cv ? &cv[i] : &tmp;
+        if (mode == CJ_WORD) {
+            dram[i]++;
+            batch_int_word(bt, f, i, v);
+        } else if (mode == CJ_DECODE) {
+            batch_col_decode(pl, bt, col, i, v);
+            if (cold) cold[i] = 1;
+        }
+        int keep;
+        if (op < 0) {
+            nodes[i] += 2;
+            keep = (v->t == PT_NULL) == want;
+        } else {
+            nodes[i] += 3;
+            const int isn = v->t == PT_NULL;
+            nul[i] |= (uint8_t)isn;
+            keep = isn | cmp_int_op(op, cj_cmp(v, lit, wl, wok));
+        }
+        sel[m] = i;
+        m += (size_t)keep;
+    }
+    return m;
+}
+
+#define CJ_OPS(MODE)                                                                                                   \
+    switch (c->op) {                                                                                                   \
+    case SMARTSSD__V1__BINARY_OP__EQ: m = CJ_PASS(MODE, SMARTSSD__V1__BINARY_OP__EQ); break;                           \
+    case SMARTSSD__V1__BINARY_OP__NE: m = CJ_PASS(MODE, SMARTSSD__V1__BINARY_OP__NE); break;                           \
+    case SMARTSSD__V1__BINARY_OP__LT: m = CJ_PASS(MODE, SMARTSSD__V1__BINARY_OP__LT); break;                           \
+    case SMARTSSD__V1__BINARY_OP__LE: m = CJ_PASS(MODE, SMARTSSD__V1__BINARY_OP__LE); break;                           \
+    case SMARTSSD__V1__BINARY_OP__GT: m = CJ_PASS(MODE, SMARTSSD__V1__BINARY_OP__GT); break;                           \
+    default: m = CJ_PASS(MODE, SMARTSSD__V1__BINARY_OP__GE); break;                                                    \
+    }
+
+/* The conjuncts over the page's lines (bt->sel holds them all): bt->sel and n_sel the lines where
+ * the filter is TRUE, each line's nodes and DRAM accesses counted. */
+static int batch_conj_filter(const plan *pl, pbatch *bt) {
+    const size_t nl = bt->n_lines;
+    uint32_t *sel = bt->sel, *nodes = bt->nodes, *dram = bt->dram;
+    uint8_t *nul = bt->cj_null;
+    memset(nul, 0, nl);
+    for (size_t i = 0; i < nl; i++) nodes[i] = bt->cj_ands;
+    size_t ns = nl;
+    for (uint32_t k = 0; k < bt->n_cj && ns; k++) {
+        const pbconj *c = &bt->cj[k];
+        pv *cv = NULL;
+        uint8_t *cold = NULL;
+        if (c->keep) {
+            if (c->first && !batch_col_begin(bt, c->col)) return -ENOMEM;
+            cv = bt->colv[c->col];
+            cold = c->word ? NULL : bt->cold[c->col];
+        }
+        const int mode = !c->first ? CJ_READ : c->word ? CJ_WORD : CJ_DECODE;
+        const int64_t lit = c->lit;
+        uint64_t wl = 0;
+        const int wok = lit >= 0 && lit < 100000000;
+        if (wok)   /* the literal's 8 digit bytes, most significant first in big-endian order */
+            for (uint64_t x = (uint64_t)lit, d = 0; d < 8; d++, x /= 10) wl |= ('0' + x % 10) << (8 * d);
+        size_t m = 0;
+        if (c->kind != PBC_CMP) {   /* IS [NOT] NULL: TRUE or FALSE */
+            const int want = c->kind == PBC_IS_NULL;
+#define CJ_PASS(MODE, OP) cj_pass(pl, bt, sel, ns, nul, cv, cold, c->col, MODE, OP, want, 0, 0, 0)
+            if (mode == CJ_READ) m = CJ_PASS(CJ_READ, -1);
+            else if (mode == CJ_WORD) m = CJ_PASS(CJ_WORD, -1);
+            else m = CJ_PASS(CJ_DECODE, -1);
+#undef CJ_PASS
+        } else if (!c->keep) {   /* the only use of the column: compared from its digits, as batch_cmp_int */
+            const uint32_t f = pl->cols[c->col].field;
+#define PB_CJ_DIGITS(EXPR)                                                                              \
+    for (size_t j = 0; j < ns; j++) {                                                                   \
+        const uint32_t i = sel[j];                                                                      \
+        nodes[i] += 3;                                                                                  \
+        dram[i]++;                                                                                      \
+        const uint8_t *p = NULL;                                                                        \
+        const ssize_t n = batch_field(bt, f, i, &p);                                                    \
+        uint64_t w;                                                                                     \
+        int t = PT_INT, cmp;                                                                            \
+        if (wok && n >= 1 && n <= 8 && p + 8 <= bt->page_end && !digits8_word(p, (size_t)n, &w)) {     \
+            w = __builtin_bswap64(w);                                                                   \
+            cmp = (w > wl) - (w < wl);                                                                  \
+        } else {                                                                                        \
+            int64_t v = 0;                                                                              \
+            t = batch_int_bytes(bt, p, n, &v);                                                          \
+            cmp = (v > lit) - (v < lit);                                                                \
+        }                                                                                               \
+        nul[i] |= t != PT_INT;                                                                          \
+        sel[m] = i;                                                                                     \
+        m += (t != PT_INT) | (EXPR);                                                                    \
+    }
+            switch (c->op) {
+            case SMARTSSD__V1__BINARY_OP__EQ: PB_CJ_DIGITS(cmp == 0) break;
+            case SMARTSSD__V1__BINARY_OP__NE: PB_CJ_DIGITS(cmp != 0) break;
+            case SMARTSSD__V1__BINARY_OP__LT: PB_CJ_DIGITS(cmp < 0) break;
+            case SMARTSSD__V1__BINARY_OP__LE: PB_CJ_DIGITS(cmp <= 0) break;
+            case SMARTSSD__V1__BINARY_OP__GT: PB_CJ_DIGITS(cmp > 0) break;
+            default: PB_CJ_DIGITS(cmp >= 0) break;
+            }
+#undef PB_CJ_DIGITS
+        } else {   /* the column's values kept: decoded here the first time, else read */
+#define CJ_PASS(MODE, OP) cj_pass(pl, bt, sel, ns, nul, cv, cold, c->col, MODE, OP, 0, lit, wl, wok)
+            if (mode == CJ_READ) {
+                CJ_OPS(CJ_READ)
+            } else if (mode == CJ_WORD) {
+                CJ_OPS(CJ_WORD)
+            } else {
+                CJ_OPS(CJ_DECODE)
+            }
+#undef CJ_PASS
+        }
+        ns = m;
+    }
+    size_t m = 0;
+    for (size_t j = 0; j < ns; j++) {   /* TRUE: no NULL on the way */
+        sel[m] = sel[j];
+        m += !nul[sel[j]];
+    }
+    bt->n_sel = m;
+    return 0;
+}
+#undef CJ_OPS
+
 /* Room for a page of n bytes holding `lines` lines: the lines' arrays, and the delimiter and
  * newline offsets (at most one a byte), which the walk below writes a few entries past the last
  * one it keeps. */
@@ -1135,7 +1392,9 @@ int csd_plan_batch_page_in(const plan *pl, pbatch *bt, const uint8_t *p, size_t 
     bt->n_lines = bt->n_sel = i;
     bt->n_used = 0;
     int rc;
-    if (pl->filter >= 0) {
+    if (bt->n_cj) {
+        if ((rc = batch_conj_filter(pl, bt))) return rc;
+    } else if (pl->filter >= 0) {
         if ((rc = batch_eval(pl, bt, pl->filter, bt->sel, i, bt->root, 0))) return rc;
         size_t ns = 0;
         for (size_t j = 0; j < i; j++) {   /* no branch on the filter's outcome */
@@ -1144,10 +1403,37 @@ int csd_plan_batch_page_in(const plan *pl, pbatch *bt, const uint8_t *p, size_t 
         }
         bt->n_sel = ns;
     }
-    for (uint32_t x = 0; x < bt->n_ev; x++)
+    for (uint32_t x = 0; x < bt->n_ev; x++) {
+        if (bt->n_lazy && bt->lazy[x]) {   /* charged as batch_column charges it; decoded if kept */
+            for (size_t j = 0; j < bt->n_sel; j++) {
+                bt->nodes[bt->sel[j]]++;
+                bt->dram[bt->sel[j]]++;
+            }
+            continue;
+        }
         if (bt->ev_node[x] >= 0 && (rc = batch_eval(pl, bt, bt->ev_node[x], bt->sel, bt->n_sel, bt->ev[x], 0)))
             return rc;
+    }
     return 0;
+}
+
+void csd_plan_batch_fill(const plan *pl, const pbatch *bt, size_t i) {
+    for (uint32_t x = 0; x < bt->n_ev; x++)
+        if (bt->lazy[x]) {
+            const uint32_t c = pl->nodes[bt->ev_node[x]].col;
+            const pcol *col = &pl->cols[c];
+            pv *v = &bt->ev[x][i];
+            const uint8_t *p;
+            if (col->type == PT_INT) {
+                int64_t val = 0;
+                v->t = (uint8_t)batch_int_decode(bt, col->field, (uint32_t)i, &val);
+                v->i = val;
+                continue;
+            }
+            const ssize_t n = batch_field(bt, col->field, (uint32_t)i, &p);
+            if (n < 0) v->t = PT_NULL;
+            else text_value(col, p, (size_t)n, v);
+        }
 }
 
 void csd_plan_batch_free(plan *pl) {

@@ -253,6 +253,16 @@ typedef struct pbatch {
     uint32_t *refs;          /* per column: the nodes of the filter, keys, arguments, outputs naming it */
     uint32_t n_used;
     int ok;                  /* allocations at init succeeded */
+    /* a filter that is a chain of ANDs (left operand the chain so far, as Spark's pushed filters
+     * are joined) over simple conjuncts, evaluated conjunct by conjunct (plan_eval.c "conjuncts") */
+    uint32_t n_cj;           /* 0: the filter is evaluated by node */
+    uint32_t cj_ands;        /* the chain's AND nodes, each evaluated on every line */
+    struct pbconj *cj;
+    uint8_t *cj_null;        /* per line: some conjunct evaluated on it was NULL */
+    /* top-N: outputs that are a column named nowhere else and no sort key, decoded only for the
+     * lines that enter the buffer (charged on every line as if decoded) */
+    uint8_t *lazy;           /* per expression of ev: 1 lazy */
+    uint32_t n_lazy;
 } pbatch;
 
 /* plan_eval.c: a page of lines without quote bytes (delimiter bits dl; line ends from the newline
@@ -269,6 +279,9 @@ void csd_plan_batch_destroy(const plan *pl, pbatch *bt);
 int csd_plan_batch_page_in(const plan *pl, pbatch *bt, const uint8_t *p, size_t n, const uint64_t *nl,
                            const uint64_t *dl);
 
+/* The lazy outputs (pbatch.lazy) of line i decoded into their ev arrays, while the page's bytes
+ * are still those the batch was prepared from. */
+void csd_plan_batch_fill(const plan *pl, const pbatch *bt, size_t i);
 /* plan_eval.c: evaluate node n on the current record; < 0 after csd_io_fail (division by zero) */
 int csd_plan_eval(plan *pl, int32_t n, pv *out);
 /* value order used by MIN/MAX, ORDER BY and comparisons: NULL first, INT/DOUBLE promote */
@@ -303,6 +316,9 @@ int csd_plan_buffer_row(plan *pl);
 int csd_plan_output_row(plan *pl);
 /* the same with the row's outputs at ev[k][i] (a page evaluated by column) */
 int csd_plan_output_line(plan *pl, pv *const *ev, size_t i);
+/* top-N with a full buffer: 1 when line i sorts after the worst row and is dropped (its compare
+ * counted), from its sort keys alone; 0 when it must go on to csd_plan_output_line */
+int csd_plan_topn_drops(plan *pl, pv *const *ev, size_t i);
 /* a row whose filter passed: its group updated, or its outputs evaluated and output */
 int csd_plan_row_passed(plan *pl);
 int csd_plan_finish_groups(plan *pl);

@@ -158,7 +158,7 @@ int csd_plan_output_row(plan *pl) {
     return rc;
 }
 
-int csd_plan_output_line(plan *pl, pv *const *ev, size_t i) {
+int csd_plan_topn_drops(plan *pl, pv *const *ev, size_t i) {
     if (pl->n_order && pl->limit && pl->n_rows >= pl->limit) {
         /* top-N with a full buffer: most rows sort after the current worst and are dropped here,
          * compared from the arrays as csd_plan_buffer_row compares the row (one compare) */
@@ -173,10 +173,15 @@ int csd_plan_output_line(plan *pl, pv *const *ev, size_t i) {
         }
         if (c > 0 || (!c && pl->seq >= w->seq)) {
             pl->seq++;
-            return 0;
+            return 1;
         }
         pl->compares--;   /* csd_plan_buffer_row compares it again */
     }
+    return 0;
+}
+
+int csd_plan_output_line(plan *pl, pv *const *ev, size_t i) {
+    if (csd_plan_topn_drops(pl, ev, i)) return 0;
     for (uint32_t k = 0; k < pl->n_outs; k++) pl->scratch[k] = ev[k][i];
     return csd_plan_output_row(pl);
 }
