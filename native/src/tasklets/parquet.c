@@ -884,6 +884,9 @@ static int decode_chunk(const csd_pq_file *f, const uint8_t *file, size_t len, u
     /* every row written: huge pages; only the selected pages (late materialization): small pages,
      * the rest of the arrays never touched */
     int h = v->huge = !sel;
+    /* late materialization touches only the selected pages of fresh memory; a pooled region would
+     * have to be zeroed whole: fresh memory there */
+    if (!h) v->pool = NULL;
     ixm = ixm && (pt == PQ_INT32 || pt == PQ_INT64);
     v->valid = csd_pq_big_alloc(v->pool, m, h);
     if (pt == PQ_FLOAT || pt == PQ_DOUBLE) v->d = csd_pq_big_alloc(v->pool, m * sizeof *v->d, h);
