@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/bufpool.h"
 #include "runtime/exec.h"
 #include "smartssd/tasklet.h"
 #include "smartssd/v1/device.pb-c.h"
@@ -169,8 +170,11 @@ int main(int argc, char **argv) {
     uint8_t *zero = calloc(1, P);
     printf("run,pages_fed,pages_needed,feed_s,finish_s,finish_cycles,finish_dram,out_bytes\n");
     int rc = 0;
+    /* the runs share a pool of large buffers, as a device's requests do */
+    csd_bufpool *pool = csd_bufpool_new(CSD_BUFPOOL_KEEP_BYTES, CSD_BUFPOOL_MIN);
     for (int rep = 0; rep < reps && !rc; rep++) {
         csd_tasklet_args a = {0};
+        a.pool = pool;
         a.plan = plan;
         a.plan_len = plen;
         a.page_bytes = P;
@@ -206,6 +210,7 @@ int main(int argc, char **argv) {
         csd_exec_destroy(t);
         csd_outbuf_free(&ob);
     }
+    csd_bufpool_free(pool);
     free(zero);
     free(plan);
     free(obj);

@@ -6,6 +6,7 @@
  * with their messages (corrupt bytes, a partial extent, a mistyped column), and random corruptions
  * of each file, which must fail with a message or succeed, never crash. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "tasklets/parquet.h"
 #include "test_plan_build.h"
 #include "test_tasklets_util.h"
+#include "util/bufpool.h"
 
 static const csd_tasklet_ops *plan_ops;
 
@@ -50,15 +52,15 @@ static void with_footer(plan_b *b, const uint8_t *obj, uint64_t size) {
 
 /* The whole object through an execution as the device feeds it: a page the tasklet does not need
  * arrives as zeros (the device does not read it). *needed counts the pages it needed. */
-static tk_result run_sparse(plan_b *b, const uint8_t *obj, uint64_t size, uint32_t P, uint64_t *needed) {
+static tk_result run_packed(const uint8_t *packed, size_t plen, const uint8_t *obj, uint64_t size, uint32_t P,
+                            uint64_t *needed, csd_bufpool *pool) {
     tk_result r;
     memset(&r, 0, sizeof r);
-    size_t plen;
-    uint8_t *packed = PB_pack(b, &plen);
     csd_tasklet_args a = {0};
     a.plan = packed;
     a.plan_len = plen;
     a.page_bytes = P;
+    a.pool = pool;
     csd_outbuf ob;
     csd_outbuf_init(&ob, 64u << 20, 0);
     csd_exec *t = NULL;
@@ -87,6 +89,13 @@ static tk_result run_sparse(plan_b *b, const uint8_t *obj, uint64_t size, uint32
     csd_exec_destroy(t);
     csd_outbuf_free(&ob);
     free(zero);
+    return r;
+}
+
+static tk_result run_sparse(plan_b *b, const uint8_t *obj, uint64_t size, uint32_t P, uint64_t *needed) {
+    size_t plen;
+    uint8_t *packed = PB_pack(b, &plen);
+    tk_result r = run_packed(packed, plen, obj, size, P, needed, NULL);
     free(packed);
     return r;
 }
@@ -1249,6 +1258,166 @@ static void filter_blocks(void) {
     }
 }
 
+/* ------------------------------------------------------------------ the buffer pool */
+
+/* Take every kept region whose size some get can match, fill it with 0xAB and give it back: the next
+ * request reuses memory holding another's bytes, as on a device. */
+static void poison(csd_bufpool *bp) {
+    void *held[256];
+    size_t sz[256], n = 0;
+    int hg[256];
+    for (int huge = 0; huge < 2; huge++)
+        for (size_t m = (size_t)64 << 20; m >= 4096 && n < 256; m /= 2) {
+            for (;;) {
+                csd_bufpool_stats a, b;
+                csd_bufpool_get_stats(bp, &a);
+                if (!a.kept || n == 256) break;
+                void *p = csd_bufpool_get(bp, m, huge, 0);
+                csd_bufpool_get_stats(bp, &b);
+                if (b.hits == a.hits) {   /* a new region: none kept of this size */
+                    csd_bufpool_put(bp, p, m, huge);
+                    break;
+                }
+                memset(p, 0xAB, m);
+                held[n] = p;
+                hg[n] = huge;
+                sz[n++] = m;
+            }
+        }
+    for (size_t k = 0; k < n; k++) csd_bufpool_put(bp, held[k], sz[k], hg[k]);
+}
+
+typedef struct pool_req {
+    uint8_t *packed;
+    size_t plen;
+    const uint8_t *obj;
+    uint64_t size;
+    tk_result want;          /* without a pool */
+} pool_req;
+
+typedef struct pool_worker {
+    pool_req *reqs;
+    size_t n, first;
+    csd_bufpool *bp;
+    int bad;
+} pool_worker;
+
+static void *pool_thread(void *arg) {
+    pool_worker *w = arg;
+    for (size_t k = 0; k < 3 * w->n; k++) {
+        pool_req *q = &w->reqs[(w->first + k) % w->n];
+        uint64_t nd;
+        tk_result r = run_packed(q->packed, q->plen, q->obj, q->size, 4096, &nd, w->bp);
+        if (r.rc || strcmp(r.text.s, q->want.text.s) || r.finish_cycles != q->want.finish_cycles) w->bad++;
+        tk_result_free(&r);
+    }
+    return NULL;
+}
+
+static void buffer_pool(void) {
+    /* the pool itself: a kept region comes back zeroed when asked, whatever it held */
+    csd_bufpool *bp = csd_bufpool_new((size_t)1 << 20, 4096);
+    CHECK(bp && !csd_bufpool_new(1 << 20, 1000));
+    uint8_t *p = csd_bufpool_get(bp, 10000, 0, 0);
+    memset(p, 0xAB, 10000);
+    csd_bufpool_put(bp, p, 10000, 0);
+    csd_bufpool_stats st;
+    csd_bufpool_get_stats(bp, &st);
+    CHECK_EQ_U64(st.kept, 12288);
+    CHECK_EQ_U64(st.misses, 1);
+    uint8_t *q = csd_bufpool_get(bp, 9000, 0, 1);   /* 12288 bytes: the kept region */
+    CHECK(q == p);
+    for (size_t k = 0; k < 9000; k++) CHECK(q[k] == 0);
+    uint8_t *big = csd_bufpool_get(bp, 40000, 0, 1);   /* none kept this big: a new one */
+    csd_bufpool_get_stats(bp, &st);
+    CHECK_EQ_U64(st.hits, 1);
+    CHECK_EQ_U64(st.misses, 2);
+    CHECK_EQ_U64(st.kept, 0);
+    uint8_t *small = csd_bufpool_get(bp, 100, 0, 1);   /* under min: heap memory, not counted */
+    CHECK(small && small[99] == 0);
+    csd_bufpool_put(bp, small, 100, 0);
+    csd_bufpool_put(bp, q, 9000, 0);
+    /* a get of 8192 takes the 12288-byte region, not the 40960-byte one (twice its size at most) */
+    csd_bufpool_put(bp, big, 40000, 0);
+    uint8_t *x = csd_bufpool_get(bp, 8192, 0, 0);
+    CHECK(x == p);
+    csd_bufpool_put(bp, x, 8192, 0);
+    uint8_t *y = csd_bufpool_get(bp, 4096, 0, 0);   /* neither: 12288 > 2 * 4096 */
+    CHECK(y != p && y != big);
+    csd_bufpool_put(bp, y, 4096, 0);
+    csd_bufpool_get_stats(bp, &st);
+    CHECK_EQ_U64(st.mapped, 12288 + 40960 + 4096);
+    CHECK_EQ_U64(st.kept, st.mapped);
+    /* beyond keep, a region given back is unmapped */
+    uint8_t *huge = csd_bufpool_get(bp, (size_t)2 << 20, 1, 1);
+    CHECK(huge && ((uintptr_t)huge & (((uintptr_t)2 << 20) - 1)) == 0);
+    csd_bufpool_put(bp, huge, (size_t)2 << 20, 1);
+    csd_bufpool_get_stats(bp, &st);
+    CHECK_EQ_U64(st.mapped, 12288 + 40960 + 4096);
+    csd_bufpool_free(bp);
+
+    /* requests over objects of different sizes, every query, one pool with a small min so every
+     * array and object buffer comes from it, poisoned between requests: the same rows and finish
+     * cycles as with fresh memory, one request after another and on 4 threads at once */
+    pool_req reqs[64];
+    size_t n = 0;
+    uint8_t *objs[sizeof FILES / sizeof *FILES];
+    for (size_t f = 0; f < sizeof FILES / sizeof *FILES; f++) {
+        char fname[64];
+        snprintf(fname, sizeof fname, "%s.parquet", FILES[f]);
+        uint64_t size;
+        objs[f] = load(fname, &size);
+        for (size_t k = 0; k < sizeof QUERIES / sizeof *QUERIES && n < 64; k++) {
+            plan_b b;
+            init_parquet(&b);
+            add_cols(&b);
+            QUERIES[k].fn(&b);
+            with_footer(&b, objs[f], size);
+            pool_req *r = &reqs[n++];
+            r->packed = PB_pack(&b, &r->plen);
+            r->obj = objs[f];
+            r->size = size;
+            uint64_t nd;
+            r->want = run_packed(r->packed, r->plen, r->obj, r->size, 4096, &nd, NULL);
+            CHECK(r->want.rc == 0);
+            pb_free_all();
+        }
+    }
+    bp = csd_bufpool_new((size_t)64 << 20, 4096);
+    for (int round = 0; round < 2; round++)
+        for (size_t k = 0; k < n; k++) {
+            poison(bp);
+            uint64_t nd;
+            tk_result r = run_packed(reqs[k].packed, reqs[k].plen, reqs[k].obj, reqs[k].size, 4096, &nd, bp);
+            CHECK(r.rc == 0);
+            tk_check_text(r.text.s, reqs[k].want.text.s, "pooled request");
+            CHECK_EQ_U64(r.finish_cycles, reqs[k].want.finish_cycles);
+            tk_result_free(&r);
+        }
+    csd_bufpool_get_stats(bp, &st);
+    CHECK(st.hits > n);             /* the requests did reuse regions */
+    CHECK_EQ_U64(st.kept, st.mapped);   /* every region given back */
+    poison(bp);
+    pool_worker w[4];
+    pthread_t th[4];
+    for (int t = 0; t < 4; t++) {
+        w[t] = (pool_worker){ reqs, n, (size_t)t * 5, bp, 0 };
+        CHECK(pthread_create(&th[t], NULL, pool_thread, &w[t]) == 0);
+    }
+    for (int t = 0; t < 4; t++) {
+        pthread_join(th[t], NULL);
+        CHECK_EQ_U64(w[t].bad, 0);
+    }
+    csd_bufpool_get_stats(bp, &st);
+    CHECK_EQ_U64(st.kept, st.mapped);
+    csd_bufpool_free(bp);
+    for (size_t k = 0; k < n; k++) {
+        free(reqs[k].packed);
+        tk_result_free(&reqs[k].want);
+    }
+    for (size_t f = 0; f < sizeof FILES / sizeof *FILES; f++) free(objs[f]);
+}
+
 int main(void) {
     plan_ops = csd_tasklet_find("plan");
     CHECK(plan_ops);
@@ -1265,6 +1434,7 @@ int main(void) {
     refusals();
     corruptions();
     on_device();
+    buffer_pool();
     printf("test_parquet: ok\n");
     return 0;
 }

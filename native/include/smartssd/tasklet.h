@@ -40,6 +40,8 @@ typedef struct csd_tasklet_args {
     csd_tasklet_diag *diag;          /* where csd_args_reject records a key; may be NULL */
     uint32_t host_threads;           /* the emulator's host_threads param: host threads a tasklet may use
                                       * for wall time only, never device time (0 or 1 = its own only) */
+    struct csd_bufpool *pool;        /* the device's pool of large buffers, reused across requests for
+                                      * wall time only; NULL = fresh memory each time */
 } csd_tasklet_args;
 
 typedef enum csd_framing_kind {

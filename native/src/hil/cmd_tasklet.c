@@ -263,7 +263,7 @@ int cmd_execute(csd_device *d, const Smartssd__V1__ExecuteObject *m, cmd_ctx *c)
         .runtime_params = o->rparams, .n_runtime = o->n_rparams,
         .keywords = (const char *const *)o->keywords, .n_keywords = o->n_keywords,
         .plan = t->plan, .plan_len = t->plan_len, .page_bytes = d->params.page_bytes, .diag = &o->diag,
-        .host_threads = d->params.host_threads,
+        .host_threads = d->params.host_threads, .pool = d->pool,
     };
     char err[512] = "";
     int rc = t->user ? csd_exec_create_hooked(&o->run, t->ops, csd_user_tasklet_hooks(t->user), &o->args, &o->out,

@@ -5,6 +5,7 @@
 #include "hil/pace.h"
 #include "hil/timeline.h"
 #include "store/store.h"
+#include "util/bufpool.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -206,6 +207,12 @@ int csd_device_open(csd_device **out, const char *image, const csd_open_opts *op
         csd_ftl_set_sync_writes(d->ftl, o.sync_writes);
     }
     d->background = opts ? opts->background : 1;
+    d->pool = csd_bufpool_new(CSD_BUFPOOL_KEEP_BYTES, CSD_BUFPOOL_MIN);
+    if (!d->pool) {
+        snprintf(err, errlen, "out of memory");
+        rc = -ENOMEM;
+        goto fail;
+    }
     rc = csd_engine_create(&d->eng, &d->params, err, errlen);
     if (rc) goto fail;
     csd_ftl_set_erase_hook(d->ftl, erasing, d->eng);
@@ -239,6 +246,7 @@ fail:
     csd_ftl_set_erase_hook(d->ftl, NULL, NULL);
     if (d->eng) csd_engine_destroy(d->eng);
     csd_ftl_close(d->ftl);
+    csd_bufpool_free(d->pool);
     free(d);
     return rc;
 }
@@ -259,6 +267,7 @@ int csd_device_close(csd_device *d) {
     csd_engine_destroy(d->eng);
     free(d->blk_buf);
     csd_flash_batch_free(&d->blk_ops);
+    csd_bufpool_free(d->pool);   /* after every output: no request holds a region */
     int rc = csd_ftl_close(d->ftl);
     if (!rc) rc = trc;
     pthread_cond_destroy(&d->progress_cv);

@@ -12,6 +12,8 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "util/bufpool.h"
+
 #include "tasklets/parquet.h"
 
 #define PQ_MAX_DEPTH 32
@@ -397,47 +399,31 @@ out:
 
 /* ------------------------------------------------------------------ pages */
 
-/* Arrays of a whole row group's rows (16 MB for a 2 M-row INT64 column) and whole objects: fresh
- * anonymous memory advised onto transparent huge pages, so a first touch faults once per 2 MiB
- * instead of once per 4 KiB (the faults were a third of a finish's wall time). Zeroed, as calloc. */
-#define PQ_HUGE ((size_t)2 << 20)
+/* Arrays of a whole row group's rows (16 MB for a 2 M-row INT64 column) and whole objects: anonymous
+ * memory advised onto transparent huge pages, so a first touch faults once per 2 MiB instead of once
+ * per 4 KiB (the faults were a third of a finish's wall time); from the device's pool when there is
+ * one, so a request reuses an earlier one's pages instead of having the kernel zero fresh ones.
+ * Zeroed, as calloc. */
+void *csd_pq_big_alloc(struct csd_bufpool *pool, size_t n, int huge) { return csd_bufpool_get(pool, n, huge, 1); }
 
-static size_t big_round(size_t n) { return (n + PQ_HUGE - 1) & ~(PQ_HUGE - 1); }
-
-void *csd_pq_big_alloc(size_t n, int huge) {
-    if (n < PQ_HUGE || !huge) return calloc(n ? n : 1, 1);
-    size_t m = big_round(n);
-    if (m < n) return NULL;
-    uint8_t *p = mmap(NULL, m + PQ_HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) return NULL;
-    /* aligned to 2 MiB, the slack before and after given back */
-    uint8_t *a = (uint8_t *)(((uintptr_t)p + PQ_HUGE - 1) & ~(uintptr_t)(PQ_HUGE - 1));
-    if (a > p) munmap(p, (size_t)(a - p));
-    if (p + m + PQ_HUGE > a + m) munmap(a + m, (size_t)(p + m + PQ_HUGE - (a + m)));
-    (void)madvise(a, m, MADV_HUGEPAGE);   /* advice: without huge pages it is ordinary memory */
-    return a;
-}
-
-void csd_pq_big_free(void *p, size_t n, int huge) {
-    if (!p) return;
-    if (n < PQ_HUGE || !huge) free(p);
-    else munmap(p, big_round(n));
-}
+void csd_pq_big_free(struct csd_bufpool *pool, void *p, size_t n, int huge) { csd_bufpool_put(pool, p, n, huge); }
 
 void csd_pq_values_free(csd_pq_values *v) {
     if (!v) return;
+    struct csd_bufpool *pool = v->pool;
     size_t m = v->cap;
     int h = v->huge;
-    csd_pq_big_free(v->valid, m, h);
-    csd_pq_big_free(v->i, m * sizeof *v->i, h);
-    csd_pq_big_free(v->ix, m, h);
+    csd_pq_big_free(pool, v->valid, m, h);
+    csd_pq_big_free(pool, v->i, m * sizeof *v->i, h);
+    csd_pq_big_free(pool, v->ix, m, h);
     free(v->dict_i);
-    csd_pq_big_free(v->d, m * sizeof *v->d, h);
-    csd_pq_big_free(v->sp, m * sizeof *v->sp, h);
-    csd_pq_big_free(v->sn, m * sizeof *v->sn, h);
+    csd_pq_big_free(pool, v->d, m * sizeof *v->d, h);
+    csd_pq_big_free(pool, v->sp, m * sizeof *v->sp, h);
+    csd_pq_big_free(pool, v->sn, m * sizeof *v->sn, h);
     for (size_t k = 0; k < v->n_bufs; k++) free(v->bufs[k]);
     free(v->bufs);
     memset(v, 0, sizeof *v);
+    v->pool = pool;
 }
 
 static int keep_buf(csd_pq_values *v, uint8_t *b) {
@@ -844,31 +830,39 @@ int csd_pq_read(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t 
 
 /* In ix mode, from index bytes to 8-byte values: the rows [0, upto) decoded so far are looked up. */
 static int ix_to_values(csd_pq_values *v, uint64_t upto) {
-    v->i = csd_pq_big_alloc(v->cap * sizeof *v->i, v->huge);
+    v->i = csd_pq_big_alloc(v->pool, v->cap * sizeof *v->i, v->huge);
     if (!v->i) return -ENOMEM;
     if (v->ix && v->dict_i)
         for (uint64_t r = 0; r < upto; r++) v->i[r] = v->valid[r] ? v->dict_i[v->ix[r]] : 0;
-    csd_pq_big_free(v->ix, v->cap, v->huge);
+    csd_pq_big_free(v->pool, v->ix, v->cap, v->huge);
     v->ix = NULL;
     return 0;
 }
 
 static int decode_chunk(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
-                      const uint8_t *sel, int ixm, csd_pq_values *v, char *err, size_t errlen);
+                      const uint8_t *sel, int ixm, struct csd_bufpool *pool, csd_pq_values *v, char *err,
+                      size_t errlen);
 
 int csd_pq_read_sel(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
                     const uint8_t *sel, csd_pq_values *v, char *err, size_t errlen) {
-    return decode_chunk(f, file, len, rg, col, sel, 0, v, err, errlen);
+    return decode_chunk(f, file, len, rg, col, sel, 0, NULL, v, err, errlen);
 }
 
 int csd_pq_read_ix(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
                    const uint8_t *sel, csd_pq_values *v, char *err, size_t errlen) {
-    return decode_chunk(f, file, len, rg, col, sel, 1, v, err, errlen);
+    return decode_chunk(f, file, len, rg, col, sel, 1, NULL, v, err, errlen);
+}
+
+int csd_pq_read_ix_pool(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
+                        const uint8_t *sel, struct csd_bufpool *pool, csd_pq_values *v, char *err, size_t errlen) {
+    return decode_chunk(f, file, len, rg, col, sel, 1, pool, v, err, errlen);
 }
 
 static int decode_chunk(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
-                      const uint8_t *sel, int ixm, csd_pq_values *v, char *err, size_t errlen) {
+                      const uint8_t *sel, int ixm, struct csd_bufpool *pool, csd_pq_values *v, char *err,
+                      size_t errlen) {
     memset(v, 0, sizeof *v);
+    v->pool = pool;
     if (rg >= f->n_rgs || col >= f->n_leaves) return fail(err, errlen, "no Parquet row group %u column %u", rg, col);
     const csd_pq_chunk *c = &f->rgs[rg].chunks[col];
     const csd_pq_leaf *leaf = &f->leaves[col];
@@ -890,11 +884,14 @@ static int decode_chunk(const csd_pq_file *f, const uint8_t *file, size_t len, u
     /* every row written: huge pages; only the selected pages (late materialization): small pages,
      * the rest of the arrays never touched */
     int h = v->huge = !sel;
+    /* late materialization touches only the selected pages of fresh memory; a pooled region would
+     * have to be zeroed whole: fresh memory there */
+    if (!h) v->pool = NULL;
     ixm = ixm && (pt == PQ_INT32 || pt == PQ_INT64);
-    v->valid = csd_pq_big_alloc(m, h);
-    if (pt == PQ_FLOAT || pt == PQ_DOUBLE) v->d = csd_pq_big_alloc(m * sizeof *v->d, h);
-    else if (pt == PQ_BYTE_ARRAY) { v->sp = csd_pq_big_alloc(m * sizeof *v->sp, h); v->sn = csd_pq_big_alloc(m * sizeof *v->sn, h); }
-    else if (!ixm) v->i = csd_pq_big_alloc(m * sizeof *v->i, h);
+    v->valid = csd_pq_big_alloc(v->pool, m, h);
+    if (pt == PQ_FLOAT || pt == PQ_DOUBLE) v->d = csd_pq_big_alloc(v->pool, m * sizeof *v->d, h);
+    else if (pt == PQ_BYTE_ARRAY) { v->sp = csd_pq_big_alloc(v->pool, m * sizeof *v->sp, h); v->sn = csd_pq_big_alloc(v->pool, m * sizeof *v->sn, h); }
+    else if (!ixm) v->i = csd_pq_big_alloc(v->pool, m * sizeof *v->i, h);
     /* per page: levels / indices and the rows of present values (a page holds far fewer values than
      * the row group: sized by the largest page, not by the rows) */
     uint32_t *lev = NULL;
@@ -949,7 +946,7 @@ static int decode_chunk(const csd_pq_file *f, const uint8_t *file, size_t len, u
             have_dict = 1;
             v->pages++;
             /* a small dictionary: its indices, a byte a row (the values are looked up where read) */
-            if (ixm && !v->ix && dn && dn <= 256 && !(v->ix = csd_pq_big_alloc(m, v->huge))) goto oom;
+            if (ixm && !v->ix && dn && dn <= 256 && !(v->ix = csd_pq_big_alloc(v->pool, m, v->huge))) goto oom;
             if (ixm && !v->ix) {
                 ixm = 0;
                 if (ix_to_values(v, 0)) goto oom;

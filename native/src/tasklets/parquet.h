@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct csd_bufpool;
+
 /* physical types (parquet.thrift Type) */
 enum { PQ_BOOLEAN = 0, PQ_INT32 = 1, PQ_INT64 = 2, PQ_INT96 = 3, PQ_FLOAT = 4, PQ_DOUBLE = 5,
        PQ_BYTE_ARRAY = 6, PQ_FIXED_LEN_BYTE_ARRAY = 7 };
@@ -66,6 +68,7 @@ typedef struct csd_pq_values {
     uint64_t bytes_out;      /* uncompressed page bytes */
     uint64_t skipped_values; /* data pages skipped (no selected row): their values and uncompressed */
     uint64_t skipped_bytes;  /* bytes, as decoding them would have counted them */
+    struct csd_bufpool *pool; /* where the arrays came from (NULL = fresh memory), for csd_pq_values_free */
 } csd_pq_values;
 
 /* Parse footer bytes (FileMetaData, flen bytes) of a file of file_len bytes: chunk ranges are checked
@@ -88,6 +91,9 @@ int csd_pq_read_sel(const csd_pq_file *f, const uint8_t *file, size_t len, uint3
  * when every page of the chunk uses it: read them with csd_pq_int. */
 int csd_pq_read_ix(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
                    const uint8_t *sel, csd_pq_values *out, char *err, size_t errlen);
+/* csd_pq_read_ix with the arrays from pool (util/bufpool.h; NULL = fresh memory). */
+int csd_pq_read_ix_pool(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
+                        const uint8_t *sel, struct csd_bufpool *pool, csd_pq_values *out, char *err, size_t errlen);
 void csd_pq_values_free(csd_pq_values *v);
 
 /* Row r's integer (BOOLEAN, INT32, INT64), either way it is held. */
@@ -104,8 +110,9 @@ int csd_pq_rle_decode8(const uint8_t *p, const uint8_t *end, int width, uint8_t 
  * or -1 when corrupt (a level above 1, too few bytes). */
 int64_t csd_pq_rle_levels(const uint8_t *p, const uint8_t *end, uint8_t *valid, uint64_t n);
 /* n zeroed bytes; with huge, 2 MiB or more on huge pages where the host offers them (for memory that
- * is all written: a touch faults in 2 MiB). Free with the same n and huge. */
-void *csd_pq_big_alloc(size_t n, int huge);
-void csd_pq_big_free(void *p, size_t n, int huge);
+ * is all written: a touch faults in 2 MiB); from pool when not NULL (util/bufpool.h). Free with the
+ * same pool, n and huge. */
+void *csd_pq_big_alloc(struct csd_bufpool *pool, size_t n, int huge);
+void csd_pq_big_free(struct csd_bufpool *pool, void *p, size_t n, int huge);
 
 #endif

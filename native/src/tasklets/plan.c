@@ -51,6 +51,7 @@ static int plan_init(void **state, const csd_tasklet_args *args, csd_framing *fr
     }
 #endif
     pl->host_threads = args->host_threads ? args->host_threads : 1;
+    pl->pool = args->pool;
     if (pl->parquet && (rc = csd_plan_parquet_prepare(pl, err, errlen))) {
         csd_plan_parquet_free(pl);
         csd_plan_free(pl);

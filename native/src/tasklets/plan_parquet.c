@@ -13,6 +13,7 @@
 #include "tasklets/parquet.h"
 #include "tasklets/plan_int.h"
 #include "tasklets/tasklets_int.h"
+#include "util/bufpool.h"
 
 /* Cost model (docs/TASKLETS.md): decoding one value and reading one 4-byte word of a decoded page. */
 #define CSD_TK_CYCLES_PER_VALUE 2
@@ -39,7 +40,7 @@ typedef struct plan_pq {
 
 void csd_plan_parquet_free(plan *pl) {
     if (!pl->pq) return;
-    if (pl->pq->big) csd_pq_big_free(pl->pq->buf, pl->pq->cap, pl->pq->huge);
+    if (pl->pq->big) csd_bufpool_put(pl->pool, pl->pq->buf, pl->pq->cap, pl->pq->huge);
     else free(pl->pq->buf);
     csd_pq_close(&pl->pq->file);
     free(pl->pq->used);
@@ -54,6 +55,26 @@ static int new_state(plan *pl) {
     if (pl->pq) return 0;
     pl->pq = calloc(1, sizeof *pl->pq);
     return pl->pq ? 0 : -ENOMEM;
+}
+
+/* the first range ending after off */
+static size_t first_range(const plan_pq *q, uint64_t off) {
+    size_t lo = 0, hi = q->n_ranges;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (q->ranges[mid].end <= off) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* zero the ranges' bytes within [s, e) of the object buffer */
+static void ranges_zero(plan_pq *q, uint64_t s, uint64_t e) {
+    for (size_t k = first_range(q, s); k < q->n_ranges && q->ranges[k].start < e; k++) {
+        uint64_t a = q->ranges[k].start > s ? q->ranges[k].start : s;
+        uint64_t b = q->ranges[k].end < e ? q->ranges[k].end : e;
+        memset(q->buf + a, 0, (size_t)(b - a));
+    }
 }
 
 int csd_plan_parquet_bytes(plan *pl, const uint8_t *p, size_t len, uint64_t off) {
@@ -81,7 +102,10 @@ int csd_plan_parquet_bytes(plan *pl, const uint8_t *p, size_t len, uint64_t off)
             uint64_t span = 0;
             for (size_t k = 0; k < q->n_ranges; k++) span += q->ranges[k].end - q->ranges[k].start;
             q->huge = span > pl->pq_size / 2;
-            q->buf = csd_pq_big_alloc(pl->pq_size ? pl->pq_size : 1, q->huge);
+            /* not zeroed: a reused region holds an earlier request's bytes, so every byte of the
+             * ranges is written below or zeroed where the feed skips it; nothing reads outside them
+             * (a chunk's decode stays within its chunk, the footer check within the last range) */
+            q->buf = csd_bufpool_get(pl->pool, pl->pq_size ? pl->pq_size : 1, q->huge, 0);
             if (!q->buf) {
                 csd_io_fail(pl->io, "plan: out of memory gathering the Parquet object");
                 return -ENOMEM;
@@ -97,12 +121,8 @@ int csd_plan_parquet_bytes(plan *pl, const uint8_t *p, size_t len, uint64_t off)
         /* only the bytes of the ranges the plan reads: the rest stays as calloc left it (the pages not
          * read arrive as zeros anyway, and nothing reads them) */
         uint64_t e = off + len;
-        size_t lo = 0, hi = q->n_ranges;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (q->ranges[mid].end <= off) lo = mid + 1;
-            else hi = mid;
-        }
+        if (off > q->len) ranges_zero(q, q->len, off);   /* bytes not fed (leading pages) */
+        size_t lo = first_range(q, off);
         for (size_t k = lo; k < q->n_ranges && q->ranges[k].start < e; k++) {
             uint64_t a = q->ranges[k].start > off ? q->ranges[k].start : off;
             uint64_t b = q->ranges[k].end < e ? q->ranges[k].end : e;
@@ -399,6 +419,7 @@ typedef struct dec_job {
     size_t len;
     uint32_t g, leaf;
     const uint8_t *sel;
+    struct csd_bufpool *pool;
     csd_pq_values *out;
     int rc;
     char err[256];
@@ -416,7 +437,7 @@ static void *dec_worker(void *arg) {
         uint32_t k = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED);
         if (k >= p->n) return NULL;
         dec_job *j = &p->jobs[k];
-        j->rc = csd_pq_read_ix(j->f, j->file, j->len, j->g, j->leaf, j->sel, j->out, j->err, sizeof j->err);
+        j->rc = csd_pq_read_ix_pool(j->f, j->file, j->len, j->g, j->leaf, j->sel, j->pool, j->out, j->err, sizeof j->err);
     }
 }
 
@@ -443,7 +464,8 @@ static int decode_columns(plan *pl, const csd_pq_file *f, const uint8_t *file, s
         int dup = decoded[leaf];
         for (uint32_t m = 0; m < nj && !dup; m++) dup = jobs[m].leaf == leaf;
         if (dup) continue;
-        jobs[nj++] = (dec_job){ .f = f, .file = file, .len = len, .g = g, .leaf = leaf, .sel = sel, .out = &vals[leaf] };
+        jobs[nj++] = (dec_job){ .f = f, .file = file, .len = len, .g = g, .leaf = leaf, .sel = sel, .pool = pl->pool,
+                                .out = &vals[leaf] };
     }
     dec_pool pool = { jobs, nj, 0 };
     int cpus = host_cpus(pl);
@@ -801,7 +823,7 @@ int csd_plan_parquet_finish(plan *pl) {
     uint8_t *infilter = calloc(pl->n_cols ? pl->n_cols : 1, 1);
     for (uint32_t g = 0; g < f.n_rgs; g++)
         if (f.rgs[g].num_rows > max_rows) max_rows = f.rgs[g].num_rows;
-    sel = csd_pq_big_alloc(max_rows, 1);   /* written whole for every row group */
+    sel = csd_pq_big_alloc(pl->pool, max_rows, 1);   /* written whole for every row group */
     vec = pl->filter >= 0 && vec_ok(pl, pl->filter);
     int direct = !pl->aggregating && pl->n_order;
     for (uint32_t i = 0; i < pl->n_outs && direct; i++) direct = pl->nodes[pl->outs[i]].kind == PN_COLUMN;
@@ -1007,7 +1029,7 @@ int csd_plan_parquet_finish(plan *pl) {
 out:
     free(ones);
     free(need);
-    csd_pq_big_free(sel, max_rows, 1);
+    csd_pq_big_free(pl->pool, sel, max_rows, 1);
     if (vals)
         for (uint32_t k = 0; k < f.n_leaves; k++) csd_pq_values_free(&vals[k]);
     free(vals);
