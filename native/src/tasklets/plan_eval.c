@@ -808,6 +808,33 @@ static inline __attribute__((always_inline)) int batch_int_decode(const pbatch *
     return batch_int_bytes(bt, p, n, val);
 }
 
+/* Literal lit's 8 digit bytes, most significant first in big-endian order, into *wl: 1 when lit has
+ * 0 to 8 digits (then fields of 1 to 8 digits compare by their word), else 0. */
+static inline int lit_digit_word(int64_t lit, uint64_t *wl) {
+    *wl = 0;
+    if (lit < 0 || lit >= 100000000) return 0;
+    for (uint64_t x = (uint64_t)lit, k = 0; k < 8; k++, x /= 10) *wl |= ('0' + x % 10) << (8 * k);
+    return 1;
+}
+
+/* Integer field f of line i against literal lit (its digit word wl when wok): -1, 0, 1, with *t the
+ * field's type as batch_int_bytes reads it (PT_INT, or PT_NULL: the comparison is then NULL). A field
+ * of 1 to 8 digits compares by its digit word, with no multiplies. */
+static inline __attribute__((always_inline)) int batch_int_cmp_lit(const pbatch *bt, uint32_t f, uint32_t i, int64_t lit,
+                                                                   uint64_t wl, int wok, int *t) {
+    const uint8_t *p = NULL;
+    const ssize_t n = batch_field(bt, f, i, &p);
+    uint64_t w;
+    *t = PT_INT;
+    if (wok && n >= 1 && n <= 8 && p + 8 <= bt->page_end && !digits8_word(p, (size_t)n, &w)) {
+        w = __builtin_bswap64(w);
+        return (w > wl) - (w < wl);
+    }
+    int64_t v = 0;
+    *t = batch_int_bytes(bt, p, n, &v);
+    return (v > lit) - (v < lit);
+}
+
 static inline __attribute__((always_inline)) void batch_col_decode(const plan *pl, pbatch *bt, uint32_t c, uint32_t i, pv *v) {
     bt->dram[i]++;
     const pcol *col = &pl->cols[c];
@@ -869,29 +896,15 @@ static int batch_cmp_int(const plan *pl, pbatch *bt, int op, uint32_t col, int64
     if (bt->refs[col] == 1) {
         /* decoded here once: no value kept, one loop per operator */
         const uint32_t f = pl->cols[col].field;
-        /* A literal of 0 to 8 digits: a field of 1 to 8 digits compares by its padded digit word
-         * (no multiplies); other fields by their parsed value. */
-        uint64_t wl = 0;
-        const int wok = lit >= 0 && lit < 100000000;
-        if (wok)   /* the literal's 8 digit bytes, most significant first in big-endian order */
-            for (uint64_t x = (uint64_t)lit, k = 0; k < 8; k++, x /= 10) wl |= ('0' + x % 10) << (8 * k);
+        uint64_t wl;
+        const int wok = lit_digit_word(lit, &wl);
 #define PB_CMP_LOOP(EXPR)                                                                               \
     for (size_t j = 0; j < ns; j++) {                                                                   \
         const uint32_t i = sel[j];                                                                      \
         bt->nodes[i] += 3;                                                                              \
         bt->dram[i]++;                                                                                  \
-        const uint8_t *p = NULL;                                                                        \
-        const ssize_t n = batch_field(bt, f, i, &p);                                                    \
-        uint64_t w;                                                                                     \
-        int t = PT_INT, c;                                                                              \
-        if (wok && n >= 1 && n <= 8 && p + 8 <= bt->page_end && !digits8_word(p, (size_t)n, &w)) {     \
-            w = __builtin_bswap64(w);                                                                   \
-            c = (w > wl) - (w < wl);                                                                    \
-        } else {                                                                                        \
-            int64_t v = 0;                                                                              \
-            t = batch_int_bytes(bt, p, n, &v);                                                          \
-            c = (v > lit) - (v < lit);                                                                  \
-        }                                                                                               \
+        int t;                                                                                          \
+        const int c = batch_int_cmp_lit(bt, f, i, lit, wl, wok, &t);                                    \
         out[i].t = t == PT_INT ? PT_BOOL : PT_NULL;                                                     \
         out[i].b = (EXPR);                                                                              \
     }
@@ -1151,10 +1164,8 @@ static int batch_conj_filter(const plan *pl, pbatch *bt) {
         }
         const int mode = !c->first ? CJ_READ : c->word ? CJ_WORD : CJ_DECODE;
         const int64_t lit = c->lit;
-        uint64_t wl = 0;
-        const int wok = lit >= 0 && lit < 100000000;
-        if (wok)   /* the literal's 8 digit bytes, most significant first in big-endian order */
-            for (uint64_t x = (uint64_t)lit, d = 0; d < 8; d++, x /= 10) wl |= ('0' + x % 10) << (8 * d);
+        uint64_t wl;
+        const int wok = lit_digit_word(lit, &wl);
         size_t m = 0;
         if (c->kind != PBC_CMP) {   /* IS [NOT] NULL: TRUE or FALSE */
             const int want = c->kind == PBC_IS_NULL;
@@ -1170,18 +1181,8 @@ static int batch_conj_filter(const plan *pl, pbatch *bt) {
         const uint32_t i = sel[j];                                                                      \
         nodes[i] += 3;                                                                                  \
         dram[i]++;                                                                                      \
-        const uint8_t *p = NULL;                                                                        \
-        const ssize_t n = batch_field(bt, f, i, &p);                                                    \
-        uint64_t w;                                                                                     \
-        int t = PT_INT, cmp;                                                                            \
-        if (wok && n >= 1 && n <= 8 && p + 8 <= bt->page_end && !digits8_word(p, (size_t)n, &w)) {     \
-            w = __builtin_bswap64(w);                                                                   \
-            cmp = (w > wl) - (w < wl);                                                                  \
-        } else {                                                                                        \
-            int64_t v = 0;                                                                              \
-            t = batch_int_bytes(bt, p, n, &v);                                                          \
-            cmp = (v > lit) - (v < lit);                                                                \
-        }                                                                                               \
+        int t;                                                                                          \
+        const int cmp = batch_int_cmp_lit(bt, f, i, lit, wl, wok, &t);                                  \
         nul[i] |= t != PT_INT;                                                                          \
         sel[m] = i;                                                                                     \
         m += (t != PT_INT) | (EXPR);                                                                    \
