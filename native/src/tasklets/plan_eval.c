@@ -1245,83 +1245,96 @@ again:
     return 0;
 }
 
-/* Head column h's class byte on every line: bit 0 NULL, bit 1 + j comparison j TRUE. One
- * comparison with a literal of 0 to 8 digits (one == 1) is the common case: its own loop. */
-static inline __attribute__((always_inline)) void head_classes(const pbatch *bt, const pbhead *hd, uint32_t h,
-                                                               uint8_t *restrict cls, int one) {
-    const size_t nl = bt->n_lines;
-    const uint32_t f = hd->field[h], nc = hd->n_cmp[h];
-    const uint64_t wl0 = hd->wl[h][0];
-    const uint32_t tr0 = hd->truth[h][0];
-    /* batch_field with the batch's pointers in locals: the class bytes' stores may alias them */
-    const pbline *restrict lines = bt->lines;
-    const uint32_t *restrict dpos = bt->dpos;
-    const uint8_t *const page = bt->page, *const page_end = bt->page_end;
-    for (size_t i = 0; i < nl; i++) {
-        const pbline *L = &lines[i];
-        const uint8_t *p;
-        ssize_t len = -1;
-        if (f <= L->nd) {
-            const uint32_t *d = dpos + L->d0;
-            const uint32_t fs = f ? d[f - 1] + 1 : L->start, fe = f < L->nd ? d[f] : L->start + L->len;
-            p = page + fs;
-            len = (ssize_t)(fe - fs);
-        } else {
-            p = page;
-        }
-        uint64_t w = 0;
-        int64_t x = 0;
-        int t = PB_WORD;
-        if (!(len >= 1 && len <= 8 && p + 8 <= page_end && !digits8_word(p, (size_t)len, &w)))
-            t = batch_int_bytes(bt, p, len, &x);
-        if (one && t == PB_WORD) {
-            const uint64_t be = __builtin_bswap64(w);
-            const int c = (be > wl0) - (be < wl0);
-            cls[i] = (uint8_t)(((tr0 >> (c + 1)) & 1u) << 1);
-            continue;
-        }
-        uint32_t b = t == PT_NULL;
-        for (uint32_t j = 0; j < nc; j++) {
-            int c;
-            if (t == PB_WORD && hd->wok[h][j]) {
-                const uint64_t be = __builtin_bswap64(w);
-                c = (be > hd->wl[h][j]) - (be < hd->wl[h][j]);
-            } else {
-                const int64_t v = t == PB_WORD ? digits8_value(w) : x;
-                c = (v > hd->lit[h][j]) - (v < hd->lit[h][j]);
-            }
-            b |= (((uint32_t)hd->truth[h][j] >> (c + 1)) & 1u) << (1 + j);
-        }
-        cls[i] = (uint8_t)b;
+/* Head column h's class byte on line L: bit 0 NULL, bit 1 + j comparison j TRUE. One comparison
+ * with a literal of 0 to 8 digits (one == 1) is the common case, decided first. The batch's
+ * pointers come in locals: the class bytes' stores may alias them. */
+static inline __attribute__((always_inline)) uint32_t head_class(const pbatch *bt, const pbhead *hd, uint32_t h,
+                                                                 const pbline *L, const uint32_t *dpos,
+                                                                 const uint8_t *page, const uint8_t *page_end, int one) {
+    const uint32_t f = hd->field[h];
+    const uint8_t *p = page;
+    ssize_t len = -1;
+    if (f <= L->nd) {   /* batch_field */
+        const uint32_t *d = dpos + L->d0;
+        const uint32_t fs = f ? d[f - 1] + 1 : L->start, fe = f < L->nd ? d[f] : L->start + L->len;
+        p = page + fs;
+        len = (ssize_t)(fe - fs);
     }
+    uint64_t w = 0;
+    int64_t x = 0;
+    int t = PB_WORD;
+    if (!(len >= 1 && len <= 8 && p + 8 <= page_end && !digits8_word(p, (size_t)len, &w)))
+        t = batch_int_bytes(bt, p, len, &x);
+    if (one && t == PB_WORD) {
+        const uint64_t be = __builtin_bswap64(w), wl = hd->wl[h][0];
+        const int c = (be > wl) - (be < wl);
+        return (((uint32_t)hd->truth[h][0] >> (c + 1)) & 1u) << 1;
+    }
+    uint32_t b = t == PT_NULL;
+    for (uint32_t j = 0; j < hd->n_cmp[h]; j++) {
+        int c;
+        if (t == PB_WORD && hd->wok[h][j]) {
+            const uint64_t be = __builtin_bswap64(w);
+            c = (be > hd->wl[h][j]) - (be < hd->wl[h][j]);
+        } else {
+            const int64_t v = t == PB_WORD ? digits8_value(w) : x;
+            c = (v > hd->lit[h][j]) - (v < hd->lit[h][j]);
+        }
+        b |= (((uint32_t)hd->truth[h][j] >> (c + 1)) & 1u) << (1 + j);
+    }
+    return b;
+}
+
+/* A line's counts, NULL mark and place in sel from its head FALSE and NULL bits; 1 kept. */
+static inline __attribute__((always_inline)) uint32_t head_line(const pbhead *hd, uint32_t F, uint32_t N, size_t i,
+                                                                uint32_t *restrict nodes, uint32_t *restrict dram,
+                                                                uint8_t *restrict nul, int whole) {
+    const uint32_t e = (uint32_t)__builtin_ctz(F | 1u << hd->n);
+    nodes[i] = hd->nodes[e];
+    dram[i] = hd->dram[e];
+    const uint32_t nn = (N & ((1u << e) - 1)) != 0;
+    nul[i] = (uint8_t)nn;
+    return (F == 0) & (!whole | !nn);
 }
 
 /* The head over all the page's lines: their counts set, a NULL marked in nul, the lines no head
  * conjunct made FALSE into sel (only those also without a NULL when the head is the whole chain);
- * the number kept. cls: room for PB_HEAD_COLS class bytes a line. */
+ * the number kept. cls: room for PB_HEAD_COLS class bytes a line. Two columns with one
+ * comparison each (Spark's `a = x AND b = y`) in one loop; otherwise a pass per column. */
 static size_t batch_head_run(pbatch *bt, const pbhead *hd, uint32_t *restrict sel, uint8_t *restrict nul,
                              uint8_t *restrict cls, int whole) {
     const size_t nl = bt->n_lines, cap = bt->cap_lines;
-    const uint32_t n = hd->n, nc = hd->n_cols;
-    for (uint32_t h = 0; h < nc; h++) {
-        if (hd->n_cmp[h] == 1 && hd->wok[h][0]) head_classes(bt, hd, h, cls + h * cap, 1);
-        else head_classes(bt, hd, h, cls + h * cap, 0);
-    }
+    const uint32_t nc = hd->n_cols;
+    const pbline *restrict lines = bt->lines;
+    const uint32_t *restrict dpos = bt->dpos;
+    const uint8_t *const page = bt->page, *const page_end = bt->page_end;
     uint32_t *restrict nodes = bt->nodes, *restrict dram = bt->dram;
     size_t m = 0;
+    if (nc == 2 && hd->n_cmp[0] == 1 && hd->wok[0][0] && hd->n_cmp[1] == 1 && hd->wok[1][0]) {
+        for (size_t i = 0; i < nl; i++) {
+            const uint32_t c0 = head_class(bt, hd, 0, &lines[i], dpos, page, page_end, 1);
+            const uint32_t c1 = head_class(bt, hd, 1, &lines[i], dpos, page, page_end, 1);
+            sel[m] = (uint32_t)i;
+            m += head_line(hd, hd->lut_f[0][c0] | hd->lut_f[1][c1], hd->lut_n[0][c0] | hd->lut_n[1][c1], i, nodes,
+                           dram, nul, whole);
+        }
+        return m;
+    }
+    for (uint32_t h = 0; h < nc; h++) {
+        uint8_t *restrict ch = cls + h * cap;
+        if (hd->n_cmp[h] == 1 && hd->wok[h][0])
+            for (size_t i = 0; i < nl; i++) ch[i] = (uint8_t)head_class(bt, hd, h, &lines[i], dpos, page, page_end, 1);
+        else
+            for (size_t i = 0; i < nl; i++) ch[i] = (uint8_t)head_class(bt, hd, h, &lines[i], dpos, page, page_end, 0);
+    }
     for (size_t i = 0; i < nl; i++) {
         uint32_t F = hd->lut_f[0][cls[i]], N = hd->lut_n[0][cls[i]];
         for (uint32_t h = 1; h < nc; h++) {
             F |= hd->lut_f[h][cls[h * cap + i]];
             N |= hd->lut_n[h][cls[h * cap + i]];
         }
-        const uint32_t e = (uint32_t)__builtin_ctz(F | 1u << n);
-        nodes[i] = hd->nodes[e];
-        dram[i] = hd->dram[e];
-        const uint32_t nn = (N & ((1u << e) - 1)) != 0;
-        nul[i] = (uint8_t)nn;
         sel[m] = (uint32_t)i;
-        m += (F == 0) & (!whole | !nn);
+        m += head_line(hd, F, N, i, nodes, dram, nul, whole);
     }
     return m;
 }
