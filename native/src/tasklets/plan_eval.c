@@ -1591,9 +1591,11 @@ int csd_plan_batch_page_in(const plan *pl, pbatch *bt, const uint8_t *p, size_t 
 #endif
     if (lines < 0) return (int)lines;
     const size_t i = (size_t)lines;
-    memset(bt->nodes, 0, i * sizeof *bt->nodes);
-    memset(bt->dram, 0, i * sizeof *bt->dram);
-    for (size_t j = 0; j < i; j++) bt->sel[j] = (uint32_t)j;
+    if (!bt->head) {   /* a head sets every line's counts and list itself */
+        memset(bt->nodes, 0, i * sizeof *bt->nodes);
+        memset(bt->dram, 0, i * sizeof *bt->dram);
+        for (size_t j = 0; j < i; j++) bt->sel[j] = (uint32_t)j;
+    }
     bt->page = p;
     bt->page_end = p + n;
     bt->n_lines = bt->n_sel = i;
