@@ -1172,6 +1172,10 @@ typedef struct pbhead {
     uint32_t lut_f[PB_HEAD_COLS][256], lut_n[PB_HEAD_COLS][256];   /* class byte -> conjuncts' FALSE, NULL bits */
     uint32_t nodes[PB_MAX_CONJ + 1];   /* by first FALSE conjunct e (n: none): the chain's ANDs and conjuncts 0 .. e */
     uint32_t dram[PB_MAX_CONJ + 1];    /* ... and the first decodes among them */
+    /* two columns of one comparison each (two2): by class bytes c0 << 2 | c1, the line's nodes (bits
+     * 0-15), DRAM accesses (16-23), NULL mark (24), no FALSE (25), no FALSE and no NULL (26) */
+    int two2;
+    uint32_t two[16];
 } pbhead;
 
 static int batch_head_setup(const plan *pl, pbatch *bt) {
@@ -1241,6 +1245,12 @@ again:
                 }
             }
         }
+    hd->two2 = hd->n_cols == 2 && hd->n_cmp[0] == 1 && hd->wok[0][0] && hd->n_cmp[1] == 1 && hd->wok[1][0];
+    for (uint32_t x = 0; hd->two2 && x < 16; x++) {
+        const uint32_t F = hd->lut_f[0][x >> 2] | hd->lut_f[1][x & 3], N = hd->lut_n[0][x >> 2] | hd->lut_n[1][x & 3];
+        const uint32_t e = (uint32_t)__builtin_ctz(F | 1u << n), nn = (N & ((1u << e) - 1)) != 0;
+        hd->two[x] = hd->nodes[e] | hd->dram[e] << 16 | nn << 24 | (uint32_t)(F == 0) << 25 | (uint32_t)(F == 0 && !nn) << 26;
+    }
     bt->head = hd;
     return 0;
 }
@@ -1310,13 +1320,17 @@ static size_t batch_head_run(pbatch *bt, const pbhead *hd, uint32_t *restrict se
     const uint8_t *const page = bt->page, *const page_end = bt->page_end;
     uint32_t *restrict nodes = bt->nodes, *restrict dram = bt->dram;
     size_t m = 0;
-    if (nc == 2 && hd->n_cmp[0] == 1 && hd->wok[0][0] && hd->n_cmp[1] == 1 && hd->wok[1][0]) {
+    if (hd->two2) {   /* a line's outcome straight from its two class bytes */
+        const uint32_t keep = whole ? 26 : 25;
         for (size_t i = 0; i < nl; i++) {
             const uint32_t c0 = head_class(bt, hd, 0, &lines[i], dpos, page, page_end, 1);
             const uint32_t c1 = head_class(bt, hd, 1, &lines[i], dpos, page, page_end, 1);
+            const uint32_t v = hd->two[c0 << 2 | c1];
+            nodes[i] = v & 0xffff;
+            dram[i] = v >> 16 & 0xff;
+            nul[i] = (uint8_t)(v >> 24 & 1);
             sel[m] = (uint32_t)i;
-            m += head_line(hd, hd->lut_f[0][c0] | hd->lut_f[1][c1], hd->lut_n[0][c0] | hd->lut_n[1][c1], i, nodes,
-                           dram, nul, whole);
+            m += v >> keep & 1;
         }
         return m;
     }
