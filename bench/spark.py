@@ -8,8 +8,9 @@ by Spark to the device (path smartssd_parquet), in one run, on one web-log CSV d
     bin/smartssd bench spark --size 256M --ab 7   # then 7 paired runs per query: one partition per extent vs the defaults
     bin/smartssd bench spark --size 256M --ab 7 --conf spark.smartssd.requests_in_flight=4   # a session conf entry
 
-Queries: a filter + group-by count, a top-N, a plain filter returning few rows. Reports the best of 2
-warm runs per (query, path): wall time, bytes to host (smartssd: result bytes over the host link;
+Queries: a filter + group-by count, a top-N, a plain filter returning few rows. After one run of every
+query on every path (the JVM warm for all of them alike), reports the best of 2 warm runs per (query,
+path), each after a warm-up run of its own: wall time, bytes to host (smartssd: result bytes over the host link;
 CSV/Parquet: bytes Spark read from the local file), flash bytes the device read, the ratios
 smartssd/CSV, smartssd/Parquet and smartssd_parquet/Parquet, and checks that the four answers agree. The dataset, device image and Parquet copy are kept in
 out/bench/spark/data/ for reruns of the same size.

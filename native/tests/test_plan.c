@@ -1612,6 +1612,61 @@ static void test_batch_conjuncts(void) {
  * status = 404 GROUP BY region, COUNT(*), over fields whose reading is plain (digits with leading
  * zeros, empty, missing, a sign, not a number, longer than 8 digits): the counts per region against
  * a count made here from the fields as written. */
+/* Chains shaped as Spark pushes them (an IS [NOT] NULL per integer column, then comparisons of
+ * those columns), which the page path runs as a head of column passes with class bytes: several
+ * comparisons of one column, literals inside and outside the digit-word range, chains that go on
+ * past the head with other columns (and name a head column again there: the head then stops
+ * before it), head columns also named by a key or output (no head). Every page's rows, status
+ * and cost against record(), line by line (tk_run). */
+static void test_batch_conj_heads(void) {
+    static const unsigned icols[] = {0, 4, 6};   /* the integer columns of rcol_type */
+    static const int64_t lits[] = {0, 3, 7, 12, -1, -20, 20, 99999999, 100000000, 12345678, 404, -100000000};
+    static const uint32_t pages[] = {64, 100, 256, 1000, 4096};
+    rs = 5151;
+    unsigned rows = 0;
+    for (unsigned iter = 0; iter < 300; iter++) {
+        size_t len;
+        char *text = r_text(',', 0, &len);
+        plan_b b;
+        PB_init_text(&b, ",", rnd(8) == 0);
+        for (unsigned c = 0; c < RCOLS; c++) PB_col(&b, C_text("c", rcol_type[c], rcol_field[c]));
+        unsigned hc[3], nh = 1 + rnd(3);
+        for (unsigned k = 0; k < nh; k++) hc[k] = icols[(iter + k) % 3];
+        Smartssd__V1__Expr *f = NULL;
+        for (unsigned k = 0; k < nh; k++) {
+            Smartssd__V1__Expr *c = E_un(rnd(6) ? UOP(IS_NOT_NULL) : UOP(IS_NULL), E_col(hc[k]));
+            f = f ? AND(f, c) : c;
+        }
+        for (unsigned k = 0, n = rnd(6); k < n; k++) {
+            int64_t lit = rnd(3) ? lits[rnd(12)] : (int64_t)rnd(41) - 20;
+            f = AND(f, E_bin(OP(EQ) + (int)rnd(6), E_col(hc[rnd(nh)]), E_i(lit)));
+        }
+        if (rnd(3) == 0)   /* on past the head: another column, sometimes a head column again */
+            for (unsigned k = 0, n = 1 + rnd(3); k < n; k++) {
+                unsigned c = rnd(4) ? 1 + rnd(RCOLS - 1) : hc[rnd(nh)];
+                f = AND(f, rcol_type[c] == RC_INT && rnd(2) ? E_bin(OP(EQ) + (int)rnd(6), E_col(c), E_i(lits[rnd(12)]))
+                                                           : E_un(UOP(IS_NULL) + (int)rnd(2), E_col(c)));
+            }
+        b.p.filter = f;
+        /* keys and outputs: mostly columns the chain does not name */
+        unsigned other = rnd(4) ? 1 + 2 * rnd(2) : hc[0];   /* c1 (double), c3 (bool), or a head column */
+        if (rnd(2)) {
+            PB_group(&b, E_col(other));
+            PB_agg(&b, SMARTSSD__V1__AGG_FN__COUNT_ALL, NULL);
+        } else {
+            PB_project(&b, E_col(other));
+            PB_project(&b, E_col(5));
+        }
+        tk_result r = run_plan(&b, (const uint8_t *)text, len, NULL, 0, pages[rnd(5)]);
+        CHECK_EQ_INT(r.rc, 0);
+        rows += (unsigned)r.rows;
+        tk_result_free(&r);
+        free(text);
+        pb_free_all();
+    }
+    CHECK(rows >= 1000);
+}
+
 static void test_conjuncts_spark_groupby(void) {
     static const char *const types[] = {"3", "03", "00000003", "000000003", "", "3x", "4", "-3", "13", "+3", "30"};
     static const int type_is3[] = {1, 1, 1, 1, 0, 0, 0, 0, 0, 1, 0};
@@ -1731,6 +1786,7 @@ int main(void) {
     test_queries();
     test_batch_random();
     test_batch_conjuncts();
+    test_batch_conj_heads();
     test_conjuncts_spark_groupby();
     test_group_keys();
     TEST_OK("test_plan");

@@ -609,10 +609,13 @@ static int grow(void **p, size_t n, size_t size) {
     return 0;
 }
 
+#define PB_HEAD_COLS 4   /* columns the head of a chain of conjuncts reads ("head" below) */
+
 static int batch_grow_lines(const plan *pl, pbatch *bt, size_t cap) {
     if (grow((void **)&bt->lines, cap, sizeof *bt->lines) || grow((void **)&bt->nodes, cap, sizeof *bt->nodes) ||
         grow((void **)&bt->dram, cap, sizeof *bt->dram) || grow((void **)&bt->root, cap, sizeof *bt->root) ||
-        grow((void **)&bt->sel, cap, sizeof *bt->sel) || grow((void **)&bt->cj_null, cap, 1))
+        grow((void **)&bt->sel, cap, sizeof *bt->sel) || grow((void **)&bt->cj_null, cap, 1) ||
+        grow((void **)&bt->cj_cls, cap * PB_HEAD_COLS, 1))
         return -ENOMEM;
     memset(bt->root, 0, cap * sizeof *bt->root);   /* a NULL's unused b is read (and ignored) when selecting */
     for (int l = 0; l < PB_MAX_LEVELS; l++) {
@@ -698,7 +701,7 @@ void csd_plan_batch_destroy(const plan *pl, pbatch *bt) {
     free(bt->lines), free(bt->dpos), free(bt->wdel), free(bt->npos), free(bt->nodes), free(bt->dram), free(bt->root), free(bt->sel);
     for (int l = 0; l < PB_MAX_LEVELS; l++) free(bt->lv[l].a), free(bt->lv[l].b), free(bt->lv[l].sel);
     for (uint32_t c = 0; c < pl->n_cols && bt->colv; c++) free(bt->colv[c]), free(bt->cold[c]);
-    free(bt->refs), free(bt->cj), free(bt->cj_null), free(bt->lazy);
+    free(bt->refs), free(bt->cj), free(bt->cj_null), free(bt->lazy), free(bt->head), free(bt->cj_cls);
     for (uint32_t k = 0; k < bt->n_ev && bt->ev; k++) free(bt->ev[k]);
     free(bt->colv), free(bt->cold), free(bt->used), free(bt->ev), free(bt->ev_node);
     free(bt);
@@ -1045,6 +1048,8 @@ static inline __attribute__((always_inline)) int cj_cmp(const pv *v, int64_t lit
     return (v->i > lit) - (v->i < lit);
 }
 
+static int batch_head_setup(const plan *pl, pbatch *bt);
+
 /* The filter as conjuncts (bt->cj, n_cj), or n_cj = 0 when it has another shape. */
 static int batch_conj_setup(const plan *pl, pbatch *bt) {
     bt->n_cj = 0;
@@ -1091,7 +1096,7 @@ static int batch_conj_setup(const plan *pl, pbatch *bt) {
     memcpy(bt->cj, cj, (ands + 1) * sizeof *bt->cj);
     bt->n_cj = ands + 1;
     bt->cj_ands = ands;
-    return 0;
+    return batch_head_setup(pl, bt);
 }
 
 /* One conjunct over the lines sel[0 .. ns): the lines it does not make FALSE kept in sel (in
@@ -1144,16 +1149,231 @@ static inline __attribute__((always_inline)) size_t cj_pass(const plan *pl, pbat
     default: m = CJ_PASS(MODE, SMARTSSD__V1__BINARY_OP__GE); break;                                                    \
     }
 
+/* ------------------------------------------------------------------ head
+ * Spark's chains start with an IS NOT NULL per column its comparisons name, then the comparisons
+ * (`type IS NOT NULL AND status IS NOT NULL AND type = 3 AND status = 404`). Their columns are
+ * read on nearly every line anyway (an IS NOT NULL is seldom FALSE), so the chain's head (its
+ * conjuncts through the first comparison, and any after it whose column the head already reads)
+ * runs as one pass per head column over all the page's lines, each line's field reduced to a class
+ * byte (NULL, and the outcome of each comparison naming the column), then one pass that turns the
+ * lines' class bytes into every head conjunct's FALSE and NULL bits (a table per column): the
+ * line's first FALSE (ctz) gives the counts the conjunct-by-conjunct walk gives it, the nodes and
+ * first decodes of the conjuncts up to that one. Reading a column on a line its conjunct would not
+ * reach costs time, never a count: head columns are integer columns only head conjuncts name. */
+#define PB_HEAD_CMPS 7   /* comparisons of one head column: class bits 1 .. 7 */
+typedef struct pbhead {
+    uint32_t n;                        /* head conjuncts */
+    uint32_t n_cols, field[PB_HEAD_COLS];
+    uint32_t n_cmp[PB_HEAD_COLS];      /* comparisons naming head column h */
+    uint8_t truth[PB_HEAD_COLS][PB_HEAD_CMPS];   /* comparison j of column h: bit c + 1 set when (field <op> lit) for cmp c */
+    uint8_t wok[PB_HEAD_COLS][PB_HEAD_CMPS];
+    int64_t lit[PB_HEAD_COLS][PB_HEAD_CMPS];
+    uint64_t wl[PB_HEAD_COLS][PB_HEAD_CMPS];
+    uint32_t lut_f[PB_HEAD_COLS][256], lut_n[PB_HEAD_COLS][256];   /* class byte -> conjuncts' FALSE, NULL bits */
+    uint32_t nodes[PB_MAX_CONJ + 1];   /* by first FALSE conjunct e (n: none): the chain's ANDs and conjuncts 0 .. e */
+    uint32_t dram[PB_MAX_CONJ + 1];    /* ... and the first decodes among them */
+    /* two columns of one comparison each (two2): by class bytes c0 << 2 | c1, the line's nodes (bits
+     * 0-15), DRAM accesses (16-23), NULL mark (24), no FALSE (25), no FALSE and no NULL (26) */
+    int two2;
+    uint32_t two[16];
+} pbhead;
+
+static int batch_head_setup(const plan *pl, pbatch *bt) {
+    const pbconj *cj = bt->cj;
+    pbhead *hd = calloc(1, sizeof *hd);
+    if (!hd) return -ENOMEM;
+    uint32_t hcol[PB_HEAD_COLS], col_of[PB_MAX_CONJ], cmp_of[PB_MAX_CONJ];
+    int cmp_seen = 0;
+    uint32_t n = 0;
+    for (; n < bt->n_cj; n++) {
+        const pbconj *c = &cj[n];
+        uint32_t h;
+        for (h = 0; h < hd->n_cols && hcol[h] != c->col; h++) {}
+        if (cmp_seen && h == hd->n_cols) break;   /* past the first comparison: only columns already read */
+        if (h == hd->n_cols) {
+            uint32_t named = 0;
+            for (uint32_t k = 0; k < bt->n_cj; k++) named += cj[k].col == c->col;
+            /* an integer column no key or output reads */
+            if (pl->cols[c->col].type != PT_INT || named != bt->refs[c->col] || hd->n_cols == PB_HEAD_COLS) break;
+            hcol[h] = c->col;
+            hd->field[hd->n_cols++] = pl->cols[c->col].field;
+        }
+        col_of[n] = h;
+        if (c->kind == PBC_CMP) {
+            if (hd->n_cmp[h] == PB_HEAD_CMPS) break;
+            static const uint8_t truth[] = {
+                [SMARTSSD__V1__BINARY_OP__EQ] = 2, [SMARTSSD__V1__BINARY_OP__NE] = 5, [SMARTSSD__V1__BINARY_OP__LT] = 1,
+                [SMARTSSD__V1__BINARY_OP__LE] = 3, [SMARTSSD__V1__BINARY_OP__GT] = 4, [SMARTSSD__V1__BINARY_OP__GE] = 6,
+            };
+            const uint32_t j = cmp_of[n] = hd->n_cmp[h]++;
+            cmp_seen = 1;
+            hd->truth[h][j] = truth[c->op];
+            hd->lit[h][j] = c->lit;
+            hd->wok[h][j] = (uint8_t)lit_digit_word(c->lit, &hd->wl[h][j]);
+        }
+        hd->nodes[n] = (n ? hd->nodes[n - 1] : bt->cj_ands) + (c->kind == PBC_CMP ? 3 : 2);
+        hd->dram[n] = (n ? hd->dram[n - 1] : 0) + c->first;
+    }
+    /* the rest of the chain must not name a head column: its passes would read kept values */
+again:
+    for (uint32_t k = n; k < bt->n_cj; k++)
+        for (uint32_t j = 0; j < n; j++)
+            if (cj[k].col == cj[j].col) {
+                n = j;
+                goto again;
+            }
+    if (n < 2) {
+        free(hd);
+        return 0;
+    }
+    hd->n = n;
+    hd->nodes[n] = hd->nodes[n - 1];
+    hd->dram[n] = hd->dram[n - 1];
+    hd->n_cols = 0;
+    for (uint32_t k = 0; k < n; k++)   /* columns in order of first use: those of the head kept */
+        if (col_of[k] + 1 > hd->n_cols) hd->n_cols = col_of[k] + 1;
+    for (uint32_t h = 0; h < hd->n_cols; h++)
+        for (uint32_t cls = 0; cls < 256; cls++) {
+            const uint32_t isn = cls & 1;
+            for (uint32_t k = 0; k < n; k++) {
+                if (col_of[k] != h) continue;
+                if (cj[k].kind == PBC_IS_NULL) hd->lut_f[h][cls] |= (isn ^ 1) << k;
+                else if (cj[k].kind == PBC_NOT_NULL) hd->lut_f[h][cls] |= isn << k;
+                else {
+                    hd->lut_n[h][cls] |= isn << k;
+                    hd->lut_f[h][cls] |= (~isn & ~(cls >> (1 + cmp_of[k])) & 1u) << k;
+                }
+            }
+        }
+    hd->two2 = hd->n_cols == 2 && hd->n_cmp[0] == 1 && hd->wok[0][0] && hd->n_cmp[1] == 1 && hd->wok[1][0];
+    for (uint32_t x = 0; hd->two2 && x < 16; x++) {
+        const uint32_t F = hd->lut_f[0][x >> 2] | hd->lut_f[1][x & 3], N = hd->lut_n[0][x >> 2] | hd->lut_n[1][x & 3];
+        const uint32_t e = (uint32_t)__builtin_ctz(F | 1u << n), nn = (N & ((1u << e) - 1)) != 0;
+        hd->two[x] = hd->nodes[e] | hd->dram[e] << 16 | nn << 24 | (uint32_t)(F == 0) << 25 | (uint32_t)(F == 0 && !nn) << 26;
+    }
+    bt->head = hd;
+    return 0;
+}
+
+/* Head column h's class byte on line L: bit 0 NULL, bit 1 + j comparison j TRUE. One comparison
+ * with a literal of 0 to 8 digits (one == 1) is the common case, decided first. The batch's
+ * pointers come in locals: the class bytes' stores may alias them. */
+static inline __attribute__((always_inline)) uint32_t head_class(const pbatch *bt, const pbhead *hd, uint32_t h,
+                                                                 const pbline *L, const uint32_t *dpos,
+                                                                 const uint8_t *page, const uint8_t *page_end, int one) {
+    const uint32_t f = hd->field[h];
+    const uint8_t *p = page;
+    ssize_t len = -1;
+    if (f <= L->nd) {   /* batch_field */
+        const uint32_t *d = dpos + L->d0;
+        const uint32_t fs = f ? d[f - 1] + 1 : L->start, fe = f < L->nd ? d[f] : L->start + L->len;
+        p = page + fs;
+        len = (ssize_t)(fe - fs);
+    }
+    uint64_t w = 0;
+    int64_t x = 0;
+    int t = PB_WORD;
+    if (!(len >= 1 && len <= 8 && p + 8 <= page_end && !digits8_word(p, (size_t)len, &w)))
+        t = batch_int_bytes(bt, p, len, &x);
+    if (one && t == PB_WORD) {
+        const uint64_t be = __builtin_bswap64(w), wl = hd->wl[h][0];
+        const int c = (be > wl) - (be < wl);
+        return (((uint32_t)hd->truth[h][0] >> (c + 1)) & 1u) << 1;
+    }
+    uint32_t b = t == PT_NULL;
+    for (uint32_t j = 0; j < hd->n_cmp[h]; j++) {
+        int c;
+        if (t == PB_WORD && hd->wok[h][j]) {
+            const uint64_t be = __builtin_bswap64(w);
+            c = (be > hd->wl[h][j]) - (be < hd->wl[h][j]);
+        } else {
+            const int64_t v = t == PB_WORD ? digits8_value(w) : x;
+            c = (v > hd->lit[h][j]) - (v < hd->lit[h][j]);
+        }
+        b |= (((uint32_t)hd->truth[h][j] >> (c + 1)) & 1u) << (1 + j);
+    }
+    return b;
+}
+
+/* A line's counts, NULL mark and place in sel from its head FALSE and NULL bits; 1 kept. */
+static inline __attribute__((always_inline)) uint32_t head_line(const pbhead *hd, uint32_t F, uint32_t N, size_t i,
+                                                                uint32_t *restrict nodes, uint32_t *restrict dram,
+                                                                uint8_t *restrict nul, int whole) {
+    const uint32_t e = (uint32_t)__builtin_ctz(F | 1u << hd->n);
+    nodes[i] = hd->nodes[e];
+    dram[i] = hd->dram[e];
+    const uint32_t nn = (N & ((1u << e) - 1)) != 0;
+    nul[i] = (uint8_t)nn;
+    return (F == 0) & (!whole | !nn);
+}
+
+/* The head over all the page's lines: their counts set, a NULL marked in nul, the lines no head
+ * conjunct made FALSE into sel (only those also without a NULL when the head is the whole chain);
+ * the number kept. cls: room for PB_HEAD_COLS class bytes a line. Two columns with one
+ * comparison each (Spark's `a = x AND b = y`) in one loop; otherwise a pass per column. */
+static size_t batch_head_run(pbatch *bt, const pbhead *hd, uint32_t *restrict sel, uint8_t *restrict nul,
+                             uint8_t *restrict cls, int whole) {
+    const size_t nl = bt->n_lines, cap = bt->cap_lines;
+    const uint32_t nc = hd->n_cols;
+    const pbline *restrict lines = bt->lines;
+    const uint32_t *restrict dpos = bt->dpos;
+    const uint8_t *const page = bt->page, *const page_end = bt->page_end;
+    uint32_t *restrict nodes = bt->nodes, *restrict dram = bt->dram;
+    size_t m = 0;
+    if (hd->two2) {   /* a line's outcome straight from its two class bytes */
+        const uint32_t keep = whole ? 26 : 25;
+        for (size_t i = 0; i < nl; i++) {
+            const uint32_t c0 = head_class(bt, hd, 0, &lines[i], dpos, page, page_end, 1);
+            const uint32_t c1 = head_class(bt, hd, 1, &lines[i], dpos, page, page_end, 1);
+            const uint32_t v = hd->two[c0 << 2 | c1];
+            nodes[i] = v & 0xffff;
+            dram[i] = v >> 16 & 0xff;
+            nul[i] = (uint8_t)(v >> 24 & 1);
+            sel[m] = (uint32_t)i;
+            m += v >> keep & 1;
+        }
+        return m;
+    }
+    for (uint32_t h = 0; h < nc; h++) {
+        uint8_t *restrict ch = cls + h * cap;
+        if (hd->n_cmp[h] == 1 && hd->wok[h][0])
+            for (size_t i = 0; i < nl; i++) ch[i] = (uint8_t)head_class(bt, hd, h, &lines[i], dpos, page, page_end, 1);
+        else
+            for (size_t i = 0; i < nl; i++) ch[i] = (uint8_t)head_class(bt, hd, h, &lines[i], dpos, page, page_end, 0);
+    }
+    for (size_t i = 0; i < nl; i++) {
+        uint32_t F = hd->lut_f[0][cls[i]], N = hd->lut_n[0][cls[i]];
+        for (uint32_t h = 1; h < nc; h++) {
+            F |= hd->lut_f[h][cls[h * cap + i]];
+            N |= hd->lut_n[h][cls[h * cap + i]];
+        }
+        sel[m] = (uint32_t)i;
+        m += head_line(hd, F, N, i, nodes, dram, nul, whole);
+    }
+    return m;
+}
+
 /* The conjuncts over the page's lines (bt->sel holds them all): bt->sel and n_sel the lines where
  * the filter is TRUE, each line's nodes and DRAM accesses counted. */
 static int batch_conj_filter(const plan *pl, pbatch *bt) {
     const size_t nl = bt->n_lines;
     uint32_t *sel = bt->sel, *nodes = bt->nodes, *dram = bt->dram;
     uint8_t *nul = bt->cj_null;
-    memset(nul, 0, nl);
-    for (size_t i = 0; i < nl; i++) nodes[i] = bt->cj_ands;
     size_t ns = nl;
-    for (uint32_t k = 0; k < bt->n_cj && ns; k++) {
+    uint32_t k0 = 0;
+    if (bt->head) {
+        const pbhead *hd = bt->head;
+        ns = batch_head_run(bt, hd, sel, nul, bt->cj_cls, hd->n == bt->n_cj);
+        if (hd->n == bt->n_cj) {
+            bt->n_sel = ns;
+            return 0;
+        }
+        k0 = hd->n;
+    } else {
+        memset(nul, 0, nl);
+        for (size_t i = 0; i < nl; i++) nodes[i] = bt->cj_ands;
+    }
+    for (uint32_t k = k0; k < bt->n_cj && ns; k++) {
         const pbconj *c = &bt->cj[k];
         pv *cv = NULL;
         uint8_t *cold = NULL;
@@ -1385,9 +1605,11 @@ int csd_plan_batch_page_in(const plan *pl, pbatch *bt, const uint8_t *p, size_t 
 #endif
     if (lines < 0) return (int)lines;
     const size_t i = (size_t)lines;
-    memset(bt->nodes, 0, i * sizeof *bt->nodes);
-    memset(bt->dram, 0, i * sizeof *bt->dram);
-    for (size_t j = 0; j < i; j++) bt->sel[j] = (uint32_t)j;
+    if (!bt->head) {   /* a head sets every line's counts and list itself */
+        memset(bt->nodes, 0, i * sizeof *bt->nodes);
+        memset(bt->dram, 0, i * sizeof *bt->dram);
+        for (size_t j = 0; j < i; j++) bt->sel[j] = (uint32_t)j;
+    }
     bt->page = p;
     bt->page_end = p + n;
     bt->n_lines = bt->n_sel = i;

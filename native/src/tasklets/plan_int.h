@@ -260,6 +260,8 @@ typedef struct pbatch {
     uint32_t cj_ands;        /* the chain's AND nodes, each evaluated on every line */
     struct pbconj *cj;
     uint8_t *cj_null;        /* per line: some conjunct evaluated on it was NULL */
+    struct pbhead *head;     /* the chain's first conjuncts evaluated over all lines at once (plan_eval.c "head"), or NULL */
+    uint8_t *cj_cls;         /* per head column and line: its class byte (cap_lines a column) */
     /* top-N: outputs that are a column named nowhere else and no sort key, decoded only for the
      * lines that enter the buffer (charged on every line as if decoded) */
     uint8_t *lazy;           /* per expression of ev: 1 lazy */
