@@ -9,6 +9,13 @@
  * threads read; a page not posted (or dropped: the queue was full, or every run of its set still had
  * pages to be viewed when the reader came to it) is read by the engine as before.
  *
+ * A stream's next run is read ahead of its posts: when the engine starts to view a run, the run after
+ * it in its flash block is queued, and the reader reads it when no post is waiting (the engine too,
+ * while the run it needs is being read). Posts come with the engine's issue window, two pages of each
+ * of a scan's 64 streams a batch, while one run covers eight pages of its stream: so every stream's
+ * next run used to be posted within one batch, both threads read them at once, and the reader slept
+ * through the batches between.
+ *
  * Exactness: a published run always holds what the file holds: every write, erase or punch of the
  * data area (all on the engine's thread) drops the runs it touches, and one being read meanwhile is
  * marked stale and dropped when its read returns. So a view returns the bytes a serial read at that
@@ -27,6 +34,8 @@
 #define RD_QUEUE 4096u       /* posted pages not yet taken; posts past it are dropped (read serially) */
 #define RD_SCAN 1024u        /* posts the engine looks through for the page it needs */
 #define RD_NONE UINT64_MAX
+#define RD_NEXT 256u         /* streams' next runs waiting to be read ahead of their posts */
+#define RD_WAKE 16u          /* next runs queued that wake an idle reader (posts always do) */
 
 /* RD_HELD: a published run the engine holds; it reads it without the lock (one lock per run, not per
  * page: the lock's cache line moving between the two threads on every page cost more than the
@@ -38,6 +47,7 @@ typedef struct rd_run {
     uint64_t base;
     uint32_t n;
     uint8_t state, stale;
+    uint8_t ahead;           /* read before any of its pages was posted (a stream's next run) */
     uint32_t next_len;       /* pages the stream's next run reads (doubling while it goes on) */
     uint8_t posted, viewed;  /* pages (bit k: base + k) posted, and viewed: posted and not viewed are
                               * still to come, so the run stays (a post after its view is none) */
@@ -56,6 +66,8 @@ struct csd_store_reader {
     uint64_t q[RD_QUEUE];    /* ppns; RD_NONE = taken by the engine */
     uint64_t qhead, qtail;   /* post sequence numbers */
     uint64_t clock;
+    uint64_t next[RD_NEXT];  /* first pages of runs that continue a stream the engine views */
+    uint64_t next_head, next_tail;
     rd_run *pinned;          /* the run of the last view: valid until the next call */
     rd_run *held[RD_HOLD];   /* the engine's thread only (and under mu where a write drops one) */
     uint64_t views_held;     /* the engine's thread only */
@@ -94,7 +106,7 @@ static int reusable(const struct csd_store_reader *rd, const rd_run *r) {
 
 /* Take a run for posted ppn (mu held): RD_READING, to be read by the caller. NULL when every run of
  * its set is in use. */
-static rd_run *claim(struct csd_store_reader *rd, uint64_t ppn) {
+static rd_run *claim(struct csd_store_reader *rd, uint64_t ppn, int ahead) {
     csd_store *s = rd->s;
     rd_run *set = set_of(rd, ppn), *v = NULL;
     /* a buffer used last is likeliest still in the caches: an empty run with a buffer first, then
@@ -110,6 +122,7 @@ static rd_run *claim(struct csd_store_reader *rd, uint64_t ppn) {
         }
     }
     if (!v) return NULL;
+    if (v->state == RD_READY && v->ahead && !v->viewed) rd->st.runs_ahead_unviewed++;
     /* the stream goes on past a run of this block: double its length (the serial read-ahead's rule) */
     uint32_t len = 1;
     for (uint32_t w = 0; w < RD_WAYS; w++)
@@ -122,7 +135,8 @@ static rd_run *claim(struct csd_store_reader *rd, uint64_t ppn) {
     v->n = len;
     v->state = RD_READING;
     v->stale = 0;
-    v->posted = 1;
+    v->posted = ahead ? 0 : 1;
+    v->ahead = (uint8_t)ahead;
     v->viewed = 0;
     v->used = ++rd->clock;
     return v;
@@ -161,6 +175,7 @@ static void fill(struct csd_store_reader *rd, rd_run *r, int by_engine) {
     } else {
         r->state = RD_READY;
         if (by_engine) rd->st.runs_engine++; else rd->st.runs_reader++;
+        rd->st.pages_read += n;
     }
     if (rd->engine_waiting) pthread_cond_broadcast(&rd->done_cv);
 }
@@ -183,8 +198,37 @@ static int take_one(struct csd_store_reader *rd, int by_engine) {
         rd->qhead++;
         return 1;
     }
-    if (!(r = claim(rd, ppn))) return 0;
+    if (!(r = claim(rd, ppn, 0))) return 0;
     rd->qhead++;
+    fill(rd, r, by_engine);
+    return 1;
+}
+
+/* A run the engine starts to view (mu held): the run after it in its flash block is its stream's next,
+ * to be read ahead of its post. Posts come with the issue window (a batch of pages a stream), while a
+ * stream's run covers up to RD_MAX of its pages: without this, every stream's next run was posted in
+ * the same batch and read by both threads at once, and the reader slept through the batches between. */
+static void queue_next(struct csd_store_reader *rd, const rd_run *r) {
+    uint64_t ppn = r->base + r->n;
+    if (ppn % rd->s->l.pages_per_block == 0 || ppn >= rd->s->l.physical_pages) return;
+    if (rd->next_tail - rd->next_head == RD_NEXT) return;   /* full: left to its post */
+    rd->next[rd->next_tail++ % RD_NEXT] = ppn;
+    /* a wake-up costs the engine's thread a system call: wake the reader for a few runs at once */
+    if (rd->idle && rd->next_tail - rd->next_head >= RD_WAKE) pthread_cond_signal(&rd->work_cv);
+}
+
+/* Read the oldest queued next run (mu held): 1 when one was taken (read by the caller, already in a
+ * run, or dropped: its set had no free run), 0 when none is queued. */
+static int take_next(struct csd_store_reader *rd, int by_engine) {
+    if (rd->next_head == rd->next_tail) return 0;
+    uint64_t ppn = rd->next[rd->next_head++ % RD_NEXT];
+    /* still wanted: the engine still views the run it continues (it holds it: it has not gone on to
+     * this one, read by a post meanwhile and maybe reused since), and nothing covers it yet */
+    const rd_run *h = *hold_slot(rd, ppn);
+    rd_run *r;
+    if (!h || h->state != RD_HELD || h->base + h->n != ppn || find(rd, ppn)) return 1;
+    if (!(r = claim(rd, ppn, 1))) return 1;
+    rd->st.runs_ahead++;
     fill(rd, r, by_engine);
     return 1;
 }
@@ -194,8 +238,10 @@ static void *reader_main(void *arg) {
     pthread_mutex_lock(&rd->mu);
     while (!rd->quit) {
         if (take_one(rd, 0)) continue;
+        if (head(rd) == RD_NONE && take_next(rd, 0)) continue;
         if (head(rd) == RD_NONE) {
             rd->idle = 1;
+            rd->st.sleeps++;
             pthread_cond_wait(&rd->work_cv, &rd->mu);
             rd->idle = 0;
         } else {
@@ -311,6 +357,7 @@ const uint8_t *csd_store_reader_view(csd_store *s, uint64_t ppn, uint32_t *crc) 
     for (;;) {
         rd_run *r = find(rd, ppn);
         if (r && (r->state == RD_READY || r->state == RD_HELD)) {
+            if (r->state == RD_READY && !r->viewed) queue_next(rd, r);
             if (*h && *h != r) {
                 (*h)->state = RD_READY;   /* given back: the view that returned it is over */
                 (*h)->used = ++rd->clock;
@@ -326,14 +373,14 @@ const uint8_t *csd_store_reader_view(csd_store *s, uint64_t ppn, uint32_t *crc) 
         }
         if (r) {
             /* the reader has it under way: read the next posted run meanwhile rather than sleep */
-            if (take_one(rd, 1)) continue;
+            if (take_one(rd, 1) || take_next(rd, 1)) continue;
             rd->st.waits++;
             rd->engine_waiting = 1;
             pthread_cond_wait(&rd->done_cv, &rd->mu);
             rd->engine_waiting = 0;
             continue;
         }
-        if (take_post(rd, ppn) && (r = claim(rd, ppn)) != NULL) {
+        if (take_post(rd, ppn) && (r = claim(rd, ppn, 0)) != NULL) {
             fill(rd, r, 1);
             continue;
         }

@@ -133,6 +133,11 @@ typedef struct csd_store_reader_stats {
     uint64_t posts_skipped;          /* posts the reader left to the engine (no free run) */
     uint64_t runs_reader, runs_engine, runs_dropped;   /* runs read by each thread; dropped (stale) */
     uint64_t views_ready, views_serial, waits;   /* views served from runs, not; engine waits */
+    uint64_t sleeps;                 /* times the reader found no post and slept */
+    uint64_t runs_ahead;             /* runs read as a stream's next before their posts (counted in
+                                      * runs_reader or runs_engine too) */
+    uint64_t runs_ahead_unviewed;    /* of those, reused with no page viewed (read for nothing) */
+    uint64_t pages_read;             /* pages in the runs published, by either thread */
 } csd_store_reader_stats;
 void csd_store_reader_stats_get(csd_store *s, csd_store_reader_stats *out);
 /* n consecutive raw OOB records starting at ppn into buf (n * CSD_OOB_BYTES). */
