@@ -94,6 +94,13 @@ int csd_pq_read_ix(const csd_pq_file *f, const uint8_t *file, size_t len, uint32
 /* csd_pq_read_ix with the arrays from pool (util/bufpool.h; NULL = fresh memory). */
 int csd_pq_read_ix_pool(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
                         const uint8_t *sel, struct csd_bufpool *pool, csd_pq_values *out, char *err, size_t errlen);
+/* csd_pq_read_ix_pool with the chunk's data pages decoded on up to threads host threads (at most 4;
+ * a chunk of few or small pages on one): the same values, counts and failure (the first in page
+ * order) as on one thread. The dictionary page and the walk over the page headers stay on the
+ * caller's thread. */
+int csd_pq_read_threads(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
+                        const uint8_t *sel, struct csd_bufpool *pool, int threads, csd_pq_values *out, char *err,
+                        size_t errlen);
 void csd_pq_values_free(csd_pq_values *v);
 
 /* Row r's integer (BOOLEAN, INT32, INT64), either way it is held. */

@@ -409,8 +409,9 @@ int csd_plan_parquet_need_page(const plan *pl, uint64_t page_index, uint32_t pag
 /* ------------------------------------------------------------------ decoding column chunks
  * The chunks one phase of a row group needs are independent: they are decoded on up to
  * CSD_PQ_DECODE_THREADS host threads at once, no more than the device's host_threads (wall time
- * only). Costs are summed, and the first failure reported, in the chunks' order, as decoding them
- * one after another would. */
+ * only); with fewer chunks than threads, a chunk's data pages share the rest (csd_pq_read_threads).
+ * Costs are summed, and the first failure reported, in the chunks' order, as decoding them one
+ * after another would. */
 #define CSD_PQ_DECODE_THREADS 4
 
 typedef struct dec_job {
@@ -420,6 +421,7 @@ typedef struct dec_job {
     uint32_t g, leaf;
     const uint8_t *sel;
     struct csd_bufpool *pool;
+    int threads;             /* its data pages on this many threads */
     csd_pq_values *out;
     int rc;
     char err[256];
@@ -437,7 +439,8 @@ static void *dec_worker(void *arg) {
         uint32_t k = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED);
         if (k >= p->n) return NULL;
         dec_job *j = &p->jobs[k];
-        j->rc = csd_pq_read_ix_pool(j->f, j->file, j->len, j->g, j->leaf, j->sel, j->pool, j->out, j->err, sizeof j->err);
+        j->rc = csd_pq_read_threads(j->f, j->file, j->len, j->g, j->leaf, j->sel, j->pool, j->threads, j->out, j->err,
+                                    sizeof j->err);
     }
 }
 
@@ -470,6 +473,8 @@ static int decode_columns(plan *pl, const csd_pq_file *f, const uint8_t *file, s
     dec_pool pool = { jobs, nj, 0 };
     int cpus = host_cpus(pl);
     int want = nj < 2 ? 1 : (int)(nj < (uint32_t)cpus ? nj : (uint32_t)cpus);
+    /* fewer chunks than threads (a top-N's one key): the threads left decode a chunk's pages */
+    for (uint32_t m = 0; m < nj; m++) jobs[m].threads = nj < (uint32_t)cpus ? cpus / (int)nj : 1;
     pthread_t th[CSD_PQ_DECODE_THREADS];
     int started = 0;
     for (int w = 1; w < want; w++)
