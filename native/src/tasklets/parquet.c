@@ -1090,10 +1090,8 @@ static void *page_worker(void *arg) {
     }
 }
 
-/* Pages (and their bytes) below which a chunk decodes on one thread: a thread's start costs more than
- * a few small pages. */
+/* Data pages below which a chunk decodes on one thread (a thread per two pages at most). */
 #define PQ_MT_MIN_PAGES 4
-#define PQ_MT_MIN_BYTES ((uint64_t)1 << 20)
 
 static int decode_chunk(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
                       const uint8_t *sel, int ixm, struct csd_bufpool *pool, int threads, csd_pq_values *v, char *err,
@@ -1145,7 +1143,7 @@ static int decode_chunk(const csd_pq_file *f, const uint8_t *file, size_t len, u
         goto out;
     }
     const uint8_t *p = file + c->start, *end = p + c->size;
-    uint64_t got = 0, ubytes = 0;
+    uint64_t got = 0;
     while (got < rows) {
         thr t = { p, end, 0, 0 };
         phdr hd;
@@ -1242,7 +1240,6 @@ static int decode_chunk(const csd_pq_file *f, const uint8_t *file, size_t len, u
         v->bytes_out += (uint64_t)hd.usize;
         v->pages++;
         v->decoded += nv;
-        ubytes += (uint64_t)hd.usize;
         got += nv;
         continue;
 walk_oom:
@@ -1260,7 +1257,7 @@ walk_failed:
         goto out;
     }
     int nw = threads < 1 ? 1 : threads > PQ_MAX_PAGE_THREADS ? PQ_MAX_PAGE_THREADS : threads;
-    if (npg < PQ_MT_MIN_PAGES || ubytes < PQ_MT_MIN_BYTES) nw = 1;
+    if (npg < PQ_MT_MIN_PAGES) nw = 1;
     if ((uint64_t)nw > npg / 2 && npg >= 2) nw = (int)(npg / 2);
     if (nw < 1) nw = 1;
     pq_worker wk[PQ_MAX_PAGE_THREADS];
