@@ -966,6 +966,14 @@ static int decode_page(pq_worker *w, uint64_t j, char *err, size_t errlen) {
     } else {
         memset(v->valid + got, 1, nv);
     }
+    if (present < nv) {
+        /* the NULL rows' values are written nowhere below: zeros, as in fresh memory */
+        if (v->i) memset(v->i + got, 0, nv * sizeof *v->i);
+        if (v->ix) memset(v->ix + got, 0, nv);
+        if (v->d) memset(v->d + got, 0, nv * sizeof *v->d);
+        if (v->sp) memset((void *)(v->sp + got), 0, nv * sizeof *v->sp);
+        if (v->sn) memset(v->sn + got, 0, nv * sizeof *v->sn);
+    }
     /* the rows of the present values; a page of integers from a dictionary without NULLs needs none */
     int dict_rows = present == nv && (h.encoding == 2 || h.encoding == 8) && dc->i;
     /* PLAIN numbers without NULLs: copied to the rows [got, got + nv) in one pass */
@@ -1124,10 +1132,14 @@ static int decode_chunk(const csd_pq_file *f, const uint8_t *file, size_t len, u
      * have to be zeroed whole: fresh memory there */
     if (!h) v->pool = NULL;
     ixm = ixm && (pt == PQ_INT32 || pt == PQ_INT64);
-    v->valid = csd_pq_big_alloc(v->pool, m, h);
-    if (pt == PQ_FLOAT || pt == PQ_DOUBLE) v->d = csd_pq_big_alloc(v->pool, m * sizeof *v->d, h);
-    else if (pt == PQ_BYTE_ARRAY) { v->sp = csd_pq_big_alloc(v->pool, m * sizeof *v->sp, h); v->sn = csd_pq_big_alloc(v->pool, m * sizeof *v->sn, h); }
-    else if (!ixm) v->i = csd_pq_big_alloc(v->pool, m * sizeof *v->i, h);
+    /* a whole decode writes every row (a page's NULL rows are zeroed with it, decode_page): a pooled
+     * region is not zeroed first; late materialization's fresh memory is zeros anyway */
+    v->valid = csd_bufpool_get(v->pool, m, h, 0);
+    if (pt == PQ_FLOAT || pt == PQ_DOUBLE) v->d = csd_bufpool_get(v->pool, m * sizeof *v->d, h, 0);
+    else if (pt == PQ_BYTE_ARRAY) {
+        v->sp = csd_bufpool_get(v->pool, m * sizeof *v->sp, h, 0);
+        v->sn = csd_bufpool_get(v->pool, m * sizeof *v->sn, h, 0);
+    } else if (!ixm) v->i = csd_bufpool_get(v->pool, m * sizeof *v->i, h, 0);
     uint8_t *dscratch = NULL;  /* the dictionary page, when its values are copied out */
     size_t dscap = 0;
     uint8_t **sbuf = pt == PQ_BYTE_ARRAY ? NULL : &dscratch;
@@ -1190,7 +1202,7 @@ static int decode_chunk(const csd_pq_file *f, const uint8_t *file, size_t len, u
             have_dict = 1;
             v->pages++;
             /* a small dictionary: its indices, a byte a row (the values are looked up where read) */
-            if (ixm && !v->ix && dn && dn <= 256 && !(v->ix = csd_pq_big_alloc(v->pool, m, v->huge))) goto walk_oom;
+            if (ixm && !v->ix && dn && dn <= 256 && !(v->ix = csd_bufpool_get(v->pool, m, v->huge, 0))) goto walk_oom;
             if (ixm && !v->ix) {
                 ixm = 0;
                 if (ix_to_values(v, 0)) goto walk_oom;

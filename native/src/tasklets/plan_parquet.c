@@ -872,6 +872,7 @@ int csd_plan_parquet_finish(plan *pl) {
         /* the filter's columns first, then the filter on every row; the other columns are decoded
          * only in the pages that hold a row that passed (late materialization) */
         uint64_t cycles = 0, dram = 0, row_cycles = 0, row_dram = 0, passed = 0;
+        int need_ok = 0;   /* need[] holds the rows the heap loop reads past the first key */
         for (int phase = 0; phase < 2 && !rc; phase++) {
             const uint32_t *cols = phase ? ocols : fcols;
             uint32_t n = phase ? n_ocols : n_fcols;
@@ -888,6 +889,7 @@ int csd_plan_parquet_finish(plan *pl) {
                     rc = -ENOMEM;
                     break;
                 }
+                need_ok = part == 1;
                 rc = decode_columns(pl, &f, file, len, g, cols, n, part ? need : NULL, vals, decoded, &cycles, &dram, 1);
                 break;
             }
@@ -967,7 +969,15 @@ int csd_plan_parquet_finish(plan *pl) {
                          * go in a tight loop, each counted as the loop below counts it */
                         uint64_t dropped = 0, e = r;
                         int64_t t = b0->i;
-                        for (; e < rg->num_rows; e++) {
+                        if (need_ok) {
+                            /* need_rows marked exactly the rows this loop does not drop (every row
+                             * selected and valid there): skip to the next, 8 rows a word */
+                            while (e < rg->num_rows && !need[e] && (e & 7)) e++;
+                            while (e + 8 <= rg->num_rows && !load8(need + e)) e += 8;
+                            while (e < rg->num_rows && !need[e]) e++;
+                            dropped = e - r;
+                        }
+                        for (; !need_ok && e < rg->num_rows; e++) {
                             if (!sel[e]) continue;
                             if (!v0->valid[e]) break;
                             int64_t x = csd_pq_int(v0, e);
