@@ -704,11 +704,12 @@ static uint32_t n_out_cols(const plan *pl) {
  * heap fills, a row whose first key does not sort after the heap's worst): need[r] = 1. Which rows
  * those are depends on the first key alone: the heap's worst first key is the limit-th best first key
  * seen so far, whichever rows tie on it. 1 with need filled; 0 when it cannot tell (a NULL first key
- * in the rows or the heap); -1 out of memory. */
+ * in the heap, or in the rows ascending or while the heap fills); -1 out of memory. */
 static int need_rows(const plan *pl, const csd_pq_values *v0, uint64_t nrows, uint8_t *need) {
     const psort *o0 = &pl->order[0];
     int desc = o0->descending;
-    for (uint64_t r = 0; r < nrows; r++)
+    /* ascending, a NULL first key sorts before every integer and enters the heap: not told here */
+    for (uint64_t r = 0; r < nrows && !desc; r++)
         if (!v0->valid[r]) return 0;
     size_t cap = pl->limit < pl->n_rows + nrows ? pl->limit : pl->n_rows + nrows;
     int64_t *h = malloc((cap ? cap : 1) * sizeof *h);
@@ -747,6 +748,16 @@ static int need_rows(const plan *pl, const csd_pq_values *v0, uint64_t nrows, ui
         PQ_PUSH(b->i);
     }
     for (uint64_t r = 0; r < nrows; r++) {
+        if (!v0->valid[r]) {
+            /* descending, a NULL first key sorts after every integer: once the heap is full of
+             * integers the loop drops it after one comparison; while it fills, not told here */
+            if (cnt < pl->limit) {
+                free(h);
+                return 0;
+            }
+            need[r] = 0;
+            continue;
+        }
         int64_t x = csd_pq_int(v0, r);
         if (cnt < pl->limit) {
             need[r] = 1;
@@ -979,7 +990,13 @@ int csd_plan_parquet_finish(plan *pl) {
                         }
                         for (; !need_ok && e < rg->num_rows; e++) {
                             if (!sel[e]) continue;
-                            if (!v0->valid[e]) break;
+                            if (!v0->valid[e]) {
+                                /* NULL sorts last descending (csd_plan_cmp, row_cmp): after the
+                                 * worst, one comparison, as an integer after it; first ascending */
+                                if (!o0->descending) break;
+                                dropped++;
+                                continue;
+                            }
                             int64_t x = csd_pq_int(v0, e);
                             if (o0->descending ? x >= t : x <= t) break;
                             dropped++;
