@@ -1125,15 +1125,15 @@ static int decode_chunk(const csd_pq_file *f, const uint8_t *file, size_t len, u
     size_t m = rows ? rows : 1;
     v->n = rows;
     v->cap = m;
-    /* every row written: huge pages; only the selected pages (late materialization): small pages,
-     * the rest of the arrays never touched */
-    int h = v->huge = !sel;
-    /* late materialization touches only the selected pages of fresh memory; a pooled region would
-     * have to be zeroed whole: fresh memory there */
+    /* every row written: huge pages; only the selected pages (late materialization) without a pool:
+     * fresh small pages, the rest of the arrays never touched. With a pool, late materialization
+     * takes a reused region too: its skipped pages' rows are NULL (valid written), their values
+     * never read */
+    int h = v->huge = !sel || pool;
     if (!h) v->pool = NULL;
     ixm = ixm && (pt == PQ_INT32 || pt == PQ_INT64);
-    /* a whole decode writes every row (a page's NULL rows are zeroed with it, decode_page): a pooled
-     * region is not zeroed first; late materialization's fresh memory is zeros anyway */
+    /* a decode writes every row of the pages it decodes (their NULL rows zeroed, decode_page) and
+     * the validity of those it skips: a pooled region is not zeroed first */
     v->valid = csd_bufpool_get(v->pool, m, h, 0);
     if (pt == PQ_FLOAT || pt == PQ_DOUBLE) v->d = csd_bufpool_get(v->pool, m * sizeof *v->d, h, 0);
     else if (pt == PQ_BYTE_ARRAY) {
