@@ -1279,7 +1279,44 @@ static void page_threads(void) {
             CHECK(csd_pq_open(&f, obj, size, err, sizeof err) == 0);
             for (int s = 0; s < 2; s++) {
                 csd_pq_values one;
-                CHECK(csd_pq_read_threads(&f, obj, size, 0, 0, s ? sel : NULL, NULL, 1, &one, err, sizeof err) == 0);
+                CHECK(csd_pq_read_threads(&f, obj, size, 0, 0, s ? sel : NULL, NULL, 1, 1, &one, err, sizeof err) == 0);
+                /* the pages' least and greatest integers against the values written: one entry per
+                 * decoded page in row order, taken where values (not indices) are held */
+                uint64_t st_pages = 0, st_known = 0;
+                for (uint64_t k = 0; k < one.n_pstat; k++) {
+                    const csd_pq_pstat *q = &one.pstat[k];
+                    CHECK_EQ_U64(q->first % per_page, 0);
+                    CHECK(k == 0 || q->first > one.pstat[k - 1].first);
+                    CHECK_EQ_U64(q->n, rows - q->first < per_page ? rows - q->first : per_page);
+                    int64_t lo = INT64_MAX, hi = INT64_MIN;
+                    uint64_t present = 0;
+                    for (uint64_t r = q->first; r < q->first + q->n; r++)
+                        if (want[r] != INT64_MIN) {
+                            lo = want[r] < lo ? want[r] : lo;
+                            hi = want[r] > hi ? want[r] : hi;
+                            present++;
+                        }
+                    if (one.ix) {
+                        CHECK(!q->known && !q->all_null);
+                    } else {
+                        CHECK_EQ_INT(q->known, present > 0);
+                        CHECK_EQ_INT(q->all_null, present == 0);
+                        if (present) {
+                            CHECK_EQ_INT(q->min, lo);
+                            CHECK_EQ_INT(q->max, hi);
+                        }
+                    }
+                    st_pages++;
+                    st_known += (uint64_t)q->known;
+                }
+                uint64_t want_pages = 0;
+                for (uint64_t pg = 0; pg < npages; pg++) {
+                    int any = !s;
+                    for (uint64_t r = pg * per_page; r < rows && r < (pg + 1) * per_page && !any; r++) any = sel[r];
+                    want_pages += (uint64_t)any;
+                }
+                CHECK_EQ_U64(st_pages, want_pages);
+                CHECK(one.ix || st_known == st_pages);
                 for (uint64_t r = 0; r < rows; r++) {
                     /* a page with a selected row decodes whole; the others' rows read as NULL */
                     int in = !s;
@@ -1290,7 +1327,7 @@ static void page_threads(void) {
                 }
                 for (int t = 2; t <= 4; t++) {
                     csd_pq_values v;
-                    CHECK(csd_pq_read_threads(&f, obj, size, 0, 0, s ? sel : NULL, NULL, t, &v, err, sizeof err) == 0);
+                    CHECK(csd_pq_read_threads(&f, obj, size, 0, 0, s ? sel : NULL, NULL, t, t & 1, &v, err, sizeof err) == 0);
                     same_values(&one, &v);
                     csd_pq_values_free(&v);
                 }
@@ -1318,7 +1355,7 @@ static void page_threads(void) {
                 for (int t = 1; t <= 4; t++) {
                     csd_pq_values v;
                     err[0] = 0;
-                    CHECK_EQ_INT(csd_pq_read_threads(&f, bad, size, 0, 0, NULL, NULL, t, &v, err, sizeof err), -EINVAL);
+                    CHECK_EQ_INT(csd_pq_read_threads(&f, bad, size, 0, 0, NULL, NULL, t, 1, &v, err, sizeof err), -EINVAL);
                     if (strcmp(err, want_err)) fprintf(stderr, "threads %d: '%s', want '%s'\n", t, err, want_err);
                     CHECK(strcmp(err, want_err) == 0);
                 }
@@ -1340,9 +1377,9 @@ static void page_threads(void) {
         for (uint32_t g = 0; g < f.n_rgs; g++)
             for (uint32_t c = 0; c < f.n_leaves; c++) {
                 csd_pq_values one, v;
-                CHECK(csd_pq_read_threads(&f, obj, size, g, c, NULL, NULL, 1, &one, err, sizeof err) == 0);
+                CHECK(csd_pq_read_threads(&f, obj, size, g, c, NULL, NULL, 1, 1, &one, err, sizeof err) == 0);
                 for (int t = 2; t <= 4; t += 2) {
-                    CHECK(csd_pq_read_threads(&f, obj, size, g, c, NULL, NULL, t, &v, err, sizeof err) == 0);
+                    CHECK(csd_pq_read_threads(&f, obj, size, g, c, NULL, NULL, t, 1, &v, err, sizeof err) == 0);
                     same_values(&one, &v);
                     csd_pq_values_free(&v);
                 }

@@ -425,6 +425,7 @@ void csd_pq_values_free(csd_pq_values *v) {
     csd_pq_big_free(pool, v->sn, m * sizeof *v->sn, h);
     for (size_t k = 0; k < v->n_bufs; k++) free(v->bufs[k]);
     free(v->bufs);
+    free(v->pstat);
     memset(v, 0, sizeof *v);
     v->pool = pool;
 }
@@ -843,28 +844,28 @@ static int ix_to_values(csd_pq_values *v, uint64_t upto) {
 }
 
 static int decode_chunk(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
-                      const uint8_t *sel, int ixm, struct csd_bufpool *pool, int threads, csd_pq_values *v,
-                      char *err, size_t errlen);
+                      const uint8_t *sel, int ixm, struct csd_bufpool *pool, int threads, int want_stats,
+                      csd_pq_values *v, char *err, size_t errlen);
 
 int csd_pq_read_sel(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
                     const uint8_t *sel, csd_pq_values *v, char *err, size_t errlen) {
-    return decode_chunk(f, file, len, rg, col, sel, 0, NULL, 1, v, err, errlen);
+    return decode_chunk(f, file, len, rg, col, sel, 0, NULL, 1, 0, v, err, errlen);
 }
 
 int csd_pq_read_ix(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
                    const uint8_t *sel, csd_pq_values *v, char *err, size_t errlen) {
-    return decode_chunk(f, file, len, rg, col, sel, 1, NULL, 1, v, err, errlen);
+    return decode_chunk(f, file, len, rg, col, sel, 1, NULL, 1, 0, v, err, errlen);
 }
 
 int csd_pq_read_ix_pool(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
                         const uint8_t *sel, struct csd_bufpool *pool, csd_pq_values *v, char *err, size_t errlen) {
-    return decode_chunk(f, file, len, rg, col, sel, 1, pool, 1, v, err, errlen);
+    return decode_chunk(f, file, len, rg, col, sel, 1, pool, 1, 0, v, err, errlen);
 }
 
 int csd_pq_read_threads(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
-                        const uint8_t *sel, struct csd_bufpool *pool, int threads, csd_pq_values *v, char *err,
-                        size_t errlen) {
-    return decode_chunk(f, file, len, rg, col, sel, 1, pool, threads, v, err, errlen);
+                        const uint8_t *sel, struct csd_bufpool *pool, int threads, int stats, csd_pq_values *v,
+                        char *err, size_t errlen) {
+    return decode_chunk(f, file, len, rg, col, sel, 1, pool, threads, stats, v, err, errlen);
 }
 
 /* One data page of a chunk to decode: its header, body and first row, as the walk over the chunk's
@@ -886,6 +887,7 @@ typedef struct pq_pages {
     csd_pq_values *v;
     pq_page *pg;
     uint8_t **held;          /* per page: its decompressed buffer, kept (strings) */
+    csd_pq_pstat *pstat;     /* per page: its integers' least and greatest (NULL: not taken) */
     uint64_t n;
     uint64_t next;           /* the next page to claim (atomic) */
     uint64_t fail_at;        /* the first page seen to fail (atomic minimum), n when none */
@@ -905,7 +907,7 @@ typedef struct pq_worker {
 } pq_worker;
 
 /* Decode data page j into its rows of x->v: 0, or a failure with err. */
-static int decode_page(pq_worker *w, uint64_t j, char *err, size_t errlen) {
+static int decode_page_body(pq_worker *w, uint64_t j, char *err, size_t errlen) {
     pq_pages *x = w->x;
     const pq_page *pg = &x->pg[j];
     const phdr h = pg->h;
@@ -1080,6 +1082,37 @@ corrupt:
     return fail(err, errlen, "corrupt Parquet data page in row group %u column '%s'", rg, nm);
 }
 
+/* Page j decoded, with its integers' least and greatest taken while they are in cache (for a top-N,
+ * which passes over pages none of whose rows can enter its heap). */
+static int decode_page(pq_worker *w, uint64_t j, char *err, size_t errlen) {
+    int rc = decode_page_body(w, j, err, errlen);
+    pq_pages *x = w->x;
+    if (rc || !x->pstat) return rc;
+    const csd_pq_values *v = x->v;
+    csd_pq_pstat *ps = &x->pstat[j];
+    ps->first = x->pg[j].got;
+    ps->n = (uint64_t)x->pg[j].h.num_values;
+    ps->known = ps->all_null = 0;
+    if (!v->i) return 0;   /* indices: not taken */
+    const int64_t *a = v->i + ps->first;
+    const uint8_t *ok = v->valid + ps->first;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    uint64_t present = 0;
+    for (uint64_t r = 0; r < ps->n; r++) {
+        /* NULL rows hold 0: left out by the validity, branch-free */
+        int64_t y = a[r];
+        int64_t yl = ok[r] ? y : INT64_MAX, yh = ok[r] ? y : INT64_MIN;
+        lo = yl < lo ? yl : lo;
+        hi = yh > hi ? yh : hi;
+        present += ok[r];
+    }
+    ps->min = lo;
+    ps->max = hi;
+    ps->known = present > 0;
+    ps->all_null = present == 0;
+    return 0;
+}
+
 /* Claim pages in order and decode them until none is left or a page before the next has failed. */
 static void *page_worker(void *arg) {
     pq_worker *w = arg;
@@ -1102,8 +1135,8 @@ static void *page_worker(void *arg) {
 #define PQ_MT_MIN_PAGES 4
 
 static int decode_chunk(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
-                      const uint8_t *sel, int ixm, struct csd_bufpool *pool, int threads, csd_pq_values *v, char *err,
-                      size_t errlen) {
+                      const uint8_t *sel, int ixm, struct csd_bufpool *pool, int threads, int want_stats,
+                      csd_pq_values *v, char *err, size_t errlen) {
     (void)len;
     memset(v, 0, sizeof *v);
     v->pool = pool;
@@ -1264,6 +1297,9 @@ walk_failed:
      * decoding them one after another would report it */
     pq_pages x = { .c = c, .leaf = leaf, .rg = rg, .dc = &dc, .v = v, .pg = pg, .n = npg, .next = 0, .fail_at = npg };
     x.held = pt == PQ_BYTE_ARRAY ? calloc(npg ? npg : 1, sizeof *x.held) : NULL;
+    /* the pages' least and greatest integers: for csd_pq_read_threads' callers (a top-N's first key) */
+    if (want_stats && (pt == PQ_INT32 || pt == PQ_INT64) && npg)
+        x.pstat = calloc(npg, sizeof *x.pstat);   /* none when out of memory: the caller goes row by row */
     if (pt == PQ_BYTE_ARRAY && !x.held) {
         rc = fail(err, errlen, "out of memory decoding Parquet column '%s'", nm);
         goto out;
@@ -1304,6 +1340,13 @@ walk_failed:
     } else if (walk_fail != UINT64_MAX) {
         rc = -EINVAL;
         snprintf(err, errlen, "%s", walk_err);
+    }
+    if (x.pstat) {
+        if (rc) free(x.pstat);
+        else {
+            v->pstat = x.pstat;
+            v->n_pstat = npg;
+        }
     }
     if (!rc && ixm) {
         if (v->ix) {

@@ -422,6 +422,7 @@ typedef struct dec_job {
     const uint8_t *sel;
     struct csd_bufpool *pool;
     int threads;             /* its data pages on this many threads */
+    int stats;               /* with its pages' least and greatest integers */
     csd_pq_values *out;
     int rc;
     char err[256];
@@ -439,8 +440,8 @@ static void *dec_worker(void *arg) {
         uint32_t k = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED);
         if (k >= p->n) return NULL;
         dec_job *j = &p->jobs[k];
-        j->rc = csd_pq_read_threads(j->f, j->file, j->len, j->g, j->leaf, j->sel, j->pool, j->threads, j->out, j->err,
-                                    sizeof j->err);
+        j->rc = csd_pq_read_threads(j->f, j->file, j->len, j->g, j->leaf, j->sel, j->pool, j->threads, j->stats, j->out,
+                                    j->err, sizeof j->err);
     }
 }
 
@@ -455,7 +456,7 @@ static int host_cpus(const plan *pl) {
  * headers): the plan's charge is that of decoding the whole chunk, only the host skips the work */
 static int decode_columns(plan *pl, const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t g,
                           const uint32_t *cols, uint32_t n, const uint8_t *sel, csd_pq_values *vals, uint8_t *decoded,
-                          uint64_t *cycles, uint64_t *dram, int as_whole) {
+                          uint64_t *cycles, uint64_t *dram, int as_whole, int stats) {
     dec_job *jobs = calloc(n ? n : 1, sizeof *jobs);
     if (!jobs) {
         csd_io_fail(pl->io, "plan: out of memory reading the Parquet object");
@@ -468,7 +469,7 @@ static int decode_columns(plan *pl, const csd_pq_file *f, const uint8_t *file, s
         for (uint32_t m = 0; m < nj && !dup; m++) dup = jobs[m].leaf == leaf;
         if (dup) continue;
         jobs[nj++] = (dec_job){ .f = f, .file = file, .len = len, .g = g, .leaf = leaf, .sel = sel, .pool = pl->pool,
-                                .out = &vals[leaf] };
+                                .stats = stats, .out = &vals[leaf] };
     }
     dec_pool pool = { jobs, nj, 0 };
     int cpus = host_cpus(pl);
@@ -747,7 +748,22 @@ static int need_rows(const plan *pl, const csd_pq_values *v0, uint64_t nrows, ui
         }
         PQ_PUSH(b->i);
     }
+    /* pages whose least (ascending) or greatest (descending) integer does not reach the full heap's
+     * worst hold no row it would look at: passed over whole (the heap only gets better) */
+    const csd_pq_pstat *ps = v0->pstat;
+    uint64_t np = v0->pstat ? v0->n_pstat : 0, pi = 0;
     for (uint64_t r = 0; r < nrows; r++) {
+        while (pi < np && ps[pi].first + ps[pi].n <= r) pi++;
+        if (pi < np && ps[pi].first == r && cnt == pl->limit && cnt) {
+            const csd_pq_pstat *q = &ps[pi];
+            /* a page of NULLs alone: dropped after the worst descending (ascending does not get here) */
+            int none = (q->known && (desc ? q->max < h[0] : q->min > h[0])) || (q->all_null && desc);
+            if (none && q->n && r + q->n <= nrows) {
+                memset(need + r, 0, q->n);
+                r += q->n - 1;
+                continue;
+            }
+        }
         if (!v0->valid[r]) {
             /* descending, a NULL first key sorts after every integer: once the heap is full of
              * integers the loop drops it after one comparison; while it fills, not told here */
@@ -892,7 +908,7 @@ int csd_plan_parquet_finish(plan *pl) {
                 /* top-N without a filter: the first sort key whole, then the other outputs only in the
                  * pages of rows the heap will look at (need_rows); charged as decoded whole */
                 uint32_t kc = pl->nodes[pl->outs[pl->order[0].output]].col;
-                rc = decode_columns(pl, &f, file, len, g, &kc, 1, NULL, vals, decoded, &cycles, &dram, 0);
+                rc = decode_columns(pl, &f, file, len, g, &kc, 1, NULL, vals, decoded, &cycles, &dram, 0, 1);
                 if (rc) break;
                 int part = need_rows(pl, &vals[pl->cols[kc].field], rg->num_rows, need);
                 if (part < 0) {
@@ -901,11 +917,11 @@ int csd_plan_parquet_finish(plan *pl) {
                     break;
                 }
                 need_ok = part == 1;
-                rc = decode_columns(pl, &f, file, len, g, cols, n, part ? need : NULL, vals, decoded, &cycles, &dram, 1);
+                rc = decode_columns(pl, &f, file, len, g, cols, n, part ? need : NULL, vals, decoded, &cycles, &dram, 1, 0);
                 break;
             }
             rc = decode_columns(pl, &f, file, len, g, cols, n, phase && pl->filter >= 0 ? sel : NULL, vals, decoded,
-                                &cycles, &dram, 0);
+                                &cycles, &dram, 0, 0);
             if (rc || phase) break;
             if (pl->filter < 0) {
                 memset(sel, 1, rg->num_rows);
