@@ -3,7 +3,8 @@
  * it (the footer in the plan, pages the plan does not need as zeros, the leading ones not fed), on this
  * thread alone: the wall time of feeding and of finish (decoding and evaluation), and the cost finish
  * charges (cycles, DRAM accesses), which must not depend on how fast the host decodes.
- *   bench_parquet FILE QUERY [REPEATS]       QUERY: groupby, topn or filter (bench spark's three)
+ *   bench_parquet FILE QUERY [REPEATS [HOST_THREADS]]   QUERY: groupby, topn or filter (bench spark's
+ *                                            three); HOST_THREADS the device's host_threads (default 1)
  *   bench_parquet FILE QUERY --plan-out PLAN  write the plan (with FILE's footer) for `csd run --plan` */
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,7 +135,7 @@ static uint8_t *make_plan(const char *q, const uint8_t *obj, uint64_t size, size
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: bench_parquet FILE groupby|topn|filter [REPEATS | --plan-out PLAN]\n");
+        fprintf(stderr, "usage: bench_parquet FILE groupby|topn|filter [REPEATS [HOST_THREADS] | --plan-out PLAN]\n");
         return 2;
     }
     FILE *f = fopen(argv[1], "rb");
@@ -166,6 +167,7 @@ int main(int argc, char **argv) {
         return ok ? 0 : 1;
     }
     int reps = argc > 3 ? atoi(argv[3]) : 3;
+    int threads = argc > 4 ? atoi(argv[4]) : 1;
     const uint32_t P = 16384;
     uint8_t *zero = calloc(1, P);
     printf("run,pages_fed,pages_needed,feed_s,finish_s,finish_cycles,finish_dram,out_bytes\n");
@@ -175,6 +177,7 @@ int main(int argc, char **argv) {
     for (int rep = 0; rep < reps && !rc; rep++) {
         csd_tasklet_args a = {0};
         a.pool = pool;
+        a.host_threads = threads > 0 ? (uint32_t)threads : 1;
         a.plan = plan;
         a.plan_len = plen;
         a.page_bytes = P;

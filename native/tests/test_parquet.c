@@ -701,20 +701,22 @@ static void direct_topn_costs(void) {
      * the pages of rows the heap looks at (ascending: after the first rows, none), charged as whole */
     const int keys[5][2] = {{D, ID}, {I, ID}, {I, ID}, {ID, I}, {ID, I}};
     const int desc[5][2] = {{1, 0}, {0, 1}, {1, 1}, {0, 1}, {1, 0}};
-    for (int q = 0; q < 5; q++) {
+    /* limit 700 as well: NULLs of the first key among the rows that fill the heap */
+    for (int q = 0; q < 10; q++) {
         tk_result r[2];
+        const uint64_t limit = q < 5 ? 10 : 700;
         for (int neg = 0; neg < 2; neg++) {
             plan_b b;
             init_parquet(&b);
             add_cols(&b);
-            int k0 = keys[q][0];
+            int k0 = keys[q % 5][0];
             PB_project(&b, neg ? E_un(UOP(NEG), E_un(UOP(NEG), E_col(k0))) : E_col(k0));
-            PB_project(&b, E_col(keys[q][1]));
-            PB_order(&b, 0, desc[q][0]);
-            PB_order(&b, 1, desc[q][1]);
-            b.p.limit = 10;
+            PB_project(&b, E_col(keys[q % 5][1]));
+            PB_order(&b, 0, desc[q % 5][0]);
+            PB_order(&b, 1, desc[q % 5][1]);
+            b.p.limit = limit;
             r[neg] = run_plan(&b, obj, size, NULL, 0);
-            CHECK(r[neg].rc == 0 && r[neg].rows == 10);
+            CHECK(r[neg].rc == 0 && r[neg].rows == limit);
             pb_free_all();
         }
         CHECK(!strcmp(r[0].text.s, r[1].text.s));
@@ -1047,8 +1049,8 @@ static void page_header(hyb *h, int type, uint32_t size, int64_t nv, int enc) {
 }
 
 /* nulls: every fifth row NULL, else none (a page without NULLs takes the decoder's shortcuts) */
-static uint8_t *write_dict_object(uint64_t rows, uint64_t per_page, uint32_t dn, uint64_t plain_from, int nulls,
-                                  int64_t *want, uint64_t *size) {
+static uint8_t *write_dict_object_at(uint64_t rows, uint64_t per_page, uint32_t dn, uint64_t plain_from, int nulls,
+                                     int64_t *want, uint64_t *size, uint64_t *page_at) {
     hyb o = {0};
     for (const char *m = "PAR1"; *m; m++) hyb_byte(&o, (uint8_t)*m);
     uint64_t start = o.len;
@@ -1117,6 +1119,7 @@ static uint8_t *write_dict_object(uint64_t rows, uint64_t per_page, uint32_t dn,
         }
         (void)present;
         uint32_t body = 4 + (uint32_t)lv.len + (uint32_t)vals.len;
+        if (page_at) page_at[at / per_page] = o.len;   /* its header */
         page_header(&o, 0, body, (int64_t)nv, plain ? 0 : 8);
         for (int b = 0; b < 4; b++) hyb_byte(&o, (uint8_t)(lv.len >> (8 * b)));
         for (size_t k = 0; k < lv.len; k++) hyb_byte(&o, lv.b[k]);
@@ -1174,6 +1177,11 @@ static uint8_t *write_dict_object(uint64_t rows, uint64_t per_page, uint32_t dn,
     return o.b;
 }
 
+static uint8_t *write_dict_object(uint64_t rows, uint64_t per_page, uint32_t dn, uint64_t plain_from, int nulls,
+                                  int64_t *want, uint64_t *size) {
+    return write_dict_object_at(rows, per_page, dn, plain_from, nulls, want, size, NULL);
+}
+
 static void dictionary_indices(void) {
     /* dictionary sizes on both sides of 256, widths 0..9; with and without a PLAIN fallback */
     static const uint32_t DN[] = {1, 2, 3, 17, 200, 256, 257, 300};
@@ -1218,6 +1226,214 @@ static void dictionary_indices(void) {
             free(want);
         }
     }
+}
+
+/* Two decodes of one chunk hold the same rows and counts. */
+static void same_values(const csd_pq_values *a, const csd_pq_values *b) {
+    CHECK_EQ_U64(a->n, b->n);
+    CHECK_EQ_U64(a->decoded, b->decoded);
+    CHECK_EQ_U64(a->bytes_out, b->bytes_out);
+    CHECK_EQ_U64(a->pages, b->pages);
+    CHECK_EQ_U64(a->skipped_values, b->skipped_values);
+    CHECK_EQ_U64(a->skipped_bytes, b->skipped_bytes);
+    CHECK_EQ_INT(a->ix != NULL, b->ix != NULL);
+    for (uint64_t r = 0; r < a->n; r++) {
+        CHECK_EQ_INT(a->valid[r], b->valid[r]);
+        if (!a->valid[r]) continue;
+        if (a->d) CHECK(memcmp(&a->d[r], &b->d[r], sizeof a->d[r]) == 0);
+        else if (a->sp) CHECK(a->sn[r] == b->sn[r] && memcmp(a->sp[r], b->sp[r], a->sn[r]) == 0);
+        else CHECK_EQ_INT(csd_pq_int(a, r), csd_pq_int(b, r));
+    }
+}
+
+/* A plan over the object without its footer (gathered whole), on ht host threads. */
+static tk_result run_plan_ht(plan_b *b, const uint8_t *obj, uint64_t size, uint32_t ht) {
+    size_t len;
+    uint8_t *packed = PB_pack(b, &len);
+    csd_tasklet_args a = {0};
+    a.plan = packed;
+    a.plan_len = len;
+    a.host_threads = ht;
+    tk_result r = tk_run(plan_ops, &a, obj, size, NULL, 0, 4096, TK_BYTES_RAW, 0, 64u << 20);
+    free(packed);
+    return r;
+}
+
+/* A chunk's data pages decoded on 1..4 threads (csd_pq_read_threads): the values written (brute
+ * force: the generator's own), the counts and the failures are those of one thread; a failure is the
+ * first in page order, whichever thread meets it first. */
+static void page_threads(void) {
+    const uint64_t rows = 20001, per_page = 100, npages = (rows + per_page - 1) / per_page;
+    int64_t *want = malloc(rows * sizeof *want);
+    uint64_t *page_at = malloc(npages * sizeof *page_at);
+    uint8_t *sel = malloc(rows);
+    CHECK(want && page_at && sel);
+    for (uint64_t r = 0; r < rows; r++) sel[r] = r % 1700 < 90;   /* some pages, others skipped */
+    char err[256];
+    static const uint32_t DN[] = {17, 300};
+    for (size_t d = 0; d < 2; d++) {
+        for (int fb = 0; fb < 4; fb++) {
+            uint64_t size;
+            uint8_t *obj = write_dict_object_at(rows, per_page, DN[d], fb & 1 ? 9000 : rows, fb < 2, want, &size, page_at);
+            csd_pq_file f;
+            CHECK(csd_pq_open(&f, obj, size, err, sizeof err) == 0);
+            for (int s = 0; s < 2; s++) {
+                csd_pq_values one;
+                CHECK(csd_pq_read_threads(&f, obj, size, 0, 0, s ? sel : NULL, NULL, 1, 1, &one, err, sizeof err) == 0);
+                /* the pages' least and greatest integers against the values written: one entry per
+                 * decoded page in row order, taken where values (not indices) are held */
+                uint64_t st_pages = 0, st_known = 0;
+                for (uint64_t k = 0; k < one.n_pstat; k++) {
+                    const csd_pq_pstat *q = &one.pstat[k];
+                    CHECK_EQ_U64(q->first % per_page, 0);
+                    CHECK(k == 0 || q->first > one.pstat[k - 1].first);
+                    CHECK_EQ_U64(q->n, rows - q->first < per_page ? rows - q->first : per_page);
+                    int64_t lo = INT64_MAX, hi = INT64_MIN;
+                    uint64_t present = 0;
+                    for (uint64_t r = q->first; r < q->first + q->n; r++)
+                        if (want[r] != INT64_MIN) {
+                            lo = want[r] < lo ? want[r] : lo;
+                            hi = want[r] > hi ? want[r] : hi;
+                            present++;
+                        }
+                    if (one.ix) {
+                        CHECK(!q->known && !q->all_null);
+                    } else {
+                        CHECK_EQ_INT(q->known, present > 0);
+                        CHECK_EQ_INT(q->all_null, present == 0);
+                        if (present) {
+                            CHECK_EQ_INT(q->min, lo);
+                            CHECK_EQ_INT(q->max, hi);
+                        }
+                    }
+                    st_pages++;
+                    st_known += (uint64_t)q->known;
+                }
+                uint64_t want_pages = 0;
+                for (uint64_t pg = 0; pg < npages; pg++) {
+                    int any = !s;
+                    for (uint64_t r = pg * per_page; r < rows && r < (pg + 1) * per_page && !any; r++) any = sel[r];
+                    want_pages += (uint64_t)any;
+                }
+                CHECK_EQ_U64(st_pages, want_pages);
+                CHECK(one.ix || st_known == st_pages);
+                for (uint64_t r = 0; r < rows; r++) {
+                    /* a page with a selected row decodes whole; the others' rows read as NULL */
+                    int in = !s;
+                    for (uint64_t q = r / per_page * per_page; q < rows && q / per_page == r / per_page && !in; q++)
+                        in = sel[q];
+                    CHECK_EQ_INT(one.valid[r], in && want[r] != INT64_MIN);
+                    if (one.valid[r]) CHECK_EQ_INT(csd_pq_int(&one, r), want[r]);
+                }
+                for (int t = 2; t <= 4; t++) {
+                    csd_pq_values v;
+                    CHECK(csd_pq_read_threads(&f, obj, size, 0, 0, s ? sel : NULL, NULL, t, t & 1, &v, err, sizeof err) == 0);
+                    same_values(&one, &v);
+                    csd_pq_values_free(&v);
+                }
+                csd_pq_values_free(&one);
+            }
+            /* failures: a body (its levels' length past the page) at page 40, a header (a STOP where
+             * the header starts) at page 150: each alone, then both (page 40's is the chunk's) */
+            uint8_t *bad = malloc(size);
+            CHECK(bad);
+            for (int k = 0; k < 3; k++) {
+                memcpy(bad, obj, size);
+                if (k != 1) {
+                    /* the body follows the header: find its levels' length, the 4 bytes before the
+                     * levels, by re-reading the page as the writer laid it out */
+                    uint64_t at = page_at[40];
+                    /* the header ends with two STOP bytes (subheader, header) */
+                    while (!(bad[at] == 0 && bad[at + 1] == 0)) at++;
+                    memset(bad + at + 2, 0xFF, 4);
+                }
+                if (k != 0) bad[page_at[150]] = 0;
+                char want_err[256] = "";
+                if (k == 1) snprintf(want_err, sizeof want_err, "corrupt Parquet page header in row group 0 column 'x' "
+                                     "at offset %llu", (unsigned long long)page_at[150]);
+                else snprintf(want_err, sizeof want_err, "corrupt Parquet data page in row group 0 column 'x'");
+                for (int t = 1; t <= 4; t++) {
+                    csd_pq_values v;
+                    err[0] = 0;
+                    CHECK_EQ_INT(csd_pq_read_threads(&f, bad, size, 0, 0, NULL, NULL, t, 1, &v, err, sizeof err), -EINVAL);
+                    if (strcmp(err, want_err)) fprintf(stderr, "threads %d: '%s', want '%s'\n", t, err, want_err);
+                    CHECK(strcmp(err, want_err) == 0);
+                }
+            }
+            free(bad);
+            csd_pq_close(&f);
+            free(obj);
+        }
+    }
+    /* Spark's objects (snappy and dictionaries, zstd PLAIN, gzip pages v2, small pages, strings):
+     * every column of every row group alike on 1, 2 and 4 threads */
+    for (size_t fi = 0; fi < sizeof FILES / sizeof *FILES; fi++) {
+        char fname[64];
+        snprintf(fname, sizeof fname, "%s.parquet", FILES[fi]);
+        uint64_t size;
+        uint8_t *obj = load(fname, &size);
+        csd_pq_file f;
+        CHECK(csd_pq_open(&f, obj, size, err, sizeof err) == 0);
+        for (uint32_t g = 0; g < f.n_rgs; g++)
+            for (uint32_t c = 0; c < f.n_leaves; c++) {
+                csd_pq_values one, v;
+                CHECK(csd_pq_read_threads(&f, obj, size, g, c, NULL, NULL, 1, 1, &one, err, sizeof err) == 0);
+                for (int t = 2; t <= 4; t += 2) {
+                    CHECK(csd_pq_read_threads(&f, obj, size, g, c, NULL, NULL, t, 1, &v, err, sizeof err) == 0);
+                    same_values(&one, &v);
+                    csd_pq_values_free(&v);
+                }
+                csd_pq_values_free(&one);
+            }
+        /* the whole plan on 1, 2 and 4 host threads, the object intact and with bytes of its column
+         * chunks changed (a corrupt page in any chunk, the second among them): the same rows, finish
+         * cycles, status and message */
+        uint64_t state = 0x2545f4914f6cdd1dull + fi;
+        int failed = 0;
+        uint8_t *bad = malloc(size);
+        CHECK(bad);
+        for (int k = 0; k < 60; k++) {
+            memcpy(bad, obj, size);
+            if (k) {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                const csd_pq_chunk *ch = &f.rgs[state % f.n_rgs].chunks[k % 2 ? 1 : (state >> 20) % f.n_leaves];
+                for (int e = 0; e < 3; e++) {
+                    uint64_t at = ch->start + (state >> (8 + 8 * e)) % ch->size;
+                    bad[at] ^= (uint8_t)(0x5a + e);
+                }
+            }
+            tk_result r[3];
+            for (int t = 0; t < 3; t++) {
+                plan_b b;
+                init_parquet(&b);
+                add_cols(&b);
+                PB_group(&b, E_col(NAME));
+                PB_agg(&b, SMARTSSD__V1__AGG_FN__SUM, E_col(I));
+                PB_agg(&b, SMARTSSD__V1__AGG_FN__MAX, E_col(D));
+                PB_agg(&b, SMARTSSD__V1__AGG_FN__SUM, E_col(ID));
+                r[t] = run_plan_ht(&b, bad, size, t == 0 ? 1 : t == 1 ? 2 : 4);
+                pb_free_all();
+            }
+            if (!k) CHECK_EQ_INT(r[0].rc, 0);
+            failed += r[0].rc != 0;
+            for (int t = 1; t < 3; t++) {
+                CHECK_EQ_INT(r[t].rc, r[0].rc);
+                CHECK(strcmp(r[t].err, r[0].err) == 0);
+                CHECK(strcmp(r[t].text.s, r[0].text.s) == 0);
+                CHECK_EQ_U64(r[t].finish_cycles, r[0].finish_cycles);
+            }
+            for (int t = 0; t < 3; t++) tk_result_free(&r[t]);
+        }
+        CHECK(failed > 0);   /* some of the changes are refused: the failure paths were compared */
+        free(bad);
+        csd_pq_close(&f);
+        free(obj);
+    }
+    free(sel);
+    free(page_at);
+    free(want);
 }
 
 /* The column filter runs over blocks of rows (16 Ki): a row group of 2.5 blocks and 5 rows, with
@@ -1424,6 +1640,7 @@ int main(void) {
     rle_decoder();
     index_columns();
     dictionary_indices();
+    page_threads();
     filter_blocks();
     footer_and_skipping();
     column_filter_costs();

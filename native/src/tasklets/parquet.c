@@ -3,6 +3,7 @@
  * pass. Limits (depth, counts, sizes) keep a corrupt file from costing more than its own size. */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <snappy-c.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,6 +20,8 @@
 #define PQ_MAX_DEPTH 32
 #define PQ_MAX_LEAVES 4096
 #define PQ_MAX_PAGE_BYTES ((size_t)1 << 30)
+/* threads one chunk's data pages may decode on (csd_pq_read_threads) */
+#define PQ_MAX_PAGE_THREADS 4
 
 /* ------------------------------------------------------------------ Thrift compact protocol */
 
@@ -422,6 +425,7 @@ void csd_pq_values_free(csd_pq_values *v) {
     csd_pq_big_free(pool, v->sn, m * sizeof *v->sn, h);
     for (size_t k = 0; k < v->n_bufs; k++) free(v->bufs[k]);
     free(v->bufs);
+    free(v->pstat);
     memset(v, 0, sizeof *v);
     v->pool = pool;
 }
@@ -840,27 +844,300 @@ static int ix_to_values(csd_pq_values *v, uint64_t upto) {
 }
 
 static int decode_chunk(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
-                      const uint8_t *sel, int ixm, struct csd_bufpool *pool, csd_pq_values *v, char *err,
-                      size_t errlen);
+                      const uint8_t *sel, int ixm, struct csd_bufpool *pool, int threads, int want_stats,
+                      csd_pq_values *v, char *err, size_t errlen);
 
 int csd_pq_read_sel(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
                     const uint8_t *sel, csd_pq_values *v, char *err, size_t errlen) {
-    return decode_chunk(f, file, len, rg, col, sel, 0, NULL, v, err, errlen);
+    return decode_chunk(f, file, len, rg, col, sel, 0, NULL, 1, 0, v, err, errlen);
 }
 
 int csd_pq_read_ix(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
                    const uint8_t *sel, csd_pq_values *v, char *err, size_t errlen) {
-    return decode_chunk(f, file, len, rg, col, sel, 1, NULL, v, err, errlen);
+    return decode_chunk(f, file, len, rg, col, sel, 1, NULL, 1, 0, v, err, errlen);
 }
 
 int csd_pq_read_ix_pool(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
                         const uint8_t *sel, struct csd_bufpool *pool, csd_pq_values *v, char *err, size_t errlen) {
-    return decode_chunk(f, file, len, rg, col, sel, 1, pool, v, err, errlen);
+    return decode_chunk(f, file, len, rg, col, sel, 1, pool, 1, 0, v, err, errlen);
 }
 
+int csd_pq_read_threads(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
+                        const uint8_t *sel, struct csd_bufpool *pool, int threads, int stats, csd_pq_values *v,
+                        char *err, size_t errlen) {
+    return decode_chunk(f, file, len, rg, col, sel, 1, pool, threads, stats, v, err, errlen);
+}
+
+/* One data page of a chunk to decode: its header, body and first row, as the walk over the chunk's
+ * page headers found them. */
+typedef struct pq_page {
+    const uint8_t *body;
+    phdr h;
+    uint64_t got;            /* the page's first row */
+    int have_dict;           /* a dictionary page came before it */
+} pq_page;
+
+/* What the threads decoding one chunk's data pages share. Pages are independent once the dictionary
+ * is decoded: each writes only its own rows. */
+typedef struct pq_pages {
+    const csd_pq_chunk *c;
+    const csd_pq_leaf *leaf;
+    uint32_t rg;
+    const dict *dc;
+    csd_pq_values *v;
+    pq_page *pg;
+    uint8_t **held;          /* per page: its decompressed buffer, kept (strings) */
+    csd_pq_pstat *pstat;     /* per page: its integers' least and greatest (NULL: not taken) */
+    uint64_t n;
+    uint64_t next;           /* the next page to claim (atomic) */
+    uint64_t fail_at;        /* the first page seen to fail (atomic minimum), n when none */
+} pq_pages;
+
+/* One decoding thread's buffers and first failure. */
+typedef struct pq_worker {
+    pq_pages *x;
+    uint32_t *lev;
+    uint64_t *slot;
+    uint64_t lev_cap;
+    uint8_t *scratch;
+    size_t scap;
+    uint64_t fail_at;        /* its first failing page (its pages are claimed in increasing order) */
+    int rc;
+    char err[256];
+} pq_worker;
+
+/* Decode data page j into its rows of x->v: 0, or a failure with err. */
+static int decode_page_body(pq_worker *w, uint64_t j, char *err, size_t errlen) {
+    pq_pages *x = w->x;
+    const pq_page *pg = &x->pg[j];
+    const phdr h = pg->h;
+    const uint8_t *body = pg->body;
+    csd_pq_values *v = x->v;
+    const dict *dc = x->dc;
+    const int pt = x->leaf->ptype;
+    const char *nm = x->leaf->name;
+    const uint32_t rg = x->rg;
+    const uint64_t got = pg->got, nv = (uint64_t)h.num_values;
+    uint8_t **sbuf = pt == PQ_BYTE_ARRAY ? NULL : &w->scratch;
+    int rc;
+    if (nv > w->lev_cap) {
+        uint64_t cap = nv > 2 * w->lev_cap ? nv : 2 * w->lev_cap;
+        uint32_t *nl = realloc(w->lev, cap * sizeof *w->lev);
+        if (nl) w->lev = nl;
+        uint64_t *ns = nl ? realloc(w->slot, cap * sizeof *w->slot) : NULL;
+        if (ns) w->slot = ns;
+        if (!nl || !ns) return fail(err, errlen, "out of memory decoding Parquet column '%s'", nm);
+        w->lev_cap = cap;
+    }
+    uint32_t *lev = w->lev;
+    uint64_t *slot = w->slot;
+    const uint8_t *defs = NULL, *dend = NULL, *vals, *vend;
+    uint8_t *b = NULL;
+    if (h.type == 0) {
+        if ((rc = decompress(x->c->codec, body, (size_t)h.csize, (size_t)h.usize, &b, err, errlen, sbuf, &w->scap)))
+            return rc;
+        if (!sbuf) x->held[j] = b;
+        vals = b;
+        vend = b + h.usize;
+        if (x->leaf->optional) {
+            if (vend - vals < 4) goto corrupt;
+            uint32_t dl = (uint32_t)vals[0] | (uint32_t)vals[1] << 8 | (uint32_t)vals[2] << 16 | (uint32_t)vals[3] << 24;
+            if (dl > (size_t)(vend - vals - 4)) goto corrupt;
+            defs = vals + 4;
+            dend = defs + dl;
+            vals = dend;
+        }
+    } else {
+        if (h.rep_len != 0 || h.def_len < 0 || h.def_len > h.csize || h.usize < h.def_len) goto corrupt;
+        defs = body;
+        dend = body + h.def_len;
+        size_t clen = (size_t)(h.csize - h.def_len), ulen = (size_t)(h.usize - h.def_len);
+        if ((rc = decompress(h.v2_compressed ? x->c->codec : 0, dend, clen, ulen, &b, err, errlen, sbuf, &w->scap)))
+            return rc;
+        if (!sbuf) x->held[j] = b;
+        vals = b;
+        vend = b + ulen;
+        if (!x->leaf->optional) defs = NULL;
+    }
+    /* definition levels: 1 = a value, 0 = NULL */
+    uint64_t present = nv;
+    if (defs) {
+        int64_t pr = csd_pq_rle_levels(defs, dend, v->valid + got, nv);
+        if (pr < 0) goto corrupt;
+        present = (uint64_t)pr;
+    } else {
+        memset(v->valid + got, 1, nv);
+    }
+    if (present < nv) {
+        /* the NULL rows' values are written nowhere below: zeros, as in fresh memory */
+        if (v->i) memset(v->i + got, 0, nv * sizeof *v->i);
+        if (v->ix) memset(v->ix + got, 0, nv);
+        if (v->d) memset(v->d + got, 0, nv * sizeof *v->d);
+        if (v->sp) memset((void *)(v->sp + got), 0, nv * sizeof *v->sp);
+        if (v->sn) memset(v->sn + got, 0, nv * sizeof *v->sn);
+    }
+    /* the rows of the present values; a page of integers from a dictionary without NULLs needs none */
+    int dict_rows = present == nv && (h.encoding == 2 || h.encoding == 8) && dc->i;
+    /* PLAIN numbers without NULLs: copied to the rows [got, got + nv) in one pass */
+    int dense = present == nv && h.encoding == 0 && pt != PQ_BYTE_ARRAY && pt != PQ_BOOLEAN;
+    if (dense) {
+        size_t avail = (size_t)(vend - vals), wb = pt == PQ_INT32 || pt == PQ_FLOAT ? 4 : 8;
+        if (nv > avail / wb) goto corrupt;
+        if (pt == PQ_INT64) memcpy(v->i + got, vals, nv * 8);
+        else if (pt == PQ_DOUBLE) memcpy(v->d + got, vals, nv * 8);
+        else if (pt == PQ_INT32) {
+            for (uint64_t k = 0; k < nv; k++) {
+                int32_t y;
+                memcpy(&y, vals + 4 * k, 4);
+                v->i[got + k] = y;
+            }
+        } else {
+            for (uint64_t k = 0; k < nv; k++) {
+                float y;
+                memcpy(&y, vals + 4 * k, 4);
+                v->d[got + k] = y;
+            }
+        }
+        return 0;
+    }
+    if (present < nv) {
+        uint64_t k = 0;
+        for (uint64_t r = 0; r < nv; r++) {
+            slot[k] = got + r;
+            k += v->valid[got + r];
+        }
+    } else if (!dict_rows) {
+        for (uint64_t k = 0; k < nv; k++) slot[k] = got + k;
+    }
+    if (h.encoding == 0) {
+        if (plain_decode(pt, vals, vend, present, v->i, v->d, v->sp, v->sn, slot)) goto corrupt;
+    } else if (h.encoding == 3 && pt == PQ_BOOLEAN) {
+        /* RLE booleans (the data pages v2 default): a 4-byte length, then the hybrid at width 1 */
+        if (vend - vals < 4) goto corrupt;
+        uint32_t bl = (uint32_t)vals[0] | (uint32_t)vals[1] << 8 | (uint32_t)vals[2] << 16 | (uint32_t)vals[3] << 24;
+        if (bl > (size_t)(vend - vals - 4) || csd_pq_rle_decode(vals + 4, vals + 4 + bl, 1, lev, present)) goto corrupt;
+        for (uint64_t k = 0; k < present; k++) v->i[slot[k]] = lev[k] != 0;
+    } else if (h.encoding == 5 && (pt == PQ_INT32 || pt == PQ_INT64)) {
+        if (delta_decode(pt, vals, vend, present, v->i, slot)) goto corrupt;
+    } else if (h.encoding == 2 || h.encoding == 8) {
+        if (!pg->have_dict)
+            return fail(err, errlen, "Parquet row group %u column '%s': a dictionary-encoded page without a "
+                        "dictionary page", rg, nm);
+        if (present) {
+            if (vend - vals < 1) goto corrupt;
+            int wd = vals[0];
+            if (present == nv && v->ix && wd <= 8) {
+                /* no NULLs, indices kept: straight into the rows' bytes */
+                if (!dc->n || csd_pq_rle_decode8(vals + 1, vend, wd, v->ix + got, nv)) goto corrupt;
+                const uint8_t *o = v->ix + got;
+                uint32_t bad = 0;
+                if (dc->n < ((uint64_t)1 << wd))
+                    for (uint64_t k = 0; k < nv; k++) bad |= o[k] >= dc->n;
+                if (bad) goto corrupt;
+                return 0;
+            }
+            if (wd > 32 || csd_pq_rle_decode(vals + 1, vend, wd, lev, present)) goto corrupt;
+            if (present == nv && v->ix) {
+                if (!dc->n) goto corrupt;
+                uint8_t *o = v->ix + got;
+                uint32_t bad = 0;
+                for (uint64_t k = 0; k < nv; k++) {
+                    uint32_t ix = lev[k];
+                    bad |= ix >= dc->n;
+                    o[k] = (uint8_t)ix;
+                }
+                if (bad) goto corrupt;
+                return 0;
+            }
+            if (present == nv && dc->i) {
+                /* no NULLs in the page: the values are the rows [got, got + nv) */
+                if (!dc->n) goto corrupt;
+                int64_t *o = v->i + got;
+                uint32_t bad = 0;
+                for (uint64_t k = 0; k < nv; k++) {
+                    uint32_t ix = lev[k];
+                    bad |= ix >= dc->n;
+                    o[k] = dc->i[ix < dc->n ? ix : 0];
+                }
+                if (bad) goto corrupt;
+                return 0;
+            }
+            for (uint64_t k = 0; k < present; k++) {
+                uint32_t ix = lev[k];
+                if (ix >= dc->n) goto corrupt;
+                uint64_t s = slot[k];
+                if (v->ix) v->ix[s] = (uint8_t)ix;
+                else if (dc->i) v->i[s] = dc->i[ix];
+                else if (dc->d) v->d[s] = dc->d[ix];
+                else { v->sp[s] = dc->sp[ix]; v->sn[s] = dc->sn[ix]; }
+            }
+        }
+    } else {
+        return fail(err, errlen, "Parquet row group %u column '%s': value encoding %d is not supported (PLAIN, "
+                    "PLAIN_DICTIONARY, RLE_DICTIONARY, DELTA_BINARY_PACKED for integers, RLE for booleans)", rg, nm,
+                    h.encoding);
+    }
+    return 0;
+corrupt:
+    return fail(err, errlen, "corrupt Parquet data page in row group %u column '%s'", rg, nm);
+}
+
+/* Page j decoded, with its integers' least and greatest taken while they are in cache (for a top-N,
+ * which passes over pages none of whose rows can enter its heap). */
+static int decode_page(pq_worker *w, uint64_t j, char *err, size_t errlen) {
+    int rc = decode_page_body(w, j, err, errlen);
+    pq_pages *x = w->x;
+    if (rc || !x->pstat) return rc;
+    const csd_pq_values *v = x->v;
+    csd_pq_pstat *ps = &x->pstat[j];
+    ps->first = x->pg[j].got;
+    ps->n = (uint64_t)x->pg[j].h.num_values;
+    ps->known = ps->all_null = 0;
+    if (!v->i) return 0;   /* indices: not taken */
+    const int64_t *a = v->i + ps->first;
+    const uint8_t *ok = v->valid + ps->first;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    uint64_t present = 0;
+    for (uint64_t r = 0; r < ps->n; r++) {
+        /* NULL rows hold 0: left out by the validity, branch-free */
+        int64_t y = a[r];
+        int64_t yl = ok[r] ? y : INT64_MAX, yh = ok[r] ? y : INT64_MIN;
+        lo = yl < lo ? yl : lo;
+        hi = yh > hi ? yh : hi;
+        present += ok[r];
+    }
+    ps->min = lo;
+    ps->max = hi;
+    ps->known = present > 0;
+    ps->all_null = present == 0;
+    return 0;
+}
+
+/* Claim pages in order and decode them until none is left or a page before the next has failed. */
+static void *page_worker(void *arg) {
+    pq_worker *w = arg;
+    pq_pages *x = w->x;
+    for (;;) {
+        uint64_t j = __atomic_fetch_add(&x->next, 1, __ATOMIC_RELAXED);
+        if (j >= x->n || j > __atomic_load_n(&x->fail_at, __ATOMIC_RELAXED)) return NULL;
+        int rc = decode_page(w, j, w->err, sizeof w->err);
+        if (!rc) continue;
+        w->rc = rc;
+        w->fail_at = j;
+        uint64_t cur = __atomic_load_n(&x->fail_at, __ATOMIC_RELAXED);
+        while (j < cur && !__atomic_compare_exchange_n(&x->fail_at, &cur, j, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+        }
+        return NULL;   /* its later pages do not matter: the chunk fails at j or before */
+    }
+}
+
+/* Data pages below which a chunk decodes on one thread (a thread per two pages at most). */
+#define PQ_MT_MIN_PAGES 4
+
 static int decode_chunk(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
-                      const uint8_t *sel, int ixm, struct csd_bufpool *pool, csd_pq_values *v, char *err,
-                      size_t errlen) {
+                      const uint8_t *sel, int ixm, struct csd_bufpool *pool, int threads, int want_stats,
+                      csd_pq_values *v, char *err, size_t errlen) {
+    (void)len;
     memset(v, 0, sizeof *v);
     v->pool = pool;
     if (rg >= f->n_rgs || col >= f->n_leaves) return fail(err, errlen, "no Parquet row group %u column %u", rg, col);
@@ -881,28 +1158,31 @@ static int decode_chunk(const csd_pq_file *f, const uint8_t *file, size_t len, u
     size_t m = rows ? rows : 1;
     v->n = rows;
     v->cap = m;
-    /* every row written: huge pages; only the selected pages (late materialization): small pages,
-     * the rest of the arrays never touched */
-    int h = v->huge = !sel;
-    /* late materialization touches only the selected pages of fresh memory; a pooled region would
-     * have to be zeroed whole: fresh memory there */
+    /* every row written: huge pages; only the selected pages (late materialization) without a pool:
+     * fresh small pages, the rest of the arrays never touched. With a pool, late materialization
+     * takes a reused region too: its skipped pages' rows are NULL (valid written), their values
+     * never read */
+    int h = v->huge = !sel || pool;
     if (!h) v->pool = NULL;
     ixm = ixm && (pt == PQ_INT32 || pt == PQ_INT64);
-    v->valid = csd_pq_big_alloc(v->pool, m, h);
-    if (pt == PQ_FLOAT || pt == PQ_DOUBLE) v->d = csd_pq_big_alloc(v->pool, m * sizeof *v->d, h);
-    else if (pt == PQ_BYTE_ARRAY) { v->sp = csd_pq_big_alloc(v->pool, m * sizeof *v->sp, h); v->sn = csd_pq_big_alloc(v->pool, m * sizeof *v->sn, h); }
-    else if (!ixm) v->i = csd_pq_big_alloc(v->pool, m * sizeof *v->i, h);
-    /* per page: levels / indices and the rows of present values (a page holds far fewer values than
-     * the row group: sized by the largest page, not by the rows) */
-    uint32_t *lev = NULL;
-    uint64_t *slot = NULL;
-    uint64_t lev_cap = 0;
-    /* the page being decoded, when its values are copied out (all but strings) */
-    uint8_t *scratch = NULL;
-    size_t scap = 0;
-    uint8_t **sbuf = pt == PQ_BYTE_ARRAY ? NULL : &scratch;
+    /* a decode writes every row of the pages it decodes (their NULL rows zeroed, decode_page) and
+     * the validity of those it skips: a pooled region is not zeroed first */
+    v->valid = csd_bufpool_get(v->pool, m, h, 0);
+    if (pt == PQ_FLOAT || pt == PQ_DOUBLE) v->d = csd_bufpool_get(v->pool, m * sizeof *v->d, h, 0);
+    else if (pt == PQ_BYTE_ARRAY) {
+        v->sp = csd_bufpool_get(v->pool, m * sizeof *v->sp, h, 0);
+        v->sn = csd_bufpool_get(v->pool, m * sizeof *v->sn, h, 0);
+    } else if (!ixm) v->i = csd_bufpool_get(v->pool, m * sizeof *v->i, h, 0);
+    uint8_t *dscratch = NULL;  /* the dictionary page, when its values are copied out */
+    size_t dscap = 0;
+    uint8_t **sbuf = pt == PQ_BYTE_ARRAY ? NULL : &dscratch;
     dict dc = {0};
     int have_dict = 0, rc = 0;
+    /* the data pages to decode, found by a walk over the page headers (the dictionary page decoded on
+     * the way); a failure of the walk is at page walk_fail, reported unless an earlier page fails */
+    pq_page *pg = NULL;
+    uint64_t npg = 0, cap_pg = 0, walk_fail = UINT64_MAX;
+    char walk_err[256] = "";
     if (!v->valid || (!v->d && !v->i && !ixm && !(v->sp && v->sn))) {
         rc = fail(err, errlen, "out of memory decoding Parquet column '%s'", nm);
         goto out;
@@ -911,67 +1191,65 @@ static int decode_chunk(const csd_pq_file *f, const uint8_t *file, size_t len, u
     uint64_t got = 0;
     while (got < rows) {
         thr t = { p, end, 0, 0 };
-        phdr h;
-        if (read_phdr(&t, &h) || h.csize > end - t.p) {
-            rc = fail(err, errlen, "corrupt Parquet page header in row group %u column '%s' at offset %llu", rg, nm,
-                      (unsigned long long)(p - file));
-            goto out;
+        phdr hd;
+        if (read_phdr(&t, &hd) || hd.csize > end - t.p) {
+            fail(walk_err, sizeof walk_err, "corrupt Parquet page header in row group %u column '%s' at offset %llu",
+                 rg, nm, (unsigned long long)(p - file));
+            goto walk_failed;
         }
         const uint8_t *body = t.p;
-        p = t.p + h.csize;
-        if (h.type == 2) {          /* dictionary page */
-            if (have_dict || h.num_values < 0 || (h.encoding != 0 && h.encoding != 2)) {
-                rc = fail(err, errlen, "corrupt Parquet dictionary page in row group %u column '%s'", rg, nm);
-                goto out;
+        p = t.p + hd.csize;
+        if (hd.type == 2) {          /* dictionary page */
+            if (have_dict || hd.num_values < 0 || (hd.encoding != 0 && hd.encoding != 2)) {
+                fail(walk_err, sizeof walk_err, "corrupt Parquet dictionary page in row group %u column '%s'", rg, nm);
+                goto walk_failed;
             }
             uint8_t *b;
-            if ((rc = decompress(c->codec, body, (size_t)h.csize, (size_t)h.usize, &b, err, errlen, sbuf, &scap))) goto out;
-            if ((rc = hold(v, pt, b))) { free(b); rc = fail(err, errlen, "out of memory"); goto out; }
-            v->bytes_out += (uint64_t)h.usize;
-            uint64_t dn = (uint64_t)h.num_values;
-            if (dn > (uint64_t)h.usize + 1 || alloc_dict(&dc, pt, dn)) {
-                rc = fail(err, errlen, "Parquet dictionary of %llu values in column '%s' is corrupt or too large",
-                          (unsigned long long)dn, nm);
-                goto out;
+            if (decompress(c->codec, body, (size_t)hd.csize, (size_t)hd.usize, &b, walk_err, sizeof walk_err, sbuf,
+                           &dscap))
+                goto walk_failed;
+            if (hold(v, pt, b)) {
+                free(b);
+                fail(walk_err, sizeof walk_err, "out of memory");
+                goto walk_failed;
+            }
+            v->bytes_out += (uint64_t)hd.usize;
+            uint64_t dn = (uint64_t)hd.num_values;
+            if (dn > (uint64_t)hd.usize + 1 || alloc_dict(&dc, pt, dn)) {
+                fail(walk_err, sizeof walk_err, "Parquet dictionary of %llu values in column '%s' is corrupt or too large",
+                     (unsigned long long)dn, nm);
+                goto walk_failed;
             }
             uint64_t *ds = malloc((dn ? dn : 1) * sizeof *ds);
-            if (!ds) { rc = fail(err, errlen, "out of memory"); goto out; }
+            if (!ds) {
+                fail(walk_err, sizeof walk_err, "out of memory");
+                goto walk_failed;
+            }
             for (uint64_t k = 0; k < dn; k++) ds[k] = k;
-            int r = plain_decode(pt, b, b + h.usize, dn, dc.i, dc.d, dc.sp, dc.sn, ds);
+            int r = plain_decode(pt, b, b + hd.usize, dn, dc.i, dc.d, dc.sp, dc.sn, ds);
             free(ds);
             if (r) {
-                rc = fail(err, errlen, "corrupt Parquet dictionary page in row group %u column '%s'", rg, nm);
-                goto out;
+                fail(walk_err, sizeof walk_err, "corrupt Parquet dictionary page in row group %u column '%s'", rg, nm);
+                goto walk_failed;
             }
             have_dict = 1;
             v->pages++;
             /* a small dictionary: its indices, a byte a row (the values are looked up where read) */
-            if (ixm && !v->ix && dn && dn <= 256 && !(v->ix = csd_pq_big_alloc(v->pool, m, v->huge))) goto oom;
+            if (ixm && !v->ix && dn && dn <= 256 && !(v->ix = csd_bufpool_get(v->pool, m, v->huge, 0))) goto walk_oom;
             if (ixm && !v->ix) {
                 ixm = 0;
-                if (ix_to_values(v, 0)) goto oom;
+                if (ix_to_values(v, 0)) goto walk_oom;
             }
             continue;
         }
-        if (h.type != 0 && h.type != 3) continue;   /* index pages and unknown kinds carry no values */
-        if (h.num_values < 0 || (uint64_t)h.num_values > rows - got) {
-            rc = fail(err, errlen, "corrupt Parquet data page in row group %u column '%s': %lld values with %llu left",
-                      rg, nm, (long long)h.num_values, (unsigned long long)(rows - got));
-            goto out;
+        if (hd.type != 0 && hd.type != 3) continue;   /* index pages and unknown kinds carry no values */
+        if (hd.num_values < 0 || (uint64_t)hd.num_values > rows - got) {
+            fail(walk_err, sizeof walk_err,
+                 "corrupt Parquet data page in row group %u column '%s': %lld values with %llu left", rg, nm,
+                 (long long)hd.num_values, (unsigned long long)(rows - got));
+            goto walk_failed;
         }
-        uint64_t nv = (uint64_t)h.num_values;
-        if (nv > lev_cap) {
-            uint64_t cap = nv > 2 * lev_cap ? nv : 2 * lev_cap;
-            uint32_t *nl = realloc(lev, cap * sizeof *lev);
-            if (nl) lev = nl;
-            uint64_t *ns = nl ? realloc(slot, cap * sizeof *slot) : NULL;
-            if (ns) slot = ns;
-            if (!nl || !ns) {
-                rc = fail(err, errlen, "out of memory decoding Parquet column '%s'", nm);
-                goto out;
-            }
-            lev_cap = cap;
-        }
+        uint64_t nv = (uint64_t)hd.num_values;
         if (sel) {
             /* flat columns: a page's values are the rows [got, got + nv); 8 rows a word */
             uint64_t k = 0;
@@ -984,171 +1262,91 @@ static int decode_chunk(const csd_pq_file *f, const uint8_t *file, size_t len, u
             if (k == nv) {
                 memset(v->valid + got, 0, nv);
                 v->skipped_values += nv;
-                v->skipped_bytes += (uint64_t)h.usize;
+                v->skipped_bytes += (uint64_t)hd.usize;
                 got += nv;
                 continue;
             }
         }
-        const uint8_t *defs = NULL, *dend = NULL, *vals, *vend;
-        uint8_t *b = NULL;
-        if (h.type == 0) {
-            if ((rc = decompress(c->codec, body, (size_t)h.csize, (size_t)h.usize, &b, err, errlen, sbuf, &scap))) goto out;
-            if ((rc = hold(v, pt, b))) { free(b); rc = fail(err, errlen, "out of memory"); goto out; }
-            vals = b;
-            vend = b + h.usize;
-            if (leaf->optional) {
-                if (vend - vals < 4) goto corrupt;
-                uint32_t dl = (uint32_t)vals[0] | (uint32_t)vals[1] << 8 | (uint32_t)vals[2] << 16 | (uint32_t)vals[3] << 24;
-                if (dl > (size_t)(vend - vals - 4)) goto corrupt;
-                defs = vals + 4;
-                dend = defs + dl;
-                vals = dend;
-            }
-        } else {
-            if (h.rep_len != 0 || h.def_len < 0 || h.def_len > h.csize || h.usize < h.def_len) goto corrupt;
-            defs = body;
-            dend = body + h.def_len;
-            size_t clen = (size_t)(h.csize - h.def_len), ulen = (size_t)(h.usize - h.def_len);
-            if ((rc = decompress(h.v2_compressed ? c->codec : 0, dend, clen, ulen, &b, err, errlen, sbuf, &scap))) goto out;
-            if ((rc = hold(v, pt, b))) { free(b); rc = fail(err, errlen, "out of memory"); goto out; }
-            vals = b;
-            vend = b + ulen;
-            if (!leaf->optional) defs = NULL;
-        }
-        v->bytes_out += (uint64_t)h.usize;
-        v->pages++;
-        v->decoded += nv;
-        if (ixm && !(v->ix && (h.encoding == 2 || h.encoding == 8))) {
-            /* a page not from the dictionary (a writer's fallback to PLAIN): values from here on */
-            v->dict_i = dc.i;
-            if (ix_to_values(v, got)) { v->dict_i = NULL; goto oom; }
-            v->dict_i = NULL;
+        if (ixm && !(v->ix && (hd.encoding == 2 || hd.encoding == 8))) {
+            /* a page not from the dictionary (a writer's fallback to PLAIN): values from here on; no
+             * page is decoded yet, so every page decodes into values (the rows the indices would have
+             * held read the same) */
+            if (ix_to_values(v, 0)) goto walk_oom;
             ixm = 0;
         }
-        /* definition levels: 1 = a value, 0 = NULL */
-        uint64_t present = nv;
-        if (defs) {
-            int64_t pr = csd_pq_rle_levels(defs, dend, v->valid + got, nv);
-            if (pr < 0) goto corrupt;
-            present = (uint64_t)pr;
-        } else {
-            memset(v->valid + got, 1, nv);
+        if (npg == cap_pg) {
+            uint64_t cp = cap_pg ? 2 * cap_pg : 64;
+            pq_page *np = realloc(pg, cp * sizeof *pg);
+            if (!np) goto walk_oom;
+            pg = np;
+            cap_pg = cp;
         }
-        /* the rows of the present values; a page of integers from a dictionary without NULLs needs none */
-        int dict_rows = present == nv && (h.encoding == 2 || h.encoding == 8) && dc.i;
-        /* PLAIN numbers without NULLs: copied to the rows [got, got + nv) in one pass */
-        int dense = present == nv && h.encoding == 0 && pt != PQ_BYTE_ARRAY && pt != PQ_BOOLEAN;
-        if (dense) {
-            size_t avail = (size_t)(vend - vals), wb = pt == PQ_INT32 || pt == PQ_FLOAT ? 4 : 8;
-            if (nv > avail / wb) goto corrupt;
-            if (pt == PQ_INT64) memcpy(v->i + got, vals, nv * 8);
-            else if (pt == PQ_DOUBLE) memcpy(v->d + got, vals, nv * 8);
-            else if (pt == PQ_INT32) {
-                for (uint64_t k = 0; k < nv; k++) {
-                    int32_t x;
-                    memcpy(&x, vals + 4 * k, 4);
-                    v->i[got + k] = x;
-                }
-            } else {
-                for (uint64_t k = 0; k < nv; k++) {
-                    float x;
-                    memcpy(&x, vals + 4 * k, 4);
-                    v->d[got + k] = x;
-                }
-            }
-            got += nv;
-            continue;
-        }
-        if (present < nv) {
-            uint64_t k = 0;
-            for (uint64_t r = 0; r < nv; r++) {
-                slot[k] = got + r;
-                k += v->valid[got + r];
-            }
-        } else if (!dict_rows) {
-            for (uint64_t k = 0; k < nv; k++) slot[k] = got + k;
-        }
-        if (h.encoding == 0) {
-            if (plain_decode(pt, vals, vend, present, v->i, v->d, v->sp, v->sn, slot)) goto corrupt;
-        } else if (h.encoding == 3 && pt == PQ_BOOLEAN) {
-            /* RLE booleans (the data pages v2 default): a 4-byte length, then the hybrid at width 1 */
-            if (vend - vals < 4) goto corrupt;
-            uint32_t bl = (uint32_t)vals[0] | (uint32_t)vals[1] << 8 | (uint32_t)vals[2] << 16 | (uint32_t)vals[3] << 24;
-            if (bl > (size_t)(vend - vals - 4) || csd_pq_rle_decode(vals + 4, vals + 4 + bl, 1, lev, present)) goto corrupt;
-            for (uint64_t k = 0; k < present; k++) v->i[slot[k]] = lev[k] != 0;
-        } else if (h.encoding == 5 && (pt == PQ_INT32 || pt == PQ_INT64)) {
-            if (delta_decode(pt, vals, vend, present, v->i, slot)) goto corrupt;
-        } else if (h.encoding == 2 || h.encoding == 8) {
-            if (!have_dict) {
-                rc = fail(err, errlen, "Parquet row group %u column '%s': a dictionary-encoded page without a "
-                          "dictionary page", rg, nm);
-                goto out;
-            }
-            if (present) {
-                if (vend - vals < 1) goto corrupt;
-                int w = vals[0];
-                if (present == nv && v->ix && w <= 8) {
-                    /* no NULLs, indices kept: straight into the rows' bytes */
-                    if (!dc.n || csd_pq_rle_decode8(vals + 1, vend, w, v->ix + got, nv)) goto corrupt;
-                    const uint8_t *o = v->ix + got;
-                    uint32_t bad = 0;
-                    if (dc.n < ((uint64_t)1 << w))
-                        for (uint64_t k = 0; k < nv; k++) bad |= o[k] >= dc.n;
-                    if (bad) goto corrupt;
-                    got += nv;
-                    continue;
-                }
-                if (w > 32 || csd_pq_rle_decode(vals + 1, vend, w, lev, present)) goto corrupt;
-                if (present == nv && v->ix) {
-                    if (!dc.n) goto corrupt;
-                    uint8_t *o = v->ix + got;
-                    uint32_t bad = 0;
-                    for (uint64_t k = 0; k < nv; k++) {
-                        uint32_t ix = lev[k];
-                        bad |= ix >= dc.n;
-                        o[k] = (uint8_t)ix;
-                    }
-                    if (bad) goto corrupt;
-                    got += nv;
-                    continue;
-                }
-                if (present == nv && dc.i) {
-                    /* no NULLs in the page: the values are the rows [got, got + nv) */
-                    if (!dc.n) goto corrupt;
-                    int64_t *o = v->i + got;
-                    uint32_t bad = 0;
-                    for (uint64_t k = 0; k < nv; k++) {
-                        uint32_t ix = lev[k];
-                        bad |= ix >= dc.n;
-                        o[k] = dc.i[ix < dc.n ? ix : 0];
-                    }
-                    if (bad) goto corrupt;
-                    got += nv;
-                    continue;
-                }
-                for (uint64_t k = 0; k < present; k++) {
-                    uint32_t ix = lev[k];
-                    if (ix >= dc.n) goto corrupt;
-                    uint64_t s = slot[k];
-                    if (v->ix) v->ix[s] = (uint8_t)ix;
-                    else if (dc.i) v->i[s] = dc.i[ix];
-                    else if (dc.d) v->d[s] = dc.d[ix];
-                    else { v->sp[s] = dc.sp[ix]; v->sn[s] = dc.sn[ix]; }
-                }
-            }
-        } else {
-            rc = fail(err, errlen, "Parquet row group %u column '%s': value encoding %d is not supported (PLAIN, "
-                      "PLAIN_DICTIONARY, RLE_DICTIONARY, DELTA_BINARY_PACKED for integers, RLE for booleans)", rg, nm, h.encoding);
-            goto out;
-        }
+        pg[npg++] = (pq_page){ .body = body, .h = hd, .got = got, .have_dict = have_dict };
+        v->bytes_out += (uint64_t)hd.usize;
+        v->pages++;
+        v->decoded += nv;
         got += nv;
         continue;
-corrupt:
-        rc = fail(err, errlen, "corrupt Parquet data page in row group %u column '%s'", rg, nm);
-        goto out;
-oom:
+walk_oom:
+        fail(walk_err, sizeof walk_err, "out of memory decoding Parquet column '%s'", nm);
+walk_failed:
+        walk_fail = npg;
+        break;
+    }
+    /* the data pages, on up to `threads` threads; the first failure in page order is the chunk's, as
+     * decoding them one after another would report it */
+    pq_pages x = { .c = c, .leaf = leaf, .rg = rg, .dc = &dc, .v = v, .pg = pg, .n = npg, .next = 0, .fail_at = npg };
+    x.held = pt == PQ_BYTE_ARRAY ? calloc(npg ? npg : 1, sizeof *x.held) : NULL;
+    /* the pages' least and greatest integers: for csd_pq_read_threads' callers (a top-N's first key) */
+    if (want_stats && (pt == PQ_INT32 || pt == PQ_INT64) && npg)
+        x.pstat = calloc(npg, sizeof *x.pstat);   /* none when out of memory: the caller goes row by row */
+    if (pt == PQ_BYTE_ARRAY && !x.held) {
         rc = fail(err, errlen, "out of memory decoding Parquet column '%s'", nm);
         goto out;
+    }
+    int nw = threads < 1 ? 1 : threads > PQ_MAX_PAGE_THREADS ? PQ_MAX_PAGE_THREADS : threads;
+    if (npg < PQ_MT_MIN_PAGES) nw = 1;
+    if ((uint64_t)nw > npg / 2 && npg >= 2) nw = (int)(npg / 2);
+    if (nw < 1) nw = 1;
+    pq_worker wk[PQ_MAX_PAGE_THREADS];
+    pthread_t th[PQ_MAX_PAGE_THREADS];
+    int started = 0;
+    for (int k = 0; k < nw; k++) wk[k] = (pq_worker){ .x = &x, .fail_at = UINT64_MAX };
+    for (int k = 1; k < nw; k++)
+        if (pthread_create(&th[started], NULL, page_worker, &wk[k]) == 0) started++;
+    page_worker(&wk[0]);
+    for (int k = 0; k < started; k++) pthread_join(th[k], NULL);
+    uint64_t first = UINT64_MAX;
+    int fk = -1;
+    for (int k = 0; k < nw; k++) {
+        if (wk[k].rc && wk[k].fail_at < first) {
+            first = wk[k].fail_at;
+            fk = k;
+        }
+        free(wk[k].lev);
+        free(wk[k].slot);
+        free(wk[k].scratch);
+    }
+    /* strings point into their pages' buffers: kept with the values (freed with them on failure) */
+    for (uint64_t j = 0; x.held && j < npg; j++)
+        if (x.held[j] && keep_buf(v, x.held[j])) {
+            free(x.held[j]);
+            if (fk < 0 && walk_fail == UINT64_MAX) rc = fail(err, errlen, "out of memory");
+        }
+    free(x.held);
+    if (fk >= 0) {
+        rc = wk[fk].rc;
+        snprintf(err, errlen, "%s", wk[fk].err);
+    } else if (walk_fail != UINT64_MAX) {
+        rc = -EINVAL;
+        snprintf(err, errlen, "%s", walk_err);
+    }
+    if (x.pstat) {
+        if (rc) free(x.pstat);
+        else {
+            v->pstat = x.pstat;
+            v->n_pstat = npg;
+        }
     }
     if (!rc && ixm) {
         if (v->ix) {
@@ -1160,9 +1358,8 @@ oom:
         }
     }
 out:
-    free(lev);
-    free(slot);
-    free(scratch);
+    free(pg);
+    free(dscratch);
     dict_free(&dc);
     if (rc) csd_pq_values_free(v);
     return rc;

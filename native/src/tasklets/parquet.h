@@ -47,6 +47,14 @@ typedef struct csd_pq_file {
     uint64_t num_rows;
 } csd_pq_file;
 
+/* The integers of one decoded data page (rows [first, first + n)): known = 1 with the least and
+ * greatest of its values; all_null = 1 when it has none; both 0 when not taken (indices). */
+typedef struct csd_pq_pstat {
+    uint64_t first, n;
+    int64_t min, max;
+    int known, all_null;
+} csd_pq_pstat;
+
 /* One column chunk decoded: n values, valid[i] = 0 for NULL. */
 typedef struct csd_pq_values {
     uint64_t n;
@@ -69,6 +77,9 @@ typedef struct csd_pq_values {
     uint64_t skipped_values; /* data pages skipped (no selected row): their values and uncompressed */
     uint64_t skipped_bytes;  /* bytes, as decoding them would have counted them */
     struct csd_bufpool *pool; /* where the arrays came from (NULL = fresh memory), for csd_pq_values_free */
+    csd_pq_pstat *pstat;     /* csd_pq_read_threads of an INT32/INT64 chunk: per data page decoded, in
+                              * row order (n_pstat of them), else NULL */
+    uint64_t n_pstat;
 } csd_pq_values;
 
 /* Parse footer bytes (FileMetaData, flen bytes) of a file of file_len bytes: chunk ranges are checked
@@ -94,6 +105,13 @@ int csd_pq_read_ix(const csd_pq_file *f, const uint8_t *file, size_t len, uint32
 /* csd_pq_read_ix with the arrays from pool (util/bufpool.h; NULL = fresh memory). */
 int csd_pq_read_ix_pool(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
                         const uint8_t *sel, struct csd_bufpool *pool, csd_pq_values *out, char *err, size_t errlen);
+/* csd_pq_read_ix_pool with the chunk's data pages decoded on up to threads host threads (at most 4;
+ * a chunk of fewer than 4 data pages on one): the same values, counts and failure (the first in page
+ * order) as on one thread. The dictionary page and the walk over the page headers stay on the
+ * caller's thread. stats: also each decoded page's least and greatest integer (out->pstat). */
+int csd_pq_read_threads(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
+                        const uint8_t *sel, struct csd_bufpool *pool, int threads, int stats, csd_pq_values *out,
+                        char *err, size_t errlen);
 void csd_pq_values_free(csd_pq_values *v);
 
 /* Row r's integer (BOOLEAN, INT32, INT64), either way it is held. */

@@ -409,8 +409,9 @@ int csd_plan_parquet_need_page(const plan *pl, uint64_t page_index, uint32_t pag
 /* ------------------------------------------------------------------ decoding column chunks
  * The chunks one phase of a row group needs are independent: they are decoded on up to
  * CSD_PQ_DECODE_THREADS host threads at once, no more than the device's host_threads (wall time
- * only). Costs are summed, and the first failure reported, in the chunks' order, as decoding them
- * one after another would. */
+ * only); with fewer chunks than threads, a chunk's data pages share the rest (csd_pq_read_threads).
+ * Costs are summed, and the first failure reported, in the chunks' order, as decoding them one
+ * after another would. */
 #define CSD_PQ_DECODE_THREADS 4
 
 typedef struct dec_job {
@@ -420,6 +421,8 @@ typedef struct dec_job {
     uint32_t g, leaf;
     const uint8_t *sel;
     struct csd_bufpool *pool;
+    int threads;             /* its data pages on this many threads */
+    int stats;               /* with its pages' least and greatest integers */
     csd_pq_values *out;
     int rc;
     char err[256];
@@ -437,7 +440,8 @@ static void *dec_worker(void *arg) {
         uint32_t k = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED);
         if (k >= p->n) return NULL;
         dec_job *j = &p->jobs[k];
-        j->rc = csd_pq_read_ix_pool(j->f, j->file, j->len, j->g, j->leaf, j->sel, j->pool, j->out, j->err, sizeof j->err);
+        j->rc = csd_pq_read_threads(j->f, j->file, j->len, j->g, j->leaf, j->sel, j->pool, j->threads, j->stats, j->out,
+                                    j->err, sizeof j->err);
     }
 }
 
@@ -452,7 +456,7 @@ static int host_cpus(const plan *pl) {
  * headers): the plan's charge is that of decoding the whole chunk, only the host skips the work */
 static int decode_columns(plan *pl, const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t g,
                           const uint32_t *cols, uint32_t n, const uint8_t *sel, csd_pq_values *vals, uint8_t *decoded,
-                          uint64_t *cycles, uint64_t *dram, int as_whole) {
+                          uint64_t *cycles, uint64_t *dram, int as_whole, int stats) {
     dec_job *jobs = calloc(n ? n : 1, sizeof *jobs);
     if (!jobs) {
         csd_io_fail(pl->io, "plan: out of memory reading the Parquet object");
@@ -465,11 +469,13 @@ static int decode_columns(plan *pl, const csd_pq_file *f, const uint8_t *file, s
         for (uint32_t m = 0; m < nj && !dup; m++) dup = jobs[m].leaf == leaf;
         if (dup) continue;
         jobs[nj++] = (dec_job){ .f = f, .file = file, .len = len, .g = g, .leaf = leaf, .sel = sel, .pool = pl->pool,
-                                .out = &vals[leaf] };
+                                .stats = stats, .out = &vals[leaf] };
     }
     dec_pool pool = { jobs, nj, 0 };
     int cpus = host_cpus(pl);
     int want = nj < 2 ? 1 : (int)(nj < (uint32_t)cpus ? nj : (uint32_t)cpus);
+    /* fewer chunks than threads (a top-N's one key): the threads left decode a chunk's pages */
+    for (uint32_t m = 0; m < nj; m++) jobs[m].threads = nj < (uint32_t)cpus ? cpus / (int)nj : 1;
     pthread_t th[CSD_PQ_DECODE_THREADS];
     int started = 0;
     for (int w = 1; w < want; w++)
@@ -699,11 +705,12 @@ static uint32_t n_out_cols(const plan *pl) {
  * heap fills, a row whose first key does not sort after the heap's worst): need[r] = 1. Which rows
  * those are depends on the first key alone: the heap's worst first key is the limit-th best first key
  * seen so far, whichever rows tie on it. 1 with need filled; 0 when it cannot tell (a NULL first key
- * in the rows or the heap); -1 out of memory. */
+ * in the heap, or in the rows ascending or while the heap fills); -1 out of memory. */
 static int need_rows(const plan *pl, const csd_pq_values *v0, uint64_t nrows, uint8_t *need) {
     const psort *o0 = &pl->order[0];
     int desc = o0->descending;
-    for (uint64_t r = 0; r < nrows; r++)
+    /* ascending, a NULL first key sorts before every integer and enters the heap: not told here */
+    for (uint64_t r = 0; r < nrows && !desc; r++)
         if (!v0->valid[r]) return 0;
     size_t cap = pl->limit < pl->n_rows + nrows ? pl->limit : pl->n_rows + nrows;
     int64_t *h = malloc((cap ? cap : 1) * sizeof *h);
@@ -741,7 +748,32 @@ static int need_rows(const plan *pl, const csd_pq_values *v0, uint64_t nrows, ui
         }
         PQ_PUSH(b->i);
     }
+    /* pages whose least (ascending) or greatest (descending) integer does not reach the full heap's
+     * worst hold no row it would look at: passed over whole (the heap only gets better) */
+    const csd_pq_pstat *ps = v0->pstat;
+    uint64_t np = v0->pstat ? v0->n_pstat : 0, pi = 0;
     for (uint64_t r = 0; r < nrows; r++) {
+        while (pi < np && ps[pi].first + ps[pi].n <= r) pi++;
+        if (pi < np && ps[pi].first == r && cnt == pl->limit && cnt) {
+            const csd_pq_pstat *q = &ps[pi];
+            /* a page of NULLs alone: dropped after the worst descending (ascending does not get here) */
+            int none = (q->known && (desc ? q->max < h[0] : q->min > h[0])) || (q->all_null && desc);
+            if (none && q->n && r + q->n <= nrows) {
+                memset(need + r, 0, q->n);
+                r += q->n - 1;
+                continue;
+            }
+        }
+        if (!v0->valid[r]) {
+            /* descending, a NULL first key sorts after every integer: once the heap is full of
+             * integers the loop drops it after one comparison; while it fills, not told here */
+            if (cnt < pl->limit) {
+                free(h);
+                return 0;
+            }
+            need[r] = 0;
+            continue;
+        }
         int64_t x = csd_pq_int(v0, r);
         if (cnt < pl->limit) {
             need[r] = 1;
@@ -867,6 +899,7 @@ int csd_plan_parquet_finish(plan *pl) {
         /* the filter's columns first, then the filter on every row; the other columns are decoded
          * only in the pages that hold a row that passed (late materialization) */
         uint64_t cycles = 0, dram = 0, row_cycles = 0, row_dram = 0, passed = 0;
+        int need_ok = 0;   /* need[] holds the rows the heap loop reads past the first key */
         for (int phase = 0; phase < 2 && !rc; phase++) {
             const uint32_t *cols = phase ? ocols : fcols;
             uint32_t n = phase ? n_ocols : n_fcols;
@@ -875,7 +908,7 @@ int csd_plan_parquet_finish(plan *pl) {
                 /* top-N without a filter: the first sort key whole, then the other outputs only in the
                  * pages of rows the heap will look at (need_rows); charged as decoded whole */
                 uint32_t kc = pl->nodes[pl->outs[pl->order[0].output]].col;
-                rc = decode_columns(pl, &f, file, len, g, &kc, 1, NULL, vals, decoded, &cycles, &dram, 0);
+                rc = decode_columns(pl, &f, file, len, g, &kc, 1, NULL, vals, decoded, &cycles, &dram, 0, 1);
                 if (rc) break;
                 int part = need_rows(pl, &vals[pl->cols[kc].field], rg->num_rows, need);
                 if (part < 0) {
@@ -883,11 +916,12 @@ int csd_plan_parquet_finish(plan *pl) {
                     rc = -ENOMEM;
                     break;
                 }
-                rc = decode_columns(pl, &f, file, len, g, cols, n, part ? need : NULL, vals, decoded, &cycles, &dram, 1);
+                need_ok = part == 1;
+                rc = decode_columns(pl, &f, file, len, g, cols, n, part ? need : NULL, vals, decoded, &cycles, &dram, 1, 0);
                 break;
             }
             rc = decode_columns(pl, &f, file, len, g, cols, n, phase && pl->filter >= 0 ? sel : NULL, vals, decoded,
-                                &cycles, &dram, 0);
+                                &cycles, &dram, 0, 0);
             if (rc || phase) break;
             if (pl->filter < 0) {
                 memset(sel, 1, rg->num_rows);
@@ -962,9 +996,23 @@ int csd_plan_parquet_finish(plan *pl) {
                          * go in a tight loop, each counted as the loop below counts it */
                         uint64_t dropped = 0, e = r;
                         int64_t t = b0->i;
-                        for (; e < rg->num_rows; e++) {
+                        if (need_ok) {
+                            /* need_rows marked exactly the rows this loop does not drop (every row
+                             * selected and valid there): skip to the next, 8 rows a word */
+                            while (e < rg->num_rows && !need[e] && (e & 7)) e++;
+                            while (e + 8 <= rg->num_rows && !load8(need + e)) e += 8;
+                            while (e < rg->num_rows && !need[e]) e++;
+                            dropped = e - r;
+                        }
+                        for (; !need_ok && e < rg->num_rows; e++) {
                             if (!sel[e]) continue;
-                            if (!v0->valid[e]) break;
+                            if (!v0->valid[e]) {
+                                /* NULL sorts last descending (csd_plan_cmp, row_cmp): after the
+                                 * worst, one comparison, as an integer after it; first ascending */
+                                if (!o0->descending) break;
+                                dropped++;
+                                continue;
+                            }
                             int64_t x = csd_pq_int(v0, e);
                             if (o0->descending ? x >= t : x <= t) break;
                             dropped++;
