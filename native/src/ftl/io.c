@@ -302,6 +302,13 @@ static int verify_ppn(const csd_ftl *f, uint64_t ppn, const uint8_t *page) {
     return live_ppn(f, ppn) && csd_crc32(0, page, f->pb) != f->pcrc[ppn] ? -EIO : 0;
 }
 
+/* A view's page with its CRC already known: the compare first; equal, the page passes whether live or
+ * not, and the liveness lookup (object table, map) is skipped. A scan's pages are live, so the CRC is
+ * worth computing before knowing. */
+static int verify_crc(const csd_ftl *f, uint64_t ppn, uint32_t crc) {
+    return crc != f->pcrc[ppn] && live_ppn(f, ppn) ? -EIO : 0;
+}
+
 int csd_ftl_read_ppn(csd_ftl *f, uint64_t ppn, void *buf) {
     if (ppn >= f->physical || !buf) return -EINVAL;
     int rc = csd_store_read_data(f->st, ppn, 0, buf, f->pb);
@@ -318,21 +325,9 @@ const uint8_t *csd_ftl_view_ppn(csd_ftl *f, uint64_t ppn, int *rc) {
     /* the reader thread's copy carries its CRC, computed there; the check against the record is the
      * same as below */
     const uint8_t *page = csd_store_reader_view(f->st, ppn, &crc);
-    if (page) {
-        /* the CRC compare first: equal, the page passes whether live or not, and the liveness lookup
-         * (object table, map) is skipped */
-        if (crc != f->pcrc[ppn] && live_ppn(f, ppn)) {
-            *rc = -EIO;
-            return NULL;
-        }
-        return page;
-    }
+    if (page) return (*rc = verify_crc(f, ppn, crc)) != 0 ? NULL : page;
     page = csd_store_data_view(f->st, ppn, rc);
-    /* as above: a scan's pages are live, so the CRC is computed anyway; compared first */
-    if (page && csd_crc32(0, page, f->pb) != f->pcrc[ppn] && live_ppn(f, ppn)) {
-        *rc = -EIO;
-        return NULL;
-    }
+    if (page && (*rc = verify_crc(f, ppn, csd_crc32(0, page, f->pb))) != 0) return NULL;
     return page;
 }
 
