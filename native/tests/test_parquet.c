@@ -34,6 +34,13 @@ static void add_cols(plan_b *b) {
     PB_col(b, C_text("f", 2, F));
 }
 
+/* GROUP BY name, SUM(i), MAX(d): the group-by the corruption cases run. */
+static void add_name_groupby(plan_b *b) {
+    PB_group(b, E_col(NAME));
+    PB_agg(b, SMARTSSD__V1__AGG_FN__SUM, E_col(I));
+    PB_agg(b, SMARTSSD__V1__AGG_FN__MAX, E_col(D));
+}
+
 static void init_parquet(plan_b *b) {
     PB_init_fixed(b, 0);
     Smartssd__V1__ParquetObject *q = PB_NEW(Smartssd__V1__ParquetObject, SMARTSSD__V1__PARQUET_OBJECT__INIT);
@@ -500,9 +507,7 @@ static void corruptions(void) {
             plan_b b;
             init_parquet(&b);
             add_cols(&b);
-            PB_group(&b, E_col(NAME));
-            PB_agg(&b, SMARTSSD__V1__AGG_FN__SUM, E_col(I));
-            PB_agg(&b, SMARTSSD__V1__AGG_FN__MAX, E_col(D));
+            add_name_groupby(&b);
             tk_result r = run_plan(&b, bad, size, NULL, 0);
             CHECK(r.rc == 0 || r.err[0]);
             tk_result_free(&r);
@@ -1409,9 +1414,7 @@ static void page_threads(void) {
                 plan_b b;
                 init_parquet(&b);
                 add_cols(&b);
-                PB_group(&b, E_col(NAME));
-                PB_agg(&b, SMARTSSD__V1__AGG_FN__SUM, E_col(I));
-                PB_agg(&b, SMARTSSD__V1__AGG_FN__MAX, E_col(D));
+                add_name_groupby(&b);
                 PB_agg(&b, SMARTSSD__V1__AGG_FN__SUM, E_col(ID));
                 r[t] = run_plan_ht(&b, bad, size, t == 0 ? 1 : t == 1 ? 2 : 4);
                 pb_free_all();
