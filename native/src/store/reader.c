@@ -175,6 +175,7 @@ static void fill(struct csd_store_reader *rd, rd_run *r, int by_engine) {
     } else {
         r->state = RD_READY;
         if (by_engine) rd->st.runs_engine++; else rd->st.runs_reader++;
+        if (r->ahead) rd->st.runs_ahead++;   /* counted once published, with its pages */
         rd->st.pages_read += n;
     }
     if (rd->engine_waiting) pthread_cond_broadcast(&rd->done_cv);
@@ -228,7 +229,6 @@ static int take_next(struct csd_store_reader *rd, int by_engine) {
     rd_run *r;
     if (!h || h->state != RD_HELD || h->base + h->n != ppn || find(rd, ppn)) return 1;
     if (!(r = claim(rd, ppn, 1))) return 1;
-    rd->st.runs_ahead++;
     fill(rd, r, by_engine);
     return 1;
 }
