@@ -129,12 +129,51 @@ static int alloc_state(csd_ftl *f) {
 
 /* ---------------------------------------------------------------- recovery */
 
+/* Recovery builds the winners (per object page the record with the highest (seq, copies), as
+ * csd_build picks them for check) straight into the objects' maps and the per-page tables, in the
+ * scan's ppn order: a page whose record wins is VALID at once and goes back to STALE (data) or DEAD
+ * (tombstone) if a later record beats it. The current winner's seq and copies are read back from
+ * its record in the OOB area, so no table of winners is built, walked and copied a second time. */
 typedef struct rec_ctx {
     csd_ftl *f;
-    csd_build b;
-    uint64_t *bmaxseq;   /* per block: newest accepted seq, to pick the active block */
+    const uint8_t *recs;   /* every OOB record, by ppn */
+    ftl_obj *last;         /* the previous record's object: records come in runs of one object */
+    uint64_t *bmaxseq;     /* per block: newest accepted seq, to pick the active block */
     int rc;
 } rec_ctx;
+
+/* An older data version of page idx of o: kept on flash while it is (its tombstone stays too). */
+static void rec_stale(csd_ftl *f, ftl_obj *o, uint64_t ppn, uint32_t idx) {
+    f->pstate[ppn] = PG_STALE;
+    f->rev_id[ppn] = o->id;
+    f->rev_idx[ppn] = idx;
+    o->stale[idx]++;
+}
+
+static void rec_win(csd_ftl *f, ftl_obj *o, uint64_t ppn, uint32_t idx, const csd_oob *r) {
+    int data = r->kind == CSD_OOB_DATA;
+    o->map[r->page] = ppn | (data ? 0 : MAP_TOMB);
+    ftl_set_valid(f, ppn, o->id, idx, r->data_crc);
+    if (data) o->data_pages++;
+    else o->tomb_pages++;
+    f->lused++;
+}
+
+/* The winner at ppn lost to a newer record: undo rec_win, leaving what a loser's page holds. */
+static void rec_unwin(csd_ftl *f, ftl_obj *o, uint64_t ppn, uint32_t idx, int data) {
+    f->bvalid[ftl_block_of(f, ppn)]--;
+    f->pcrc[ppn] = 0;
+    f->lused--;
+    if (data) {
+        o->data_pages--;
+        rec_stale(f, o, ppn, idx);
+        return;
+    }
+    o->tomb_pages--;
+    f->pstate[ppn] = PG_DEAD;
+    f->rev_id[ppn] = 0;
+    f->rev_idx[ppn] = 0;
+}
 
 static void rec_record(void *arg, uint64_t ppn, const csd_oob *r, int sst, int ost) {
     (void)ost;
@@ -146,53 +185,53 @@ static void rec_record(void *arg, uint64_t ppn, const csd_oob *r, int sst, int o
     if (sst != SCAN_ACCEPT) return;
     f->phint[ppn] = r->hint;
     if (r->seq > c->bmaxseq[gb]) c->bmaxseq[gb] = r->seq;
-    ftl_obj *o = csd_objtab_by_id(&f->tab, r->obj);
-    if (o && r->seq >= o->newest_seq) {
+    ftl_obj *o = c->last;
+    if (!o || o->id != r->obj) {
+        o = csd_objtab_by_id(&f->tab, r->obj);
+        if (!o) return;   /* an orphan: a deleted object's page, garbage */
+        c->last = o;
+    }
+    if (r->seq >= o->newest_seq) {
         o->newest_seq = r->seq;
         o->newest_ms = r->time_ms;
     }
-    if (csd_build_add(&c->b, ppn, r)) c->rc = -ENOMEM;
-}
-
-static void rec_lose(void *arg, uint32_t slot, uint64_t page, const csd_win *loser, const csd_win *winner, int tie) {
-    (void)winner;
-    (void)tie;
-    rec_ctx *c = arg;
-    csd_ftl *f = c->f;
-    if (loser->kind != CSD_OOB_DATA) return;   /* only data versions can come back */
-    ftl_obj *o = &f->tab.slots[slot];
-    if (csd_obj_reserve(o, page + 1)) {
+    if (r->page >= f->lpages) return;   /* beyond the logical capacity: garbage too */
+    uint32_t idx = (uint32_t)r->page;
+    if (r->page >= o->cap && csd_obj_reserve(o, r->page + 1)) {
         c->rc = -ENOMEM;
         return;
     }
-    f->pstate[loser->ppn] = PG_STALE;
-    f->rev_id[loser->ppn] = o->id;
-    f->rev_idx[loser->ppn] = (uint32_t)page;
-    o->stale[page]++;
+    uint64_t e = o->map[r->page];
+    if (e == MAP_NONE) {
+        rec_win(f, o, ppn, idx, r);
+        return;
+    }
+    csd_oob w;
+    csd_oob_fields(c->recs + map_ppn(e) * CSD_OOB_BYTES, &w);
+    if (r->seq != w.seq ? r->seq > w.seq : r->copies > w.copies) {
+        rec_unwin(f, o, map_ppn(e), idx, map_is_data(e));
+        rec_win(f, o, ppn, idx, r);
+    } else if (r->kind == CSD_OOB_DATA) {   /* older (or a duplicate): only data versions can come back */
+        rec_stale(f, o, ppn, idx);
+    }
 }
 
-static int apply_winners(csd_ftl *f, csd_build *b) {
+/* Sizes from the last page's winner, then the tombstones nothing needs any more. */
+static void rec_finish(csd_ftl *f, const uint8_t *recs) {
     for (uint32_t s = 0; s < f->tab.nslots; s++) {
         ftl_obj *o = &f->tab.slots[s];
         if (!o->used) continue;
-        const csd_win *w = b->win[s];
-        uint64_t cap = b->win_cap[s], size = 0;
-        for (uint64_t i = 0; i < cap; i++)
-            if (w[i].ppn != MAP_NONE && i * f->pb + w[i].valid > size) size = i * f->pb + w[i].valid;
-        o->size = size;
-        if (csd_obj_reserve(o, ftl_obj_pages(f, o))) return -ENOMEM;
-        for (uint64_t i = 0; i < cap; i++) {
-            if (w[i].ppn == MAP_NONE) continue;
-            int data = w[i].kind == CSD_OOB_DATA;
-            o->map[i] = w[i].ppn | (data ? 0 : MAP_TOMB);
-            ftl_set_valid(f, w[i].ppn, o->id, (uint32_t)i, w[i].crc);
-            if (data) o->data_pages++;
-            else o->tomb_pages++;
-            f->lused++;
+        uint64_t i = o->cap;
+        while (i && o->map[i - 1] == MAP_NONE) i--;
+        o->size = 0;
+        if (i) {
+            csd_oob w;
+            csd_oob_fields(recs + map_ppn(o->map[i - 1]) * CSD_OOB_BYTES, &w);
+            o->size = (i - 1) * f->pb + w.valid_bytes;
         }
-        for (uint64_t i = 0; i < cap; i++) ftl_maybe_drop_tomb(f, o, i);
+        if (o->tomb_pages)
+            for (uint64_t k = 0; k < i; k++) ftl_maybe_drop_tomb(f, o, k);
     }
-    return 0;
 }
 
 static void rebuild_blocks(csd_ftl *f, const uint64_t *bmaxseq) {
@@ -248,21 +287,27 @@ static int update_voids(csd_ftl *f, const csd_scan_info *in) {
 
 static int recover(csd_ftl *f, char *err, size_t errlen) {
     rec_ctx c = { .f = f };
-    c.bmaxseq = calloc((size_t)f->nblocks, sizeof *c.bmaxseq);
-    int rc = c.bmaxseq ? csd_build_init(&c.b, &f->tab, f->lpages) : -ENOMEM;
+    csd_oob_area area;
+    int rc = csd_store_oob_area(f->st, &area);
     if (rc) {
-        free(c.bmaxseq);
-        ERR("out of memory");
+        ERR("reading the OOB records: %s", strerror(-rc));
         return rc;
     }
-    c.b.arg = &c;
-    c.b.lose = rec_lose;
+    c.recs = area.recs;
+    c.bmaxseq = calloc((size_t)f->nblocks, sizeof *c.bmaxseq);
+    if (!c.bmaxseq) {
+        csd_store_oob_area_free(&area);
+        ERR("out of memory");
+        return -ENOMEM;
+    }
     csd_scan_info in;
-    rc = csd_scan_oob(f->st, f->voids, f->n_void, rec_record, &c, &in);
+    rc = csd_scan_oob_area(&area, f->physical, f->pb, f->voids, f->n_void, rec_record, &c, &in);
     if (!rc) rc = c.rc;
-    if (!rc) rc = apply_winners(f, &c.b);
-    if (!rc) rebuild_blocks(f, c.bmaxseq);
-    csd_build_free(&c.b);
+    if (!rc) {
+        rec_finish(f, area.recs);
+        rebuild_blocks(f, c.bmaxseq);
+    }
+    csd_store_oob_area_free(&area);
     free(c.bmaxseq);
     if (rc) {
         ERR("recovery scan failed: %s", strerror(-rc));
