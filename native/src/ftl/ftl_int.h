@@ -71,6 +71,8 @@ void csd_objtab_remove(csd_objtab *t, ftl_obj *o);
 void csd_objtab_rename(csd_objtab *t, ftl_obj *o, char *name, size_t len);
 /* Grow o's map to at least pages entries (MAP_NONE / 0 stale). 0 or -ENOMEM. */
 int csd_obj_reserve(ftl_obj *o, uint64_t pages);
+/* The same to exactly pages entries (recovery, which knows the size it needs). */
+int csd_obj_reserve_exact(ftl_obj *o, uint64_t pages);
 static inline uint32_t csd_objtab_slot(const csd_objtab *t, const ftl_obj *o) { return (uint32_t)(o - t->slots); }
 
 /* ---------------------------------------------------------------- the FTL */
@@ -219,9 +221,12 @@ typedef struct csd_scan_info {
 } csd_scan_info;
 int csd_scan_oob(csd_store *s, const csd_void_range *voids, uint32_t n_void, csd_scan_fn fn, void *arg,
                  csd_scan_info *info);
-/* The same over records already in memory (recovery keeps them for its own lookups). */
+/* The same over records already in memory (recovery keeps them for its own lookups); seen (may be
+ * NULL) is told every well-formed record outside the rolled-back ranges during the first pass,
+ * before any call of fn (recovery sizes its maps from them). */
 int csd_scan_oob_area(const csd_oob_area *a, uint64_t total, uint32_t page_bytes, const csd_void_range *voids,
-                      uint32_t n_void, csd_scan_fn fn, void *arg, csd_scan_info *info);
+                      uint32_t n_void, csd_scan_fn fn, void (*seen)(void *arg, const csd_oob *r), void *arg,
+                      csd_scan_info *info);
 int csd_seq_voided(const csd_void_range *v, uint32_t n, uint64_t seq);   /* index or -1 */
 
 /* build.c: pick the winning record per (object, page): highest (seq, copies). */

@@ -186,6 +186,11 @@ int csd_obj_reserve(ftl_obj *o, uint64_t pages) {
     if (pages <= o->cap) return 0;
     uint64_t cap = o->cap ? o->cap : 16;
     while (cap < pages) cap *= 2;
+    return csd_obj_reserve_exact(o, cap);
+}
+
+int csd_obj_reserve_exact(ftl_obj *o, uint64_t cap) {
+    if (cap <= o->cap) return 0;
     if (cap > SIZE_MAX / sizeof(uint64_t)) return -ENOMEM;
     uint64_t *m = realloc(o->map, (size_t)cap * sizeof *m);
     if (!m) return -ENOMEM;

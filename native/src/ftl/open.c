@@ -138,6 +138,7 @@ typedef struct rec_ctx {
     csd_ftl *f;
     const uint8_t *recs;   /* every OOB record, by ppn */
     ftl_obj *last;         /* the previous record's object: records come in runs of one object */
+    uint64_t *top;         /* per slot: pages its map needs (highest page of a record seen, + 1) */
     uint64_t *bmaxseq;     /* per block: newest accepted seq, to pick the active block */
     int rc;
 } rec_ctx;
@@ -175,6 +176,21 @@ static void rec_unwin(csd_ftl *f, ftl_obj *o, uint64_t ppn, uint32_t idx, int da
     f->rev_idx[ppn] = 0;
 }
 
+/* First pass: the map of each object is allocated once, at the size its records need (no growing
+ * by doubling, each step copying and initialising the map again). */
+static void rec_seen(void *arg, const csd_oob *r) {
+    rec_ctx *c = arg;
+    csd_ftl *f = c->f;
+    ftl_obj *o = c->last;
+    if (!o || o->id != r->obj) {
+        o = csd_objtab_by_id(&f->tab, r->obj);
+        if (!o) return;
+        c->last = o;
+    }
+    uint64_t *t = &c->top[csd_objtab_slot(&f->tab, o)];
+    if (r->page < f->lpages && r->page >= *t) *t = r->page + 1;
+}
+
 static void rec_record(void *arg, uint64_t ppn, const csd_oob *r, int sst, int ost) {
     (void)ost;
     rec_ctx *c = arg;
@@ -197,7 +213,9 @@ static void rec_record(void *arg, uint64_t ppn, const csd_oob *r, int sst, int o
     }
     if (r->page >= f->lpages) return;   /* beyond the logical capacity: garbage too */
     uint32_t idx = (uint32_t)r->page;
-    if (r->page >= o->cap && csd_obj_reserve(o, r->page + 1)) {
+    uint64_t *top = &c->top[csd_objtab_slot(&f->tab, o)];
+    if (r->page >= *top) *top = r->page + 1;   /* the first pass saw it: only as a safeguard */
+    if (r->page >= o->cap && csd_obj_reserve_exact(o, *top)) {
         c->rc = -ENOMEM;
         return;
     }
@@ -295,13 +313,16 @@ static int recover(csd_ftl *f, char *err, size_t errlen) {
     }
     c.recs = area.recs;
     c.bmaxseq = calloc((size_t)f->nblocks, sizeof *c.bmaxseq);
-    if (!c.bmaxseq) {
+    c.top = calloc(f->tab.nslots ? f->tab.nslots : 1, sizeof *c.top);
+    if (!c.bmaxseq || !c.top) {
+        free(c.bmaxseq);
+        free(c.top);
         csd_store_oob_area_free(&area);
         ERR("out of memory");
         return -ENOMEM;
     }
     csd_scan_info in;
-    rc = csd_scan_oob_area(&area, f->physical, f->pb, f->voids, f->n_void, rec_record, &c, &in);
+    rc = csd_scan_oob_area(&area, f->physical, f->pb, f->voids, f->n_void, rec_record, rec_seen, &c, &in);
     if (!rc) rc = c.rc;
     if (!rc) {
         rec_finish(f, area.recs);
@@ -309,6 +330,7 @@ static int recover(csd_ftl *f, char *err, size_t errlen) {
     }
     csd_store_oob_area_free(&area);
     free(c.bmaxseq);
+    free(c.top);
     if (rc) {
         ERR("recovery scan failed: %s", strerror(-rc));
         return rc;

@@ -51,6 +51,7 @@ typedef struct scan_ctx {
     const csd_void_range *voids;
     uint32_t n_void;
     csd_scan_fn fn;
+    void (*seen_fn)(void *arg, const csd_oob *r);
     void *arg;
     csd_scan_info *info;
     uint64_t best;               /* pass 1: newest non-rolled-back seq */
@@ -67,6 +68,7 @@ static void pass1(void *arg, uint64_t ppn, int st, const csd_oob *r) {
     if (st != CSD_OOB_OK) return;
     if (r->seq > c->info->max_seq) c->info->max_seq = r->seq;
     if (csd_seq_voided(c->voids, c->n_void, r->seq) >= 0) return;
+    if (c->seen_fn) c->seen_fn(c->arg, r);
     if (r->seq > c->best) {
         c->best = r->seq;
         c->info->have_last = 1;
@@ -113,9 +115,10 @@ static void pass2(void *arg, uint64_t ppn, int st, const csd_oob *r) {
 }
 
 int csd_scan_oob_area(const csd_oob_area *a, uint64_t total, uint32_t page_bytes, const csd_void_range *voids,
-                      uint32_t n_void, csd_scan_fn fn, void *arg, csd_scan_info *info) {
+                      uint32_t n_void, csd_scan_fn fn, void (*seen)(void *, const csd_oob *), void *arg,
+                      csd_scan_info *info) {
     memset(info, 0, sizeof *info);
-    scan_ctx c = { .voids = voids, .n_void = n_void, .fn = fn, .arg = arg, .info = info };
+    scan_ctx c = { .voids = voids, .n_void = n_void, .fn = fn, .seen_fn = seen, .arg = arg, .info = info };
     uint8_t *status = malloc(total ? total : 1);
     if (!status) return -ENOMEM;
     int rc = 0;
@@ -149,7 +152,7 @@ int csd_scan_oob(csd_store *s, const csd_void_range *voids, uint32_t n_void, csd
         memset(info, 0, sizeof *info);
         return rc;
     }
-    rc = csd_scan_oob_area(&a, s->l.physical_pages, s->l.page_bytes, voids, n_void, fn, arg, info);
+    rc = csd_scan_oob_area(&a, s->l.physical_pages, s->l.page_bytes, voids, n_void, fn, NULL, arg, info);
     csd_store_oob_area_free(&a);
     return rc;
 }
