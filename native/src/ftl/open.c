@@ -140,6 +140,8 @@ typedef struct rec_ctx {
     ftl_obj *last;         /* the previous record's object: records come in runs of one object */
     uint64_t *top;         /* per slot: pages its map needs (highest page of a record seen, + 1) */
     uint64_t *bmaxseq;     /* per block: newest accepted seq, to pick the active block */
+    uint64_t blk_first;    /* the block of the previous record, and its first ppn */
+    uint32_t blk;
     int rc;
 } rec_ctx;
 
@@ -195,7 +197,11 @@ static void rec_record(void *arg, uint64_t ppn, const csd_oob *r, int sst, int o
     (void)ost;
     rec_ctx *c = arg;
     csd_ftl *f = c->f;
-    uint32_t gb = ftl_block_of(f, ppn), page = (uint32_t)(ppn % f->ppb);
+    if (ppn - c->blk_first >= f->ppb) {   /* records come in ppn order: a division per block, not per record */
+        c->blk = ftl_block_of(f, ppn);
+        c->blk_first = (uint64_t)c->blk * f->ppb;
+    }
+    uint32_t gb = c->blk, page = (uint32_t)(ppn - c->blk_first);
     if (page + 1 > f->bwp[gb]) f->bwp[gb] = page + 1;
     f->pstate[ppn] = PG_DEAD;   /* occupied; winners become VALID, older data versions STALE */
     if (sst != SCAN_ACCEPT) return;
@@ -304,7 +310,7 @@ static int update_voids(csd_ftl *f, const csd_scan_info *in) {
 }
 
 static int recover(csd_ftl *f, char *err, size_t errlen) {
-    rec_ctx c = { .f = f };
+    rec_ctx c = { .f = f };   /* blk 0, first ppn 0 */
     csd_oob_area area;
     int rc = csd_store_oob_area(f->st, &area);
     if (rc) {
