@@ -6,7 +6,7 @@
  * reference takes the scan's verdicts (ACCEPT or not; test_scan_oob checks those against its own
  * reference) and from the accepted records alone, by pairwise comparison, derives every page's
  * state, object, index, CRC and hint, each block's valid count and write pointer, each object's map,
- * size, data/tombstone/stale counts, the pages in use and the free blocks. */
+ * size, data/tombstone/stale counts, the pages in use and each unit's free lists. */
 #include "check.h"
 #include "ftl/ftl.h"
 #include "ftl/ftl_int.h"
@@ -269,6 +269,18 @@ static void round_(const char *img, const csd_params *p, uint64_t *rs) {
         free_blocks += wp == 0;
     }
     CHECK_EQ_U64(f->free_blocks, free_blocks);
+    /* each unit's free lists, one per cell region: its free blocks in block order */
+    for (uint32_t u = 0; u < f->units; u++)
+        for (int r = 0; r < FTL_REGIONS; r++) {
+            uint32_t q = u * FTL_REGIONS + (uint32_t)r, n = 0;
+            for (uint32_t b = u * f->bpp; b < (u + 1) * f->bpp; b++) {
+                if (f->bwp[b] || ftl_block_region(f, b) != r) continue;
+                CHECK(n < f->nfree[q]);
+                CHECK_EQ_U64(f->fq[(uint64_t)q * f->bpp + n], b);
+                n++;
+            }
+            CHECK_EQ_U64(f->nfree[q], n);
+        }
     for (uint64_t q = 0; q < total; q++) {
         CHECK_EQ_INT(f->pstate[q], est[q]);
         CHECK_EQ_U64(f->rev_id[q], erid[q]);
