@@ -2,11 +2,12 @@
  * records. Random images: objects written, overwritten, trimmed, extended and deleted on a small
  * device until GC moves pages, then records added or removed behind the FTL's back: the newest write
  * group cut short (a crash), GC copies of a record that are newer, equal (a duplicate) or older,
- * orphans (an object not in the table), pages past the capacity, records with a bad checksum. The
- * reference takes the scan's verdicts (ACCEPT or not; test_scan_oob checks those against its own
+ * orphans (an object not in the table), pages past the capacity, records with a bad checksum, a
+ * newest group reaching back over groups seen before it (recovery's one pass must then start over),
+ * copies dated later than their original. The reference takes the scan's verdicts (ACCEPT or not; test_scan_oob checks those against its own
  * reference) and from the accepted records alone, by pairwise comparison, derives every page's
  * state, object, index, CRC and hint, each block's valid count and write pointer, each object's map,
- * size, data/tombstone/stale counts, the pages in use and each unit's free lists. */
+ * size, mtime, data/tombstone/stale counts, the pages in use and each unit's free lists. */
 #include "check.h"
 #include "ftl/ftl.h"
 #include "ftl/ftl_int.h"
@@ -20,7 +21,7 @@
 
 typedef struct arec { uint64_t ppn; csd_oob r; } arec;
 typedef struct acc { arec a[MAXREC]; int n; uint8_t any[MAXREC]; } acc;   /* any: non-empty, by ppn */
-static int n_stale, n_tie, n_newer, n_orphan, n_rollback, n_gc, n_drop;
+static int n_stale, n_tie, n_newer, n_orphan, n_rollback, n_gc, n_drop, n_reach, n_mtime;
 
 static uint64_t rnd(uint64_t *s) {
     *s ^= *s << 13;
@@ -124,9 +125,21 @@ static void tamper(csd_store *s, uint64_t *rs, uint64_t lpages) {
         if (raw[dst * CSD_OOB_BYTES] != 0) return;
         csd_oob r = rec[src];
         uint8_t out[CSD_OOB_BYTES];
-        switch (rnd(rs) % 6) {
+        if (rnd(rs) % 2) r.time_ms += 1000 + rnd(rs) % 999;   /* which of equal seqs is the newest shows */
+        switch (rnd(rs) % 7) {
         case 0: r.copies++; break;                            /* a later GC copy */
         case 1: break;                                        /* a duplicate */
+        case 6:   /* a newest group reaching back over groups already seen, at the last empty page */
+            dst = total - 1;
+            while (dst && raw[dst * CSD_OOB_BYTES] != 0) dst--;
+            if (raw[dst * CSD_OOB_BYTES] != 0) return;
+            r.seq = newest + 1;
+            r.op_pages = (uint32_t)(total < r.seq ? total : r.seq);
+            r.op_first = r.seq + 1 - r.op_pages;
+            r.copies = 0;
+            newest = r.seq;
+            n_reach++;
+            break;
         case 2: if (r.copies) r.copies--; break;              /* an earlier one */
         case 3: r.obj += 1000; break;                         /* no such object */
         case 4: r.page = lpages + rnd(rs) % 4; break;         /* past the capacity */
@@ -161,10 +174,13 @@ static void round_(const char *img, const csd_params *p, uint64_t *rs) {
     memset(&g, 0, sizeof g);
     csd_scan_info in;
     CHECK(csd_scan_oob(s, cm->voids, cm->n_void, on_record, &g, &in) == 0);
-    uint64_t tids[MAXOBJ];
+    uint64_t tids[MAXOBJ], tmtime[MAXOBJ], next_seq = cm->next_seq ? cm->next_seq : 1;
     uint32_t nobj = cm->n_obj;
     CHECK(nobj <= MAXOBJ);
-    for (uint32_t i = 0; i < nobj; i++) tids[i] = cm->objs[i].id;
+    for (uint32_t i = 0; i < nobj; i++) {
+        tids[i] = cm->objs[i].id;
+        tmtime[i] = cm->objs[i].mtime_ms;
+    }
     for (int i = 0; i < 2; i++)
         if (okm[i]) csd_meta_free(&m[i]);
     csd_store_close(s);
@@ -248,6 +264,18 @@ static void round_(const char *img, const csd_params *p, uint64_t *rs) {
             data += want != MAP_NONE && map_is_data(want);
             tomb += map_is_tomb(want);
         }
+        /* its newest accepted record (of equal seqs the scan's last) dates a write after the table's save */
+        uint64_t nseq = 0, nms = 0, mtime = tmtime[k];
+        for (int i = 0; i < g.n; i++)
+            if (g.a[i].r.obj == tids[k] && g.a[i].r.seq >= nseq) {
+                nseq = g.a[i].r.seq;
+                nms = g.a[i].r.time_ms;
+            }
+        if (nms && nseq >= next_seq) {
+            mtime = nms;
+            n_mtime++;
+        }
+        CHECK_EQ_U64(o->mtime_ms, mtime);
         CHECK_EQ_U64(o->data_pages, data);
         CHECK_EQ_U64(o->tomb_pages, tomb);
         lused += data + tomb;
@@ -299,10 +327,12 @@ int main(void) {
     CHECK(csd_params_preset(&p, "tiny") == 0);
     uint64_t rs = 0x0b5e55edull;
     for (int r = 0; r < 60; r++) round_(img, &p, &rs);
-    printf("test_open_state: gc %d, stale %d, ties %d, newer %d, orphans %d, rollback %d, dropped tombs %d\n",
-           n_gc, n_stale, n_tie, n_newer, n_orphan, n_rollback, n_drop);
+    printf("test_open_state: gc %d, stale %d, ties %d, newer %d, orphans %d, rollback %d, dropped tombs %d, "
+           "groups reaching back %d, mtimes from records %d\n",
+           n_gc, n_stale, n_tie, n_newer, n_orphan, n_rollback, n_drop, n_reach, n_mtime);
     /* every case came up */
-    CHECK(n_gc > 10 && n_stale > 10 && n_tie > 3 && n_newer > 10 && n_orphan > 10 && n_rollback > 3 && n_drop > 3);
+    CHECK(n_gc > 10 && n_stale > 10 && n_tie > 3 && n_newer > 10 && n_orphan > 10 && n_rollback > 3 && n_drop > 3 &&
+          n_reach > 3 && n_mtime > 10);
     unlink(img);
     rmdir(dir);
     printf("test_open_state: ok\n");
