@@ -71,8 +71,6 @@ void csd_objtab_remove(csd_objtab *t, ftl_obj *o);
 void csd_objtab_rename(csd_objtab *t, ftl_obj *o, char *name, size_t len);
 /* Grow o's map to at least pages entries (MAP_NONE / 0 stale). 0 or -ENOMEM. */
 int csd_obj_reserve(ftl_obj *o, uint64_t pages);
-/* The same to exactly pages entries (recovery, which knows the size it needs). */
-int csd_obj_reserve_exact(ftl_obj *o, uint64_t pages);
 static inline uint32_t csd_objtab_slot(const csd_objtab *t, const ftl_obj *o) { return (uint32_t)(o - t->slots); }
 
 /* ---------------------------------------------------------------- the FTL */

@@ -186,17 +186,12 @@ int csd_obj_reserve(ftl_obj *o, uint64_t pages) {
     if (pages <= o->cap) return 0;
     uint64_t cap = o->cap ? o->cap : 16;
     while (cap < pages) cap *= 2;
-    return csd_obj_reserve_exact(o, cap);
-}
-
-int csd_obj_reserve_exact(ftl_obj *o, uint64_t cap) {
-    if (cap <= o->cap) return 0;
     if (cap > SIZE_MAX / sizeof(uint64_t)) return -ENOMEM;
     uint64_t *m = realloc(o->map, (size_t)cap * sizeof *m);
     if (!m) return -ENOMEM;
     o->map = m;
     /* the first allocation of the stale counts is calloc's: fresh zero pages, touched only where a
-     * page has a stale version (recovery reserves most maps, and few pages have one) */
+     * page has a stale version (few have) */
     uint32_t *st = o->stale ? realloc(o->stale, (size_t)cap * sizeof *st) : calloc((size_t)cap, sizeof *st);
     if (!st) return -ENOMEM;
     if (o->stale) memset(st + o->cap, 0, (size_t)(cap - o->cap) * sizeof *st);

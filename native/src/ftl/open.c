@@ -130,10 +130,11 @@ static int alloc_state(csd_ftl *f) {
 /* ---------------------------------------------------------------- recovery */
 
 /* Recovery builds the winners (per object page the record with the highest (seq, copies), as
- * csd_build picks them for check) straight into the objects' maps and the per-page tables, in the
- * scan's ppn order: a page whose record wins is VALID at once and goes back to STALE (data) or DEAD
- * (tombstone) if a later record beats it. The current winner's seq and copies are read back from
- * its record in the OOB area, so no table of winners is built, walked and copied a second time. */
+ * csd_build picks them for check) straight into the objects' maps and the per-page tables as the
+ * records come (rec_scan_once): a page whose record wins is VALID at once and goes back to STALE
+ * (data) or DEAD (tombstone) if a later record beats it. The current winner's seq and copies are
+ * read back from its record in the OOB area, so no table of winners is built, walked and copied a
+ * second time. */
 typedef struct rec_ctx {
     csd_ftl *f;
     const uint8_t *recs;   /* every OOB record, by ppn */
@@ -220,7 +221,7 @@ static void rec_record(void *arg, uint64_t ppn, const csd_oob *r, int sst, int o
     (void)ost;
     rec_ctx *c = arg;
     csd_ftl *f = c->f;
-    if (ppn - c->blk_first >= f->ppb) {   /* records come in ppn order: a division per block, not per record */
+    if (ppn - c->blk_first >= f->ppb) {   /* records come mostly in ppn order: a division per block */
         c->blk = ftl_block_of(f, ppn);
         c->blk_first = (uint64_t)c->blk * f->ppb;
     }
@@ -287,7 +288,6 @@ static int rec_scan_once(rec_ctx *c, const uint8_t *recs, csd_scan_info *in) {
     memset(in, 0, sizeof *in);
     uint64_t best = 0, first = 0, max_early = 0, *held = NULL;
     size_t nheld = 0, cap = 0;
-    int rc = 0;
     for (uint64_t ppn = 0; ppn < total; ppn++) {
         csd_oob r;
         int st = csd_oob_decode(recs + ppn * CSD_OOB_BYTES, f->pb, &r);
@@ -360,7 +360,7 @@ static int rec_scan_once(rec_ctx *c, const uint8_t *recs, csd_scan_info *in) {
     }
     free(seen);
     free(held);
-    return rc;
+    return 0;
 }
 
 /* Back to the state before any record (for the two-pass scan after rec_scan_once gave up). */
