@@ -219,6 +219,12 @@ typedef struct csd_scan_info {
 } csd_scan_info;
 int csd_scan_oob(csd_store *s, const csd_void_range *voids, uint32_t n_void, csd_scan_fn fn, void *arg,
                  csd_scan_info *info);
+/* The same over records already in memory (recovery keeps them for its own lookups); seen (may be
+ * NULL) is told every well-formed record outside the rolled-back ranges during the first pass,
+ * before any call of fn (recovery sizes its maps from them). */
+int csd_scan_oob_area(const csd_oob_area *a, uint64_t total, uint32_t page_bytes, const csd_void_range *voids,
+                      uint32_t n_void, csd_scan_fn fn, void (*seen)(void *arg, const csd_oob *r), void *arg,
+                      csd_scan_info *info);
 int csd_seq_voided(const csd_void_range *v, uint32_t n, uint64_t seq);   /* index or -1 */
 
 /* build.c: pick the winning record per (object, page): highest (seq, copies). */

@@ -190,13 +190,13 @@ int csd_obj_reserve(ftl_obj *o, uint64_t pages) {
     uint64_t *m = realloc(o->map, (size_t)cap * sizeof *m);
     if (!m) return -ENOMEM;
     o->map = m;
-    uint32_t *st = realloc(o->stale, (size_t)cap * sizeof *st);
+    /* the first allocation of the stale counts is calloc's: fresh zero pages, touched only where a
+     * page has a stale version (few have) */
+    uint32_t *st = o->stale ? realloc(o->stale, (size_t)cap * sizeof *st) : calloc((size_t)cap, sizeof *st);
     if (!st) return -ENOMEM;
+    if (o->stale) memset(st + o->cap, 0, (size_t)(cap - o->cap) * sizeof *st);
     o->stale = st;
-    for (uint64_t i = o->cap; i < cap; i++) {
-        m[i] = MAP_NONE;
-        st[i] = 0;
-    }
+    memset(m + o->cap, 0xff, (size_t)(cap - o->cap) * sizeof *m);   /* MAP_NONE */
     o->cap = cap;
     return 0;
 }

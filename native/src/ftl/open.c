@@ -129,68 +129,284 @@ static int alloc_state(csd_ftl *f) {
 
 /* ---------------------------------------------------------------- recovery */
 
+/* Recovery builds the winners (per object page the record with the highest (seq, copies), as
+ * csd_build picks them for check) straight into the objects' maps and the per-page tables as the
+ * records come (rec_scan_once): a page whose record wins is VALID at once and goes back to STALE
+ * (data) or DEAD (tombstone) if a later record beats it. The current winner's seq and copies are
+ * read back from its record in the OOB area, so no table of winners is built, walked and copied a
+ * second time. */
 typedef struct rec_ctx {
     csd_ftl *f;
-    csd_build b;
-    uint64_t *bmaxseq;   /* per block: newest accepted seq, to pick the active block */
+    const uint8_t *recs;   /* every OOB record, by ppn */
+    ftl_obj *last;         /* the previous record's object: records come in runs of one object */
+    uint64_t *top;         /* per slot: pages its map needs (highest page of a record seen, + 1; 0 =
+                            * not known: one pass, the map grows) */
+    uint64_t *newest_ppn;  /* per slot: the record behind o->newest_seq */
+    uint64_t *bmaxseq;     /* per block: newest accepted seq, to pick the active block */
+    uint64_t blk_first;    /* the block of the previous record, and its first ppn */
+    uint32_t blk;
     int rc;
 } rec_ctx;
+
+/* An older data version of page idx of o: kept on flash while it is (its tombstone stays too). */
+static int rec_stale(csd_ftl *f, ftl_obj *o, uint64_t ppn, uint32_t idx) {
+    if (!o->stale && !(o->stale = calloc((size_t)o->cap, sizeof *o->stale))) return -ENOMEM;
+    f->pstate[ppn] = PG_STALE;
+    f->rev_id[ppn] = o->id;
+    f->rev_idx[ppn] = idx;
+    o->stale[idx]++;
+    return 0;
+}
+
+/* Grow o's map to cap entries during recovery. Its stale counts are allocated only when a page has
+ * one (rec_stale), or at the end untouched (rec_finish): growing them with the map would write
+ * every count once more per step. */
+static int rec_grow(ftl_obj *o, uint64_t cap) {
+    if (cap > SIZE_MAX / sizeof(uint64_t)) return -ENOMEM;
+    uint64_t *m = realloc(o->map, (size_t)cap * sizeof *m);
+    if (!m) return -ENOMEM;
+    o->map = m;
+    if (o->stale) {
+        uint32_t *st = realloc(o->stale, (size_t)cap * sizeof *st);
+        if (!st) return -ENOMEM;
+        memset(st + o->cap, 0, (size_t)(cap - o->cap) * sizeof *st);
+        o->stale = st;
+    }
+    memset(m + o->cap, 0xff, (size_t)(cap - o->cap) * sizeof *m);   /* MAP_NONE */
+    o->cap = cap;
+    return 0;
+}
+
+static void rec_win(csd_ftl *f, ftl_obj *o, uint64_t ppn, uint32_t idx, const csd_oob *r) {
+    int data = r->kind == CSD_OOB_DATA;
+    o->map[r->page] = ppn | (data ? 0 : MAP_TOMB);
+    ftl_set_valid(f, ppn, o->id, idx, r->data_crc);
+    if (data) o->data_pages++;
+    else o->tomb_pages++;
+    f->lused++;
+}
+
+/* The winner at ppn lost to a newer record: undo rec_win, leaving what a loser's page holds. */
+static int rec_unwin(csd_ftl *f, ftl_obj *o, uint64_t ppn, uint32_t idx, int data) {
+    f->bvalid[ftl_block_of(f, ppn)]--;
+    f->pcrc[ppn] = 0;
+    f->lused--;
+    if (data) {
+        o->data_pages--;
+        return rec_stale(f, o, ppn, idx);
+    }
+    o->tomb_pages--;
+    f->pstate[ppn] = PG_DEAD;
+    f->rev_id[ppn] = 0;
+    f->rev_idx[ppn] = 0;
+    return 0;
+}
+
+/* First pass: the map of each object is allocated once, at the size its records need (no growing
+ * by doubling, each step copying and initialising the map again). */
+static void rec_seen(void *arg, const csd_oob *r) {
+    rec_ctx *c = arg;
+    csd_ftl *f = c->f;
+    ftl_obj *o = c->last;
+    if (!o || o->id != r->obj) {
+        o = csd_objtab_by_id(&f->tab, r->obj);
+        if (!o) return;
+        c->last = o;
+    }
+    uint64_t *t = &c->top[csd_objtab_slot(&f->tab, o)];
+    if (r->page < f->lpages && r->page >= *t) *t = r->page + 1;
+}
 
 static void rec_record(void *arg, uint64_t ppn, const csd_oob *r, int sst, int ost) {
     (void)ost;
     rec_ctx *c = arg;
     csd_ftl *f = c->f;
-    uint32_t gb = ftl_block_of(f, ppn), page = (uint32_t)(ppn % f->ppb);
+    if (ppn - c->blk_first >= f->ppb) {   /* records come mostly in ppn order: a division per block */
+        c->blk = ftl_block_of(f, ppn);
+        c->blk_first = (uint64_t)c->blk * f->ppb;
+    }
+    uint32_t gb = c->blk, page = (uint32_t)(ppn - c->blk_first);
     if (page + 1 > f->bwp[gb]) f->bwp[gb] = page + 1;
     f->pstate[ppn] = PG_DEAD;   /* occupied; winners become VALID, older data versions STALE */
     if (sst != SCAN_ACCEPT) return;
     f->phint[ppn] = r->hint;
     if (r->seq > c->bmaxseq[gb]) c->bmaxseq[gb] = r->seq;
-    ftl_obj *o = csd_objtab_by_id(&f->tab, r->obj);
-    if (o && r->seq >= o->newest_seq) {
+    ftl_obj *o = c->last;
+    if (!o || o->id != r->obj) {
+        o = csd_objtab_by_id(&f->tab, r->obj);
+        if (!o) return;   /* an orphan: a deleted object's page, garbage */
+        c->last = o;
+    }
+    /* Records may come out of ppn order (rec_scan_once), so every choice below depends on the records
+     * alone: of equal seqs the one with the highest ppn is the newest (the last one the scan's order
+     * gives: same seq, same group, so both held back or neither), of equal (seq, copies) the one with
+     * the lowest ppn wins (the first). */
+    uint32_t slot = csd_objtab_slot(&f->tab, o);
+    if (r->seq > o->newest_seq || (r->seq == o->newest_seq && ppn > c->newest_ppn[slot])) {
         o->newest_seq = r->seq;
         o->newest_ms = r->time_ms;
+        c->newest_ppn[slot] = ppn;
     }
-    if (csd_build_add(&c->b, ppn, r)) c->rc = -ENOMEM;
-}
-
-static void rec_lose(void *arg, uint32_t slot, uint64_t page, const csd_win *loser, const csd_win *winner, int tie) {
-    (void)winner;
-    (void)tie;
-    rec_ctx *c = arg;
-    csd_ftl *f = c->f;
-    if (loser->kind != CSD_OOB_DATA) return;   /* only data versions can come back */
-    ftl_obj *o = &f->tab.slots[slot];
-    if (csd_obj_reserve(o, page + 1)) {
-        c->rc = -ENOMEM;
+    if (r->page >= f->lpages) return;   /* beyond the logical capacity: garbage too */
+    uint32_t idx = (uint32_t)r->page;
+    if (r->page >= o->cap) {
+        uint64_t need = r->page + 1, cap = c->top[slot];
+        if (cap < need)   /* not sized by a first pass: grow by a quarter (large maps move by mremap) */
+            cap = o->cap < 1024 ? (need > 2 * o->cap ? need : 2 * o->cap) : (need > o->cap + o->cap / 4 ? need : o->cap + o->cap / 4);
+        if (rec_grow(o, cap)) {
+            c->rc = -ENOMEM;
+            return;
+        }
+    }
+    uint64_t e = o->map[r->page];
+    if (e == MAP_NONE) {
+        rec_win(f, o, ppn, idx, r);
         return;
     }
-    f->pstate[loser->ppn] = PG_STALE;
-    f->rev_id[loser->ppn] = o->id;
-    f->rev_idx[loser->ppn] = (uint32_t)page;
-    o->stale[page]++;
+    csd_oob w;
+    csd_oob_fields(c->recs + map_ppn(e) * CSD_OOB_BYTES, &w);
+    int rc = 0;
+    if (r->seq != w.seq ? r->seq > w.seq : r->copies != w.copies ? r->copies > w.copies : ppn < map_ppn(e)) {
+        rc = rec_unwin(f, o, map_ppn(e), idx, map_is_data(e));
+        rec_win(f, o, ppn, idx, r);
+    } else if (r->kind == CSD_OOB_DATA) {   /* older (or a duplicate): only data versions can come back */
+        rc = rec_stale(f, o, ppn, idx);
+    }
+    if (rc) c->rc = rc;
 }
 
-static int apply_winners(csd_ftl *f, csd_build *b) {
+/* The scan's two passes in one (csd_scan_oob's calls, ACCEPT or not, with the same verdicts), so the
+ * records are read from memory once: pass 1 is there only to know the newest write group before
+ * any record is accepted. Here a record is accepted at once when its seq is below the first seq of
+ * the newest group seen so far, and kept back otherwise; at the end the records kept back below the
+ * newest group's first seq are accepted, the group's own follow as the scan gives them. Only if a
+ * record accepted early turns out to be in the final newest group (a damaged image whose groups
+ * overlap) is one pass not enough: 1, and the caller starts over with the two-pass scan. */
+static int rec_scan_once(rec_ctx *c, const uint8_t *recs, csd_scan_info *in) {
+    csd_ftl *f = c->f;
+    const uint64_t total = f->physical;
+    memset(in, 0, sizeof *in);
+    uint64_t best = 0, first = 0, max_early = 0, *held = NULL;
+    size_t nheld = 0, cap = 0;
+    for (uint64_t ppn = 0; ppn < total; ppn++) {
+        csd_oob r;
+        int st = csd_oob_decode(recs + ppn * CSD_OOB_BYTES, f->pb, &r);
+        if (st == CSD_OOB_EMPTY) continue;
+        in->records++;
+        if (st == CSD_OOB_OK && r.op_pages > total) st = CSD_OOB_BAD_FIELD;
+        if (st != CSD_OOB_OK) {
+            rec_record(c, ppn, &r, SCAN_BAD, st);
+            continue;
+        }
+        if (r.seq > in->max_seq) in->max_seq = r.seq;
+        int v = csd_seq_voided(f->voids, f->n_void, r.seq);
+        if (v >= 0) {
+            in->void_hit[v] = 1;
+            rec_record(c, ppn, &r, SCAN_VOIDED, st);
+            continue;
+        }
+        if (r.seq > best) {
+            best = r.seq;
+            first = r.op_first;
+            in->have_last = 1;
+            in->last_first = r.op_first;
+            in->last_pages = r.op_pages;
+        }
+        if (r.seq < first) {
+            if (r.seq > max_early) max_early = r.seq;
+            rec_record(c, ppn, &r, SCAN_ACCEPT, st);
+            continue;
+        }
+        if (nheld == cap) {
+            size_t n = cap ? cap * 2 : 1024;
+            uint64_t *h = realloc(held, n * sizeof *h);
+            if (!h) {
+                free(held);
+                return -ENOMEM;
+            }
+            held = h;
+            cap = n;
+        }
+        held[nheld++] = ppn;
+    }
+    if (in->have_last && max_early >= in->last_first) {
+        free(held);
+        return 1;
+    }
+    uint8_t *seen = in->have_last ? calloc((size_t)(in->last_pages + 7) / 8, 1) : NULL;
+    if (in->have_last && !seen) {
+        free(held);
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < nheld; i++) {
+        csd_oob r;
+        csd_oob_fields(recs + held[i] * CSD_OOB_BYTES, &r);
+        if (r.seq < in->last_first) {
+            rec_record(c, held[i], &r, SCAN_ACCEPT, CSD_OOB_OK);
+            continue;
+        }
+        uint64_t k = r.seq - in->last_first;   /* as the scan counts the newest group's pages */
+        if (k < in->last_pages && !(seen[k / 8] & (1u << (k % 8)))) {
+            seen[k / 8] |= (uint8_t)(1u << (k % 8));
+            in->last_found++;
+        }
+    }
+    in->last_incomplete = in->have_last && in->last_found < in->last_pages;
+    for (size_t i = 0; i < nheld; i++) {
+        csd_oob r;
+        csd_oob_fields(recs + held[i] * CSD_OOB_BYTES, &r);
+        if (r.seq >= in->last_first)
+            rec_record(c, held[i], &r, in->last_incomplete ? SCAN_ROLLBACK : SCAN_ACCEPT, CSD_OOB_OK);
+    }
+    free(seen);
+    free(held);
+    return 0;
+}
+
+/* Back to the state before any record (for the two-pass scan after rec_scan_once gave up). */
+static void rec_reset(rec_ctx *c) {
+    csd_ftl *f = c->f;
+    size_t np = (size_t)f->physical, nb = (size_t)f->nblocks;
+    memset(f->pstate, 0, np);
+    memset(f->rev_id, 0, np * sizeof *f->rev_id);
+    memset(f->rev_idx, 0, np * sizeof *f->rev_idx);
+    memset(f->pcrc, 0, np * sizeof *f->pcrc);
+    memset(f->phint, 0, np);
+    memset(f->bwp, 0, nb * sizeof *f->bwp);
+    memset(f->bvalid, 0, nb * sizeof *f->bvalid);
+    memset(c->bmaxseq, 0, nb * sizeof *c->bmaxseq);
+    f->lused = 0;
+    for (uint32_t s = 0; s < f->tab.nslots; s++) {
+        ftl_obj *o = &f->tab.slots[s];
+        c->top[s] = 0;
+        c->newest_ppn[s] = 0;
+        if (!o->used) continue;
+        free(o->map);
+        free(o->stale);
+        o->map = NULL;
+        o->stale = NULL;
+        o->cap = o->data_pages = o->tomb_pages = o->newest_seq = o->newest_ms = 0;
+    }
+    c->last = NULL;
+    c->rc = 0;
+}
+
+/* Sizes from the last page's winner, then the tombstones nothing needs any more. 0 or -ENOMEM. */
+static int rec_finish(csd_ftl *f, const uint8_t *recs) {
     for (uint32_t s = 0; s < f->tab.nslots; s++) {
         ftl_obj *o = &f->tab.slots[s];
         if (!o->used) continue;
-        const csd_win *w = b->win[s];
-        uint64_t cap = b->win_cap[s], size = 0;
-        for (uint64_t i = 0; i < cap; i++)
-            if (w[i].ppn != MAP_NONE && i * f->pb + w[i].valid > size) size = i * f->pb + w[i].valid;
-        o->size = size;
-        if (csd_obj_reserve(o, ftl_obj_pages(f, o))) return -ENOMEM;
-        for (uint64_t i = 0; i < cap; i++) {
-            if (w[i].ppn == MAP_NONE) continue;
-            int data = w[i].kind == CSD_OOB_DATA;
-            o->map[i] = w[i].ppn | (data ? 0 : MAP_TOMB);
-            ftl_set_valid(f, w[i].ppn, o->id, (uint32_t)i, w[i].crc);
-            if (data) o->data_pages++;
-            else o->tomb_pages++;
-            f->lused++;
+        if (o->cap && !o->stale && !(o->stale = calloc((size_t)o->cap, sizeof *o->stale))) return -ENOMEM;
+        uint64_t i = o->cap;
+        while (i && o->map[i - 1] == MAP_NONE) i--;
+        o->size = 0;
+        if (i) {
+            csd_oob w;
+            csd_oob_fields(recs + map_ppn(o->map[i - 1]) * CSD_OOB_BYTES, &w);
+            o->size = (i - 1) * f->pb + w.valid_bytes;
         }
-        for (uint64_t i = 0; i < cap; i++) ftl_maybe_drop_tomb(f, o, i);
+        if (o->tomb_pages)
+            for (uint64_t k = 0; k < i; k++) ftl_maybe_drop_tomb(f, o, k);
     }
     return 0;
 }
@@ -247,23 +463,39 @@ static int update_voids(csd_ftl *f, const csd_scan_info *in) {
 }
 
 static int recover(csd_ftl *f, char *err, size_t errlen) {
-    rec_ctx c = { .f = f };
-    c.bmaxseq = calloc((size_t)f->nblocks, sizeof *c.bmaxseq);
-    int rc = c.bmaxseq ? csd_build_init(&c.b, &f->tab, f->lpages) : -ENOMEM;
+    rec_ctx c = { .f = f };   /* blk 0, first ppn 0 */
+    csd_oob_area area;
+    int rc = csd_store_oob_area(f->st, &area);
     if (rc) {
-        free(c.bmaxseq);
-        ERR("out of memory");
+        ERR("reading the OOB records: %s", strerror(-rc));
         return rc;
     }
-    c.b.arg = &c;
-    c.b.lose = rec_lose;
+    c.recs = area.recs;
+    c.bmaxseq = calloc((size_t)f->nblocks, sizeof *c.bmaxseq);
+    c.top = calloc(f->tab.nslots ? f->tab.nslots : 1, sizeof *c.top);
+    c.newest_ppn = calloc(f->tab.nslots ? f->tab.nslots : 1, sizeof *c.newest_ppn);
+    if (!c.bmaxseq || !c.top || !c.newest_ppn) {
+        free(c.bmaxseq);
+        free(c.top);
+        free(c.newest_ppn);
+        csd_store_oob_area_free(&area);
+        ERR("out of memory");
+        return -ENOMEM;
+    }
     csd_scan_info in;
-    rc = csd_scan_oob(f->st, f->voids, f->n_void, rec_record, &c, &in);
+    rc = rec_scan_once(&c, area.recs, &in);
     if (!rc) rc = c.rc;
-    if (!rc) rc = apply_winners(f, &c.b);
+    if (rc == 1) {
+        rec_reset(&c);
+        rc = csd_scan_oob_area(&area, f->physical, f->pb, f->voids, f->n_void, rec_record, rec_seen, &c, &in);
+        if (!rc) rc = c.rc;
+    }
+    if (!rc) rc = rec_finish(f, area.recs);
     if (!rc) rebuild_blocks(f, c.bmaxseq);
-    csd_build_free(&c.b);
+    csd_store_oob_area_free(&area);
     free(c.bmaxseq);
+    free(c.top);
+    free(c.newest_ppn);
     if (rc) {
         ERR("recovery scan failed: %s", strerror(-rc));
         return rc;

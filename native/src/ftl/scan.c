@@ -10,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SCAN_CHUNK 1024u   /* records per read */
-
 int csd_seq_voided(const csd_void_range *v, uint32_t n, uint64_t seq) {
     uint32_t lo = 0, hi = n;   /* ranges are sorted and disjoint */
     while (lo < hi) {
@@ -25,40 +23,35 @@ int csd_seq_voided(const csd_void_range *v, uint32_t n, uint64_t seq) {
 
 typedef struct pending { uint64_t ppn; csd_oob r; } pending;
 
-/* Calls visit(arg, ppn, status, &rec) for every non-empty record. status[ppn] keeps each record's
- * status from the first pass (fill = 1); the second pass (fill = 0) decodes only the records found
- * well-formed, without checking them again (the image does not change between the passes: the
- * caller holds it), and skips the empty ones. */
-static int each_record(csd_store *s, uint8_t *buf, uint8_t *status, int fill,
-                       void (*visit)(void *, uint64_t, int, const csd_oob *), void *arg) {
-    const uint64_t total = s->l.physical_pages;
-    for (uint64_t at = 0; at < total; at += SCAN_CHUNK) {
-        uint64_t n = total - at < SCAN_CHUNK ? total - at : SCAN_CHUNK;
-        int rc = csd_store_read_oob(s, at, n, buf);
-        if (rc) return rc;
-        for (uint64_t i = 0; i < n; i++) {
-            csd_oob r;
-            int st;
-            if (fill) {
-                st = csd_oob_decode(buf + i * CSD_OOB_BYTES, s->l.page_bytes, &r);
-                if (st == CSD_OOB_OK && r.op_pages > total) st = CSD_OOB_BAD_FIELD;
-                status[at + i] = (uint8_t)st;
-            } else if ((st = status[at + i]) == CSD_OOB_OK) {
-                memset(&r, 0, sizeof r);
-                csd_oob_fields(buf + i * CSD_OOB_BYTES, &r);
-            } else if (st != CSD_OOB_EMPTY) {
-                (void)csd_oob_decode(buf + i * CSD_OOB_BYTES, s->l.page_bytes, &r);   /* as pass 1 saw it */
-            }
-            if (st != CSD_OOB_EMPTY) visit(arg, at + i, st, &r);
+/* Calls visit(arg, ppn, status, &rec) for every non-empty record of recs (total of them). status[ppn]
+ * keeps each record's status from the first pass (fill = 1); the second pass (fill = 0) decodes only
+ * the records found well-formed, without checking them again (the image does not change between the
+ * passes: the caller holds it), and skips the empty ones. */
+static void each_record(const uint8_t *recs, uint64_t total, uint32_t page_bytes, uint8_t *status, int fill,
+                        void (*visit)(void *, uint64_t, int, const csd_oob *), void *arg) {
+    for (uint64_t i = 0; i < total; i++) {
+        const uint8_t *in = recs + i * CSD_OOB_BYTES;
+        csd_oob r;
+        int st;
+        if (fill) {
+            st = csd_oob_decode(in, page_bytes, &r);
+            if (st == CSD_OOB_OK && r.op_pages > total) st = CSD_OOB_BAD_FIELD;
+            status[i] = (uint8_t)st;
+        } else if ((st = status[i]) == CSD_OOB_OK) {
+            memset(&r, 0, sizeof r);
+            csd_oob_fields(in, &r);
+        } else if (st != CSD_OOB_EMPTY) {
+            (void)csd_oob_decode(in, page_bytes, &r);   /* as pass 1 saw it */
         }
+        if (st != CSD_OOB_EMPTY) visit(arg, i, st, &r);
     }
-    return 0;
 }
 
 typedef struct scan_ctx {
     const csd_void_range *voids;
     uint32_t n_void;
     csd_scan_fn fn;
+    void (*seen_fn)(void *arg, const csd_oob *r);
     void *arg;
     csd_scan_info *info;
     uint64_t best;               /* pass 1: newest non-rolled-back seq */
@@ -75,6 +68,7 @@ static void pass1(void *arg, uint64_t ppn, int st, const csd_oob *r) {
     if (st != CSD_OOB_OK) return;
     if (r->seq > c->info->max_seq) c->info->max_seq = r->seq;
     if (csd_seq_voided(c->voids, c->n_void, r->seq) >= 0) return;
+    if (c->seen_fn) c->seen_fn(c->arg, r);
     if (r->seq > c->best) {
         c->best = r->seq;
         c->info->have_last = 1;
@@ -120,27 +114,23 @@ static void pass2(void *arg, uint64_t ppn, int st, const csd_oob *r) {
     c->fn(c->arg, ppn, r, SCAN_ACCEPT, st);
 }
 
-int csd_scan_oob(csd_store *s, const csd_void_range *voids, uint32_t n_void, csd_scan_fn fn, void *arg,
-                 csd_scan_info *info) {
+int csd_scan_oob_area(const csd_oob_area *a, uint64_t total, uint32_t page_bytes, const csd_void_range *voids,
+                      uint32_t n_void, csd_scan_fn fn, void (*seen)(void *, const csd_oob *), void *arg,
+                      csd_scan_info *info) {
     memset(info, 0, sizeof *info);
-    scan_ctx c = { .voids = voids, .n_void = n_void, .fn = fn, .arg = arg, .info = info };
-    uint8_t *buf = malloc((size_t)SCAN_CHUNK * CSD_OOB_BYTES);
-    uint8_t *status = malloc(s->l.physical_pages ? s->l.physical_pages : 1);
-    if (!buf || !status) {
-        free(buf);
-        free(status);
-        return -ENOMEM;
-    }
-    int rc = each_record(s, buf, status, 1, pass1, &c);
-    if (!rc && info->have_last) {
+    scan_ctx c = { .voids = voids, .n_void = n_void, .fn = fn, .seen_fn = seen, .arg = arg, .info = info };
+    uint8_t *status = malloc(total ? total : 1);
+    if (!status) return -ENOMEM;
+    int rc = 0;
+    each_record(a->recs, total, page_bytes, status, 1, pass1, &c);
+    if (info->have_last) {
         c.seen = calloc((size_t)(info->last_pages + 7) / 8, 1);
         if (!c.seen) rc = -ENOMEM;
     }
     if (!rc) {
-        rc = each_record(s, buf, status, 0, pass2, &c);
+        each_record(a->recs, total, page_bytes, status, 0, pass2, &c);
         if (c.oom) rc = -ENOMEM;
     }
-    free(buf);
     free(status);
     free(c.seen);
     if (rc) {
@@ -152,4 +142,17 @@ int csd_scan_oob(csd_store *s, const csd_void_range *voids, uint32_t n_void, csd
         fn(arg, c.pend[i].ppn, &c.pend[i].r, info->last_incomplete ? SCAN_ROLLBACK : SCAN_ACCEPT, CSD_OOB_OK);
     free(c.pend);
     return 0;
+}
+
+int csd_scan_oob(csd_store *s, const csd_void_range *voids, uint32_t n_void, csd_scan_fn fn, void *arg,
+                 csd_scan_info *info) {
+    csd_oob_area a;
+    int rc = csd_store_oob_area(s, &a);
+    if (rc) {
+        memset(info, 0, sizeof *info);
+        return rc;
+    }
+    rc = csd_scan_oob_area(&a, s->l.physical_pages, s->l.page_bytes, voids, n_void, fn, NULL, arg, info);
+    csd_store_oob_area_free(&a);
+    return rc;
 }

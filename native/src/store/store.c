@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -298,6 +299,44 @@ int csd_store_write_data_run(csd_store *s, uint64_t ppn, uint64_t n, const void 
 int csd_store_read_oob(csd_store *s, uint64_t ppn, uint64_t n, void *buf) {
     if (!ppn_ok(s, ppn, n)) return -EINVAL;
     return pread_full(s->fd, buf, (size_t)(n * CSD_OOB_BYTES), s->l.oob_off + ppn * CSD_OOB_BYTES);
+}
+
+int csd_store_oob_area(csd_store *s, csd_oob_area *a) {
+    memset(a, 0, sizeof *a);
+    uint64_t off = s->l.oob_off, bytes = s->l.physical_pages * CSD_OOB_BYTES;
+    if (!bytes) return 0;
+    long pg = sysconf(_SC_PAGESIZE);
+    uint64_t lead = pg > 0 ? off % (uint64_t)pg : 0;
+    struct stat st;
+    /* a file shorter than its superblock says is read (and refused with -EIO) rather than mapped:
+     * touching a mapping past the end of the file would be SIGBUS */
+    if (pg > 0 && fstat(s->fd, &st) == 0 && (uint64_t)st.st_size >= off + bytes) {
+        void *m = mmap(NULL, (size_t)(lead + bytes), PROT_READ, MAP_SHARED, s->fd, (off_t)(off - lead));
+        if (m != MAP_FAILED) {
+            a->base = m;
+            a->len = (size_t)(lead + bytes);
+            a->recs = (const uint8_t *)m + lead;
+            a->mapped = 1;
+            return 0;
+        }
+    }
+    uint8_t *b = malloc((size_t)bytes);
+    if (!b) return -ENOMEM;
+    int rc = pread_full(s->fd, b, (size_t)bytes, off);
+    if (rc) {
+        free(b);
+        return rc;
+    }
+    a->base = b;
+    a->len = (size_t)bytes;
+    a->recs = b;
+    return 0;
+}
+
+void csd_store_oob_area_free(csd_oob_area *a) {
+    if (a->mapped) munmap(a->base, a->len);
+    else free(a->base);
+    memset(a, 0, sizeof *a);
 }
 
 int csd_store_write_oob(csd_store *s, uint64_t ppn, const csd_oob *r) {

@@ -142,6 +142,13 @@ typedef struct csd_store_reader_stats {
 void csd_store_reader_stats_get(csd_store *s, csd_store_reader_stats *out);
 /* n consecutive raw OOB records starting at ppn into buf (n * CSD_OOB_BYTES). */
 int csd_store_read_oob(csd_store *s, uint64_t ppn, uint64_t n, void *buf);
+/* Every OOB record at once, read-only, for the open's scan and its lookups of earlier records: a shared
+ * mapping of the file (the page cache's pages, nothing copied), or one read into a buffer where the
+ * file cannot be mapped. recs[ppn * CSD_OOB_BYTES] is ppn's record. Valid until freed; the caller
+ * holds the image, so nothing writes the region meanwhile. 0 or -errno. */
+typedef struct csd_oob_area { const uint8_t *recs; void *base; size_t len; int mapped; } csd_oob_area;
+int csd_store_oob_area(csd_store *s, csd_oob_area *a);
+void csd_store_oob_area_free(csd_oob_area *a);
 int csd_store_write_oob(csd_store *s, uint64_t ppn, const csd_oob *r);
 /* n encoded records (csd_oob_encode) of consecutive ppns from ppn, in one write. */
 int csd_store_write_oob_run(csd_store *s, uint64_t ppn, uint64_t n, const void *raw);
