@@ -13,6 +13,7 @@
 #include "test_plan_build.h"
 
 #include <errno.h>
+#include <time.h>
 
 static uint64_t rng(uint64_t *s) {
     uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
@@ -294,6 +295,89 @@ static void same(const outcome *a, const outcome *b, uint64_t seed, uint32_t thr
     for (int k = 0; k < 2; k++) CHECK_EQ_U64(a->busy[k], b->busy[k]);
 }
 
+/* A work that sums its pages' bytes, and sleeps (host wall time only) on the pages of its first
+ * sixteen that slow_mask names: host_ahead_min_ns's probe averages the first 16 pages' feeds with
+ * the slowest left out, so one slow page (a cold start, a preemption) no longer keeps a cheap request
+ * ahead, and two still do. */
+typedef struct slow_work {
+    uint64_t sum, pages, first;
+    uint32_t slow_mask;      /* bit k: page first + k sleeps */
+    uint64_t sleep_ns;
+    int unaheads;
+} slow_work;
+
+static int slow_feed(void *arg, uint64_t page, const uint8_t *data, size_t len, csd_cost *cost, int *need_more) {
+    slow_work *w = arg;
+    uint64_t k = page - w->first;
+    if (k < 32 && (w->slow_mask >> k & 1)) {
+        struct timespec ts = { 0, (long)w->sleep_ns };
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
+    }
+    for (size_t i = 0; i < len; i++) w->sum += data[i];
+    w->pages++;
+    *cost = (csd_cost){ 1000, 0 };
+    *need_more = 1;
+    return 0;
+}
+static int slow_finish(void *arg, csd_cost *cost) { (void)arg; *cost = (csd_cost){ 0, 0 }; return 0; }
+static int slow_ahead(void *arg, const csd_ahead_gate *g) { (void)arg; (void)g; return 1; }
+static int slow_commit(void *arg, int page) { (void)arg; (void)page; return 0; }
+static void slow_unahead(void *arg) { ((slow_work *)arg)->unaheads++; }
+
+/* The recs object's pages fed to a slow_work under 2 host threads, host_ahead_min_ns = 1 ms: the
+ * pages fed ahead (isp_pages_ahead), checked against the byte sum of the object. */
+static uint64_t probe_run(object *recs, uint32_t slow_mask, int *unaheads) {
+    csd_params p;
+    CHECK(csd_params_preset(&p, "tiny") == 0);
+    p.blocks_per_plane = 16;
+    p.host_threads = 2;
+    p.host_ahead_min_ns = 1000000;
+    csd_engine *e = NULL;
+    char err[256] = "";
+    CHECK_EQ_INT(csd_engine_create(&e, &p, err, sizeof err), 0);
+    slow_work w = { .slow_mask = slow_mask, .sleep_ns = 20000000 };
+    csd_isp_work work = { .arg = &w, .feed = slow_feed, .finish = slow_finish, .ahead = slow_ahead,
+                          .commit = slow_commit, .unahead = slow_unahead };
+    csd_page_source src = { recs, obj_ppn, obj_read, obj_view, NULL };
+    csd_isp_req *r = NULL;
+    uint64_t last = recs->pages - 1;
+    CHECK_EQ_INT(csd_engine_submit(e, &r, &work, &src, 0, last, last, P), 0);
+    uint64_t t;
+    while (csd_engine_peek(e, &t)) csd_engine_step(e);
+    csd_isp_progress pr;
+    csd_engine_progress(e, r, &pr);
+    CHECK(pr.finished);
+    CHECK_EQ_INT(pr.status, 0);
+    csd_engine_release(e, r);
+    csd_engine_stats st;
+    csd_engine_stats_get(e, &st, NULL);
+    csd_engine_destroy(e);
+    /* every page fed once, holes as zeros: the object's byte sum */
+    uint64_t ref = 0;
+    for (uint64_t k = 0; k < recs->pages; k++)
+        if (k % 37 != 5)
+            for (uint64_t i = 0; i < P; i++) ref += recs->data[k * P + i];
+    CHECK_EQ_U64(w.pages, recs->pages);
+    CHECK_EQ_U64(w.sum, ref);
+    *unaheads = w.unaheads;
+    return st.isp_pages_ahead;
+}
+
+static void test_probe_median(object *recs) {
+    int unaheads;
+    /* the first page slow (20 ms: the 16 pages' mean is over 1 ms, 1.25 ms), the others fast: back
+     * to the engine's thread after the 16 timed pages */
+    uint64_t back = probe_run(recs, 0x1u, &unaheads);
+    CHECK(back >= 16 && back <= 16 + 2 * 16);   /* the timed pages and the batch loaded meanwhile */
+    CHECK_EQ_INT(unaheads, 1);
+    /* two slow (pages 0 and 9): the other 15 average 1.33 ms, so the request stays ahead to its end */
+    uint64_t ahead = probe_run(recs, 0x201u, &unaheads);
+    CHECK_EQ_U64(ahead, recs->pages);
+    CHECK_EQ_INT(unaheads, 0);
+    printf("test_ahead: a request with 1 of its first 16 pages slow went back after %llu pages fed ahead, "
+           "one with 2 stayed ahead for all %llu\n", (unsigned long long)back, (unsigned long long)ahead);
+}
+
 int main(void) {
     /* text of short lines over a small alphabet (many matches, lines across pages) and 16-byte records */
     uint64_t s = 42;
@@ -324,6 +408,7 @@ int main(void) {
         line[n++] = '\n';
         for (int k = 0; k < n && i < csv.size; k++) csv.data[i++] = (uint8_t)line[k];
     }
+    test_probe_median(&recs);
     plans pls;
     build_plans(&pls);
     static const char *const policies[] = { "fcfs", "remus" };

@@ -68,9 +68,9 @@ typedef struct csd_ahead {
     int stopped;              /* a feed failed or needs no more: nothing further is fed */
     int queued, running, cancel, gate_wait;
     int main_feeding;         /* the engine's own thread feeds the page it joins */
-    uint32_t probed;          /* pages whose feed was timed (host wall time), and that time */
-    uint64_t probe_ns;
-    int cheap;                /* they averaged under host_ahead_min_ns: back to the engine's thread */
+    uint32_t probed;          /* pages whose feed was timed (host wall time), their time, the slowest's */
+    uint64_t probe_ns, probe_max_ns;
+    int cheap;                /* the others averaged under host_ahead_min_ns: back to the engine's thread */
     uint32_t min_ns;          /* host_ahead_min_ns */
     struct csd_ahead *qnext;
     /* prepared pages (work.prepare): page j (computed <= j < computed + AHEAD_PREP_RING, j <
