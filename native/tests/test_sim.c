@@ -1,6 +1,7 @@
 /* Discrete-event engine: ordering by time, ties in insertion order, clamping of past times,
- * idle advance, xfer_ns rounding against hand-computed values, and a large random schedule checked
- * against a brute-force reference (sort by (time, seq)). */
+ * idle advance, xfer_ns rounding against hand-computed values, and random schedules (a large one,
+ * one that grows from inside its events, and ones held at each heap shape) checked against
+ * brute-force references (sort by, or scan for, the least (time, seq)). */
 #include "check.h"
 #include "sim/sim.h"
 
@@ -227,11 +228,91 @@ static void test_dynamic(void) {
     csd_sim_destroy(c.s);
 }
 
+/* The heap's shape: for pending counts around its levels and growth (1-5, 16-21, 84-86, 255-257,
+ * 1365-1366, 4000), build up, run a steady state of pops and pushes, then drain; times come from a
+ * narrow window after now (heaps full of equal times) and near the top of the 64-bit range (the
+ * time's high bits). Every pop is checked against a brute-force reference: the least (time,
+ * insertion order) among the live events, found by scanning. */
+enum { WAVE_MAX = 24000 };
+typedef struct wave_ctx { dyn_ref *ref; int nref, want, bad, ran; } wave_ctx;
+typedef struct wave_arg { wave_ctx *c; int id; } wave_arg;
+static wave_arg wave_args[WAVE_MAX];
+static void wave_ev(csd_sim *sim, void *arg) {
+    wave_arg *a = arg;
+    if (a->id != a->c->want || csd_sim_now(sim) != a->c->ref[a->id].t) a->c->bad++;
+    a->c->ran++;
+}
+static int wave_next(const wave_ctx *c) {
+    int best = -1;
+    for (int i = 0; i < c->nref; i++)
+        if (c->ref[i].live && (best < 0 || c->ref[i].t < c->ref[best].t ||
+                               (c->ref[i].t == c->ref[best].t && c->ref[i].seq < c->ref[best].seq)))
+            best = i;
+    return best;
+}
+
+static void wave_run(int pending, uint64_t base, uint64_t window, uint64_t seed) {
+    static dyn_ref ref[WAVE_MAX];
+    wave_ctx c = { ref, 0, -1, 0, 0 };
+    csd_sim *s = csd_sim_create();
+    CHECK(s);
+    csd_sim_advance(s, base);
+    CHECK_EQ_U64(csd_sim_now(s), base);
+    uint64_t x = seed, seq = 0;
+    int live = 0, pops = 0;
+    for (int round = 0; c.nref < WAVE_MAX - 8 && (live > 0 || pops < 3 * pending); round++) {
+        /* fill up to the target, then hold it there for 3 * pending pops, then drain */
+        int push = live < pending ? pending - live : (pops < 3 * pending ? (int)(x % 3) : 0);
+        for (int k = 0; k < push && c.nref < WAVE_MAX - 8; k++) {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            uint64_t now = csd_sim_now(s), t = now + 1 + x % window;
+            if (x % 7 == 0) t = now;                    /* due now: the ring */
+            int id = c.nref++;
+            ref[id] = (dyn_ref){ t, seq++, id, 1 };
+            wave_args[id] = (wave_arg){ &c, id };
+            CHECK(csd_sim_at(s, t, wave_ev, &wave_args[id]) == 0);
+            live++;
+        }
+        int npop = live < pending ? 0 : 1 + (int)((x >> 20) % 3);
+        if (pops >= 3 * pending) npop = live;
+        for (int k = 0; k < npop && live > 0; k++) {
+            int next = wave_next(&c);
+            uint64_t pt = 0;
+            CHECK_EQ_INT(csd_sim_peek(s, &pt), 1);
+            CHECK_EQ_U64(pt, ref[next].t);
+            c.want = next;
+            ref[next].live = 0;
+            live--;
+            pops++;
+            CHECK_EQ_INT(csd_sim_step(s), 1);
+            CHECK_EQ_U64(csd_sim_now(s), ref[next].t);
+            CHECK_EQ_U64(csd_sim_pending(s), (uint64_t)live);
+        }
+    }
+    CHECK_EQ_INT(c.bad, 0);
+    CHECK_EQ_INT(c.ran, c.nref);
+    CHECK(c.nref >= pending * 2);   /* the steady state ran */
+    CHECK_EQ_INT(csd_sim_step(s), 0);
+    csd_sim_destroy(s);
+}
+
+static void test_heap_shapes(void) {
+    static const int sizes[] = { 1, 2, 3, 4, 5, 16, 17, 20, 21, 84, 85, 86, 255, 256, 257, 1365, 1366, 4000 };
+    uint64_t seed = 0x2545f4914f6cdd1dull;
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        wave_run(sizes[i], 0, 8, seed + i);              /* heaps of ties */
+        wave_run(sizes[i], 1000, 30000, seed * 3 + i);   /* flash-like spreads */
+        if (sizes[i] <= 257)
+            wave_run(sizes[i], UINT64_MAX - 4000000, 16, seed * 7 + i);   /* the time's high bits */
+    }
+}
+
 int main(void) {
     test_order_and_ties();
     test_clamp_and_advance();
     test_xfer_and_serial();
     test_many();
     test_dynamic();
+    test_heap_shapes();
     TEST_OK("test_sim");
 }
