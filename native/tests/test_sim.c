@@ -142,7 +142,8 @@ static void test_many(void) {
 }
 
 /* Events that schedule others from inside the run: due now (the engine's hand-offs), in the past
- * (clamped to now), at the next tick or later, mixed with idle advances and peeks. Checked step by
+ * (clamped to now), at the next tick or later, or onto a lane scheduled a head at a time with
+ * sequences taken ahead (csd_sim_seq_take, csd_sim_at_seq), mixed with idle advances and peeks. Checked step by
  * step against a brute-force reference: a plain list, the next event found by scanning for the
  * least (time, insertion order), clamping and advance as the header specifies. */
 enum { DYN_MAX = 20000 };
@@ -153,6 +154,10 @@ typedef struct dyn_ctx {
     int nref, nlive, ran, bad;
     uint64_t rnow, rseq, x;
     int want_id;
+    /* a lane, as the flash firmware's: events of non-decreasing time, only the head scheduled;
+     * the rest took their sequence when pushed and go in (csd_sim_at_seq) when the one before runs */
+    int lane[DYN_MAX], lane_head, lane_n, lanes_in, lane_same;
+    uint64_t lane_last;
 } dyn_ctx;
 typedef struct dyn_arg { dyn_ctx *c; int id; } dyn_arg;
 static dyn_arg dyn_args[DYN_MAX];
@@ -178,15 +183,44 @@ static int dyn_ref_next(dyn_ctx *c) {
             best = i;
     return best;
 }
+static void lane_push(dyn_ctx *c, uint64_t t) {
+    if (c->nref == DYN_MAX) return;
+    if (t < c->lane_last) t = c->lane_last;   /* the firmware's end times never go back */
+    c->lane_last = t;
+    if (c->lane_n == 0) {
+        c->lane[(c->lane_head + c->lane_n++) % DYN_MAX] = c->nref;
+        dyn_sched(c, t);
+        return;
+    }
+    int id = c->nref++;
+    c->ref[id] = (dyn_ref){ t, c->rseq++, id, 1 };
+    c->nlive++;
+    dyn_args[id] = (dyn_arg){ c, id };
+    CHECK_EQ_U64(csd_sim_seq_take(c->s), c->ref[id].seq);
+    c->lane[(c->lane_head + c->lane_n++) % DYN_MAX] = id;
+}
 static void dyn_ev(csd_sim *sim, void *arg) {
     dyn_arg *a = arg;
     dyn_ctx *c = a->c;
     if (a->id != c->want_id || csd_sim_now(sim) != c->ref[a->id].t) c->bad++;
     c->ran++;
+    if (c->lane_n && c->lane[c->lane_head] == a->id) {
+        c->lane_head = (c->lane_head + 1) % DYN_MAX;
+        if (--c->lane_n) {
+            dyn_ref *n = &c->ref[c->lane[c->lane_head]];
+            if (n->t == csd_sim_now(sim)) c->lane_same++;   /* due now, with an older sequence */
+            CHECK(csd_sim_at_seq(sim, n->t, n->seq, dyn_ev, &dyn_args[n->id]) == 0);
+            c->lanes_in++;
+        }
+    }
     /* 0-3 children: due now, in the past, 1 ns later or up to 1000 ns later */
     int kids = (int)(dyn_rand(c) % 4);
     for (int k = 0; k < kids; k++) {
         uint64_t r = dyn_rand(c), now = csd_sim_now(sim);
+        if ((r >> 40) % 4 == 0) {   /* a lane push: now, or up to 2 ns after the lane's last */
+            lane_push(c, (c->lane_last > now ? c->lane_last : now) + (r >> 50) % 3);
+            continue;
+        }
         switch (r % 4) {
         case 0: dyn_sched(c, now); break;
         case 1: dyn_sched(c, now > 5 ? now - 5 : 0); break;
@@ -198,7 +232,8 @@ static void dyn_ev(csd_sim *sim, void *arg) {
 
 static void test_dynamic(void) {
     static dyn_ref ref[DYN_MAX];
-    dyn_ctx c = { csd_sim_create(), ref, 0, 0, 0, 0, 0, 0, 0x9e3779b97f4a7c15ull, -1 };
+    static dyn_ctx c;
+    c = (dyn_ctx){ .s = csd_sim_create(), .ref = ref, .x = 0x9e3779b97f4a7c15ull, .want_id = -1 };
     CHECK(c.s);
     for (int i = 0; i < 64; i++) dyn_sched(&c, dyn_rand(&c) % 100);
     for (;;) {
@@ -219,11 +254,14 @@ static void test_dynamic(void) {
         c.nlive--;
         c.rnow = ref[next].t;
         CHECK_EQ_INT(csd_sim_step(c.s), 1);
-        CHECK_EQ_U64(csd_sim_pending(c.s), (uint64_t)c.nlive);
+        /* the lane's events after its head are not in the queue yet */
+        CHECK_EQ_U64(csd_sim_pending(c.s), (uint64_t)(c.nlive - (c.lane_n > 1 ? c.lane_n - 1 : 0)));
     }
     CHECK_EQ_INT(c.bad, 0);
     CHECK_EQ_INT(c.ran, c.nref);
     CHECK_EQ_INT(c.nref, DYN_MAX);   /* the schedule grew well past its seed */
+    CHECK(c.lanes_in > 1000 && c.lane_same > 100);   /* the lane ran, often due at once */
+    CHECK_EQ_INT(c.lane_n, 0);
     CHECK_EQ_INT(csd_sim_step(c.s), 0);
     csd_sim_destroy(c.s);
 }

@@ -94,11 +94,8 @@ static int heap_grow(csd_sim *sim) {
     return 0;
 }
 
-int csd_sim_at(csd_sim *sim, uint64_t t, csd_sim_fn fn, void *arg) {
-    if (t <= sim->now) return ring_push(sim, fn, arg);
+static int heap_push(csd_sim *sim, u128 key, csd_sim_fn fn, void *arg) {
     if (sim->n == sim->cap && heap_grow(sim) != 0) return -ENOMEM;
-    /* (an event in the past would break monotonic time: it went to the ring, to run "now") */
-    u128 key = (u128)t << 64 | sim->next_seq++;
     csd_event *h = sim->heap;
     size_t i = sim->n++;
     while (i > 0) {
@@ -109,6 +106,22 @@ int csd_sim_at(csd_sim *sim, uint64_t t, csd_sim_fn fn, void *arg) {
     }
     h[i] = (csd_event){ key, fn, arg };
     return 0;
+}
+
+int csd_sim_at(csd_sim *sim, uint64_t t, csd_sim_fn fn, void *arg) {
+    /* (an event in the past would break monotonic time: it goes to the ring, to run "now") */
+    if (t <= sim->now) return ring_push(sim, fn, arg);
+    if (sim->n == sim->cap && heap_grow(sim) != 0) return -ENOMEM;   /* before the sequence is taken */
+    return heap_push(sim, (u128)t << 64 | sim->next_seq++, fn, arg);
+}
+
+uint64_t csd_sim_seq_take(csd_sim *sim) { return sim->next_seq++; }
+
+int csd_sim_at_seq(csd_sim *sim, uint64_t t, uint64_t seq, csd_sim_fn fn, void *arg) {
+    /* Into the heap even when t is now: the ring holds only events whose sequence is later than
+     * every other pending one of their time, and this one's is older. */
+    if (t < sim->now) t = sim->now;
+    return heap_push(sim, (u128)t << 64 | seq, fn, arg);
 }
 
 int csd_sim_step(csd_sim *sim) {
