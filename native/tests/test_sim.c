@@ -1,6 +1,7 @@
 /* Discrete-event engine: ordering by time, ties in insertion order, clamping of past times,
- * idle advance, xfer_ns rounding against hand-computed values, and a large random schedule checked
- * against a brute-force reference (sort by (time, seq)). */
+ * idle advance, xfer_ns rounding against hand-computed values, and random schedules (a large one,
+ * one that grows from inside its events, and ones held at each heap shape) checked against
+ * brute-force references (sort by, or scan for, the least (time, seq)). */
 #include "check.h"
 #include "sim/sim.h"
 
@@ -141,7 +142,8 @@ static void test_many(void) {
 }
 
 /* Events that schedule others from inside the run: due now (the engine's hand-offs), in the past
- * (clamped to now), at the next tick or later, mixed with idle advances and peeks. Checked step by
+ * (clamped to now), at the next tick or later, or onto a lane scheduled a head at a time with
+ * sequences taken ahead (csd_sim_seq_take, csd_sim_at_seq), mixed with idle advances and peeks. Checked step by
  * step against a brute-force reference: a plain list, the next event found by scanning for the
  * least (time, insertion order), clamping and advance as the header specifies. */
 enum { DYN_MAX = 20000 };
@@ -152,6 +154,10 @@ typedef struct dyn_ctx {
     int nref, nlive, ran, bad;
     uint64_t rnow, rseq, x;
     int want_id;
+    /* a lane, as the flash firmware's: events of non-decreasing time, only the head scheduled;
+     * the rest took their sequence when pushed and go in (csd_sim_at_seq) when the one before runs */
+    int lane[DYN_MAX], lane_head, lane_n, lanes_in, lane_same;
+    uint64_t lane_last;
 } dyn_ctx;
 typedef struct dyn_arg { dyn_ctx *c; int id; } dyn_arg;
 static dyn_arg dyn_args[DYN_MAX];
@@ -177,15 +183,44 @@ static int dyn_ref_next(dyn_ctx *c) {
             best = i;
     return best;
 }
+static void lane_push(dyn_ctx *c, uint64_t t) {
+    if (c->nref == DYN_MAX) return;
+    if (t < c->lane_last) t = c->lane_last;   /* the firmware's end times never go back */
+    c->lane_last = t;
+    if (c->lane_n == 0) {
+        c->lane[(c->lane_head + c->lane_n++) % DYN_MAX] = c->nref;
+        dyn_sched(c, t);
+        return;
+    }
+    int id = c->nref++;
+    c->ref[id] = (dyn_ref){ t, c->rseq++, id, 1 };
+    c->nlive++;
+    dyn_args[id] = (dyn_arg){ c, id };
+    CHECK_EQ_U64(csd_sim_seq_take(c->s), c->ref[id].seq);
+    c->lane[(c->lane_head + c->lane_n++) % DYN_MAX] = id;
+}
 static void dyn_ev(csd_sim *sim, void *arg) {
     dyn_arg *a = arg;
     dyn_ctx *c = a->c;
     if (a->id != c->want_id || csd_sim_now(sim) != c->ref[a->id].t) c->bad++;
     c->ran++;
+    if (c->lane_n && c->lane[c->lane_head] == a->id) {
+        c->lane_head = (c->lane_head + 1) % DYN_MAX;
+        if (--c->lane_n) {
+            dyn_ref *n = &c->ref[c->lane[c->lane_head]];
+            if (n->t == csd_sim_now(sim)) c->lane_same++;   /* due now, with an older sequence */
+            CHECK(csd_sim_at_seq(sim, n->t, n->seq, dyn_ev, &dyn_args[n->id]) == 0);
+            c->lanes_in++;
+        }
+    }
     /* 0-3 children: due now, in the past, 1 ns later or up to 1000 ns later */
     int kids = (int)(dyn_rand(c) % 4);
     for (int k = 0; k < kids; k++) {
         uint64_t r = dyn_rand(c), now = csd_sim_now(sim);
+        if ((r >> 40) % 4 == 0) {   /* a lane push: now, or up to 2 ns after the lane's last */
+            lane_push(c, (c->lane_last > now ? c->lane_last : now) + (r >> 50) % 3);
+            continue;
+        }
         switch (r % 4) {
         case 0: dyn_sched(c, now); break;
         case 1: dyn_sched(c, now > 5 ? now - 5 : 0); break;
@@ -197,7 +232,8 @@ static void dyn_ev(csd_sim *sim, void *arg) {
 
 static void test_dynamic(void) {
     static dyn_ref ref[DYN_MAX];
-    dyn_ctx c = { csd_sim_create(), ref, 0, 0, 0, 0, 0, 0, 0x9e3779b97f4a7c15ull, -1 };
+    static dyn_ctx c;
+    c = (dyn_ctx){ .s = csd_sim_create(), .ref = ref, .x = 0x9e3779b97f4a7c15ull, .want_id = -1 };
     CHECK(c.s);
     for (int i = 0; i < 64; i++) dyn_sched(&c, dyn_rand(&c) % 100);
     for (;;) {
@@ -218,13 +254,95 @@ static void test_dynamic(void) {
         c.nlive--;
         c.rnow = ref[next].t;
         CHECK_EQ_INT(csd_sim_step(c.s), 1);
-        CHECK_EQ_U64(csd_sim_pending(c.s), (uint64_t)c.nlive);
+        /* the lane's events after its head are not in the queue yet */
+        CHECK_EQ_U64(csd_sim_pending(c.s), (uint64_t)(c.nlive - (c.lane_n > 1 ? c.lane_n - 1 : 0)));
     }
     CHECK_EQ_INT(c.bad, 0);
     CHECK_EQ_INT(c.ran, c.nref);
     CHECK_EQ_INT(c.nref, DYN_MAX);   /* the schedule grew well past its seed */
+    CHECK(c.lanes_in > 1000 && c.lane_same > 100);   /* the lane ran, often due at once */
+    CHECK_EQ_INT(c.lane_n, 0);
     CHECK_EQ_INT(csd_sim_step(c.s), 0);
     csd_sim_destroy(c.s);
+}
+
+/* The heap's shape: for pending counts around its levels and growth (1-5, 16-21, 84-86, 255-257,
+ * 1365-1366, 4000), build up, run a steady state of pops and pushes, then drain; times come from a
+ * narrow window after now (heaps full of equal times) and near the top of the 64-bit range (the
+ * time's high bits). Every pop is checked against a brute-force reference: the least (time,
+ * insertion order) among the live events, found by scanning. */
+enum { WAVE_MAX = 24000 };
+typedef struct wave_ctx { dyn_ref *ref; int nref, want, bad, ran; } wave_ctx;
+typedef struct wave_arg { wave_ctx *c; int id; } wave_arg;
+static wave_arg wave_args[WAVE_MAX];
+static void wave_ev(csd_sim *sim, void *arg) {
+    wave_arg *a = arg;
+    if (a->id != a->c->want || csd_sim_now(sim) != a->c->ref[a->id].t) a->c->bad++;
+    a->c->ran++;
+}
+static int wave_next(const wave_ctx *c) {
+    int best = -1;
+    for (int i = 0; i < c->nref; i++)
+        if (c->ref[i].live && (best < 0 || c->ref[i].t < c->ref[best].t ||
+                               (c->ref[i].t == c->ref[best].t && c->ref[i].seq < c->ref[best].seq)))
+            best = i;
+    return best;
+}
+
+static void wave_run(int pending, uint64_t base, uint64_t window, uint64_t seed) {
+    static dyn_ref ref[WAVE_MAX];
+    wave_ctx c = { ref, 0, -1, 0, 0 };
+    csd_sim *s = csd_sim_create();
+    CHECK(s);
+    csd_sim_advance(s, base);
+    CHECK_EQ_U64(csd_sim_now(s), base);
+    uint64_t x = seed, seq = 0;
+    int live = 0, pops = 0;
+    for (int round = 0; c.nref < WAVE_MAX - 8 && (live > 0 || pops < 3 * pending); round++) {
+        /* fill up to the target, then hold it there for 3 * pending pops, then drain */
+        int push = live < pending ? pending - live : (pops < 3 * pending ? (int)(x % 3) : 0);
+        for (int k = 0; k < push && c.nref < WAVE_MAX - 8; k++) {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            uint64_t now = csd_sim_now(s), t = now + 1 + x % window;
+            if (x % 7 == 0) t = now;                    /* due now: the ring */
+            int id = c.nref++;
+            ref[id] = (dyn_ref){ t, seq++, id, 1 };
+            wave_args[id] = (wave_arg){ &c, id };
+            CHECK(csd_sim_at(s, t, wave_ev, &wave_args[id]) == 0);
+            live++;
+        }
+        int npop = live < pending ? 0 : 1 + (int)((x >> 20) % 3);
+        if (pops >= 3 * pending) npop = live;
+        for (int k = 0; k < npop && live > 0; k++) {
+            int next = wave_next(&c);
+            uint64_t pt = 0;
+            CHECK_EQ_INT(csd_sim_peek(s, &pt), 1);
+            CHECK_EQ_U64(pt, ref[next].t);
+            c.want = next;
+            ref[next].live = 0;
+            live--;
+            pops++;
+            CHECK_EQ_INT(csd_sim_step(s), 1);
+            CHECK_EQ_U64(csd_sim_now(s), ref[next].t);
+            CHECK_EQ_U64(csd_sim_pending(s), (uint64_t)live);
+        }
+    }
+    CHECK_EQ_INT(c.bad, 0);
+    CHECK_EQ_INT(c.ran, c.nref);
+    CHECK(c.nref >= pending * 2);   /* the steady state ran */
+    CHECK_EQ_INT(csd_sim_step(s), 0);
+    csd_sim_destroy(s);
+}
+
+static void test_heap_shapes(void) {
+    static const int sizes[] = { 1, 2, 3, 4, 5, 16, 17, 20, 21, 84, 85, 86, 255, 256, 257, 1365, 1366, 4000 };
+    uint64_t seed = 0x2545f4914f6cdd1dull;
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        wave_run(sizes[i], 0, 8, seed + i);              /* heaps of ties */
+        wave_run(sizes[i], 1000, 30000, seed * 3 + i);   /* flash-like spreads */
+        if (sizes[i] <= 257)
+            wave_run(sizes[i], UINT64_MAX - 4000000, 16, seed * 7 + i);   /* the time's high bits */
+    }
 }
 
 int main(void) {
@@ -233,5 +351,6 @@ int main(void) {
     test_xfer_and_serial();
     test_many();
     test_dynamic();
+    test_heap_shapes();
     TEST_OK("test_sim");
 }

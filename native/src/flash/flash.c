@@ -45,8 +45,13 @@ struct csd_flash {
     uint64_t xfer_ns;        /* one page on a channel */
     csd_serial fw;
     /* Ops waiting for or on the firmware. The firmware is one FCFS resource, so their end times are
-     * non-decreasing in this list's order: one event per op pops the head. */
+     * non-decreasing in this list's order: one event per op pops the head. Only the head's event is
+     * in the event queue (a saturated firmware kept a hundred more there, each making every heap
+     * operation deeper); the others wait here as the (end, sequence) each took when pushed, and go
+     * in, with that same key, when the one before them has run: the order of events is unchanged. */
     csd_flash_op *fw_head, *fw_tail;
+    uint64_t (*fw_keys)[2];  /* (end ns, event sequence) of the ops after the head, in list order */
+    size_t fw_khead, fw_kn, fw_kcap;   /* fw_kcap is 0 or a power of two */
     uint64_t next_seq;
     csd_flash_stats st;
     csd_trace *trace;        /* NULL: no timeline */
@@ -215,7 +220,14 @@ static void fw_done_ev(csd_sim *sim, void *arg) {
     csd_flash *f = arg;
     csd_flash_op *op = f->fw_head;
     f->fw_head = op->next;
-    if (!f->fw_head) f->fw_tail = NULL;
+    if (!f->fw_head) {
+        f->fw_tail = NULL;
+    } else {
+        const uint64_t *k = f->fw_keys[f->fw_khead];
+        f->fw_khead = (f->fw_khead + 1) & (f->fw_kcap - 1);
+        f->fw_kn--;
+        if (csd_sim_at_seq(sim, k[0], k[1], fw_done_ev, f) != 0) abort();   /* as sched() */
+    }
     op->next = NULL;
     uint64_t now = csd_sim_now(sim);
     if (op->kind == CSD_FLASH_READ) {
@@ -237,9 +249,29 @@ static void fw_push(csd_flash *f, csd_flash_op *op) {
     uint64_t end = csd_serial_reserve(&f->fw, csd_sim_now(f->sim), f->p.fw_page_ns);
     if (f->trace) csd_trace_span(f->trace, CSD_TRACK_FIRMWARE, 0, PHASE_FW, op->req_id, end - f->p.fw_page_ns, end, op->ppn);
     op->next = NULL;
-    if (f->fw_tail) f->fw_tail->next = op; else f->fw_head = op;
+    if (!f->fw_tail) {
+        f->fw_head = f->fw_tail = op;
+        sched(f, end, fw_done_ev, f);
+        return;
+    }
+    if (f->fw_kn == f->fw_kcap) {
+        size_t cap = f->fw_kcap ? f->fw_kcap * 2 : 64;
+        uint64_t (*k)[2] = malloc(cap * sizeof *k);
+        if (!k) abort();   /* as sched(): a lost event would corrupt virtual time */
+        for (size_t i = 0; i < f->fw_kn; i++) {
+            k[i][0] = f->fw_keys[(f->fw_khead + i) & (f->fw_kcap - 1)][0];
+            k[i][1] = f->fw_keys[(f->fw_khead + i) & (f->fw_kcap - 1)][1];
+        }
+        free(f->fw_keys);
+        f->fw_keys = k;
+        f->fw_kcap = cap;
+        f->fw_khead = 0;
+    }
+    uint64_t *k = f->fw_keys[(f->fw_khead + f->fw_kn++) & (f->fw_kcap - 1)];
+    k[0] = end;
+    k[1] = csd_sim_seq_take(f->sim);
+    f->fw_tail->next = op;
     f->fw_tail = op;
-    sched(f, end, fw_done_ev, f);
 }
 
 void csd_flash_submit(csd_flash *f, csd_flash_op *op) {
@@ -322,6 +354,7 @@ void csd_flash_destroy(csd_flash *f) {
     if (f->channels)
         for (uint32_t i = 0; i < f->nchannels; i++) free(f->channels[i].wait);
     free(f->channels);
+    free(f->fw_keys);
     free(f->chips);
     free(f);
 }

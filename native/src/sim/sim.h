@@ -15,6 +15,13 @@ void csd_sim_destroy(csd_sim *sim);
 uint64_t csd_sim_now(const csd_sim *sim);
 /* Schedule fn(arg) at absolute time t (>= now; earlier times are clamped to now). 0 or -ENOMEM. */
 int csd_sim_at(csd_sim *sim, uint64_t t, csd_sim_fn fn, void *arg);
+/* Take the next insertion sequence number for an event to be scheduled later, with
+ * csd_sim_at_seq: it then runs exactly where it would have, scheduled at the time of this call. */
+uint64_t csd_sim_seq_take(csd_sim *sim);
+/* Schedule fn(arg) at (t, seq), seq from csd_sim_seq_take and not used before; t >= now (earlier
+ * times are clamped to now). It runs after every pending event of a lower (time, seq), even when t
+ * is now. 0 or -ENOMEM. */
+int csd_sim_at_seq(csd_sim *sim, uint64_t t, uint64_t seq, csd_sim_fn fn, void *arg);
 /* Run the earliest event. Returns 1 if one ran, 0 if none is pending. */
 int csd_sim_step(csd_sim *sim);
 size_t csd_sim_pending(const csd_sim *sim);
