@@ -150,7 +150,8 @@ static void feed_pages(csd_pool *pl, csd_ahead *a, uint64_t upto) {
         s->prepared = prep != NULL;
         s->cost = cost;
         s->need_more = need_more;
-        a->computed++;
+        /* release: the engine's join reads the slot without the lock once it sees computed past it */
+        __atomic_store_n(&a->computed, a->computed + 1, __ATOMIC_RELEASE);
         if (s->read_rc < 0 || rc < 0 || !need_more) a->stopped = 1;
         /* the engine waits for a batch of this request's pages; a stop, a gate or the worker
          * letting go wakes it elsewhere */
@@ -301,12 +302,16 @@ void csd_eng_ahead_load(csd_engine *e, csd_isp_req *r) {
     csd_ahead *a = r->ah;
     if (!a || r->dead) return;
     csd_pool *pl = e->pool;
-    pthread_mutex_lock(&pl->mu);
-    uint64_t loaded = a->loaded, stopped = a->stopped || a->cheap;
-    pthread_mutex_unlock(&pl->mu);
-    if (stopped) return;   /* a cheap request's next pages are the engine's to read */
+    /* loaded is written on this thread only: whether there is a page to load needs no lock (this
+     * runs before every join, and most joins load nothing) */
+    uint64_t loaded = a->loaded;
     /* slot k % W is free once page k - W is consumed */
     uint64_t lim = r->fed_next + a->W, n = 0;
+    if (loaded >= r->issue_next || loaded >= csd_eng_req_pages(r) || loaded >= lim) return;
+    pthread_mutex_lock(&pl->mu);
+    uint64_t stopped = a->stopped || a->cheap;
+    pthread_mutex_unlock(&pl->mu);
+    if (stopped) return;   /* a cheap request's next pages are the engine's to read */
     int no_mem = 0;
     while (loaded + n < r->issue_next && loaded + n < csd_eng_req_pages(r) && loaded + n < lim) {
         uint64_t i = loaded + n;
@@ -370,6 +375,16 @@ int csd_eng_ahead_join(csd_engine *e, csd_isp_req *r, uint64_t rel, csd_cost *co
     csd_ahead *a = r->ah;
     csd_pool *pl = e->pool;
     csd_eng_ahead_load(e, r);
+    if (__atomic_load_n(&a->computed, __ATOMIC_ACQUIRE) > rel) {
+        /* fed already: its slot is final (reloaded only by this thread, after the page is consumed),
+         * so no lock; the lock on every page kept three threads' caches trading its line */
+        const ahead_slot *s = &a->slot[rel % a->W];
+        *cost = s->cost;
+        *need_more = s->need_more;
+        *read_rc = s->read_rc;
+        *prepared = s->prepared;
+        return s->rc;
+    }
     pthread_mutex_lock(&pl->mu);
     while (a->computed <= rel) {
         if (a->gate_wait) {
