@@ -117,8 +117,9 @@ typedef struct csd_params {
     uint32_t map_cache_line_entries;    /* entries per cache line: the unit fetched from a map page */
 
     /* the emulator itself: wall time only, never device time */
-    uint32_t host_threads;              /* count: host threads that compute tasklet pages ahead of the
-                                         * engine (1 = on the engine's own thread; 1..64) */
+    uint32_t host_threads;              /* count: host threads that compute tasklet pages, the
+                                         * engine's own counted (host_threads - 1 workers beside it;
+                                         * 1 = on the engine's own thread; 1..64) */
 
     /* run-ahead per request (host_threads > 1) */
     uint32_t host_ahead_min_ns;         /* ns of host wall time: a request's pages go to the host

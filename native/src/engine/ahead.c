@@ -32,6 +32,21 @@
 
 enum { PREP_FREE, PREP_BUSY, PREP_DONE, PREP_NONE /* nothing prepared: fed whole */ };
 
+/* The pool's lock is held briefly (a page claimed or marked fed), but three threads take it several
+ * times a page, and a mutex found taken sleeps at once: with two host threads the text plan's workers
+ * went to sleep on it about as often as on their condition variables (perf sched_switch), each sleep
+ * a wake-up system call on the holder's side. So spin briefly first, as the reader's lock does. */
+#define POOL_SPIN 256
+static void pool_lock(csd_pool *pl) {
+    for (int i = 0; i < POOL_SPIN; i++) {
+        if (pthread_mutex_trylock(&pl->mu) == 0) return;
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    }
+    pthread_mutex_lock(&pl->mu);
+}
+
 /* Claim a's next page to prepare, with pl->mu held: its index, or UINT64_MAX when there is none
  * (not loaded yet, too far ahead of the feed, or nothing more is fed). */
 static uint64_t prep_claim(csd_ahead *a) {
@@ -50,13 +65,16 @@ static uint64_t prep_claim(csd_ahead *a) {
 static void prep_page(csd_pool *pl, csd_ahead *a, uint64_t j) {
     const uint32_t k = (uint32_t)(j % AHEAD_PREP_RING);
     const ahead_slot *s = &a->slot[j % a->W];
+    /* only a page whose feed may be timed needs its preparation timed: probed only grows, so a page
+     * prepared after the probe is fed after it (two clock reads a page, 0.5 % of a text plan) */
+    const int timed = a->probed < AHEAD_PROBE_PAGES;
     pthread_mutex_unlock(&pl->mu);
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    struct timespec t0 = { 0, 0 }, t1 = { 0, 0 };
+    if (timed) clock_gettime(CLOCK_MONOTONIC, &t0);
     if (!a->prep[k]) a->prep[k] = a->work.prep_new(a->work.arg);
     int ok = a->prep[k] && s->read_rc == 0 && a->work.prepare(a->work.arg, a->prep[k], a->first + j, s->buf, s->len) == 0;
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    pthread_mutex_lock(&pl->mu);
+    if (timed) clock_gettime(CLOCK_MONOTONIC, &t1);
+    pool_lock(pl);
     a->prep_ns[k] = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000ll + (t1.tv_nsec - t0.tv_nsec));
     a->prep_st[k] = ok ? PREP_DONE : PREP_NONE;
     a->preparing--;
@@ -131,7 +149,7 @@ static void feed_pages(csd_pool *pl, csd_ahead *a, uint64_t upto) {
         else if (s->read_rc == 0)
             rc = a->work.feed(a->work.arg, a->first + i, s->buf, s->len, &cost, &need_more);
         if (timed) clock_gettime(CLOCK_MONOTONIC, &t1);
-        pthread_mutex_lock(&pl->mu);
+        pool_lock(pl);
         if (a->can_prep) a->prep_st[i % AHEAD_PREP_RING] = PREP_FREE;
         if (timed) {
             /* a prepared page's cost is its preparation's too, wherever it ran; the slowest page is
@@ -150,7 +168,8 @@ static void feed_pages(csd_pool *pl, csd_ahead *a, uint64_t upto) {
         s->prepared = prep != NULL;
         s->cost = cost;
         s->need_more = need_more;
-        a->computed++;
+        /* release: the engine's join reads the slot without the lock once it sees computed past it */
+        __atomic_store_n(&a->computed, a->computed + 1, __ATOMIC_RELEASE);
         if (s->read_rc < 0 || rc < 0 || !need_more) a->stopped = 1;
         /* the engine waits for a batch of this request's pages; a stop, a gate or the worker
          * letting go wakes it elsewhere */
@@ -166,7 +185,7 @@ static void feed_pages(csd_pool *pl, csd_ahead *a, uint64_t upto) {
 
 static void *worker_main(void *arg) {
     csd_pool *pl = arg;
-    pthread_mutex_lock(&pl->mu);
+    pool_lock(pl);
     for (;;) {
         /* a request's in-order feed first; else a page of some request to prepare */
         csd_ahead *pa = NULL;
@@ -198,7 +217,7 @@ static void *worker_main(void *arg) {
 static void gate_wait(void *ctx) {
     csd_ahead *a = ctx;
     csd_pool *pl = a->r->e->pool;
-    pthread_mutex_lock(&pl->mu);
+    pool_lock(pl);
     if (a->main_feeding) {
         /* the engine's thread feeds the very page it joins: the check can be made exact right here */
         pthread_mutex_unlock(&pl->mu);
@@ -227,7 +246,12 @@ int csd_eng_pool_create(csd_engine *e) {
     pthread_cond_init(&pl->done_cv, NULL);
     pthread_cond_init(&pl->prep_cv, NULL);
     e->pool = pl;
-    for (uint32_t i = 0; i < e->p.host_threads; i++) {
+    /* host_threads counts the engine's own thread: it reads the pages and, while it waits for a fed
+     * page, prepares others, so host_threads workers beside it kept one more thread busy than there
+     * are cores (two cores: three threads taking turns); host_threads - 1 workers measured 0.95 of
+     * the wall time of a text plan request with two (PERFORMANCE.md) */
+    const uint32_t workers = e->p.host_threads - 1;
+    for (uint32_t i = 0; i < workers; i++) {
         if (pthread_create(&pl->th[i], NULL, worker_main, pl) != 0) break;
         pl->n++;
     }
@@ -241,7 +265,7 @@ int csd_eng_pool_create(csd_engine *e) {
 void csd_eng_pool_destroy(csd_engine *e) {
     csd_pool *pl = e->pool;
     if (!pl) return;
-    pthread_mutex_lock(&pl->mu);
+    pool_lock(pl);
     pl->quit = 1;
     pthread_cond_broadcast(&pl->work_cv);
     pthread_mutex_unlock(&pl->mu);
@@ -289,7 +313,7 @@ int csd_eng_ahead_attach(csd_engine *e, csd_isp_req *r) {
     r->ah = a;
     if (a->can_prep) {
         csd_pool *pl = e->pool;
-        pthread_mutex_lock(&pl->mu);
+        pool_lock(pl);
         a->pnext = pl->preps;
         pl->preps = a;
         pthread_mutex_unlock(&pl->mu);
@@ -301,12 +325,16 @@ void csd_eng_ahead_load(csd_engine *e, csd_isp_req *r) {
     csd_ahead *a = r->ah;
     if (!a || r->dead) return;
     csd_pool *pl = e->pool;
-    pthread_mutex_lock(&pl->mu);
-    uint64_t loaded = a->loaded, stopped = a->stopped || a->cheap;
-    pthread_mutex_unlock(&pl->mu);
-    if (stopped) return;   /* a cheap request's next pages are the engine's to read */
+    /* loaded is written on this thread only: whether there is a page to load needs no lock (this
+     * runs before every join, and most joins load nothing) */
+    uint64_t loaded = a->loaded;
     /* slot k % W is free once page k - W is consumed */
     uint64_t lim = r->fed_next + a->W, n = 0;
+    if (loaded >= r->issue_next || loaded >= csd_eng_req_pages(r) || loaded >= lim) return;
+    pool_lock(pl);
+    uint64_t stopped = a->stopped || a->cheap;
+    pthread_mutex_unlock(&pl->mu);
+    if (stopped) return;   /* a cheap request's next pages are the engine's to read */
     int no_mem = 0;
     while (loaded + n < r->issue_next && loaded + n < csd_eng_req_pages(r) && loaded + n < lim) {
         uint64_t i = loaded + n;
@@ -330,12 +358,12 @@ void csd_eng_ahead_load(csd_engine *e, csd_isp_req *r) {
         n++;
     }
     if (no_mem) {
-        pthread_mutex_lock(&pl->mu);
+        pool_lock(pl);
         a->cheap = 1;
         pthread_mutex_unlock(&pl->mu);
     }
     if (!n) return;
-    pthread_mutex_lock(&pl->mu);
+    pool_lock(pl);
     a->loaded += n;
     /* wake a worker for 2 * AHEAD_WAKE_BATCH pages at a time (or the request's last pages), not
      * page by page: a wake-up costs more than most tasklets spend on a page */
@@ -353,7 +381,7 @@ void csd_eng_ahead_load(csd_engine *e, csd_isp_req *r) {
 void csd_eng_ahead_settle(csd_engine *e, csd_isp_req *r) {
     csd_ahead *a = r->ah;
     csd_pool *pl = e->pool;
-    pthread_mutex_lock(&pl->mu);
+    pool_lock(pl);
     /* not while a page is being fed: cheap set for want of memory does not stop a feed under way,
      * whose page the engine then takes as computed */
     int back = a->cheap && a->computed == r->fed_next && !a->running;
@@ -370,14 +398,24 @@ int csd_eng_ahead_join(csd_engine *e, csd_isp_req *r, uint64_t rel, csd_cost *co
     csd_ahead *a = r->ah;
     csd_pool *pl = e->pool;
     csd_eng_ahead_load(e, r);
-    pthread_mutex_lock(&pl->mu);
+    if (__atomic_load_n(&a->computed, __ATOMIC_ACQUIRE) > rel) {
+        /* fed already: its slot is final (reloaded only by this thread, after the page is consumed),
+         * so no lock; the lock on every page kept three threads' caches trading its line */
+        const ahead_slot *s = &a->slot[rel % a->W];
+        *cost = s->cost;
+        *need_more = s->need_more;
+        *read_rc = s->read_rc;
+        *prepared = s->prepared;
+        return s->rc;
+    }
+    pool_lock(pl);
     while (a->computed <= rel) {
         if (a->gate_wait) {
             /* the worker waits on this very page: every page before it is committed, so the work's
              * view of the output is now what the serial engine's would be */
             pthread_mutex_unlock(&pl->mu);
             a->work.commit(a->work.arg, 0);
-            pthread_mutex_lock(&pl->mu);
+            pool_lock(pl);
             a->gate_wait = 0;
             pthread_cond_broadcast(&pl->done_cv);
         } else if (!a->running && !a->stopped && !a->cheap && a->computed < a->loaded && !pl->idle) {
@@ -427,7 +465,7 @@ void csd_eng_ahead_detach(csd_engine *e, csd_isp_req *r) {
     csd_ahead *a = r->ah;
     if (!a) return;
     csd_pool *pl = e->pool;
-    pthread_mutex_lock(&pl->mu);
+    pool_lock(pl);
     a->cancel = 1;
     pool_dequeue(pl, a);
     for (csd_ahead **pp = &pl->preps; *pp; pp = &(*pp)->pnext)
