@@ -175,11 +175,12 @@ static void dyn_sched(dyn_ctx *c, uint64_t t) {
     dyn_args[id] = (dyn_arg){ c, id };
     CHECK(csd_sim_at(c->s, t, dyn_ev, &dyn_args[id]) == 0);
 }
-static int dyn_ref_next(dyn_ctx *c) {
+/* The reference's next event: the live one with the least (t, seq), by brute force; -1 if none. */
+static int ref_next(const dyn_ref *ref, int nref) {
     int best = -1;
-    for (int i = 0; i < c->nref; i++)
-        if (c->ref[i].live && (best < 0 || c->ref[i].t < c->ref[best].t ||
-                               (c->ref[i].t == c->ref[best].t && c->ref[i].seq < c->ref[best].seq)))
+    for (int i = 0; i < nref; i++)
+        if (ref[i].live && (best < 0 || ref[i].t < ref[best].t ||
+                            (ref[i].t == ref[best].t && ref[i].seq < ref[best].seq)))
             best = i;
     return best;
 }
@@ -237,7 +238,7 @@ static void test_dynamic(void) {
     CHECK(c.s);
     for (int i = 0; i < 64; i++) dyn_sched(&c, dyn_rand(&c) % 100);
     for (;;) {
-        int next = dyn_ref_next(&c);
+        int next = ref_next(c.ref, c.nref);
         uint64_t pt = 0;
         int has = csd_sim_peek(c.s, &pt);
         CHECK_EQ_INT(has, next >= 0);
@@ -280,15 +281,6 @@ static void wave_ev(csd_sim *sim, void *arg) {
     if (a->id != a->c->want || csd_sim_now(sim) != a->c->ref[a->id].t) a->c->bad++;
     a->c->ran++;
 }
-static int wave_next(const wave_ctx *c) {
-    int best = -1;
-    for (int i = 0; i < c->nref; i++)
-        if (c->ref[i].live && (best < 0 || c->ref[i].t < c->ref[best].t ||
-                               (c->ref[i].t == c->ref[best].t && c->ref[i].seq < c->ref[best].seq)))
-            best = i;
-    return best;
-}
-
 static void wave_run(int pending, uint64_t base, uint64_t window, uint64_t seed) {
     static dyn_ref ref[WAVE_MAX];
     wave_ctx c = { ref, 0, -1, 0, 0 };
@@ -314,7 +306,7 @@ static void wave_run(int pending, uint64_t base, uint64_t window, uint64_t seed)
         int npop = live < pending ? 0 : 1 + (int)((x >> 20) % 3);
         if (pops >= 3 * pending) npop = live;
         for (int k = 0; k < npop && live > 0; k++) {
-            int next = wave_next(&c);
+            int next = ref_next(c.ref, c.nref);
             uint64_t pt = 0;
             CHECK_EQ_INT(csd_sim_peek(s, &pt), 1);
             CHECK_EQ_U64(pt, ref[next].t);

@@ -21,6 +21,7 @@
  * marked stale and dropped when its read returns. So a view returns the bytes a serial read at that
  * moment would, and the CRC is compared by the caller exactly as for a serial read. */
 #include "store/store.h"
+#include "util/spin.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -88,17 +89,8 @@ static uint64_t blk(const csd_store *s, uint64_t ppn) { return ppn / s->l.pages_
  * but a plain mutex found taken puts the caller to sleep at once and its holder into the kernel to
  * wake it: the engine's views and the reader's publishing met that way often enough for the futex
  * sleeps and wake-ups to take about 14 % of weblog-q1's samples with two host threads (perf). So spin
- * briefly first; a holder that was preempted still sends the caller to sleep after the spin. */
-#define RD_SPIN 256
-static void rd_lock(struct csd_store_reader *rd) {
-    for (int i = 0; i < RD_SPIN; i++) {
-        if (pthread_mutex_trylock(&rd->mu) == 0) return;
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-    }
-    pthread_mutex_lock(&rd->mu);
-}
+ * briefly first (util/spin.h). */
+static void rd_lock(struct csd_store_reader *rd) { csd_mutex_lock_spin(&rd->mu); }
 
 static rd_run *set_of(struct csd_store_reader *rd, uint64_t ppn) {
     uint64_t h = blk(rd->s, ppn) * 0x9e3779b97f4a7c15ull;
