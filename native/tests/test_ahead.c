@@ -324,18 +324,20 @@ static int slow_ahead(void *arg, const csd_ahead_gate *g) { (void)arg; (void)g; 
 static int slow_commit(void *arg, int page) { (void)arg; (void)page; return 0; }
 static void slow_unahead(void *arg) { ((slow_work *)arg)->unaheads++; }
 
-/* The recs object's pages fed to a slow_work under 2 host threads, host_ahead_min_ns = 1 ms: the
- * pages fed ahead (isp_pages_ahead), checked against the byte sum of the object. */
+/* The recs object's pages fed to a slow_work under 2 host threads, host_ahead_min_ns = 5 ms: the
+ * pages fed ahead (isp_pages_ahead), checked against the byte sum of the object. The margins are
+ * wide so a loaded machine cannot flip the outcome: a fast page takes microseconds, so the 15 fast
+ * pages would need 75 ms of preemption between them to average 5 ms. */
 static uint64_t probe_run(object *recs, uint32_t slow_mask, int *unaheads) {
     csd_params p;
     CHECK(csd_params_preset(&p, "tiny") == 0);
     p.blocks_per_plane = 16;
     p.host_threads = 2;
-    p.host_ahead_min_ns = 1000000;
+    p.host_ahead_min_ns = 5000000;
     csd_engine *e = NULL;
     char err[256] = "";
     CHECK_EQ_INT(csd_engine_create(&e, &p, err, sizeof err), 0);
-    slow_work w = { .slow_mask = slow_mask, .sleep_ns = 20000000 };
+    slow_work w = { .slow_mask = slow_mask, .sleep_ns = 100000000 };
     csd_isp_work work = { .arg = &w, .feed = slow_feed, .finish = slow_finish, .ahead = slow_ahead,
                           .commit = slow_commit, .unahead = slow_unahead };
     csd_page_source src = { recs, obj_ppn, obj_read, obj_view, NULL };
@@ -365,12 +367,12 @@ static uint64_t probe_run(object *recs, uint32_t slow_mask, int *unaheads) {
 
 static void test_probe_median(object *recs) {
     int unaheads;
-    /* the first page slow (20 ms: the 16 pages' mean is over 1 ms, 1.25 ms), the others fast: back
+    /* the first page slow (100 ms: the 16 pages' mean is over 5 ms, 6.25 ms), the others fast: back
      * to the engine's thread after the 16 timed pages */
     uint64_t back = probe_run(recs, 0x1u, &unaheads);
     CHECK(back >= 16 && back <= 16 + 2 * 16);   /* the timed pages and the batch loaded meanwhile */
     CHECK_EQ_INT(unaheads, 1);
-    /* two slow (pages 0 and 9): the other 15 average 1.33 ms, so the request stays ahead to its end */
+    /* two slow (pages 0 and 9): the other 15 average 6.67 ms, so the request stays ahead to its end */
     uint64_t ahead = probe_run(recs, 0x201u, &unaheads);
     CHECK_EQ_U64(ahead, recs->pages);
     CHECK_EQ_INT(unaheads, 0);
