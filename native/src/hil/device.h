@@ -61,7 +61,7 @@ struct csd_device {
     uint8_t *blk_buf;                /* fill-pattern writes */
     size_t blk_buf_cap;
     csd_flash_batch blk_ops;
-    struct csd_bufpool *pool;        /* large buffers of tasklet requests, reused (util/bufpool.h) */
+    struct csd_bufpool *pool;        /* large buffers of tasklet requests, reused (host/bufpool.h) */
 };
 
 /* The block namespace's object: object commands neither list nor touch names under the prefix. */

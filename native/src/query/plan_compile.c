@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "smartssd/v1/device.pb-c.h"
-#include "tasklets/plan_int.h"
+#include "query/plan_int.h"
 
 typedef struct cctx {
     plan *pl;

@@ -1,4 +1,4 @@
-/* Parameter parsing for the built-in tasklets: every bad value gets a message naming the key. */
+/* Parameter parsing for the built-in tasklets and the query engine (runtime/builtin.h): every bad value gets a message naming the key. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "tasklets/tasklets_int.h"
+#include "runtime/builtin.h"
 
 int csd_tk_parse_i64(const char *s, int64_t *out) {
     if (!s || !*s) return -EINVAL;

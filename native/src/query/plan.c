@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tasklets/plan_int.h"
-#include "tasklets/tasklets_int.h"
+#include "query/plan.h"
+#include "query/plan_int.h"
+#include "runtime/builtin.h"
 
 static int plan_init(void **state, const csd_tasklet_args *args, csd_framing *framing, char *err,
                      size_t errlen) {

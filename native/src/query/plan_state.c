@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "smartssd/v1/device.pb-c.h"
-#include "tasklets/plan_int.h"
-#include "tasklets/tasklets_int.h"
+#include "query/plan_int.h"
+#include "runtime/builtin.h"
 
 static int state_full(plan *pl, size_t more) {
     if (more <= pl->max_mem && pl->mem <= pl->max_mem - more) {

@@ -8,8 +8,8 @@
 #include <sys/types.h>
 
 #include "smartssd/v1/device.pb-c.h"
-#include "tasklets/plan_int.h"
-#include "tasklets/tasklets_int.h"
+#include "query/plan_int.h"
+#include "runtime/builtin.h"
 #include "util/fixed.h"
 
 int csd_plan_begin_record(plan *pl, const uint8_t *rec, size_t len) {

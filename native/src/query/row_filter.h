@@ -2,8 +2,8 @@
  * (csd_tasklet_ops.schema) parsed, a pushed filter checked against it, and the filter applied to each
  * output row before it is shipped, by the plan tasklet's own expression evaluator (plan_eval.c), so
  * a pushed predicate means exactly what it means in a plan. docs/USER-TASKLETS.md. */
-#ifndef CSD_TASKLETS_ROW_FILTER_H
-#define CSD_TASKLETS_ROW_FILTER_H
+#ifndef CSD_QUERY_ROW_FILTER_H
+#define CSD_QUERY_ROW_FILTER_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -13,9 +13,9 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "util/bufpool.h"
+#include "host/bufpool.h"
 
-#include "tasklets/parquet.h"
+#include "query/parquet.h"
 
 #define PQ_MAX_DEPTH 32
 #define PQ_MAX_LEAVES 4096

@@ -1,7 +1,7 @@
 /* The plan interpreter's internal model: a smartssd.v1.Plan compiled into flat arrays (columns,
  * expression nodes) that evaluation walks with every index and byte range checked at compile time. */
-#ifndef CSD_TASKLETS_PLAN_INT_H
-#define CSD_TASKLETS_PLAN_INT_H
+#ifndef CSD_QUERY_PLAN_INT_H
+#define CSD_QUERY_PLAN_INT_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "tasklets/plan_int.h"
-#include "tasklets/row_filter.h"
-#include "tasklets/tasklets_int.h"
+#include "query/plan_int.h"
+#include "query/row_filter.h"
+#include "runtime/builtin.h"
 
 /* ------------------------------------------------------------------ the declaration */
 

@@ -10,10 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tasklets/parquet.h"
-#include "tasklets/plan_int.h"
-#include "tasklets/tasklets_int.h"
-#include "util/bufpool.h"
+#include "query/parquet.h"
+#include "query/plan_int.h"
+#include "runtime/builtin.h"
+#include "host/bufpool.h"
 
 /* Cost model (docs/TASKLETS.md): decoding one value and reading one 4-byte word of a decoded page. */
 #define CSD_TK_CYCLES_PER_VALUE 2

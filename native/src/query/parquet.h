@@ -5,8 +5,8 @@
  * BYTE_ARRAY; optional columns (max definition level 1). Nested schemas are refused. Every length
  * and offset read from the file is checked against the bytes given: corrupt input is an error with a
  * message, never a read out of bounds. */
-#ifndef CSD_TASKLETS_PARQUET_H
-#define CSD_TASKLETS_PARQUET_H
+#ifndef CSD_QUERY_PARQUET_H
+#define CSD_QUERY_PARQUET_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -102,7 +102,7 @@ int csd_pq_read_sel(const csd_pq_file *f, const uint8_t *file, size_t len, uint3
  * when every page of the chunk uses it: read them with csd_pq_int. */
 int csd_pq_read_ix(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
                    const uint8_t *sel, csd_pq_values *out, char *err, size_t errlen);
-/* csd_pq_read_ix with the arrays from pool (util/bufpool.h; NULL = fresh memory). */
+/* csd_pq_read_ix with the arrays from pool (host/bufpool.h; NULL = fresh memory). */
 int csd_pq_read_ix_pool(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
                         const uint8_t *sel, struct csd_bufpool *pool, csd_pq_values *out, char *err, size_t errlen);
 /* csd_pq_read_ix_pool with the chunk's data pages decoded on up to threads host threads (at most 4;
@@ -128,7 +128,7 @@ int csd_pq_rle_decode8(const uint8_t *p, const uint8_t *end, int width, uint8_t 
  * or -1 when corrupt (a level above 1, too few bytes). */
 int64_t csd_pq_rle_levels(const uint8_t *p, const uint8_t *end, uint8_t *valid, uint64_t n);
 /* n zeroed bytes; with huge, 2 MiB or more on huge pages where the host offers them (for memory that
- * is all written: a touch faults in 2 MiB); from pool when not NULL (util/bufpool.h). Free with the
+ * is all written: a touch faults in 2 MiB); from pool when not NULL (host/bufpool.h). Free with the
  * same pool, n and huge. */
 void *csd_pq_big_alloc(struct csd_bufpool *pool, size_t n, int huge);
 void csd_pq_big_free(struct csd_bufpool *pool, void *p, size_t n, int huge);

@@ -1,4 +1,4 @@
-#include "util/bufpool.h"
+#include "host/bufpool.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -3,8 +3,8 @@
  * page on first touch (most of a small request's wall time). The pool keeps freed regions (up to a
  * cap) and hands them to the next request; it is hung off the device and shared by its requests and
  * their decode threads (a mutex). Wall time only: nothing the device charges depends on it. */
-#ifndef CSD_UTIL_BUFPOOL_H
-#define CSD_UTIL_BUFPOOL_H
+#ifndef CSD_HOST_BUFPOOL_H
+#define CSD_HOST_BUFPOOL_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -2,8 +2,8 @@
  * its holder into the kernel to wake it; where a lock is held for a few hundred nanoseconds at a time
  * (the reader's runs, the run-ahead pool's pages) that sleep and wake-up cost more than the wait.
  * A holder that was preempted still sends the caller to sleep after the spin. */
-#ifndef CSD_UTIL_SPIN_H
-#define CSD_UTIL_SPIN_H
+#ifndef CSD_HOST_SPIN_H
+#define CSD_HOST_SPIN_H
 
 #include <pthread.h>
 
