@@ -182,3 +182,208 @@ def test_a_request_wider_than_the_device_takes_goes_in_pieces(tmp_path):
     assert [int(x["flash_ops"]) for x in rows] >= [5000, 5000]
     assert int(rows[1]["flash_ops"]) == 5000
     assert all(int(x["done_ns"]) > int(x["admit_ns"]) >= int(x["arrival_ns"]) for x in rows)
+
+
+# ---- the CSV and ASCII formats ----------------------------------------------------------------------
+
+def parse_csv_family(fmt, text, unit_ns=None):
+    """Independent readers of msr, systor, tencent, csv and disksim: [(line, op, t_ns, off, size)], flushes."""
+    out, flushes = [], 0
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if fmt == "disksim":
+            t, _dev, lba, cnt, typ = line.split()
+            out.append((lineno, "read" if int(typ) & 1 else "write", ns(t, unit_ns or 1), int(lba) * 512,
+                        int(cnt) * 512))
+            continue
+        f = [x.strip() for x in line.split(",")]
+        if f[0].lower() in ("timestamp", "time", "ts"):
+            continue
+        if fmt == "msr":   # timestamp,host,disk,type,offset,size,response
+            out.append((lineno, f[3].lower(), int(f[0]) * 100, int(f[4]), int(f[5])))
+        elif fmt == "systor":   # Timestamp,Response,IOType,LUN,Offset,Size
+            out.append((lineno, {"r": "read", "w": "write"}[f[2].lower()], ns(f[0], unit_ns or 10 ** 9), int(f[4]),
+                        int(f[5])))
+        elif fmt == "tencent":   # Timestamp,Offset,Size,IOType,VolumeID
+            out.append((lineno, ["read", "write"][int(f[3])], ns(f[0], unit_ns or 10 ** 9), int(f[1]) * 512,
+                        int(f[2]) * 512))
+        elif fmt == "csv":   # timestamp,op,offset,size
+            op = {"r": "read", "w": "write", "t": "trim", "f": "flush"}[f[1].lower()[0]]
+            if op == "flush":
+                flushes += 1
+                continue
+            out.append((lineno, op, ns(f[0], unit_ns or 1), int(f[2]), int(f[3])))
+    return out, flushes
+
+
+def expected(reqs):
+    t0 = min(r[2] for r in reqs)
+    return sorted((line, op, *pages(off, size), t - t0) for line, op, t, off, size in reqs)
+
+
+SAMPLES = {
+    "msr": "128166372003061629,hm,1,Read,0,4096,5023\n"
+           "128166372003061729,hm,1,Write,8192,8192,77\n"
+           "128166372003071629,hm,1,read,5000,100,1\n",
+    "systor": "Timestamp,Response,IOType,LUN,Offset,Size\n"
+              "1487015816.219718,0.000326,W,4,4096,4096\n"
+              "1487015816.219950,0.000110,R,4,0,8192\n"
+              "1487015816.3,0.0001,R,4,1000,512\n",
+    "tencent": "Timestamp,Offset,Size,IOType,VolumeID\n"
+               "1538323200,16,8,1,1283\n"
+               "1538323200,0,16,0,1283\n"
+               "1538323201,100,1,0,1283\n",
+    "csv": "timestamp,op,offset,size\n"
+           "0,R,0,4096\n"
+           "1500,W,8192,100\n"
+           "2500,F,0,0\n"
+           "3000,T,40960,8192\n"
+           "3000,read,1040384,8192\n",
+    "disksim": "0 0 0 8 1\n"
+               "1000 0 16 16 0\n"
+               "2500 0 100 1 1\n"
+               "2500 1 2040 8 3\n",
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(SAMPLES))
+def test_each_format_replays_what_an_independent_parse_reads(tiny, tmp_path, fmt):
+    text = SAMPLES[fmt]
+    tr = tmp_path / f"t.{fmt}"
+    tr.write_text(text)
+    reqs, flushes = parse_csv_family(fmt, text)
+    j, got = replayed(tiny, tr, tmp_path)   # detected from the first line
+    assert j["trace"]["format"] == fmt
+    assert got == expected(reqs)
+    assert (j["requests"], j["reads"], j["writes"], j["trims"], j["trace"]["flushes"]) == (
+        len(reqs), sum(r[1] == "read" for r in reqs), sum(r[1] == "write" for r in reqs),
+        sum(r[1] == "trim" for r in reqs), flushes)
+    # forced, and the summary alone
+    assert replayed(tiny, tr, tmp_path, "--format", fmt)[1] == got
+    s = json.loads(csd("replay", "--stats-only", tr, "--json").stdout)
+    assert s["read_bytes"] == sum(r[4] for r in reqs if r[1] == "read")
+    assert s["write_bytes"] == sum(r[4] for r in reqs if r[1] == "write")
+
+
+def test_time_unit(tiny, tmp_path):
+    # DiskSim's own traces count milliseconds (with a fraction); MQSim's nanoseconds (the default)
+    text = "0.000000 0 0 8 1\n1.5 0 16 16 0\n2.0000005 0 100 1 1\n"
+    tr = tmp_path / "t.disksim"
+    tr.write_text(text)
+    want = expected(parse_csv_family("disksim", text, 10 ** 6)[0])
+    assert [w[4] for w in want] == [0, 1500000, 2000001]   # 0.5 ns rounds to the nearest (up)
+    assert replayed(tiny, tr, tmp_path, "--time-unit", "ms")[1] == want
+    # the plain CSV in microseconds
+    tr = tmp_path / "t.csv"
+    tr.write_text("0,R,0,4096\n2.5,W,4096,4096\n")
+    assert [g[4] for g in replayed(tiny, tr, tmp_path, "--time-unit", "us")[1]] == [0, 2500]
+    assert csd("replay", tiny, tr, "--time-unit", "hours", ok=False).returncode == 2
+
+
+# ---- blkparse ---------------------------------------------------------------------------------------
+
+def parse_blkparse(text):
+    """Independent blkparse reader: Q events, else D events; (line, op, t_ns, off, size), flushes, remaps."""
+    ev = {"Q": [], "D": []}
+    flushes = {"Q": 0, "D": 0}
+    remaps = 0
+    for lineno, line in enumerate(text.splitlines(), 1):
+        f = line.split()
+        if not f:
+            continue
+        if f[0].startswith("CPU") or f[0] == "Total":
+            break
+        action = f[5]
+        if action == "A":
+            remaps += 1
+        if action not in ("Q", "D"):
+            continue
+        rwbs = f[6]
+        has_range = len(f) > 9 and f[8] == "+"
+        size = int(f[9]) * 512 if has_range else 0
+        if size == 0:
+            flushes[action] += "F" in rwbs
+            continue
+        op = "trim" if "D" in rwbs else "write" if "W" in rwbs else "read" if "R" in rwbs else None
+        if op:
+            ev[action].append((lineno, op, ns(f[3], 10 ** 9), int(f[7]) * 512, size))
+    use = "Q" if ev["Q"] or flushes["Q"] else "D"
+    return ev[use], flushes[use], remaps, use
+
+
+# What blkparse prints for a real kernel: a remap first (the partition's sector -> the disk's), every
+# action letter, RWBS with B (barrier, older kernels), F (pre-flush / FUA), A (read-ahead), M (meta),
+# S (sync), DE (secure erase), a flush with no data, a message, then the per-CPU summary.
+BLK = """\
+  8,0    0        1     0.000000000  1234  A   W 1024 + 8 <- (8,1) 0
+  8,0    0        2     0.000000500  1234  Q   W 1024 + 8 [kworker/0:1]
+  8,0    0        3     0.000001000  1234  G   W 1024 + 8 [kworker/0:1]
+  8,0    0        4     0.000001200  1234  P   N [kworker/0:1]
+  8,0    0        5     0.000001500  1234  I   W 1024 + 8 [kworker/0:1]
+  8,0    0        6     0.000002000  1234  U   N [kworker/0:1] 1
+  8,0    0        7     0.000003000  1234  D   W 1024 + 8 [kworker/0:1]
+  8,0    0        8     0.000100000     0  C   W 1024 + 8 [0]
+  8,0    1        9     0.000200000   555  Q WBS 16 + 8 [jbd2/sda1-8]
+  8,0    1       10     0.000300000   555  Q FWFS 24 + 8 [jbd2/sda1-8]
+  8,0    1       11     0.000400000   555  Q FWS [jbd2/sda1-8]
+  8,0    1       12     0.000500000   555  Q  RA 100 + 16 [cat]
+  8,0    1       13     0.000600000   555  Q  RM 200 + 1 [ls]
+  8,0    1       14     0.000700000   555  Q  DS 300 + 64 [fstrim]
+  8,0    1       15     0.000800000   555  Q  DE 400 + 8 [blkdiscard]
+  8,0    1       16     0.000900000   555  X   W 500 / 504 [x]
+  8,0    1       17     0.001000000   555  M   W 508 + 8 [x]
+  8,0    1       18     0.001050000   555  F   R 90 + 8 [x]
+  8,0    1       19     0.001060000   555  B   R 90 + 8 [x]
+  8,0    1       20     0.001070000   555  S   R 90 + 8 [x]
+  8,0    1       21     0.001080000   555  R   R 90 + 8 [x]
+  8,0    1       22     0.001090000   555  T   N [x] 1
+  8,0    0        0     0.001100000     0  m   N cfq schedule dispatch
+  8,0    1       23     0.001200000   555  Q   N [x]
+  8,0    1       24     0.001300000   555  D  FN [kworker/1:1H]
+CPU0 (8,0):
+ Reads Queued:           1,        8KiB  Writes Queued:           4,       16KiB
+Total (8,0):
+"""
+
+# What `blktrace -a issue -a complete` records: D and C events only (and a flush issued as D).
+BLK_D_ONLY = """\
+  259,0    2        1     0.000000000  3021  D  WS 1024 + 16 [fio]
+  259,0    2        2     0.000050000     0  C  WS 1024 + 16 [0]
+  259,0    2        3     0.000060000  3021  D  FN [fio]
+  259,0    2        4     0.000070000  3021  D   R 64 + 8 [fio]
+  259,0    2        5     0.000071000  3021  D   R 72 + 8 [fio]
+  259,0    2        6     0.000120000     0  C   R 64 + 8 [0]
+"""
+
+
+@pytest.mark.parametrize("name,text,events", [("q", BLK, "Q"), ("d-only", BLK_D_ONLY, "D")])
+def test_blkparse_every_flag_and_action(tiny, tmp_path, name, text, events):
+    tr = tmp_path / f"{name}.txt"
+    tr.write_text(text)
+    reqs, flushes, remaps, use = parse_blkparse(text)
+    assert use == events and len(reqs) > 0
+    j, got = replayed(tiny, tr, tmp_path)
+    assert got == expected(reqs)
+    t = j["trace"]
+    assert (t["format"], t["events"], t["flushes"], t["remaps"]) == ("blkparse", events, flushes, remaps)
+    assert (j["requests"], j["reads"], j["writes"], j["trims"]) == (
+        len(reqs), sum(r[1] == "read" for r in reqs), sum(r[1] == "write" for r in reqs),
+        sum(r[1] == "trim" for r in reqs))
+    text_out = csd("replay", "--stats-only", tr).stdout
+    assert (f"from {events} (" in text_out) and f"{flushes} flushes" in text_out
+
+
+def test_blkparse_counts_by_hand(tiny, tmp_path):
+    tr = tmp_path / "q.txt"
+    tr.write_text(BLK)
+    j, got = replayed(tiny, tr, tmp_path)
+    # Q events with data: W 1024+8, WBS 16+8, FWFS 24+8 (a write with pre-flush and FUA), RA 100+16,
+    # RM 200+1, DS 300+64 (discard), DE 400+8 (secure erase); FWS without data is the one flush
+    assert [(g[0], g[1]) for g in got] == [(2, "write"), (9, "write"), (10, "write"), (12, "read"), (13, "read"),
+                                           (14, "trim"), (15, "trim")]
+    assert (j["trace"]["flushes"], j["trace"]["remaps"]) == (1, 1)
+    tr.write_text(BLK_D_ONLY)
+    j, got = replayed(tiny, tr, tmp_path)
+    assert [(g[0], g[1], g[2], g[3]) for g in got] == [(1, "write", 128, 2), (4, "read", 8, 1), (5, "read", 9, 1)]
+    assert (j["requests"], j["trace"]["events"], j["trace"]["flushes"]) == (3, "D", 1)

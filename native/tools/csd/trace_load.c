@@ -173,7 +173,7 @@ int tf_load(FILE *in, const tf_opts *o, tf_accept_fn accept, void *arg, tf_trace
             if (i && tr->r[i].t_ns < hi) tr->reordered++;
             if (tr->r[i].t_ns > hi) hi = tr->r[i].t_ns;
         }
-        qsort(tr->r, tr->n, sizeof *tr->r, cmp_arrival);
+        if (tr->n > 1) qsort(tr->r, tr->n, sizeof *tr->r, cmp_arrival);
     }
     uint64_t t0 = tr->n ? tr->r[0].t_ns : 0;
     if (tr->n && tr->r[tr->n - 1].t_ns - t0 >= TF_MAX_SPAN_NS) {
