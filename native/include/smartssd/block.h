@@ -54,6 +54,11 @@ typedef struct csd_block_req {
     void *buf;                       /* READ: receives count * lba_bytes bytes at submission (NULL = none) */
     uint32_t hint;                   /* WRITE: the data's lifetime class for the placement policy (e.g. an
                                       * LSM level + 1; 0 = none, at most 255), as write_object's */
+    uint64_t bytes;                  /* READ, WRITE: the bytes the host link carries, when the host asked
+                                      * for part of the LBAs (a sub-page request, whose first and last
+                                      * LBAs it may cover in part): more than count - 2 and at most count
+                                      * LBAs' worth; 0 = count * lba_bytes. The flash still reads and
+                                      * programs whole pages. */
 } csd_block_req;
 
 typedef struct csd_block_cpl {

@@ -94,6 +94,7 @@ typedef struct rstate {
     int64_t outstanding;
     uint64_t now;                   /* the device clock after the last poll */
     uint64_t nflash;
+    uint32_t lba_bytes;
 } rstate;
 
 /* A completion into its trace request (ids past the trace are the prefill's). */
@@ -236,6 +237,12 @@ static int run_trace(rstate *s, int afap, uint64_t base, uint64_t max_out, uint6
             /* the host queue: a request the device had no room for arrives when it gets there */
             b->arrival_ns = afap ? 0 : base + q->t_ns > s->now ? base + q->t_ns : s->now;
             b->fill = q->op == OP_WRITE ? i + 1 : 0;
+            if (q->op != OP_TRIM) {
+                /* the host link carries the piece's share of the bytes the trace asked for */
+                uint64_t lo = (q->off / s->lba_bytes + done_lbas) * s->lba_bytes, hi = lo + (uint64_t)cnt * s->lba_bytes;
+                uint64_t a = q->off > lo ? q->off : lo, z = q->off + q->size < hi ? q->off + q->size : hi;
+                if (z - a < hi - lo) b->bytes = z - a;
+            }
             last = b->arrival_ns;
             s->bp[k++] = b;
             lsum += cnt;
@@ -363,7 +370,7 @@ static int run_replay(cli *c, int argc, char **argv) {
     rres *res = calloc(tr.n ? tr.n : 1, sizeof *res);
     Smartssd__V1__BlockRequest *br = calloc(CHUNK, sizeof *br);
     Smartssd__V1__BlockRequest **bp = calloc(CHUNK, sizeof *bp);
-    rstate st = { .c = c, .tr = &tr, .res = res, .br = br, .bp = bp, .now = base };
+    rstate st = { .c = c, .tr = &tr, .res = res, .br = br, .bp = bp, .now = base, .lba_bytes = lba_bytes };
     replay_result rr = { .path = path, .tr = &tr, .res = res, .queue_depth = qd, .afap = o.afap,
                          .prefill = o.prefill, .prefill_mode = "data", .parse_wall_s = w_parse };
     if (!res || !br || !bp) {
