@@ -189,6 +189,23 @@ static void test_hand_checked(const char *dir) {
     poll_all(d, c, 1, NULL);
     CHECK_EQ_U64(c[0].first_flash_ns, T8 + 5245);
     CHECK_EQ_U64(c[0].done_ns, T8 + 5245 + 1000 + 10000 + 100000);
+    /* a write of zeros (zeroes) is timed as the write it stands for: its page over the link, F,
+     * channel, tProg; it reads back as zeros, and its page (fresh, in a block the image held as a
+     * hole) was never written on the host */
+    uint64_t T9 = c[0].done_ns + 100000;
+    csd_block_req zw = { .id = 0, .op = CSD_BLOCK_WRITE, .lba = 4, .count = 1, .arrival_ns = T9, .zeroes = 1 };
+    submit_ok(d, &zw, 1);
+    poll_all(d, c, 1, NULL);
+    CHECK_EQ_U64(c[0].first_flash_ns, T9 + 15000);
+    CHECK_EQ_U64(c[0].done_ns, T9 + 126000);
+    CHECK_EQ_U64(c[0].flash_ops, 1);
+    memset(buf, 0xAA, sizeof buf);
+    csd_block_req zr = { .id = 0, .op = CSD_BLOCK_READ, .lba = 4, .count = 1, .buf = buf };
+    submit_ok(d, &zr, 1);
+    poll_all(d, c, 1, NULL);
+    memset(want, 0, sizeof want);
+    CHECK(!memcmp(buf, want, 4096));
+    CHECK_EQ_U64(c[0].flash_ops, 1);   /* a page on flash, not a hole */
     csd_device_close(d);
 
     /* queue depth 1: the second of two reads at once waits for the first to complete */
@@ -712,6 +729,9 @@ static void test_protocol(const char *dir) {
     BAD(b.fill = 5, CSD_INVALID_ARGUMENT, "fill is for writes");
     BAD((b.op = SMARTSSD__V1__BLOCK_OP__BLOCK_TRIM, b.return_data = 1), CSD_INVALID_ARGUMENT, "return_data is for reads");
     BAD((b.op = SMARTSSD__V1__BLOCK_OP__BLOCK_TRIM, b.bytes = 100), CSD_INVALID_ARGUMENT, "bytes is for reads and writes");
+    BAD(b.zeroes = 1, CSD_INVALID_ARGUMENT, "zeroes is for writes without data or fill");
+    BAD((b.op = SMARTSSD__V1__BLOCK_OP__BLOCK_WRITE, b.zeroes = 1, b.fill = 3), CSD_INVALID_ARGUMENT,
+        "zeroes is for writes without data or fill");
     BAD(b.bytes = 4097, CSD_INVALID_ARGUMENT, "bytes 4097 does not fit 1 LBAs of 4096 bytes (more than 0, at most 4096)");
     BAD((b.count = 3, b.bytes = 4096), CSD_INVALID_ARGUMENT, "bytes 4096 does not fit 3 LBAs of 4096 bytes (more than 4096");
     uint64_t now = csd_device_clock(d);

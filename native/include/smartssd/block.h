@@ -59,6 +59,10 @@ typedef struct csd_block_req {
                                       * LBAs it may cover in part): more than count - 2 and at most count
                                       * LBAs' worth; 0 = count * lba_bytes. The flash still reads and
                                       * programs whole pages. */
+    uint8_t zeroes;                  /* WRITE: its data are zeros, given by this flag instead of data or
+                                      * fill. Timed exactly as that write (its bytes cross the link, the
+                                      * pages are mapped and programmed); on the host, a page the image
+                                      * holds as zeros already is not rewritten, so no data is stored */
 } csd_block_req;
 
 typedef struct csd_block_cpl {

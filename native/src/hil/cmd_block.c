@@ -101,6 +101,9 @@ static int blk_check(csd_device *d, cmd_ctx *c, const csd_block_req *q, size_t n
             return cmd_fail(c, CSD_INVALID_ARGUMENT, "block_submit: request %zu (id %" PRIu64 "): hint %u is out of "
                             "range (0..%u: 0 = none, else a lifetime class such as an LSM level + 1)", i, r->id,
                             r->hint, CSD_FTL_HINT_MAX);
+        if (r->zeroes && (r->op != CSD_BLOCK_WRITE || data_len[i] || r->fill))
+            return cmd_fail(c, CSD_INVALID_ARGUMENT, "block_submit: request %zu (id %" PRIu64 "): zeroes is for "
+                            "writes without data or fill", i, r->id);
         if (r->bytes && r->op == CSD_BLOCK_TRIM)
             return cmd_fail(c, CSD_INVALID_ARGUMENT, "block_submit: request %zu (id %" PRIu64 "): bytes is for "
                             "reads and writes", i, r->id);
@@ -169,6 +172,11 @@ static int blk_apply(csd_device *d, const csd_block_req *r, uint64_t arrival, in
     int rc = 0;
     switch (r->op) {
     case CSD_BLOCK_WRITE: {
+        to_dev = link;
+        if (r->zeroes) {
+            rc = csd_ftl_write_zeroes(d->ftl, d->blk_ns, off, bytes, r->hint, ops);
+            break;
+        }
         const void *src = r->data;
         if (!src) {
             rc = grow_buf(d, bytes);
@@ -176,7 +184,6 @@ static int blk_apply(csd_device *d, const csd_block_req *r, uint64_t arrival, in
             fill_pattern(d->blk_buf, r->lba, r->count, pb, r->fill);
             src = d->blk_buf;
         }
-        to_dev = link;
         rc = csd_ftl_write_hint(d->ftl, d->blk_ns, off, src, bytes, r->hint, ops);
         break;
     }
@@ -281,7 +288,7 @@ int cmd_block_submit(csd_device *d, const Smartssd__V1__BlockSubmit *m, cmd_ctx 
         const Smartssd__V1__BlockRequest *r = m->requests[i];
         q[i] = (csd_block_req){ .id = r->id, .op = r->op > 255 ? 255 : (uint8_t)r->op, .lba = r->lba, .count = r->count,
                                 .arrival_ns = r->arrival_ns, .data = r->data.len ? r->data.data : NULL,
-                                .fill = r->fill, .hint = r->hint, .bytes = r->bytes };
+                                .fill = r->fill, .hint = r->hint, .bytes = r->bytes, .zeroes = r->zeroes };
         len[i] = r->data.len;
         want[i] = r->return_data;
     }
