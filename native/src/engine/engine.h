@@ -61,7 +61,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "smartssd/params.h"
-#include "engine/cost.h"
+#include "util/cost.h"
 #include "flash/flash.h"
 #include "sched/sched.h"
 
