@@ -6,7 +6,7 @@
  * fills them with C. The answer must be A's (counted here from A's bytes) and the same with 1, 2 and 4
  * host threads, and GC must really have erased blocks holding issued pages of A not yet processed
  * (the engine counts the pages whose bytes it kept: isp_pages_saved). With 2 host threads it runs both
- * with the reader thread (store/reader.c, host_reader) and without: same bytes, times and rescues.
+ * with the reader thread (host/reader.c, host_reader) and without: same bytes, times and rescues.
  * The reader reads only for requests fed on the engine's thread, so reader mode 2 makes every
  * request prove cheap and settle back there (host_ahead_min_ns huge), and the reader must have
  * served pages.

@@ -1,4 +1,4 @@
-/* The store's reader thread (store/reader.c) against a reference: every view of a page returns the
+/* The store's reader thread (host/reader.c) against a reference: every view of a page returns the
  * bytes the image holds at that moment, and a CRC equal to csd_crc32 of them, under random writes,
  * block fills (reserve), erases and punches made while the reader is reading the same pages, posts
  * never viewed (a tasklet that stopped), views of pages never posted, and a full post queue. The

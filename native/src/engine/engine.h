@@ -38,7 +38,7 @@
  *   reads in flight and core slots end, and calls nothing on run after release returns.
  * - host_threads > 1 (wall time only): a work that allows it (csd_isp_work.ahead) has its pages fed on
  *   host worker threads as soon as their ppn is known; the feed above takes that page's result at the
- *   same event, so every time, row and status is the one-thread engine's (ahead.c).
+ *   same event, so every time, row and status is the one-thread engine's (engine/runahead.c, host/ahead.c).
  *
  * Stage issue (REMUS paper section II-C; docs/SCHEDULERS.md): used when the policy has no batch
  * pick(), or when isp_send_ns or isp_flash_quota is set. Each page belongs to one core: the core of

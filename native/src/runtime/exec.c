@@ -60,7 +60,7 @@ struct csd_exec {
     const void *prep;            /* the page being fed was prepared (hooks.prepare) into this */
     const uint8_t *prep_page;    /* ... and starts here */
 
-    /* run-ahead (engine/ahead.c): feed runs on a worker and stages each page's rows in a chunk; the
+    /* run-ahead (host/ahead.c): feed runs on a worker and stages each page's rows in a chunk; the
      * engine's thread publishes chunk by chunk (commit). A staged row is known to fit the output
      * buffer's limit when every byte staged so far stays within cap = committed + the room the
      * buffer had at the last commit (host reads only add room); otherwise the gate waits until the
