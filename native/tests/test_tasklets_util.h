@@ -12,7 +12,7 @@
 
 #include "check.h"
 #include "runtime/exec.h"
-#include "tasklets/builtin_hooks.h"
+#include "tasklets/registry.h"
 #include "smartssd/tasklet.h"
 #include "smartssd/v1/device.pb-c.h"
 
@@ -199,13 +199,13 @@ static inline void tk_expect_same(tk_result *b, const tk_result *r) {
 }
 
 /* tk_run_hooked without hooks; for a built-in that also takes whole pages of records (its
- * csd_tasklet_builtin_hooks), the same run through them must give the same rows, status, message and
+ * registered hooks), the same run through them must give the same rows, status, message and
  * cost of every page. */
 static inline tk_result tk_run(const csd_tasklet_ops *ops, const csd_tasklet_args *args_in, const uint8_t *obj,
                                uint64_t size, const uint64_t *cuts, size_t ncuts, uint32_t P, int bytes_mode,
                                uint64_t max_rows, size_t limit_bytes) {
     tk_result r = tk_run_hooked(ops, NULL, args_in, obj, size, cuts, ncuts, P, bytes_mode, max_rows, limit_bytes);
-    const csd_exec_hooks *h = csd_tasklet_builtin_hooks(ops);
+    const csd_exec_hooks *h = csd_builtin_hooks_of(ops);
     if (h) {
         tk_result b = tk_run_hooked(ops, h, args_in, obj, size, cuts, ncuts, P, bytes_mode, max_rows, limit_bytes);
         tk_expect_same(&b, &r);

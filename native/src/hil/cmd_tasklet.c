@@ -2,7 +2,7 @@
  * runtime params), execute_object, read_object(output) with progress for adaptive polling. */
 #include "hil/cmd.h"
 #include "sandbox/sandbox.h"
-#include "tasklets/builtin_hooks.h"
+#include "tasklets/registry.h"
 #include "query/row_filter.h"
 
 #include <errno.h>
@@ -268,7 +268,7 @@ int cmd_execute(csd_device *d, const Smartssd__V1__ExecuteObject *m, cmd_ctx *c)
     char err[512] = "";
     int rc = t->user ? csd_exec_create_hooked(&o->run, t->ops, csd_user_tasklet_hooks(t->user), &o->args, &o->out,
                                               err, sizeof err)
-                     : csd_exec_create_hooked(&o->run, t->ops, csd_tasklet_builtin_hooks(t->ops), &o->args, &o->out,
+                     : csd_exec_create_hooked(&o->run, t->ops, csd_builtin_hooks_of(t->ops), &o->args, &o->out,
                                               err, sizeof err);
     if (rc) {
         o->run = NULL;

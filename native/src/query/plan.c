@@ -414,10 +414,10 @@ static int plan_need_page(void *state, uint64_t page_index, uint32_t page_bytes)
     return csd_plan_parquet_need_page(state, page_index, page_bytes);
 }
 
-const csd_exec_hooks csd_tasklet_plan_hooks = { .lines = plan_lines, .prep_new = plan_prep_new, .prep_free = plan_prep_free,
+static const csd_exec_hooks csd_tasklet_plan_hooks = { .lines = plan_lines, .prep_new = plan_prep_new, .prep_free = plan_prep_free,
                                                  .prepare = plan_prepare, .lines_prepared = plan_lines_prepared };
 
-const csd_tasklet_ops csd_tasklet_plan = {
+static const csd_tasklet_ops csd_tasklet_plan = {
     .name = "plan",
     .summary = "declarative query (smartssd.v1.Plan): filter, project, group-by aggregates, top-N, limit "
                "over fixed records, delimited text or Parquet objects",
@@ -427,3 +427,5 @@ const csd_tasklet_ops csd_tasklet_plan = {
     .destroy = plan_destroy,
     .need_page = plan_need_page,
 };
+
+const csd_builtin csd_builtin_plan = { &csd_tasklet_plan, &csd_tasklet_plan_hooks };
