@@ -88,7 +88,7 @@ int main(int argc, char **argv) {
         csd_tasklet_args a = { .static_params = &KINDS[k].kv, .n_static = 1, .page_bytes = P };
         const csd_tasklet_ops *ops = csd_tasklet_find(KINDS[k].name);
         csd_outbuf_init(&out[i], 64u << 20, 0);
-        if (!ops || csd_exec_create_hooked(&t[i], ops, csd_builtin_hooks_of(ops), &a, &out[i], err, sizeof err)) {
+        if (!ops || csd_exec_create_hooked(&t[i], ops, csd_builtin_hooks_of(ops), NULL, &a, &out[i], err, sizeof err)) {
             fprintf(stderr, "%s: %s\n", KINDS[k].name, err);
             return 1;
         }

@@ -202,7 +202,7 @@ static outcome run(uint64_t seed, uint32_t threads, uint32_t min_ns, const char 
         }
         const csd_tasklet_ops *ops = csd_tasklet_find(name);
         CHECK(ops != NULL);
-        CHECK_EQ_INT(csd_exec_create_hooked(&q->t, ops, csd_builtin_hooks_of(ops), &a, &q->out, err, sizeof err), 0);
+        CHECK_EQ_INT(csd_exec_create_hooked(&q->t, ops, csd_builtin_hooks_of(ops), NULL, &a, &q->out, err, sizeof err), 0);
         /* extents: record-aligned for records, anywhere for text */
         uint64_t off = rng(&s) % o->size, len = rng(&s) % (o->size - off + 1);
         if (kind == 2 || kind == 3) {

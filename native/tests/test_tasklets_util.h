@@ -21,6 +21,10 @@ typedef struct tk_text {
     size_t len, cap;
 } tk_text;
 
+/* What the device lends the runs' built-ins (host threads, buffer pool), used with hooks that take
+ * it; NULL: one thread, fresh memory. */
+static const csd_exec_host *tk_host;
+
 static inline void tk_text_add(tk_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static inline void tk_text_add(tk_text *t, const char *fmt, ...) {
     va_list ap;
@@ -126,7 +130,7 @@ static inline tk_result tk_run_prep(const csd_tasklet_ops *ops, const csd_exec_h
         csd_outbuf ob;
         csd_outbuf_init(&ob, limit_bytes, max_rows);
         csd_exec *t = NULL;
-        r.rc = csd_exec_create_hooked(&t, ops, hooks, &args, &ob, r.err, sizeof r.err);
+        r.rc = csd_exec_create_hooked(&t, ops, hooks, tk_host, &args, &ob, r.err, sizeof r.err);
         uint64_t fp = 0, lp = 0;
         if (!r.rc) r.rc = csd_exec_begin(t, size, prev, e - prev, P, &fp, &lp, r.err, sizeof r.err);
         csd_isp_work w = {0};

@@ -101,11 +101,12 @@ static void run_fail(csd_exec *t, int rc, const char *what) {
 
 int csd_exec_create(csd_exec **out, const csd_tasklet_ops *ops, const csd_tasklet_args *args,
                        csd_outbuf *outbuf, char *err, size_t errlen) {
-    return csd_exec_create_hooked(out, ops, NULL, args, outbuf, err, errlen);
+    return csd_exec_create_hooked(out, ops, NULL, NULL, args, outbuf, err, errlen);
 }
 
 int csd_exec_create_hooked(csd_exec **out, const csd_tasklet_ops *ops, const csd_exec_hooks *hooks,
-                           const csd_tasklet_args *args, csd_outbuf *outbuf, char *err, size_t errlen) {
+                           const csd_exec_host *host, const csd_tasklet_args *args, csd_outbuf *outbuf, char *err,
+                           size_t errlen) {
     *out = NULL;
     if (!ops || !ops->init || !ops->record || !outbuf) {
         snprintf(err, errlen, "invalid tasklet (missing init/record or output buffer)");
@@ -124,7 +125,10 @@ int csd_exec_create_hooked(csd_exec **out, const csd_tasklet_ops *ops, const csd
     csd_taskio_init(&t->io, outbuf, ops->name);
     csd_tasklet_args empty = {0};
     char ebuf[CSD_IO_ERR_MAX] = "";
-    int rc = ops->init(&t->state, args ? args : &empty, &t->fr, ebuf, sizeof ebuf);
+    static const csd_exec_host alone = { 1, NULL };
+    int rc = hooks && hooks->init_host
+                 ? hooks->init_host(&t->state, args ? args : &empty, host ? host : &alone, &t->fr, ebuf, sizeof ebuf)
+                 : ops->init(&t->state, args ? args : &empty, &t->fr, ebuf, sizeof ebuf);
     if (rc < 0) {
         snprintf(err, errlen, "%s", ebuf[0] ? ebuf : strerror(-rc));
         t->state = NULL;
