@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "engine/engine.h"
+#include "host/settings.h"
 #include "runtime/exec.h"
 #include "smartssd/tasklet.h"
 #include "tasklets/registry.h"
@@ -62,7 +63,7 @@ int main(int argc, char **argv) {
     p.cores = 2;
     p.isp_buffer_bytes = 1u << 20;
     p.isp_batch_pages = 32;
-    p.host_threads = threads;
+    CSD_HOST_THREADS(&p) = threads;
     char err[256] = "";
     csd_engine *e;
     if (csd_engine_create(&e, &p, err, sizeof err)) {

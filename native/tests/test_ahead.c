@@ -7,6 +7,7 @@
  * Both issue models (batch under fcfs, stage under remus) and tight output buffers (the gate that
  * waits for the engine, and the output-buffer-full failure) are covered. */
 #include "check.h"
+#include "host/settings.h"
 #include "engine/engine.h"
 #include "runtime/exec.h"
 #include "tasklets/registry.h"
@@ -155,8 +156,8 @@ static outcome run(uint64_t seed, uint32_t threads, uint32_t min_ns, const char 
     CHECK(csd_params_preset(&p, "tiny") == 0);
     p.blocks_per_plane = 16;
     p.cores = 2;
-    p.host_threads = threads;
-    if (min_ns != UINT32_MAX) p.host_ahead_min_ns = min_ns;
+    CSD_HOST_THREADS(&p) = threads;
+    if (min_ns != UINT32_MAX) CSD_HOST_AHEAD_MIN_NS(&p) = min_ns;
     snprintf(p.request_scheduler, sizeof p.request_scheduler, "%s", policy);
     csd_engine *e = NULL;
     char err[256] = "";
@@ -332,8 +333,8 @@ static uint64_t probe_run(object *recs, uint32_t slow_mask, int *unaheads) {
     csd_params p;
     CHECK(csd_params_preset(&p, "tiny") == 0);
     p.blocks_per_plane = 16;
-    p.host_threads = 2;
-    p.host_ahead_min_ns = 5000000;
+    CSD_HOST_THREADS(&p) = 2;
+    CSD_HOST_AHEAD_MIN_NS(&p) = 5000000;
     csd_engine *e = NULL;
     char err[256] = "";
     CHECK_EQ_INT(csd_engine_create(&e, &p, err, sizeof err), 0);

@@ -13,6 +13,7 @@
  * Last, a page whose bytes were damaged on the image fails the grep with the same status, message
  * and device time whichever thread read it. */
 #include "devutil.h"
+#include "host/settings.h"
 #include "hil/device.h"
 #include "store/store.h"
 
@@ -71,10 +72,10 @@ static csd_device *small_device(const char *dir, uint32_t threads, const char *s
     p.blocks_per_plane = 6;
     p.gc_free_blocks_min = 3;      /* GC from the fourth block of a unit on */
     p.core_mhz = 1;                /* a page costs the core ~3 ms: reads run far ahead */
-    p.host_threads = threads;
+    CSD_HOST_THREADS(&p) = threads;
     snprintf(p.request_scheduler, sizeof p.request_scheduler, "%s", sched);
-    p.host_ahead_min_ns = ahead_min_ns(reader);
-    p.host_reader = reader ? 1 : 0;
+    CSD_HOST_AHEAD_MIN_NS(&p) = ahead_min_ns(reader);
+    CSD_HOST_READER(&p) = reader ? 1 : 0;
     if (csd_format(path, 256u * PB, &p, err, sizeof err)) {
         fprintf(stderr, "format: %s\n", err);
         exit(1);
@@ -187,9 +188,9 @@ static void corrupt_page(const char *dir, const uint8_t *a) {
         CHECK(c != EOF && fseek(f, (long)off, SEEK_SET) == 0 && fputc(c ^ 0x20, f) != EOF && fclose(f) == 0);
         csd_params p;
         CHECK(csd_params_preset(&p, "tiny") == 0);
-        p.host_threads = threads[i];
-        p.host_reader = readers[i] ? 1 : 0;
-        p.host_ahead_min_ns = ahead_min_ns(readers[i]);
+        CSD_HOST_THREADS(&p) = threads[i];
+        CSD_HOST_READER(&p) = readers[i] ? 1 : 0;
+        CSD_HOST_AHEAD_MIN_NS(&p) = ahead_min_ns(readers[i]);
         csd_open_opts o = { .background = 0, .override = &p };
         CHECK(csd_device_open(&d, path, &o, err, sizeof err) == 0);
         Smartssd__V1__Response *r = dev_create_tasklet(d, "grep", (const char *const[]){ "pattern=needle", "mode=count", NULL }, NULL);

@@ -6,6 +6,7 @@
 #include <errno.h>
 
 #include "devutil.h"
+#include "host/settings.h"
 
 typedef struct {
     int calls;
@@ -25,7 +26,7 @@ static int edit(void *arg, csd_params *p, char *err, size_t errlen) {
         return -x->fail;
     }
     if (x->t_read_ns) p->t_read_ns = x->t_read_ns;
-    if (x->host_threads != UINT32_MAX) p->host_threads = x->host_threads;
+    if (x->host_threads != UINT32_MAX) CSD_HOST_THREADS(p) = x->host_threads;
     if (x->bad_page_bytes) p->page_bytes *= 2;
     return 0;
 }
@@ -88,7 +89,7 @@ int main(void) {
     CHECK_EQ_INT(x.calls, 1);
     CHECK_EQ_U64(x.seen.t_read_ns, stored.t_read_ns);
     CHECK_EQ_U64(x.seen.page_bytes, stored.page_bytes);
-    CHECK_EQ_U64(x.seen.host_threads, stored.host_threads);
+    CHECK_EQ_U64(CSD_HOST_THREADS(&x.seen), CSD_HOST_THREADS(&stored));
     CHECK_STR(x.seen.request_scheduler, stored.request_scheduler);
     CHECK_EQ_U64(csd_device_params(d)->t_read_ns, slow);
     CHECK_EQ_U64(csd_device_params(d)->page_bytes, stored.page_bytes);
@@ -113,7 +114,7 @@ int main(void) {
     CHECK_EQ_INT(x.calls, 1);
     CHECK_EQ_U64(x.seen.t_read_ns, slower);
     CHECK_EQ_U64(csd_device_params(d)->t_read_ns, slower);
-    CHECK_EQ_U64(csd_device_params(d)->host_threads, 2);
+    CHECK_EQ_U64(CSD_HOST_THREADS(csd_device_params(d)), 2);
     /* two host threads, the same device time as the override alone (one thread) */
     const uint64_t three_ns = grep_ns(d, obj);
     CHECK(csd_device_close(d) == 0);

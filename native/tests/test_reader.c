@@ -5,6 +5,7 @@
  * reference is a plain byte array updated with every write, plus the serial path
  * (csd_store_read_data) read back beside each view. */
 #include "check.h"
+#include "host/settings.h"
 #include "store/store.h"
 
 #include <errno.h>
@@ -219,7 +220,7 @@ int main(void) {
     /* the param: on by default, 0 or 1 only */
     csd_params q;
     CHECK_EQ_INT(csd_params_preset(&q, "tiny"), 0);
-    CHECK_EQ_U64(q.host_reader, 1);
+    CHECK_EQ_U64(CSD_HOST_READER(&q), 1);
     CHECK_EQ_INT(csd_params_set(&q, "host_reader", "2", err, sizeof err), 0);
     CHECK_EQ_INT(csd_params_validate(&q, err, sizeof err), -EINVAL);
     CHECK_CONTAINS(err, "host_reader is 0 or 1");

@@ -1,6 +1,7 @@
 /* Device parameters: presets, text form, validation. The field table drives set/visit so the config
  * file, the image superblock and `identify` all speak the same keys. */
 #include "config/config.h"
+#include "host/settings.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -19,6 +20,8 @@ typedef struct field {
 } field;
 
 #define FLD(name, type, unit) { #name, type, offsetof(csd_params, name), unit }
+/* one of the emulator's settings: word i of csd_params.emulator (host/settings.h) */
+#define EMU(key, i, unit) { key, F_U32, offsetof(csd_params, emulator) + (i) * sizeof(uint32_t), unit }
 
 static const field FIELDS[] = {
     FLD(preset, F_NAME, "name"),
@@ -91,11 +94,11 @@ static const field FIELDS[] = {
     FLD(map_cache_bytes, F_BYTES, "bytes"),
     FLD(map_cache_line_entries, F_U32, "entries"),
     /* the emulator itself */
-    FLD(host_threads, F_U32, "count"),
+    EMU("host_threads", CSD_HOST_THREADS_AT, "count"),
     /* run-ahead per request */
-    FLD(host_ahead_min_ns, F_U32, "ns"),
+    EMU("host_ahead_min_ns", CSD_HOST_AHEAD_MIN_NS_AT, "ns"),
     /* the reader thread */
-    FLD(host_reader, F_U32, "bool"),
+    EMU("host_reader", CSD_HOST_READER_AT, "bool"),
 };
 #define NFIELDS (sizeof FIELDS / sizeof FIELDS[0])
 
@@ -144,9 +147,9 @@ static void preset_paper(csd_params *p) {
     p->orphan_timeout_ms = 60000;
     p->map_cache_bytes = 1024;          /* the DRS paper's default (VI-A) */
     p->map_cache_line_entries = 8;
-    p->host_threads = 1;
-    p->host_ahead_min_ns = 4000;
-    p->host_reader = 1;   /* for the requests the engine's thread feeds itself (PERFORMANCE.md) */
+    CSD_HOST_THREADS(p) = 1;
+    CSD_HOST_AHEAD_MIN_NS(p) = 4000;
+    CSD_HOST_READER(p) = 1;   /* for the requests the engine's thread feeds itself (PERFORMANCE.md) */
     /* user tasklets */
     p->tasklet_memory_bytes = 64u << 20;
     p->tasklet_fuel_per_page = 100000000;
@@ -491,7 +494,7 @@ int csd_config_check_values(const csd_params *p, char *err, size_t errlen) {
     REQUIRE(p->output_buffer_bytes >= 4096, "output_buffer_bytes must be at least 4096");
     REQUIRE(p->max_objects >= 1 && p->max_objects <= (1u << 24), "max_objects must be 1..16777216");
     REQUIRE(p->paced <= 1 && p->sync_writes <= 1, "paced and sync_writes are 0 or 1");
-    REQUIRE(p->host_reader <= 1, "host_reader is 0 or 1");
+    REQUIRE(CSD_HOST_READER(p) <= 1, "host_reader is 0 or 1");
     REQUIRE(p->orphan_timeout_ms <= 86400000ull, "orphan_timeout_ms must be 0..86400000 (one day)");
     REQUIRE(p->block_queue_depth >= 1 && p->block_queue_depth <= 65536, "block_queue_depth must be 1..65536");
     REQUIRE(p->map_cache_line_entries >= 1 && p->map_cache_line_entries <= 4096,
@@ -500,7 +503,7 @@ int csd_config_check_values(const csd_params *p, char *err, size_t errlen) {
             "map_cache_bytes must hold at least one cache line (8 bytes an entry) and at most 1 GiB");
     REQUIRE(p->map_cache_line_entries <= (p->page_bytes - 24) / 8,
             "map_cache_line_entries must fit a map page: at most (page_bytes - 24) / 8");
-    REQUIRE(p->host_threads >= 1 && p->host_threads <= 64, "host_threads must be 1..64");
+    REQUIRE(CSD_HOST_THREADS(p) >= 1 && CSD_HOST_THREADS(p) <= 64, "host_threads must be 1..64");
     REQUIRE(p->remus_qthres_cap <= 1, "remus_qthres_cap is 0 or 1");
     REQUIRE(p->trace_events >= 1 && p->trace_events <= (1ull << 32), "trace_events must be 1..4294967296");
     REQUIRE(p->tasklet_memory_bytes >= (1u << 20) && p->tasklet_memory_bytes <= (4ull << 30),

@@ -2,6 +2,7 @@
  * threads): which requests go ahead, how many pages they may hold, how their pages are read (on
  * this, the engine's thread: the store and the FTL are not shared with workers). Wall time only. */
 #include "engine/engine_int.h"
+#include "host/settings.h"
 
 #include <errno.h>
 #include <string.h>
@@ -12,7 +13,7 @@
 #define AHEAD_SLOTS_MIN 64u
 #define AHEAD_SLOTS_MAX 256u
 
-int csd_eng_pool_create(csd_engine *e) { return csd_ahead_pool_create(&e->pool, e->p.host_threads); }
+int csd_eng_pool_create(csd_engine *e) { return csd_ahead_pool_create(&e->pool, CSD_HOST_THREADS(&e->p)); }
 
 void csd_eng_pool_destroy(csd_engine *e) {
     csd_ahead_pool_destroy(e->pool);
@@ -43,7 +44,7 @@ int csd_eng_ahead_attach(csd_engine *e, csd_isp_req *r) {
     uint32_t slots = buf_pages < AHEAD_SLOTS_MIN ? AHEAD_SLOTS_MIN : buf_pages > AHEAD_SLOTS_MAX ? AHEAD_SLOTS_MAX
                                                                                               : (uint32_t)buf_pages;
     /* only a work that can go back to the engine's thread is timed for it */
-    csd_ahead *a = csd_ahead_new(e->pool, &aw, r->first, slots, e->p.page_bytes, w->unahead ? e->p.host_ahead_min_ns : 0,
+    csd_ahead *a = csd_ahead_new(e->pool, &aw, r->first, slots, e->p.page_bytes, w->unahead ? CSD_HOST_AHEAD_MIN_NS(&e->p) : 0,
                                  w->unahead != NULL, read_page, r);
     if (!a) return -ENOMEM;
     csd_ahead_gate g = { csd_ahead_gate_wait, a };

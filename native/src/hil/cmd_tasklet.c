@@ -1,6 +1,7 @@
 /* Tasklet commands (paper Fig. 5): create_object(TASKLET, static params), create_object(OUTPUT,
  * runtime params), execute_object, read_object(output) with progress for adaptive polling. */
 #include "hil/cmd.h"
+#include "host/settings.h"
 #include "sandbox/sandbox.h"
 #include "tasklets/registry.h"
 #include "query/row_filter.h"
@@ -265,7 +266,7 @@ int cmd_execute(csd_device *d, const Smartssd__V1__ExecuteObject *m, cmd_ctx *c)
         .plan = t->plan, .plan_len = t->plan_len, .page_bytes = d->params.page_bytes, .diag = &o->diag,
     };
     char err[512] = "";
-    const csd_exec_host host = { d->params.host_threads, d->pool };
+    const csd_exec_host host = { CSD_HOST_THREADS(&d->params), d->pool };
     int rc = t->user ? csd_exec_create_hooked(&o->run, t->ops, csd_user_tasklet_hooks(t->user), NULL, &o->args,
                                               &o->out, err, sizeof err)
                      : csd_exec_create_hooked(&o->run, t->ops, csd_builtin_hooks_of(t->ops), &host, &o->args,

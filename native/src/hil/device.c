@@ -1,6 +1,7 @@
 /* Device lifecycle: format, check, open (the image, the engine, the device thread), close. The device
  * thread advances tasklet requests between commands. */
 #include "hil/device.h"
+#include "host/settings.h"
 #include "sandbox/sandbox.h"
 #include "hil/pace.h"
 #include "hil/timeline.h"
@@ -217,7 +218,7 @@ int csd_device_open(csd_device **out, const char *image, const csd_open_opts *op
     if (rc) goto fail;
     csd_ftl_set_erase_hook(d->ftl, erasing, d->eng);
     /* without a thread to be had the engine reads its pages itself, as with host_reader = 0 */
-    if (d->params.host_threads > 1 && d->params.host_reader && csd_ftl_reader_start(d->ftl) == 0)
+    if (CSD_HOST_THREADS(&d->params) > 1 && CSD_HOST_READER(&d->params) && csd_ftl_reader_start(d->ftl) == 0)
         csd_engine_set_post_hook(d->eng, posted, d->ftl);
     snprintf(d->name, sizeof d->name, "%s", image);
     rc = timeline_open(d, image, err, errlen);
