@@ -7,6 +7,7 @@
  * Both issue models (batch under fcfs, stage under remus) and tight output buffers (the gate that
  * waits for the engine, and the output-buffer-full failure) are covered. */
 #include "check.h"
+#include "sched_names.h"
 #include "host/settings.h"
 #include "engine/engine.h"
 #include "runtime/exec.h"
@@ -158,7 +159,7 @@ static outcome run(uint64_t seed, uint32_t threads, uint32_t min_ns, const char 
     p.cores = 2;
     CSD_HOST_THREADS(&p) = threads;
     if (min_ns != UINT32_MAX) CSD_HOST_AHEAD_MIN_NS(&p) = min_ns;
-    snprintf(p.request_scheduler, sizeof p.request_scheduler, "%s", policy);
+    sched_set(&p, policy);
     csd_engine *e = NULL;
     char err[256] = "";
     CHECK_EQ_INT(csd_engine_create(&e, &p, err, sizeof err), 0);

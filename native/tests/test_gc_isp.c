@@ -15,6 +15,7 @@
 #include "devutil.h"
 #include "host/settings.h"
 #include "hil/device.h"
+#include "sched_names.h"
 #include "store/store.h"
 
 #define PB 4096u
@@ -73,7 +74,7 @@ static csd_device *small_device(const char *dir, uint32_t threads, const char *s
     p.gc_free_blocks_min = 3;      /* GC from the fourth block of a unit on */
     p.core_mhz = 1;                /* a page costs the core ~3 ms: reads run far ahead */
     CSD_HOST_THREADS(&p) = threads;
-    snprintf(p.request_scheduler, sizeof p.request_scheduler, "%s", sched);
+    sched_set(&p, sched);
     CSD_HOST_AHEAD_MIN_NS(&p) = ahead_min_ns(reader);
     CSD_HOST_READER(&p) = reader ? 1 : 0;
     if (csd_format(path, 256u * PB, &p, err, sizeof err)) {

@@ -48,6 +48,7 @@ static void random_mixes(int mixes, int adapted) {
         p.isp_flash_quota = rng(&seed) % 2 ? 0 : (uint32_t)pick(&seed, 1, 6);
         p.isp_buffer_bytes = pick(&seed, p.cores, 40) * p.page_bytes;
         snprintf(p.request_scheduler, sizeof p.request_scheduler, "%s", names[m % 5]);
+        snprintf(p.issue_model, sizeof p.issue_model, "stage");
         if (adapted)
             snprintf(p.baseline_adaptation, sizeof p.baseline_adaptation, "%s",
                      ADAPTS[(size_t)(m / 5) % (sizeof ADAPTS / sizeof ADAPTS[0])]);

@@ -52,7 +52,11 @@ typedef struct csd_params {
     uint32_t max_objects;               /* data objects the object table holds */
 
     /* policies, one per layer (names: `csd identify`; docs/ARCHITECTURE.md lists the seams) */
-    char request_scheduler[CSD_NAME_MAX]; /* which tasklet request a core serves (docs/SCHEDULERS.md) */
+    char issue_model[CSD_NAME_MAX];       /* how tasklet requests become flash reads and core slots:
+                                           * "batch" (the Smart SSD paper's device) or "stage" (REMUS's
+                                           * stages S/F/P; isp_send_ns, isp_flash_quota) */
+    char request_scheduler[CSD_NAME_MAX]; /* which tasklet request a core serves, from the issue model's
+                                           * table (docs/SCHEDULERS.md) */
     char chip_scheduler[CSD_NAME_MAX];    /* order of one chip's queue */
     char ftl[CSD_NAME_MAX];               /* mapping policy: where the map lives (fixed at format) */
     char flash_scheduler[CSD_NAME_MAX];   /* when submitted flash operations reach the chips' queues */

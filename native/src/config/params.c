@@ -51,6 +51,7 @@ static const field FIELDS[] = {
     FLD(isp_flash_quota, F_U32, "pages"),
     FLD(output_buffer_bytes, F_BYTES, "bytes"),
     FLD(max_objects, F_U32, "count"),
+    FLD(issue_model, F_NAME, "name"),
     FLD(request_scheduler, F_NAME, "policy"),
     FLD(chip_scheduler, F_NAME, "policy"),
     FLD(ftl, F_NAME, "policy"),
@@ -137,6 +138,7 @@ static void preset_paper(csd_params *p) {
     p->output_buffer_bytes = 64u << 20;
     p->max_objects = 65536;
     p->trace_events = 1000000;
+    name_set(p->issue_model, "batch");
     name_set(p->request_scheduler, "fcfs");
     name_set(p->chip_scheduler, "fcfs");
     name_set(p->ftl, "page");
@@ -214,6 +216,7 @@ static void preset_ys9203(csd_params *p) {
     p->page_cycles = 0;
     p->isp_batch_pages = 128;
     p->isp_buffer_bytes = 400ull << 20;
+    name_set(p->issue_model, "stage");   /* stages S, F and P (REMUS II-C) */
     p->isp_send_ns = 1000;
     p->host_link_bytes_per_s = 1600000000ull; /* assumed PCIe 3.0 x2 (not in the paper; docs/SCHEDULERS.md) */
 }

@@ -178,6 +178,12 @@ int csd_engine_submit_ex(csd_engine *e, csd_isp_req **out, const csd_isp_work *w
                          uint64_t first_page, uint64_t last_page, uint64_t max_page, uint32_t last_page_len,
                          uint64_t ci_hint_ns);
 void csd_engine_progress(const csd_engine *e, const csd_isp_req *r, csd_isp_progress *p);
+/* The issue model p->issue_model names and the request scheduler p->request_scheduler names in that
+ * model's table (sched/sched.h), checked together, with the stage model's own requirement (a buffer
+ * page per core); batch issue takes neither isp_send_ns nor isp_flash_quota. 0 or -EINVAL with err. */
+int csd_engine_check_sched(const csd_params *p, char *err, size_t errlen);
+/* The i-th issue model's name, NULL past the last. */
+const char *csd_engine_issue_model_at(size_t i);
 /* 1 when the engine runs the stage issue model. */
 int csd_engine_staged(const csd_engine *e);
 /* "batch" or "stage". */

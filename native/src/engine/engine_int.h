@@ -119,7 +119,10 @@ struct csd_engine {
     csd_sim *sim;
     csd_flash *flash;
     csd_serial link;
-    const csd_req_sched_ops *rs;
+    /* the request scheduler, from the issue model's table (sched/sched.h): rb under batch issue, rst
+     * under stage issue */
+    const csd_req_batch_ops *rb;
+    const csd_req_stage_ops *rst;
     void *rs_state;
     core *cores;
     csd_isp_req *head, *tail;

@@ -176,7 +176,7 @@ static int stage1_on_core(csd_engine *e, csd_isp_req *r, uint64_t rel, uint64_t 
 
 static void batch_serve(csd_engine *e, core *c) {
     for (;;) {
-        csd_isp_req *r = e->rs->pick(e->rs_state, c->index, csd_sim_now(e->sim), view_of);
+        csd_isp_req *r = e->rb->pick(e->rs_state, c->index, csd_sim_now(e->sim), view_of);
         if (!r) return;
         uint64_t rel;
         if (r->dead || !lowest_ready(r, &rel)) {
