@@ -17,22 +17,25 @@ typedef struct field {
     field_type type;
     size_t off;
     const char *unit;
+    int fixed;               /* fixed at format: the image's value holds in every session */
 } field;
 
-#define FLD(name, type, unit) { #name, type, offsetof(csd_params, name), unit }
+#define FLD(name, type, unit) { #name, type, offsetof(csd_params, name), unit, 0 }
+/* fixed at format: the geometry, the object table and the layers whose state is on the image */
+#define FIXED(name, type, unit) { #name, type, offsetof(csd_params, name), unit, 1 }
 /* one of the emulator's settings: word i of csd_params.emulator (host/settings.h) */
-#define EMU(key, i, unit) { key, F_U32, offsetof(csd_params, emulator) + (i) * sizeof(uint32_t), unit }
+#define EMU(key, i, unit) { key, F_U32, offsetof(csd_params, emulator) + (i) * sizeof(uint32_t), unit, 0 }
 
 static const field FIELDS[] = {
     FLD(preset, F_NAME, "name"),
-    FLD(channels, F_U32, "count"),
-    FLD(chips_per_channel, F_U32, "count"),
-    FLD(dies_per_chip, F_U32, "count"),
-    FLD(planes_per_die, F_U32, "count"),
-    FLD(pages_per_block, F_U32, "count"),
-    FLD(page_bytes, F_U32, "bytes"),
-    FLD(blocks_per_plane, F_U32, "count"),
-    FLD(overprovision_pct, F_U32, "percent"),
+    FIXED(channels, F_U32, "count"),
+    FIXED(chips_per_channel, F_U32, "count"),
+    FIXED(dies_per_chip, F_U32, "count"),
+    FIXED(planes_per_die, F_U32, "count"),
+    FIXED(pages_per_block, F_U32, "count"),
+    FIXED(page_bytes, F_U32, "bytes"),
+    FIXED(blocks_per_plane, F_U32, "count"),
+    FIXED(overprovision_pct, F_U32, "percent"),
     FLD(gc_free_blocks_min, F_U32, "blocks"),
     FLD(t_read_ns, F_U64, "ns"),
     FLD(t_prog_ns, F_U64, "ns"),
@@ -50,13 +53,13 @@ static const field FIELDS[] = {
     FLD(isp_send_ns, F_U64, "ns"),
     FLD(isp_flash_quota, F_U32, "pages"),
     FLD(output_buffer_bytes, F_BYTES, "bytes"),
-    FLD(max_objects, F_U32, "count"),
+    FIXED(max_objects, F_U32, "count"),
     FLD(issue_model, F_NAME, "name"),
     FLD(request_scheduler, F_NAME, "policy"),
     FLD(chip_scheduler, F_NAME, "policy"),
-    FLD(ftl, F_NAME, "policy"),
+    FIXED(ftl, F_NAME, "policy"),          /* the map's home is on the image */
     FLD(flash_scheduler, F_NAME, "policy"),
-    FLD(placement, F_NAME, "policy"),
+    FIXED(placement, F_NAME, "policy"),    /* the data's layout is on the image */
     /* request schedulers: the baselines' multi-core adaptation */
     FLD(baseline_adaptation, F_NAME, "name"),
     FLD(remus_qthres_cap, F_U32, "bool"),
@@ -530,6 +533,27 @@ uint32_t csd_params_slc_blocks(const csd_params *p) {
     if (!p->slc_share_pct || !p->blocks_per_plane) return 0;
     uint32_t n = (uint32_t)((uint64_t)p->blocks_per_plane * p->slc_share_pct / 100);
     return n ? n : 1;   /* a share rounds down to whole blocks, but a region is never empty */
+}
+
+static size_t field_bytes(const field *f) {
+    switch (f->type) {
+    case F_U32: return sizeof(uint32_t);
+    case F_U64:
+    case F_BYTES: return sizeof(uint64_t);
+    case F_NAME: return CSD_NAME_MAX;
+    case F_PATH: return CSD_PATH_MAX;
+    }
+    return 0;
+}
+
+int csd_params_fixed(const char *key) {
+    const field *f = field_find(key);
+    return f ? f->fixed : -ENOENT;
+}
+
+void csd_params_keep_fixed(csd_params *p, const csd_params *image) {
+    for (size_t i = 0; i < NFIELDS; i++)
+        if (FIELDS[i].fixed) memcpy((char *)p + FIELDS[i].off, (const char *)image + FIELDS[i].off, field_bytes(&FIELDS[i]));
 }
 
 void csd_params_visit(const csd_params *p, csd_params_visit_fn fn, void *arg) {

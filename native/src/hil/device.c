@@ -1,6 +1,7 @@
 /* Device lifecycle: format, check, open (the image, the engine, the device thread), close. The device
  * thread advances tasklet requests between commands. */
 #include "hil/device.h"
+#include "config/config.h"
 #include "host/settings.h"
 #include "sandbox/sandbox.h"
 #include "hil/pace.h"
@@ -185,23 +186,14 @@ int csd_device_open(csd_device **out, const char *image, const csd_open_opts *op
     }
     d->params = stored;
     if (opts && (opts->override || opts->edit)) {
-        /* Geometry is fixed by the image; the rest may change per session. */
+        /* What is fixed at format stays the image's (the parameter table says which); the rest may
+         * change per session. */
         csd_params o = opts->override ? *opts->override : stored;
         if (opts->edit && (rc = opts->edit(opts->edit_arg, &o, err, errlen)) != 0) {
             if (rc > 0) rc = -EINVAL;
             goto fail;
         }
-        o.channels = stored.channels;
-        o.chips_per_channel = stored.chips_per_channel;
-        o.dies_per_chip = stored.dies_per_chip;
-        o.planes_per_die = stored.planes_per_die;
-        o.pages_per_block = stored.pages_per_block;
-        o.page_bytes = stored.page_bytes;
-        o.blocks_per_plane = stored.blocks_per_plane;
-        o.overprovision_pct = stored.overprovision_pct;
-        o.max_objects = stored.max_objects;
-        memcpy(o.ftl, stored.ftl, sizeof o.ftl);               /* the map's home is on the image */
-        memcpy(o.placement, stored.placement, sizeof o.placement);
+        csd_params_keep_fixed(&o, &stored);
         rc = csd_params_validate(&o, err, errlen);
         if (rc) goto fail;
         d->params = o;
