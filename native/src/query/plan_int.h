@@ -329,6 +329,6 @@ int csd_plan_finish_rows(plan *pl);
 int csd_plan_emit(plan *pl, const pv *v, size_t n);
 void csd_plan_state_free(plan *pl);
 
-#include "util/pb_depth.h"
+#include "util/pb_walk.h"
 
 #endif
