@@ -16,17 +16,11 @@
 #include "ftl/place.h"
 #include "lib/synth.h"
 #include "sched/sched.h"
+#include "sched_names.h"
 
 #include <errno.h>
 #include <inttypes.h>
 
-static uint64_t rng(uint64_t *s) {
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-static uint64_t pick(uint64_t *s, uint64_t lo, uint64_t hi) { return lo + rng(s) % (hi - lo + 1); }
 
 /* ---- the registries -------------------------------------------------------------------------- */
 
@@ -60,35 +54,16 @@ static void registries(void) {
 static void request_mix(const char *model, const char *policy, uint64_t seed) {
     const int stage = !strcmp(model, "stage");
     csd_params p;
-    CHECK_EQ_INT(csd_params_preset(&p, "tiny"), 0);
-    snprintf(p.issue_model, sizeof p.issue_model, "%s", model);
+    sched_random_device(&p, &seed, stage);
     snprintf(p.request_scheduler, sizeof p.request_scheduler, "%s", policy);
-    p.cores = (uint32_t)pick(&seed, 1, 3);
-    p.channels = (uint32_t)pick(&seed, 1, 3);
-    p.chips_per_channel = (uint32_t)pick(&seed, 1, 2);
-    p.planes_per_die = (uint32_t)pick(&seed, 1, 2);
-    p.pages_per_block = 16;
-    p.blocks_per_plane = 64;
-    p.t_read_ns = pick(&seed, 1000, 20000);
-    p.channel_bytes_per_s = 0;
-    p.fw_page_ns = 0;
-    p.core_mhz = 1000;
-    p.page_cycles = 0;
-    p.dram_access_ns = 0;
-    p.isp_batch_pages = (uint32_t)pick(&seed, 1, 8);
-    p.isp_buffer_bytes = pick(&seed, p.cores, 40) * p.page_bytes;
-    if (stage) {
-        static const uint64_t TS[] = { 0, 300, 1000 };
-        p.isp_send_ns = TS[rng(&seed) % 3];
-        p.isp_flash_quota = rng(&seed) % 2 ? 0 : (uint32_t)pick(&seed, 1, 6);
-    }
+    p.isp_batch_pages = (uint32_t)sched_pick(&seed, 1, 8);
     csd_synth_req reqs[8];
-    const size_t n = (size_t)pick(&seed, 1, 8);
+    const size_t n = (size_t)sched_pick(&seed, 1, 8);
     uint64_t work = 0, pages = 0;
     for (size_t i = 0; i < n; i++) {
-        reqs[i] = (csd_synth_req){ .ci_ns = pick(&seed, 0, 6000), .pages = pick(&seed, 1, 24),
-                                   .lba_page = pick(&seed, 0, 200),
-                                   .arrive_ns = rng(&seed) % 3 ? 0 : pick(&seed, 0, 40000) };
+        reqs[i] = (csd_synth_req){ .ci_ns = sched_pick(&seed, 0, 6000), .pages = sched_pick(&seed, 1, 24),
+                                   .lba_page = sched_pick(&seed, 0, 200),
+                                   .arrive_ns = sched_rng(&seed) % 3 ? 0 : sched_pick(&seed, 0, 40000) };
         work += reqs[i].pages * reqs[i].ci_ns;
         pages += reqs[i].pages;
     }
@@ -180,13 +155,13 @@ static void storage_run(const char *dir, const char *ftl, const char *placement,
     static uint8_t buf[MAXP * PB];
     uint64_t trims = 0, deletes = 0;
     for (int step = 0; step < 2500; step++) {
-        if (cold->size < MAXP * PB && rng(&seed) % 40 == 0) {
-            for (uint64_t j = 0; j < PB; j++) buf[j] = (uint8_t)rng(&seed);
+        if (cold->size < MAXP * PB && sched_rng(&seed) % 40 == 0) {
+            for (uint64_t j = 0; j < PB; j++) buf[j] = (uint8_t)sched_rng(&seed);
             CHECK_EQ_INT(csd_ftl_write_hint(f, cold->id, cold->size, buf, PB, 4, NULL), 0);
             memcpy(cold->data + cold->size, buf, PB);
             cold->size += PB;
         }
-        obj_ref *o = &r[rng(&seed) % NOBJ];
+        obj_ref *o = &r[sched_rng(&seed) % NOBJ];
         if (!o->live) {
             CHECK_EQ_INT(csd_ftl_obj_create(f, o->name, &o->id), 0);
             o->live = 1;
@@ -194,19 +169,19 @@ static void storage_run(const char *dir, const char *ftl, const char *placement,
             o->size = 0;
             continue;
         }
-        uint64_t op = rng(&seed) % 20;
+        uint64_t op = sched_rng(&seed) % 20;
         if (op < 14) {   /* write: append or overwrite, with a level hint */
-            uint64_t off = rng(&seed) % (o->size + 1), len = 1 + rng(&seed) % (3 * PB);
+            uint64_t off = sched_rng(&seed) % (o->size + 1), len = 1 + sched_rng(&seed) % (3 * PB);
             if (off + len > MAXP * PB) len = MAXP * PB - off;
             if (!len) continue;
-            for (uint64_t j = 0; j < len; j++) buf[j] = (uint8_t)rng(&seed);
-            rc = csd_ftl_write_hint(f, o->id, off, buf, len, (uint32_t)(rng(&seed) % 5), NULL);
+            for (uint64_t j = 0; j < len; j++) buf[j] = (uint8_t)sched_rng(&seed);
+            rc = csd_ftl_write_hint(f, o->id, off, buf, len, (uint32_t)(sched_rng(&seed) % 5), NULL);
             if (rc) fprintf(stderr, "%s: step %d: write: %d\n", what, step, rc);
             CHECK_EQ_INT(rc, 0);
             memcpy(o->data + off, buf, len);
             if (off + len > o->size) o->size = off + len;
         } else if (op < 18) {   /* trim: the whole pages inside a range read as zeros */
-            uint64_t off = rng(&seed) % (o->size + 1), len = rng(&seed) % (o->size - off + 1);
+            uint64_t off = sched_rng(&seed) % (o->size + 1), len = sched_rng(&seed) % (o->size - off + 1);
             CHECK_EQ_INT(csd_ftl_trim(f, o->id, off, len, NULL), 0);
             uint64_t end = off + len, lim = (end >= o->size ? (o->size + PB - 1) / PB * PB : end) / PB;
             for (uint64_t pg = (off + PB - 1) / PB; pg < lim; pg++) {

@@ -61,6 +61,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "smartssd/params.h"
+#include "host/ahead.h"
 #include "util/cost.h"
 #include "flash/flash.h"
 #include "sched/sched.h"
@@ -96,8 +97,7 @@ typedef struct csd_isp_work {
     void *arg;
     /* Process one page; *cost gets the work done, *need_more = 0 once no later page is needed.
      * 0 or a negative errno (the request fails). */
-    int (*feed)(void *arg, uint64_t page_index, const uint8_t *data, size_t len, csd_cost *cost,
-                int *need_more);
+    csd_page_feed_fn feed;
     /* Input exhausted; 0 or a negative errno. */
     int (*finish)(void *arg, csd_cost *cost);
     /* Optional: two-stage processing (2PM paper III-A). When set, feed() is never called: each page
@@ -116,7 +116,7 @@ typedef struct csd_isp_work {
      * page, in the order and at the virtual time the serial engine feeds it. commit(arg, 0) refreshes
      * what the work may do ahead (see csd_ahead_gate). commit returns 0 or a negative errno. */
     int (*ahead)(void *arg, const csd_ahead_gate *gate);
-    int (*commit)(void *arg, int page);
+    csd_page_commit_fn commit;
     /* Optional: undo ahead() when every page fed ahead is committed; later pages are fed on the
      * engine's thread as if ahead() had never run. Without it a request stays ahead to its end. */
     void (*unahead)(void *arg);
@@ -124,11 +124,10 @@ typedef struct csd_isp_work {
      * thread and in any order, once the page's bytes are known. prepare() may not touch what feed
      * changes; feed_prepared() is feed() given that page's prep (or NULL: nothing prepared) and
      * returns exactly what feed() would. 0 or a negative errno (prepare: prep is then unused). */
-    void *(*prep_new)(void *arg);
-    void (*prep_free)(void *arg, void *prep);
-    int (*prepare)(void *arg, void *prep, uint64_t page_index, const uint8_t *data, size_t len);
-    int (*feed_prepared)(void *arg, uint64_t page_index, const uint8_t *data, size_t len, void *prep,
-                         csd_cost *cost, int *need_more);
+    csd_page_prep_new_fn prep_new;
+    csd_page_prep_free_fn prep_free;
+    csd_page_prepare_fn prepare;
+    csd_page_feed_prepared_fn feed_prepared;
 } csd_isp_work;
 
 typedef struct csd_isp_progress {

@@ -14,18 +14,27 @@
 typedef struct csd_ahead_pool csd_ahead_pool;
 typedef struct csd_ahead csd_ahead;
 
-/* What a request's pages are fed to: the run-ahead half of the engine's work (engine/engine.h,
- * csd_isp_work, says what each does). prep_new, prep_free, prepare and feed_prepared: all four or
- * none. */
+/* The page work's calls that run ahead, one signature each (the engine's csd_isp_work, engine/engine.h,
+ * says what each does and has the same fields). */
+typedef int (*csd_page_feed_fn)(void *arg, uint64_t page_index, const uint8_t *data, size_t len, csd_cost *cost,
+                                int *need_more);
+typedef int (*csd_page_commit_fn)(void *arg, int page);
+typedef void *(*csd_page_prep_new_fn)(void *arg);
+typedef void (*csd_page_prep_free_fn)(void *arg, void *prep);
+typedef int (*csd_page_prepare_fn)(void *arg, void *prep, uint64_t page_index, const uint8_t *data, size_t len);
+typedef int (*csd_page_feed_prepared_fn)(void *arg, uint64_t page_index, const uint8_t *data, size_t len, void *prep,
+                                         csd_cost *cost, int *need_more);
+
+/* What a request's pages are fed to: the run-ahead half of the engine's work. prep_new, prep_free,
+ * prepare and feed_prepared: all four or none. */
 typedef struct csd_ahead_work {
     void *arg;
-    int (*feed)(void *arg, uint64_t page_index, const uint8_t *data, size_t len, csd_cost *cost, int *need_more);
-    int (*commit)(void *arg, int page);
-    void *(*prep_new)(void *arg);
-    void (*prep_free)(void *arg, void *prep);
-    int (*prepare)(void *arg, void *prep, uint64_t page_index, const uint8_t *data, size_t len);
-    int (*feed_prepared)(void *arg, uint64_t page_index, const uint8_t *data, size_t len, void *prep,
-                         csd_cost *cost, int *need_more);
+    csd_page_feed_fn feed;
+    csd_page_commit_fn commit;
+    csd_page_prep_new_fn prep_new;
+    csd_page_prep_free_fn prep_free;
+    csd_page_prepare_fn prepare;
+    csd_page_feed_prepared_fn feed_prepared;
 } csd_ahead_work;
 
 /* Read the request's page rel (relative to its first) into buf (page_bytes) and set *len to its
