@@ -154,7 +154,7 @@ static void preset_paper(csd_params *p) {
     p->map_cache_line_entries = 8;
     CSD_HOST_THREADS(p) = 1;
     CSD_HOST_AHEAD_MIN_NS(p) = 4000;
-    CSD_HOST_READER(p) = 1;   /* for the requests the engine's thread feeds itself (PERFORMANCE.md) */
+    CSD_HOST_READER(p) = 1;   /* for the requests the engine's thread feeds itself (docs/perf-journal.md, "The reader thread") */
     /* user tasklets */
     p->tasklet_memory_bytes = 64u << 20;
     p->tasklet_fuel_per_page = 100000000;

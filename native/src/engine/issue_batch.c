@@ -66,7 +66,7 @@ static void issue_for(csd_engine *e, csd_isp_req *r) {
         csd_flash_submit(e->flash, &po->op);
     }
     /* only pages the engine's thread reads itself: a request fed ahead by workers keeps the second
-     * core busy already, and a reader there took it from them (PERFORMANCE.md, "The reader thread") */
+     * core busy already, and a reader there took it from them (docs/perf-journal.md, "The reader thread") */
     if (e->post && !r->ah) e->post(e->post_arg, r->ppn + from, r->issue_next - from);
     csd_eng_ahead_load(e, r);
     if (any_ready) csd_eng_kick(e);

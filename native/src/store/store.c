@@ -20,7 +20,7 @@
  * pread of 64 KiB into a buffer that stays in cache, then the CRC and the tasklet reading it there,
  * runs at about twice the speed of reading the pages through a shared mapping (page faults, page
  * table teardown, the CRC reading cold memory) and 1.5x that of one pread per page (less on an image
- * just written, whose page cache holds small folios: docs/PERFORMANCE.md). Runs live in a
+ * just written, whose page cache holds small folios: docs/perf-journal.md). Runs live in a
  * set-associative table keyed by flash block, so the interleaved streams of a striped object (one
  * per unit) each keep their own. */
 #define RUN_SETS 128u
@@ -395,7 +395,7 @@ int csd_store_erase(csd_store *s, uint64_t first, uint64_t npages) {
  * time, and the page cache then holds the block in as many small folios: every later pread of a
  * read-ahead run walks and copies them one by one. Writing the whole block once when it is opened
  * (zeros: it holds no live page) makes the kernel cache it in large folios that the page writes then
- * fill in place. Measured on weblog-q1 over 1 GiB (paired runs, docs/PERFORMANCE.md): 0.85 of the
+ * fill in place. Measured on weblog-q1 over 1 GiB (paired runs, docs/perf-journal.md): 0.85 of the
  * CPU time of a scan, for about 1.2x the CPU time of the put. */
 static int fill_block(csd_store *s, uint64_t off, uint64_t len) { return write_zeros(s->fd, off, len); }
 
