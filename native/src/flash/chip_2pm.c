@@ -44,18 +44,18 @@ static int read_over_write(const csd_flash_op *b, const csd_flash_op *x) { retur
 static int may_pass(const cq *q, const csd_flash_op *b, const csd_flash_op *x, int inserting) {
     const twopm *t = q->pol;
     if (!t->plus || read_over_write(b, x)) return rank(b) < rank(x);
-    if (b->barrier || guarded(b) || (t->max_passes && b->passed >= t->max_passes)) return 0;
-    return rank(b) < rank(x) || (inserting && b->slack_ns > (int64_t)cq_est(q, x));
+    if (CQ_BARRIER(b) || guarded(b) || (t->max_passes && CQ_PASSED(b) >= t->max_passes)) return 0;
+    return rank(b) < rank(x) || (inserting && CQ_SLACK_NS(b) > (int64_t)cq_est(q, x));
 }
 
 static void pass(const cq *q, csd_flash_op *b, const csd_flash_op *x) {
     if (!((const twopm *)q->pol)->plus) {
-        b->passed++;
+        CQ_PASSED(b)++;
         return;
     }
     int64_t d = (int64_t)cq_est(q, x);
-    b->slack_ns = b->slack_ns > d ? b->slack_ns - d : 0;   /* b now ends d later */
-    if (!read_over_write(b, x)) b->passed++;               /* a swap the bound counts */
+    CQ_SLACK_NS(b) = CQ_SLACK_NS(b) > d ? CQ_SLACK_NS(b) - d : 0;   /* b now ends d later */
+    if (!read_over_write(b, x)) CQ_PASSED(b)++;               /* a swap the bound counts */
 }
 
 /* Move the entry at index i forward while it may pass the one before it; its new index. */
@@ -73,7 +73,7 @@ static size_t forward(cq *q, uint32_t chip, size_t i, int inserting) {
 
 static void place(cq *q, uint32_t chip, csd_flash_op *op, uint64_t now) {
     /* an urgent newcomer keeps its place: no slack to give away (IV-C, as a raised one) */
-    if (((const twopm *)q->pol)->plus && rank(op) >= 2) op->slack_ns = 0;
+    if (((const twopm *)q->pol)->plus && rank(op) >= 2) CQ_SLACK_NS(op) = 0;
     cq_insert(q, chip, q->c[chip].n, op);
     forward(q, chip, q->c[chip].n - 1, 1);
 }
@@ -83,7 +83,7 @@ static void reorder(cq *q, uint32_t chip, const void *owner, uint64_t now) {
     /* front to back, so the request's own sub-requests keep their order */
     for (size_t i = 0; i < c->n; i++) {
         if (c->q[i]->owner != owner) continue;
-        if (((const twopm *)q->pol)->plus) c->q[i]->slack_ns = 0;
+        if (((const twopm *)q->pol)->plus) CQ_SLACK_NS(c->q[i]) = 0;
         forward(q, chip, i, 0);
     }
 }
