@@ -259,5 +259,59 @@ int main(void) {
         dev_still_serving(d);
         CHECK(csd_device_close(d) == 0);
     }
+
+    /* ---- a client that polls a backlogged output in reads of a few bytes. Each read is a command
+     * whose own host I/O advances the device's clock; the runs must not advance past the backlog
+     * check then either, or every read would add pages of rows and take 16 bytes until the buffer
+     * overran ("output buffer full", RELIABILITY.md finding 6). With and without the device thread. */
+    for (int background = 0; background < 2; background++) {
+        char path[4200], err[512];
+        snprintf(path, sizeof path, "%s/dev.img", dir);
+        csd_params p;
+        CHECK(csd_params_preset(&p, "tiny") == 0);
+        p.output_buffer_bytes = 64u << 10;
+        csd_open_opts oo = { .override = &p, .background = background };
+        CHECK(csd_device_open(&d, path, &oo, err, sizeof err) == 0);
+        CHECK(csd_session_begin(d, &a) == 0);
+        t = create_as(d, a, SMARTSSD__V1__OBJECT_KIND__TASKLET, "grep", "hit");
+        o = create_as(d, a, SMARTSSD__V1__OBJECT_KIND__OUTPUT, NULL, NULL);
+        r = exec_as(d, a, t, o, big);
+        EXPECT_STATUS(r, CSD_OK, "");
+        if (background) {
+            for (int i = 0, waiting = 0; !waiting; i++) {
+                CHECK(i < 30000);
+                pthread_mutex_lock(&d->mu);
+                waiting = vobj_backlogged(d);
+                pthread_mutex_unlock(&d->mu);
+                if (!waiting) usleep(1000);
+            }
+        }
+        uint64_t got = 0, polls = 0, peak = 0;
+        int status = -1;
+        char msg[600] = "";
+        /* 2,000 small polls (before the fix the buffer overran within 100), then the rest in whole chunks */
+        for (int done = 0; !done; polls++) {
+            r = read_as(d, a, o, polls < 2000 ? 16 : 0);
+            CHECK(r->status == 0);
+            got += r->read_object->data.len;
+            done = r->read_object->progress->done;
+            status = r->read_object->progress->status;
+            rows = r->read_object->progress->rows;
+            snprintf(msg, sizeof msg, "%s", r->read_object->progress->message);
+            smartssd__v1__response__free_unpacked(r, NULL);
+            pthread_mutex_lock(&d->mu);
+            vobj *v = vobj_find(d, o);
+            if (v->out.len - v->out.read_pos > peak) peak = v->out.len - v->out.read_pos;
+            pthread_mutex_unlock(&d->mu);
+            if (status) break;
+        }
+        if (status) fprintf(stderr, "background %d: after %" PRIu64 " polls: %s\n", background, polls, msg);
+        CHECK_EQ_INT(status, 0);
+        CHECK_EQ_U64(rows, (1u << 20) / 8);
+        CHECK(peak <= p.output_buffer_bytes);
+        csd_session_end(d, a);
+        dev_still_serving(d);
+        CHECK(csd_device_close(d) == 0);
+    }
     TEST_OK("test_sessions");
 }

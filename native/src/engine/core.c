@@ -261,6 +261,10 @@ int csd_eng_feed_upto(csd_engine *e, csd_isp_req *r, uint64_t rel, uint64_t *fai
 
 /* Give idle core c work, or leave it idle. */
 static void core_serve(csd_engine *e, core *c) {
+    if (e->in_host_io && e->held && e->held(e->held_arg)) {
+        e->cores_held = 1;
+        return;
+    }
     for (csd_isp_req *r = e->head; r; r = r->next) {
         if (r->empty_pending && !r->dead) {
             r->empty_pending = 0;

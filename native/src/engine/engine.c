@@ -263,7 +263,13 @@ uint64_t csd_engine_host_io(csd_engine *e, const csd_flash_batch *ops, uint64_t 
     csd_flash_batch view = { ops ? ops->ops : NULL, n, n };
     host_start hs = { &h, &view, { 0 } };
     csd_eng_sched(e, t_in, host_start_ev, &hs);
+    e->in_host_io = 1;
     while (!h.done && csd_sim_step(e->sim)) {}
+    e->in_host_io = 0;
+    if (e->cores_held) {
+        e->cores_held = 0;
+        csd_eng_kick(e);
+    }
     return csd_sim_now(e->sim) - start;
 }
 
@@ -406,6 +412,11 @@ const char *csd_engine_issue_model(const csd_engine *e) { return e->im->name; }
 int csd_engine_check(const csd_engine *e, char *err, size_t errlen) {
     if (errlen) err[0] = 0;
     return e->im->check(e, err, errlen);
+}
+
+void csd_engine_set_held_hook(csd_engine *e, csd_engine_held_fn fn, void *arg) {
+    e->held = fn;
+    e->held_arg = arg;
 }
 
 void csd_engine_set_post_hook(csd_engine *e, csd_engine_post_fn fn, void *arg) {

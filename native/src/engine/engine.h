@@ -5,7 +5,8 @@
  * arriving now: cmd_overhead_ns, then bytes_to_device over the host link, then the ops (programs
  * and reads), reads streaming their bytes to the host link as they complete (up to bytes_to_host in
  * all; any remainder after the ops). It runs the simulation until the command completes (tasklet
- * requests in flight advance too) and returns the command's device time.
+ * requests in flight advance too, unless the held hook holds them) and returns the command's device
+ * time.
  *
  * Tasklet requests run under one of two issue models (engine/issue.h), chosen at creation:
  *
@@ -268,6 +269,14 @@ void csd_engine_block_erasing(csd_engine *e, uint64_t first_ppn, uint64_t npages
  * cheap) are told. Wall time only. One hook; fn NULL removes it. */
 typedef void (*csd_engine_post_fn)(void *arg, const uint64_t *ppns, size_t n);
 void csd_engine_set_post_hook(csd_engine *e, csd_engine_post_fn fn, void *arg);
+
+/* Backpressure inside a host command: while csd_engine_host_io runs the simulation for a command, an
+ * idle core starts no tasklet work when held(arg) says so (the device: an output holds half its
+ * buffer unread, and the host has to read before runs go on). Cores left idle that way are
+ * dispatched again, at that instant, when the command ends. Outside host commands the device stops
+ * stepping instead. One hook; fn NULL removes it. */
+typedef int (*csd_engine_held_fn)(void *arg);
+void csd_engine_set_held_hook(csd_engine *e, csd_engine_held_fn fn, void *arg);
 
 /* Counters of the flash array, host link and cores (either pointer may be NULL). */
 void csd_engine_stats_get(const csd_engine *e, csd_engine_stats *s, csd_flash_stats *fs);

@@ -129,6 +129,10 @@ struct csd_engine {
     uint64_t next_id;
     uint64_t buf_used;
     int dispatch_pending;
+    csd_engine_held_fn held;   /* backpressure inside host commands (csd_engine_set_held_hook) */
+    void *held_arg;
+    int in_host_io;            /* csd_engine_host_io is running the simulation */
+    int cores_held;            /* a core stayed idle for held(): dispatch again when the command ends */
     const csd_issue_model *im;
     uint32_t chips;
     uint64_t quota_sum;        /* stage mode: sum of Q over cores (flash ops a request can have out) */

@@ -343,10 +343,10 @@ int cmd_read_output(csd_device *d, vobj *o, const Smartssd__V1__ReadObject *m, c
      * run ends: deterministic, and results larger than the output buffer still flow. */
     size_t enough = max < o->out.limit_bytes / 2 ? max : o->out.limit_bytes / 2;
     while (!d->background && o->state == RUN_RUNNING && o->out.len - o->out.read_pos < enough) {
-        int stepped = 0;
-        while (stepped < 64 && csd_engine_step(d->eng)) stepped++;
+        /* one event at a time: one can process a batch of pages, and the buffer must not pass its
+         * limit before this output has its chunk */
+        if (!csd_engine_step(d->eng)) break;
         vobj_poll_runs(d);
-        if (!stepped) break;
     }
     const uint8_t *p;
     size_t n = csd_outbuf_take(&o->out, max, &p);

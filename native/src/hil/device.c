@@ -171,6 +171,9 @@ static void erasing(void *arg, uint64_t first_ppn, uint32_t npages) {
     csd_engine_block_erasing(arg, first_ppn, npages);
 }
 
+/* A command's own host I/O advances the runs too: not past an output holding half its buffer. */
+static int held(void *arg) { return vobj_backlogged(arg); }
+
 /* The pages a request is about to read: the FTL's reader thread reads them ahead. */
 static void posted(void *arg, const uint64_t *ppns, size_t n) { csd_ftl_reader_post(arg, ppns, n); }
 
@@ -209,6 +212,7 @@ int csd_device_open(csd_device **out, const char *image, const csd_open_opts *op
     rc = csd_engine_create(&d->eng, &d->params, err, errlen);
     if (rc) goto fail;
     csd_ftl_set_erase_hook(d->ftl, erasing, d->eng);
+    csd_engine_set_held_hook(d->eng, held, d);
     /* without a thread to be had the engine reads its pages itself, as with host_reader = 0 */
     if (CSD_HOST_THREADS(&d->params) > 1 && CSD_HOST_READER(&d->params) && csd_ftl_reader_start(d->ftl) == 0)
         csd_engine_set_post_hook(d->eng, posted, d->ftl);
