@@ -42,8 +42,18 @@ class Bench:
                 w.writerow({k: r.get(k, "") for k in fields})
         return path
 
-    def headline(self, name, ours, unit, paper=None):
+    def headline(self, name, ours, unit, paper=None, samples=None, target=None):
+        """samples: the figure's values, one per repetition: ours is then their median, and the entry
+        carries median, min, max and samples. target: a figure of bench/targets.py; the entry then
+        says the target and whether the median meets it."""
         entry = {"name": name, "ours": ours, "unit": unit}
+        if samples:
+            entry.update(median(samples), samples=list(samples))
+            entry["ours"] = entry["median"]
+        if target is not None:
+            import targets
+            entry["target"] = targets.text(target)
+            entry["met"] = targets.met(target, entry["ours"])
         if paper is not None:
             entry["paper"] = paper
         self.summary.append(entry)
@@ -89,9 +99,31 @@ class Bench:
         print_table(table_rows, columns)
         if self.summary:
             print()
+            cols = ["figure", "ours", "paper", "unit"]
+            if any("samples" in s for s in self.summary):
+                cols[2:2] = ["min-max", "n"]
+            if any("target" in s for s in self.summary):
+                cols += ["target", "met"]
             print_table([{"figure": s["name"], "ours": fmt(s["ours"]), "paper": fmt(s.get("paper", "")),
-                          "unit": s["unit"]} for s in self.summary], ["figure", "ours", "paper", "unit"])
+                          "unit": s["unit"], "n": len(s.get("samples", [])) or "",
+                          "min-max": f"{fmt(s['min'])}-{fmt(s['max'])}" if "samples" in s else "",
+                          "target": s.get("target", ""), "met": {True: "yes", False: "NO"}.get(s.get("met"), "")}
+                         for s in self.summary], cols)
+            if any("samples" in s for s in self.summary):
+                print("ours: the median of n samples (min-max beside it); met: judged on the median")
         print(f"\nwritten: {self.out}/ (results.csv, summary.json, *.png)")
+
+
+def median(xs):
+    """{"median", "min", "max"} of a list of numbers (the median of an even count: the mean of the middle two)."""
+    s = sorted(xs)
+    n = len(s)
+    mid = s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+    return {"median": mid, "min": s[0], "max": s[-1]}
+
+
+def load_average():
+    return os.getloadavg()[0]
 
 
 def fmt(v):
