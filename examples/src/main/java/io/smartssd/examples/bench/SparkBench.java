@@ -29,9 +29,15 @@ import scala.jdk.javaapi.CollectionConverters;
  * selective queries through the {@code smartssd} format (pushdown into the device), Spark's CSV reader
  * on a local copy, Parquet on a local copy, and the {@code smartssd} format over the same Parquet
  * data written by Spark to the device (the device's plan reads the Parquet objects); one CSV line of
- * results per (query, path).
+ * results per (query, path, sample).
  *
- * <pre>SparkBench DIR SIZE_BYTES RESULTS.csv</pre>
+ * <p>Like with like: each timed run starts from the path (the DataFrame is loaded, then the query
+ * runs), so listing the files and reading the Parquet footers (Spark's reader: schema inference at
+ * load, then each task its file's footer; the smartssd table: every object's footer at load) are
+ * inside the time on both Parquet paths. The samples go round the four paths in turn, so load that
+ * drifts hits every path alike.
+ *
+ * <pre>SparkBench DIR SIZE_BYTES RESULTS.csv [SAMPLES [AB_PAIRS]]</pre>
  */
 public final class SparkBench {
     static final String SCHEMA = "ts BIGINT, client BIGINT, object BIGINT, size BIGINT, method INT, status INT,"
@@ -52,7 +58,7 @@ public final class SparkBench {
         Path dir = Paths.get(args[0]).toAbsolutePath();
         long size = Long.parseLong(args[1]);
         Path results = Paths.get(args[2]);
-        int repeats = args.length > 3 ? Integer.parseInt(args[3]) : 2;
+        int samples = args.length > 3 ? Integer.parseInt(args[3]) : 5;
         int abPairs = args.length > 4 ? Integer.parseInt(args[4]) : 0;
         Files.createDirectories(dir);
         Path csv = dir.resolve("weblog.csv");
@@ -113,6 +119,12 @@ public final class SparkBench {
             }
         });
         long raw = Files.size(csv);
+        // Each path's DataFrame from its source, made anew inside every timed run.
+        java.util.Map<String, java.util.function.Supplier<Dataset<Row>>> sources = java.util.Map.of(
+                "smartssd", () -> spark.read().format("smartssd").schema(SCHEMA).load(obj),
+                "csv", () -> spark.read().schema(SCHEMA).csv(csv.toString()),
+                "parquet", () -> spark.read().parquet(parquet.toString()),
+                "smartssd_parquet", () -> spark.read().format("smartssd").option("format", "parquet").load(pqObj));
         // One pass over every query and path before any is timed: otherwise the first (query, path)
         // timed, the smartssd group-by, runs in a JVM that has run one query (Spark's planner and
         // the connector still being compiled) while the later ones run in a warm one.
@@ -122,40 +134,26 @@ public final class SparkBench {
             }
         }
         try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(results, StandardCharsets.UTF_8))) {
-            w.println("query,path,wall_s,bytes_to_host,raw_bytes,rows,device_ms,flash_bytes,answer");
+            w.println("query,path,sample,wall_s,bytes_to_host,raw_bytes,rows,device_ms,flash_bytes,answer");
             for (String[] q : QUERIES) {
                 String reference = null;
                 for (String path : PATHS) {
-                    String sql = q[1].replace("{t}", path);
-                    spark.sql(sql).collectAsList(); // warm-up: JIT, codegen, page cache
-                    double best = Double.MAX_VALUE;
-                    long toHost = 0;
-                    long deviceNs = 0;
-                    long flash = 0;
-                    List<Row> rows = null;
-                    for (int r = 0; r < repeats; r++) {
-                        Dataset<Row> df = spark.sql(sql);
-                        bytesRead.set(0);
-                        long t0 = System.nanoTime();
-                        rows = df.collectAsList();
-                        double s = (System.nanoTime() - t0) / 1e9;
-                        spark.sparkContext().listenerBus().waitUntilEmpty();
-                        if (s < best) {
-                            best = s;
-                            BatchScanExec scan = path.startsWith("smartssd") ? scanOf(df) : null;
-                            toHost = scan != null ? metric(scan, "smartssdBytesToHost") : bytesRead.get();
-                            deviceNs = scan != null ? metric(scan, "smartssdDeviceTime") : 0;
-                            flash = scan != null ? metric(scan, "smartssdFlashBytesRead") : 0;
+                    timedRun(spark, path, q[1], bytesRead, sources); // warm-up: JIT, codegen, page cache
+                }
+                for (int sample = 0; sample < samples; sample++) {
+                    for (String path : PATHS) {
+                        Timed t = timedRun(spark, path, q[1], bytesRead, sources);
+                        String answer = canonical(t.rows);
+                        if (reference == null) {
+                            reference = answer;
                         }
+                        w.printf(Locale.ROOT, "%s,%s,%d,%.4f,%d,%d,%d,%.3f,%d,%s%n", q[0], path, sample, t.seconds,
+                                t.toHost, raw, t.rows.size(), t.deviceNs / 1e6, t.flash,
+                                answer.equals(reference) ? "ok" : "MISMATCH");
+                        w.flush();
+                        log("%-22s %-16s #%d %8.3f s  %,14d B to host  %d rows", q[0], path, sample + 1, t.seconds,
+                                t.toHost, t.rows.size());
                     }
-                    String answer = canonical(rows);
-                    if (reference == null) {
-                        reference = answer;
-                    }
-                    w.printf(Locale.ROOT, "%s,%s,%.4f,%d,%d,%d,%.3f,%d,%s%n", q[0], path, best, toHost, raw,
-                            rows.size(), deviceNs / 1e6, flash, answer.equals(reference) ? "ok" : "MISMATCH");
-                    w.flush();
-                    log("%-22s %-9s %8.3f s  %,14d B to host  %d rows", q[0], path, best, toHost, rows.size());
                 }
             }
         }
@@ -163,6 +161,28 @@ public final class SparkBench {
             abTest(spark, abPairs, results.resolveSibling("ab.csv"));
         }
         spark.stop();
+    }
+
+    /** One timed run: the DataFrame loaded from its path, the view registered, the query collected. */
+    private record Timed(double seconds, List<Row> rows, long toHost, long deviceNs, long flash) {
+    }
+
+    private static Timed timedRun(SparkSession spark, String path, String sqlTemplate, AtomicLong bytesRead,
+            java.util.Map<String, java.util.function.Supplier<Dataset<Row>>> sources) {
+        String view = path + "_timed";
+        String sql = sqlTemplate.replace("{t}", view);
+        bytesRead.set(0);
+        long t0 = System.nanoTime();
+        sources.get(path).get().createOrReplaceTempView(view);
+        Dataset<Row> df = spark.sql(sql);
+        List<Row> rows = df.collectAsList();
+        double s = (System.nanoTime() - t0) / 1e9;
+        spark.sparkContext().listenerBus().waitUntilEmpty();
+        BatchScanExec scan = path.startsWith("smartssd") ? scanOf(df) : null;
+        long toHost = scan != null ? metric(scan, "smartssdBytesToHost") : bytesRead.get();
+        long deviceNs = scan != null ? metric(scan, "smartssdDeviceTime") : 0;
+        long flash = scan != null ? metric(scan, "smartssdFlashBytesRead") : 0;
+        return new Timed(s, rows, toHost, deviceNs, flash);
     }
 
     /** Options that give every extent a partition of its own, as before complete aggregates and one-partition top-N. */

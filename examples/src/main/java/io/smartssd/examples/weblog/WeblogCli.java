@@ -446,6 +446,8 @@ public final class WeblogCli implements Callable<Integer> {
         int maps;
         @Option(names = "--top-n", defaultValue = "3")
         int topN;
+        @Option(names = "--samples", defaultValue = "1", description = "runs of every version, in turn (the bench: 5)")
+        int samples;
         @Option(names = {"-h", "--help"}, usageHelp = true, description = "this help")
         boolean help;
 
@@ -513,9 +515,11 @@ public final class WeblogCli implements Callable<Integer> {
             pr.done();
             for (WeblogQuery q : queries) {
                 WeblogAnswer expected = WeblogAnswer.of(q, truth, topN);
+                // the versions in turn, sample after sample: load that drifts hits every version alike
+                for (int sample = 0; sample < Math.max(1, a.samples); sample++) {
                 for (Version v : versions) {
-                    Progress p = new Progress(String.format(Locale.ROOT, "%s %-14s %3d B", q.shortName(), v.label(),
-                            entry), 0);
+                    Progress p = new Progress(String.format(Locale.ROOT, "%s %-14s %3d B%s", q.shortName(), v.label(),
+                            entry, a.samples > 1 ? " #" + (sample + 1) : ""), 0);
                     RunResult r = WeblogJobs.run(conf, v, q, data, entry, topN, p::fraction);
                     boolean ok = r.answer().equals(expected);
                     p.done(String.format(Locale.ROOT, "%6.2f s wall, device %8.1f ms, link %,13d B  %s",
@@ -527,9 +531,10 @@ public final class WeblogCli implements Callable<Integer> {
                     }
                     String json = r.toJson();
                     json = json.substring(0, json.length() - 1) + ",\"records\":" + records
-                            + ",\"matches_decoder\":" + ok + "}";
+                            + ",\"matches_decoder\":" + ok + ",\"sample\":" + sample + "}";
                     Files.writeString(results, json + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
                             StandardOpenOption.APPEND);
+                }
                 }
             }
         }
