@@ -223,12 +223,13 @@ int main(void) {
     mkdir(path, 0700);
 
     /* the programs */
-    char q1src[4200], hsrc[4200], msrc[4200], osrc[4200], nsrc[4200];
+    char q1src[4200], hsrc[4200], msrc[4200], osrc[4200], nsrc[4200], hnsrc[4200];
     snprintf(q1src, sizeof q1src, "%s/../examples/tasklets/weblog-q1/weblog-q1.c", src_dir);
     snprintf(hsrc, sizeof hsrc, "%s/tests/tasklets/hostile.c", src_dir);
     snprintf(msrc, sizeof msrc, "%s/tests/tasklets/malformed_import.c", src_dir);
     snprintf(osrc, sizeof osrc, "%s/tests/tasklets/old_abi.c", src_dir);
     snprintf(nsrc, sizeof nsrc, "%s/tests/tasklets/newer_abi.c", src_dir);
+    snprintf(hnsrc, sizeof hnsrc, "%s/tests/tasklets/hostile_native.c", src_dir);
     sdk_build(q1src, "q1.wasm", "");
     sdk_build(hsrc, "hostile.wasm", "");
     sdk_build(msrc, "malformed.wasm", "");
@@ -236,6 +237,7 @@ int main(void) {
     sdk_build(q1src, "outside/q1.so", "--native");
     sdk_build(osrc, "trusted/old.so", "--native");
     sdk_build(nsrc, "trusted/newer.so", "--native");
+    sdk_build(hnsrc, "trusted/hostile.so", "--native");
     sh("ln -sf %s/outside/q1.so %s/trusted/escape.so", dir, dir);
     size_t q1_len, h_len, m_len;
     uint8_t *q1 = slurp("q1.wasm", &q1_len), *hw = slurp("hostile.wasm", &h_len), *mw = slurp("malformed.wasm", &m_len);
@@ -305,7 +307,7 @@ int main(void) {
 
     /* hostile programs: each stopped, named, with its limit */
     static const char *const attacks[] = { "loop", "oob-read", "oob-write", "alloc", "stack", "deep", "peek",
-                                           "bigrow", "grow" };
+                                           "bigrow", "grow", "clash" };
     for (size_t i = 0; i < sizeof attacks / sizeof attacks[0]; i++) {
         char name[64];
         snprintf(name, sizeof name, "hostile-%s", attacks[i]);
@@ -319,8 +321,34 @@ int main(void) {
     hostile(d, log_id, "grow", TE, "accessed memory outside its own", "16 MiB limit");
     hostile(d, log_id, "stack", TE, "overflowed its C stack", "--stack-bytes");
     hostile(d, log_id, "deep", TE, "overflowed its stack", "tasklet_stack_bytes = 512 KiB");
+    /* one 8 MiB frame touched only at its two ends: stopped like a dense overflow, not run to the end */
+    hostile(d, log_id, "clash", TE, "overflowed its C stack", "--stack-bytes");
     hostile(d, log_id, "peek", TE, "accessed memory outside its own", "tasklet_memory_bytes");
     hostile(d, log_id, "bigrow", TE, "larger than its whole output buffer", "output_buffer_bytes = 65536");
+
+    /* native: every call runs on a tasklet stack of tasklet_stack_bytes with a guard below it, and the
+     * SDK builds with -fstack-clash-protection, so both overflows stop the tasklet, not the device */
+    install_ok(d, "hostile-native", 1, "hostile.so", 10);
+    {
+        const char *kinds[] = { "clash", "stack" };
+        for (int k = 0; k < 2; k++) {
+            char kv0[64];
+            snprintf(kv0, sizeof kv0, "attack=%s", kinds[k]);
+            const char *kv[] = { kv0, NULL };
+            run_out o = run(d, "hostile-native", kv, log_id);
+            if (o.status != TE || !strstr(o.message, "tasklet 'hostile-native' overflowed its stack in record") ||
+                !strstr(o.message, "tasklet_stack_bytes = 512 KiB")) {
+                fprintf(stderr, "native %s: status %d (%s)\n", kinds[k], o.status, o.message);
+                exit(1);
+            }
+            tk_free(&o.rows);
+        }
+        const char *kv[] = { "attack=none", NULL };
+        run_out o = run(d, "hostile-native", kv, log_id);
+        CHECK_EQ_INT(o.status, 0);
+        CHECK_STR(rows_text(&o), "4000\n");   /* 128000 bytes of 32-byte records */
+        tk_free(&o.rows);
+    }
 
     /* the device kept serving, and nothing was touched */
     user_q1_equals_builtin(d, log_id);
@@ -364,7 +392,7 @@ int main(void) {
         req.list_tasklets = &lt;
         r = dev_call(d, &req, NULL);
         CHECK(r->status == 0);
-        CHECK_EQ_U64(r->list_tasklets->n_tasklets, 11);   /* q1-user, q1-native, 9 hostile */
+        CHECK_EQ_U64(r->list_tasklets->n_tasklets, 13);   /* q1-user, q1-native, 10 hostile, hostile-native */
         int seen = 0;
         for (size_t i = 0; i < r->list_tasklets->n_tasklets; i++) {
             Smartssd__V1__TaskletInfo *t = r->list_tasklets->tasklets[i];

@@ -5,8 +5,13 @@
  * absolute path lead outside it. The object exports `const csd_tasklet_ops *csd_tasklet_entry(void)`
  * (the SDK's CSD_TASKLET macro), whose ops carry the ABI tag of the header it was built against
  * (CSD_TASKLET_ABI: an object built against another layout is refused, not read past its end), and
- * charges its own cost, as built-ins do. */
+ * charges its own cost, as built-ins do.
+ *
+ * Every call into the program runs on a tasklet stack of tasklet_stack_bytes with an unmapped guard
+ * below it (native_stack.c): an overflow, however large its frame, stops the tasklet with "overflowed
+ * its stack" instead of writing past the stack, and the device keeps serving. */
 #include "sandbox/sandbox_int.h"
+#include "sandbox/native_stack.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -14,6 +19,138 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ------------------------------------------------------------------ calls on the tasklet stack */
+
+typedef struct nat {
+    csd_user_tasklet *u;
+    void *st;          /* the program's state */
+    int dead;          /* it overflowed its stack: never called again */
+} nat;
+
+enum { OP_INIT, OP_PAGE, OP_RECORD, OP_FINISH, OP_DESTROY, OP_PAGE_SCAN, OP_NEED_PAGE };
+
+typedef struct ncall {
+    int op, rc;
+    nat *n;
+    const csd_tasklet_ops *ops;   /* the program's own */
+    csd_tasklet_io *io;
+    const csd_tasklet_args *args;
+    csd_framing *fr;
+    char *err;
+    size_t errlen;
+    const uint8_t *p;
+    size_t len;
+    uint64_t off, page;
+    uint32_t page_bytes;
+    const csd_extent *x;
+    int *cls, *need_next;
+} ncall;
+
+static void trampoline(void *arg) {
+    ncall *c = arg;
+    const csd_tasklet_ops *o = c->ops;
+    switch (c->op) {
+    case OP_INIT: c->rc = o->init(&c->n->st, c->args, c->fr, c->err, c->errlen); break;
+    case OP_PAGE: c->rc = o->page(c->n->st, c->io, c->page); break;
+    case OP_RECORD: c->rc = o->record(c->n->st, c->io, c->p, c->len, c->off); break;
+    case OP_FINISH: c->rc = o->finish(c->n->st, c->io); break;
+    case OP_DESTROY: o->destroy(c->n->st); break;
+    case OP_PAGE_SCAN: c->rc = o->page_scan(c->n->st, c->io, c->x, c->page, c->p, c->len, c->cls, c->need_next); break;
+    case OP_NEED_PAGE: c->rc = o->need_page(c->n->st, c->page, c->page_bytes); break;
+    }
+}
+
+static const char *const phase_name[] = { "init", "page", "record", "finish", "destroy", "page_scan", "need_page" };
+
+static int on_stack(ncall *c) {
+    nat *n = c->n;
+    if (n->dead) return -EFAULT;
+    c->ops = (const csd_tasklet_ops *)n->u->dl_ops;
+    int rc = csd_native_stack_run(n->u->sb->lim.stack_bytes, trampoline, c);
+    if (!rc) return c->rc;
+    char msg[300], kib[32];
+    uint64_t b = n->u->sb->lim.stack_bytes;
+    if (b % (1u << 20) == 0) snprintf(kib, sizeof kib, "%llu MiB", (unsigned long long)(b >> 20));
+    else snprintf(kib, sizeof kib, "%llu KiB", (unsigned long long)(b >> 10));
+    if (rc == -EFAULT) {
+        n->dead = 1;
+        snprintf(msg, sizeof msg, "tasklet '%s' overflowed its stack in %s (tasklet_stack_bytes = %s)", n->u->name,
+                 phase_name[c->op], kib);
+    } else {
+        snprintf(msg, sizeof msg, "tasklet '%s' cannot run: no tasklet stack of %s (%s)", n->u->name, kib,
+                 strerror(-rc));
+    }
+    if (c->err) snprintf(c->err, c->errlen, "%s", msg);
+    else if (c->io) csd_io_fail(c->io, "%s", msg);
+    return rc;
+}
+
+static int n_init(void **state, const csd_tasklet_args *args, csd_framing *fr, char *err, size_t errlen) {
+    csd_user_tasklet *u = *state;   /* the hooks' ctx */
+    *state = NULL;
+    if (!u) {
+        snprintf(err, errlen, "a native tasklet runs only with its program (csd_user_tasklet_hooks)");
+        return -EINVAL;
+    }
+    nat *n = calloc(1, sizeof *n);
+    if (!n) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    n->u = u;
+    ncall c = { .op = OP_INIT, .n = n, .args = args, .fr = fr, .err = err, .errlen = errlen };
+    int rc = on_stack(&c);
+    if (rc < 0) {
+        if (!n->dead && n->st && u->dl_ops->destroy) {
+            ncall d = { .op = OP_DESTROY, .n = n };
+            on_stack(&d);
+        }
+        free(n);
+        return rc;
+    }
+    *state = n;
+    return rc;
+}
+
+static int n_page(void *st, csd_tasklet_io *io, uint64_t page_index) {
+    ncall c = { .op = OP_PAGE, .n = st, .io = io, .page = page_index };
+    return on_stack(&c);
+}
+
+static int n_record(void *st, csd_tasklet_io *io, const uint8_t *rec, size_t len, uint64_t offset) {
+    ncall c = { .op = OP_RECORD, .n = st, .io = io, .p = rec, .len = len, .off = offset };
+    return on_stack(&c);
+}
+
+static int n_finish(void *st, csd_tasklet_io *io) {
+    ncall c = { .op = OP_FINISH, .n = st, .io = io };
+    return on_stack(&c);
+}
+
+static void n_destroy(void *st) {
+    nat *n = st;
+    if (!n) return;
+    /* after an overflow its state is whatever the abandoned call left: not touched again (leaked) */
+    if (!n->dead && n->u->dl_ops->destroy) {
+        ncall c = { .op = OP_DESTROY, .n = n };
+        on_stack(&c);
+    }
+    free(n);
+}
+
+static int n_page_scan(void *st, csd_tasklet_io *io, const csd_extent *x, uint64_t page_index, const uint8_t *data,
+                       size_t len, int *cls, int *need_next) {
+    ncall c = { .op = OP_PAGE_SCAN, .n = st, .io = io, .x = x, .page = page_index, .p = data, .len = len, .cls = cls,
+                .need_next = need_next };
+    return on_stack(&c);
+}
+
+static int n_need_page(void *st, uint64_t page_index, uint32_t page_bytes) {
+    ncall c = { .op = OP_NEED_PAGE, .n = st, .page = page_index, .page_bytes = page_bytes };
+    int rc = on_stack(&c);
+    return rc < 0 ? 1 : rc;   /* a tasklet that failed here is stopped at its next call */
+}
 
 int csd_native_open(csd_sandbox *s, const char *name, const uint8_t *p, size_t len, csd_user_tasklet *u, char *err,
                     size_t errlen) {
@@ -80,7 +217,14 @@ int csd_native_open(csd_sandbox *s, const char *name, const uint8_t *p, size_t l
         return -EINVAL;
     }
     u->dl = h;
-    u->ops = *ops;
+    u->dl_ops = ops;
+    /* the device calls the program through wrappers that run it on its tasklet stack; only the
+     * optional calls the program has are set, so the runtime sees the same ops */
+    u->ops = (csd_tasklet_ops){ .abi = ops->abi, .schema = ops->schema, .init = n_init, .record = n_record,
+                                .page = ops->page ? n_page : NULL, .finish = ops->finish ? n_finish : NULL,
+                                .destroy = n_destroy, .page_scan = ops->page_scan ? n_page_scan : NULL,
+                                .need_page = ops->need_page ? n_need_page : NULL };
+    u->hooks = (csd_exec_hooks){ .ctx = u };
     u->ops.name = u->name;            /* messages name the tasklet as installed */
     snprintf(u->summary, sizeof u->summary, "%s", ops->summary ? ops->summary : "");
     u->ops.summary = u->summary;

@@ -140,5 +140,7 @@ csd_user_tasklet *csd_sandbox_find(csd_sandbox *s, const char *name, uint64_t so
 void csd_sandbox_note_source(csd_user_tasklet *u, uint64_t source_id) { u->source_id = source_id; }
 
 const csd_tasklet_ops *csd_user_tasklet_ops(csd_user_tasklet *u) { return &u->ops; }
-const csd_exec_hooks *csd_user_tasklet_hooks(csd_user_tasklet *u) { return u->hooks.flush ? &u->hooks : NULL; }
+const csd_exec_hooks *csd_user_tasklet_hooks(csd_user_tasklet *u) {
+    return u->hooks.flush || u->hooks.ctx ? &u->hooks : NULL;
+}
 const char *csd_user_tasklet_summary(const csd_user_tasklet *u) { return u->summary; }

@@ -26,6 +26,7 @@ struct csd_user_tasklet {
     uint64_t source_id;               /* the stored object it was loaded from (0: unknown) */
     csd_wasm_module *wasm;
     void *dl;                         /* native: dlopen handle */
+    const csd_tasklet_ops *dl_ops;    /* native: the program's own ops (ops wraps them) */
     csd_tasklet_ops ops;
     csd_exec_hooks hooks;
     csd_user_tasklet *next;

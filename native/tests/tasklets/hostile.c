@@ -5,6 +5,7 @@
  *   alloc      asks for 1 GiB and writes all of it anyway
  *   stack      recurses with 1 KiB frames until the stack runs out
  *   deep       recurses without locals (native call stack)
+ *   clash      one 8 MiB frame touched only at its two ends (a stack clash: it jumps any guard page)
  *   peek       searches its whole memory for another object's bytes, then reads past its end
  *   bigrow     emits one row larger than any output buffer
  *   grow       grows its memory by 2 GiB directly (memory.grow), then writes there */
@@ -34,6 +35,18 @@ __attribute__((noinline)) static int frames(volatile int n) {
     return frames(n + 1) + buf[(n * 7) & 1023];
 }
 
+/* Touches a buffer at its first and last byte only, through a pointer the compiler cannot see into. */
+__attribute__((noinline)) static int ends(volatile char *b, size_t n, int v) {
+    b[n - 1] = (char)v;
+    b[0] = (char)v;
+    return b[0] + b[n - 1];
+}
+
+__attribute__((noinline)) static int clash(int v) {
+    char big[8u << 20];
+    return ends(big, sizeof big, v);
+}
+
 __attribute__((noinline)) static int deep(int n) {
     if (n == -1) return 0;
     return deep(n + 1) * 3 + 1;
@@ -60,6 +73,7 @@ static int h_record(void *p, csd_tasklet_io *io, const uint8_t *rec, size_t len,
     }
     if (!strcmp(a, "stack")) return frames(0);
     if (!strcmp(a, "deep")) return deep(0);
+    if (!strcmp(a, "clash")) return clash(rec[0]) == 12345 ? 1 : 0;
     if (!strcmp(a, "peek")) {
         /* everything it can see is its own memory: no other object's bytes are in there */
         size_t mem = __builtin_wasm_memory_size(0) * 65536ul;
