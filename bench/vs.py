@@ -9,8 +9,8 @@ on a shared machine); their medians are reported with min and max. The two build
 output (JSON with its wall-clock keys left out; device times, rows and bytes included), unless the
 command's output is not meant to agree.
 
-Used by `bin/smartssd bench pairs --vs REF -- CMD ...` (any command; `csd` and bench tools in it name
-the build's) and `bin/smartssd bench scan --vs REF` (the scan bench's device runs)."""
+Used by `bin/smartssd bench pairs --vs B -- A` (any two commands, or one command with two builds)
+and `bin/smartssd bench scan --vs REF` (the scan bench's device runs)."""
 import json
 import os
 import resource
@@ -59,10 +59,13 @@ def with_build(cmd, build):
     return [os.path.join(build, c) if c in TOOLS else str(c) for c in cmd]
 
 
-def timed(cmd):
+def timed(cmd, timeout=None):
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    p = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        sys.exit(f"{' '.join(cmd)}: took more than {timeout:g} s")
     wall = time.perf_counter() - t0
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     if p.returncode:
@@ -86,15 +89,15 @@ def comparable(out):
     return strip(v)
 
 
-def pairs(cmd_a, cmd_b, n, same_output=True, label=""):
+def pairs(cmd_a, cmd_b, n, same_output=True, label="", timeout=None):
     """n pairs of (A, B) runs, A first; returns one dict per pair."""
     if n < 5:
         sys.exit(f"vs: {n} pairs: at least 5")
     out = []
     for i in range(n):
         load = os.getloadavg()[0]
-        wa, ca, oa = timed(cmd_a)
-        wb, cb, ob = timed(cmd_b)
+        wa, ca, oa = timed(cmd_a, timeout)
+        wb, cb, ob = timed(cmd_b, timeout)
         if same_output and comparable(oa) != comparable(ob):
             sys.exit(f"vs: {label or ' '.join(cmd_a)}: the two builds' outputs differ\nA: {oa[:2000]}\nB: {ob[:2000]}")
         out.append({"run": label, "pair": i, "a_wall_s": wa, "b_wall_s": wb, "a_cpu_s": ca, "b_cpu_s": cb,
@@ -103,8 +106,9 @@ def pairs(cmd_a, cmd_b, n, same_output=True, label=""):
 
 
 def summarize(b, label, ps, ref):
-    b.headline(f"{label}: wall, this / {ref}", None, "ratio (median of pairs)", samples=[p["wall_ratio"] for p in ps])
-    b.headline(f"{label}: CPU, this / {ref}", None, "ratio (median of pairs)", samples=[p["cpu_ratio"] for p in ps])
+    """Headlines: wall and CPU time of label over ref, medians of the pairs' ratios."""
+    b.headline(f"wall time, {label} / {ref}", None, "ratio (median of pairs)", samples=[p["wall_ratio"] for p in ps])
+    b.headline(f"CPU time, {label} / {ref}", None, "ratio (median of pairs)", samples=[p["cpu_ratio"] for p in ps])
 
 
 def scan_pairs(b, ref, cases, n):
@@ -115,6 +119,6 @@ def scan_pairs(b, ref, cases, n):
     for label, args in cases:
         ps = pairs(with_build(["csd"] + args, mine), with_build(["csd"] + args, build), n, label=label)
         rows += ps
-        summarize(b, label, ps, ref)
+        summarize(b, f"{label}: this tree", ps, ref)
     b.write_csv(rows, list(rows[0].keys()), name="vs.csv")
     print(f"vs: paired runs against {ref} ({sha[:12]}): out/bench/{b.name}/vs.csv", flush=True)
