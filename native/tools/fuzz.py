@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bin/smartssd fuzz [SECONDS] [--runs N] [--targets a,b] [--parallel N] [--build DIR] [--no-jazzer] [--no-merge]
-   bin/smartssd fuzz ledger [--markdown]     the campaigns so far: cumulative executions per target
-   bin/smartssd fuzz minimize [--targets a,b]   shrink the repository's corpora to what covers the same
+   bin/smartssd fuzz ledger [--markdown|--docs]   the campaigns so far: cumulative executions per target
+   bin/smartssd fuzz minimize [--targets a,b]   shrink the corpora's found inputs to what covers the same
 
 Runs every libFuzzer target (native/fuzz/fuzz_*.c, built with clang, ASan and UBSan) and the Jazzer
 target for the Java response parser, each with its corpus kept in the repository (native/fuzz/corpus/
@@ -166,13 +166,36 @@ def ledger_markdown(rows):
     return "\n".join(lines)
 
 
+DOCS = os.path.join(ROOT, "docs", "RELIABILITY.md")
+MARK_BEGIN, MARK_END = "<!-- fuzz-ledger -->", "<!-- /fuzz-ledger -->"
+
+
+def docs_table(path=DOCS):
+    """The table between the markers in docs/RELIABILITY.md."""
+    text = open(path, encoding="utf-8").read()
+    return text.split(MARK_BEGIN, 1)[1].split(MARK_END, 1)[0].strip()
+
+
+def write_docs_table(rows, path=DOCS):
+    text = open(path, encoding="utf-8").read()
+    head, rest = text.split(MARK_BEGIN, 1)
+    tail = rest.split(MARK_END, 1)[1]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(f"{head}{MARK_BEGIN}\n{ledger_markdown(rows)}\n{MARK_END}{tail}")
+
+
 def cmd_ledger(argv):
     ap = argparse.ArgumentParser(prog="bin/smartssd fuzz ledger", description="the campaigns so far")
     ap.add_argument("--markdown", action="store_true", help="only the table of cumulative executions (Markdown)")
+    ap.add_argument("--docs", action="store_true", help="write that table into docs/RELIABILITY.md")
     a = ap.parse_args(argv)
     rows = read_ledger()
     if a.markdown:
         print(ledger_markdown(rows))
+        return 0
+    if a.docs:
+        write_docs_table(rows)
+        print(f"written: the ledger's table in {os.path.relpath(DOCS, ROOT)}")
         return 0
     print(f"{'target':24} {'campaigns':>9} {'executions':>12} {'of 10M':>7}  last")
     for t, (n, ex, last) in sorted(totals(rows).items()):
@@ -182,8 +205,9 @@ def cmd_ledger(argv):
 
 
 def cmd_minimize(argv):
-    """Each corpus replaced by the smallest subset libFuzzer finds with the same features; seeds named
-    regress* (regressions of findings) are always kept."""
+    """Each corpus replaced by the smallest subset libFuzzer finds with the same features; the seeds
+    written by hand (make_corpus.py's, regressions of findings: any name that is not libFuzzer's
+    SHA-1 of the input) are always kept."""
     ap = argparse.ArgumentParser(prog="bin/smartssd fuzz minimize")
     ap.add_argument("--targets", default="")
     ap.add_argument("--build", default=os.path.join(NATIVE, "target", "build-fuzz-long"))
@@ -196,7 +220,7 @@ def cmd_minimize(argv):
     for t in todo:
         dest = repo_corpus(t)
         names = os.listdir(dest)
-        keep = [n for n in names if n.startswith("regress")]
+        keep = [n for n in names if not re.fullmatch(r"[0-9a-f]{40}", n)]
         with tempfile.TemporaryDirectory() as tmp:
             out = os.path.join(tmp, "min")
             os.makedirs(out)
@@ -275,6 +299,8 @@ def main():
                       f"crashes {len(r['crashes'])}", flush=True)
     with open(os.path.join(OUT, "summary.json"), "w") as f:
         json.dump(results, f, indent=1)
+    if not a.no_ledger and os.path.exists(DOCS):
+        write_docs_table(read_ledger())   # the docs' cumulative table follows the ledger
     print(f"\n{'target':24} {'executions':>12} {'cov':>11} {'ft':>13} {'corpus':>7} {'kept':>5} {'s':>6} crashes")
     for r in results:
         print(f"{r['target']:24} {r['executions']:>12,} {str(r['cov_start']) + '->' + str(r['cov']):>11} "
