@@ -15,6 +15,7 @@ TARGETS = {
     "web-log DeviceJob / host-normal": ("<=", 0.05, ""),
     "web-log DeviceJob / host-optimized": ("<=", 0.2, ""),
     "trace replay": (">=", 1, " M/s"),
+    "csd replay end to end": (">=", 150000, " requests/s"),
 }
 
 SYMBOL = {"<=": "≤", ">=": "≥"}

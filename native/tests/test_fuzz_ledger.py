@@ -24,7 +24,7 @@ def test_ledger_lines_are_well_formed():
     assert rows
     for r in rows:
         assert re.fullmatch(r"\d{4}-\d\d-\d\d(T\d\d:\d\dZ)?", r["date"]), r
-        assert r["target"] in fuzz.all_targets(), r["target"]
+        assert re.fullmatch(r"fuzz_[a-z0-9_]+|[A-Za-z]+FuzzTest", r["target"]), r["target"]   # removed targets keep their history
         assert int(r["executions"]) > 0 and int(r["seconds"]) > 0, r
         for k in ("cov_start", "cov_end", "ft_start", "ft_end", "corpus_added"):
             assert r[k] == "" or int(r[k]) >= 0, (k, r)
