@@ -50,7 +50,9 @@ static uint64_t now_ns(void) {
 
 /* ------------------------------------------------------------------ the tasklets' answers */
 
-/* WorldCup98 records (native/src/tasklets/weblog.c): type at byte 18, server at 19; region = server >> 5. */
+/* WorldCup98 records as native/src/tasklets/weblog.c reads them: type at byte 18, server at 19; region
+ * = server >> 5. The names it answers with are written out again here so the limit stays a loop of
+ * its own; bench scan and test_bench_limits.py compare the two answers, names included. */
 #define WC_REGIONS 8
 #define WC_TYPES 13
 #define WC_OFF_TYPE 18

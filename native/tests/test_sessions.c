@@ -106,6 +106,36 @@ static uint64_t counter(csd_device *d, const char *name) {
     return v;
 }
 
+/* What the reads of an output brought so far, and its run's progress at the last one. */
+typedef struct polled {
+    uint64_t got, rows;
+    int status, done;
+    char msg[600];
+} polled;
+
+/* One read of output o (len bytes, 0 = the default chunk) as session s. */
+static void poll_once(csd_device *d, uint64_t s, uint64_t o, uint64_t len, polled *p) {
+    Smartssd__V1__Response *r = read_as(d, s, o, len);
+    CHECK(r->status == 0);
+    p->got += r->read_object->data.len;
+    p->done = r->read_object->progress->done;
+    p->status = r->read_object->progress->status;
+    p->rows = r->read_object->progress->rows;
+    snprintf(p->msg, sizeof p->msg, "%s", r->read_object->progress->message);
+    smartssd__v1__response__free_unpacked(r, NULL);
+}
+
+/* Until the device thread holds a run back: an output with half its buffer unread. */
+static void wait_backlogged(csd_device *d) {
+    for (int i = 0, waiting = 0; !waiting; i++) {
+        CHECK(i < 30000);
+        pthread_mutex_lock(&d->mu);
+        waiting = vobj_backlogged(d);
+        pthread_mutex_unlock(&d->mu);
+        if (!waiting) usleep(1000);
+    }
+}
+
 /* 64 KiB of short lines, every one matching: one page of lines-mode grep output is ~4 KiB of rows */
 static uint64_t make_input(csd_device *d) {
     uint64_t id = dev_create_data(d, "lines.txt");
@@ -220,25 +250,15 @@ int main(void) {
             }
         } else {
             /* the run waits for the host with half its buffer full, as long as it takes */
-            for (int i = 0, waiting = 0; !waiting; i++) {
-                CHECK(i < 30000);
-                pthread_mutex_lock(&d->mu);
-                waiting = vobj_backlogged(d);
-                pthread_mutex_unlock(&d->mu);
-                if (!waiting) usleep(1000);
-            }
+            wait_backlogged(d);
             usleep(50000);
         }
-        for (int done = 0; !done;) {
-            r = read_as(d, a, o, 0);
-            CHECK(r->status == 0);
-            got += r->read_object->data.len;
-            done = r->read_object->progress->done;
-            status = r->read_object->progress->status;
-            rows = r->read_object->progress->rows;
-            snprintf(msg, sizeof msg, "%s", r->read_object->progress->message);
-            smartssd__v1__response__free_unpacked(r, NULL);
-        }
+        polled pl = { 0 };
+        while (!pl.done) poll_once(d, a, o, 0, &pl);
+        got = pl.got;
+        status = pl.status;
+        rows = pl.rows;
+        snprintf(msg, sizeof msg, "%s", pl.msg);
         if (variant == 0) {
             CHECK_EQ_INT(status, CSD_RESOURCE_EXHAUSTED);
             CHECK_CONTAINS(msg, "run cancelled: its output buffer held");
@@ -277,37 +297,20 @@ int main(void) {
         o = create_as(d, a, SMARTSSD__V1__OBJECT_KIND__OUTPUT, NULL, NULL);
         r = exec_as(d, a, t, o, big);
         EXPECT_STATUS(r, CSD_OK, "");
-        if (background) {
-            for (int i = 0, waiting = 0; !waiting; i++) {
-                CHECK(i < 30000);
-                pthread_mutex_lock(&d->mu);
-                waiting = vobj_backlogged(d);
-                pthread_mutex_unlock(&d->mu);
-                if (!waiting) usleep(1000);
-            }
-        }
-        uint64_t got = 0, polls = 0, peak = 0;
-        int status = -1;
-        char msg[600] = "";
+        if (background) wait_backlogged(d);
+        uint64_t polls = 0, peak = 0;
+        polled pl = { 0 };
         /* 2,000 small polls (before the fix the buffer overran within 100), then the rest in whole chunks */
-        for (int done = 0; !done; polls++) {
-            r = read_as(d, a, o, polls < 2000 ? 16 : 0);
-            CHECK(r->status == 0);
-            got += r->read_object->data.len;
-            done = r->read_object->progress->done;
-            status = r->read_object->progress->status;
-            rows = r->read_object->progress->rows;
-            snprintf(msg, sizeof msg, "%s", r->read_object->progress->message);
-            smartssd__v1__response__free_unpacked(r, NULL);
+        for (; !pl.done && !pl.status; polls++) {
+            poll_once(d, a, o, polls < 2000 ? 16 : 0, &pl);
             pthread_mutex_lock(&d->mu);
             vobj *v = vobj_find(d, o);
             if (v->out.len - v->out.read_pos > peak) peak = v->out.len - v->out.read_pos;
             pthread_mutex_unlock(&d->mu);
-            if (status) break;
         }
-        if (status) fprintf(stderr, "background %d: after %" PRIu64 " polls: %s\n", background, polls, msg);
-        CHECK_EQ_INT(status, 0);
-        CHECK_EQ_U64(rows, (1u << 20) / 8);
+        if (pl.status) fprintf(stderr, "background %d: after %" PRIu64 " polls: %s\n", background, polls, pl.msg);
+        CHECK_EQ_INT(pl.status, 0);
+        CHECK_EQ_U64(pl.rows, (1u << 20) / 8);
         CHECK(peak <= p.output_buffer_bytes);
         csd_session_end(d, a);
         dev_still_serving(d);

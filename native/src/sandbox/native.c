@@ -25,10 +25,14 @@
 typedef struct nat {
     csd_user_tasklet *u;
     void *st;          /* the program's state */
+    size_t rec;        /* its record size (RECORDS framing) */
     int dead;          /* it overflowed its stack: never called again */
 } nat;
 
-enum { OP_INIT, OP_PAGE, OP_RECORD, OP_FINISH, OP_DESTROY, OP_PAGE_SCAN, OP_NEED_PAGE };
+/* One switch to the tasklet stack per call; records and lines: per run of items of one page, the
+ * program's record() called for each of them there (a switch per record would cost more than many
+ * records do). */
+enum { OP_INIT, OP_PAGE, OP_RECORD, OP_FINISH, OP_DESTROY, OP_PAGE_SCAN, OP_NEED_PAGE, OP_RECORDS, OP_LINES };
 
 typedef struct ncall {
     int op, rc;
@@ -58,10 +62,34 @@ static void trampoline(void *arg) {
     case OP_DESTROY: o->destroy(c->n->st); break;
     case OP_PAGE_SCAN: c->rc = o->page_scan(c->n->st, c->io, c->x, c->page, c->p, c->len, c->cls, c->need_next); break;
     case OP_NEED_PAGE: c->rc = o->need_page(c->n->st, c->page, c->page_bytes); break;
+    case OP_RECORDS: {
+        /* n whole records back to back, as n record() calls: the first answer that is not 0 ends the run */
+        size_t R = c->n->rec;
+        c->rc = 0;
+        for (size_t k = 0; k < c->len && !c->rc; k++) c->rc = o->record(c->n->st, c->io, c->p + k * R, R, c->off + k * R);
+        break;
+    }
+    case OP_LINES: {
+        /* whole lines, each ending in '\n', handed over as record() gets them: without the '\n' and
+         * one '\r' before it */
+        const uint8_t *p = c->p, *end = c->p + c->len;
+        uint64_t off = c->off;
+        c->rc = 0;
+        while (p < end && !c->rc) {
+            const uint8_t *nl = memchr(p, '\n', (size_t)(end - p));
+            size_t len = (size_t)((nl ? nl : end) - p), l = len;
+            if (l && p[l - 1] == '\r') l--;
+            c->rc = o->record(c->n->st, c->io, p, l, off);
+            off += len + 1;
+            p += len + 1;
+        }
+        break;
+    }
     }
 }
 
-static const char *const phase_name[] = { "init", "page", "record", "finish", "destroy", "page_scan", "need_page" };
+static const char *const phase_name[] = { "init", "page", "record", "finish", "destroy", "page_scan", "need_page",
+                                          "record", "record" };
 
 static int on_stack(ncall *c) {
     nat *n = c->n;
@@ -109,6 +137,7 @@ static int n_init(void **state, const csd_tasklet_args *args, csd_framing *fr, c
         free(n);
         return rc;
     }
+    n->rec = fr->record_bytes;
     *state = n;
     return rc;
 }
@@ -120,6 +149,16 @@ static int n_page(void *st, csd_tasklet_io *io, uint64_t page_index) {
 
 static int n_record(void *st, csd_tasklet_io *io, const uint8_t *rec, size_t len, uint64_t offset) {
     ncall c = { .op = OP_RECORD, .n = st, .io = io, .p = rec, .len = len, .off = offset };
+    return on_stack(&c);
+}
+
+static int n_records(void *st, csd_tasklet_io *io, const uint8_t *p, size_t n, uint64_t offset) {
+    ncall c = { .op = OP_RECORDS, .n = st, .io = io, .p = p, .len = n, .off = offset };
+    return on_stack(&c);
+}
+
+static int n_lines(void *st, csd_tasklet_io *io, const uint8_t *p, size_t n, uint64_t offset) {
+    ncall c = { .op = OP_LINES, .n = st, .io = io, .p = p, .len = n, .off = offset };
     return on_stack(&c);
 }
 
@@ -224,7 +263,7 @@ int csd_native_open(csd_sandbox *s, const char *name, const uint8_t *p, size_t l
                                 .page = ops->page ? n_page : NULL, .finish = ops->finish ? n_finish : NULL,
                                 .destroy = n_destroy, .page_scan = ops->page_scan ? n_page_scan : NULL,
                                 .need_page = ops->need_page ? n_need_page : NULL };
-    u->hooks = (csd_exec_hooks){ .ctx = u };
+    u->hooks = (csd_exec_hooks){ .ctx = u, .records = n_records, .lines = n_lines };
     u->ops.name = u->name;            /* messages name the tasklet as installed */
     snprintf(u->summary, sizeof u->summary, "%s", ops->summary ? ops->summary : "");
     u->ops.summary = u->summary;

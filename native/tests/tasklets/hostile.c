@@ -17,6 +17,8 @@
 
 #include <smartssd/tasklet.h>
 
+#include "hostile_frames.h"
+
 typedef struct st { char attack[16]; } st;
 
 static int h_init(void **out, const csd_tasklet_args *a, csd_framing *fr, char *err, size_t n) {
@@ -27,24 +29,6 @@ static int h_init(void **out, const csd_tasklet_args *a, csd_framing *fr, char *
     fr->record_bytes = 32;
     *out = s;
     return 0;
-}
-
-__attribute__((noinline)) static int frames(volatile int n) {
-    volatile char buf[1024];
-    buf[n & 1023] = (char)n;
-    return frames(n + 1) + buf[(n * 7) & 1023];
-}
-
-/* Touches a buffer at its first and last byte only, through a pointer the compiler cannot see into. */
-__attribute__((noinline)) static int ends(volatile char *b, size_t n, int v) {
-    b[n - 1] = (char)v;
-    b[0] = (char)v;
-    return b[0] + b[n - 1];
-}
-
-__attribute__((noinline)) static int clash(int v) {
-    char big[8u << 20];
-    return ends(big, sizeof big, v);
 }
 
 __attribute__((noinline)) static int deep(int n) {

@@ -10,6 +10,8 @@
 
 #include <smartssd/tasklet.h>
 
+#include "hostile_frames.h"
+
 typedef struct st {
     char attack[16];
     int64_t n;
@@ -24,23 +26,6 @@ static int h_init(void **out, const csd_tasklet_args *a, csd_framing *fr, char *
     fr->record_bytes = 32;
     *out = s;
     return 0;
-}
-
-__attribute__((noinline)) static int ends(volatile char *b, size_t n, int v) {
-    b[n - 1] = (char)v;
-    b[0] = (char)v;
-    return b[0] + b[n - 1];
-}
-
-__attribute__((noinline)) static int clash(int v) {
-    char big[8u << 20];
-    return ends(big, sizeof big, v);
-}
-
-__attribute__((noinline)) static int frames(volatile int n) {
-    volatile char buf[1024];
-    buf[n & 1023] = (char)n;
-    return frames(n + 1) + buf[(n * 7) & 1023];
 }
 
 static int h_record(void *p, csd_tasklet_io *io, const uint8_t *rec, size_t len, uint64_t off) {
