@@ -235,7 +235,6 @@ int main(void) {
         o = create_as(d, a, SMARTSSD__V1__OBJECT_KIND__OUTPUT, NULL, NULL);
         r = exec_as(d, a, t, o, big);
         EXPECT_STATUS(r, CSD_OK, "");
-        uint64_t got = 0;
         int status = 0;
         char msg[600] = "";
         if (variant == 0) {
@@ -255,7 +254,6 @@ int main(void) {
         }
         polled pl = { 0 };
         while (!pl.done) poll_once(d, a, o, 0, &pl);
-        got = pl.got;
         status = pl.status;
         rows = pl.rows;
         snprintf(msg, sizeof msg, "%s", pl.msg);
