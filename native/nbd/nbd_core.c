@@ -12,9 +12,7 @@
 #include "smartssd/csd.h"
 #include "smartssd/v1/device.pb-c.h"
 
-/* A device too busy to take a request (RESOURCE_EXHAUSTED: too many requests or too much read data
- * held for other clients) is asked again, backing off, for this long before the client gets ENOMEM. */
-#define BUSY_GIVE_UP_NS 10000000000ull
+#define BUSY_GIVE_UP_NS 10000000000ull   /* csd_nbd_export.busy_ns's default */
 
 static uint64_t mono_ns(void) {
     struct timespec ts;
@@ -275,7 +273,7 @@ int csd_nbd_request(const csd_nbd_transport *t, const csd_nbd_export *x, int op,
     uint64_t start = mono_ns(), nap = 100000;
     for (;;) {
         rc = round_trip(t, x, bop, ch, n, err, errlen);
-        if (rc != ENOMEM || mono_ns() - start > BUSY_GIVE_UP_NS) break;
+        if (rc != ENOMEM || mono_ns() - start > (x->busy_ns ? x->busy_ns : BUSY_GIVE_UP_NS)) break;
         /* the device is too busy for now (other clients' requests and read data): back off */
         struct timespec ts = { 0, (long)nap };
         nanosleep(&ts, NULL);

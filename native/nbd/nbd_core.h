@@ -40,6 +40,9 @@ typedef struct csd_nbd_export {
     uint32_t lba_bytes;
     uint64_t lbas;
     uint64_t size;              /* lbas * lba_bytes */
+    uint64_t busy_ns;           /* how long a device too busy to take a request (RESOURCE_EXHAUSTED: too
+                                 * many requests, or read data, held for other clients) is asked again,
+                                 * backing off, before the client gets ENOMEM; 0 = 10 s */
     csd_nbd_log *log;           /* NULL = none */
 } csd_nbd_export;
 

@@ -9,7 +9,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,7 +23,7 @@
 
 typedef struct nbd_opts {
     const char *socket, *unix_path, *port, *run, *log, *retry, *threads;
-    int readonly;
+    int readonly, unaligned;
     const char *bad;
 } nbd_opts;
 
@@ -40,6 +42,7 @@ static int nbd_opt(cli *c, int opt, const char *arg, void *a) {
     case 'R': o->run = arg; return 0;
     case 'L': o->log = arg; return 0;
     case 'r': o->readonly = 1; return 0;
+    case 'u': o->unaligned = 1; return 0;
     case 'W': {
         double s = strtod(arg, &end);
         if (!*arg || *end || !(s >= 0 && s <= 86400)) o->bad = arg;
@@ -86,6 +89,20 @@ static int on_path(const char *prog) {
     return 0;
 }
 
+/* A socket left by an nbdkit that was killed stops the next from binding: remove it when it is this
+ * user's socket and nobody listens on it; anything else stays (nbdkit then says why). */
+static void clear_stale(const char *path) {
+    struct stat st;
+    if (lstat(path, &st) || !S_ISSOCK(st.st_mode) || st.st_uid != geteuid()) return;
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
+    if (strlen(path) >= sizeof a.sun_path) return;
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return;
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) && errno == ECONNREFUSED) unlink(path);
+    close(fd);
+}
+
 /* nbdkit's command line: where it listens, the plugin and its parameters. */
 typedef struct argvec {
     char *v[40];
@@ -114,6 +131,8 @@ static void build_argv(argvec *a, const nbd_opts *o, const char *plugin, const c
         a->v[a->n++] = "--run";
         a->v[a->n++] = (char *)o->run;
     }
+    /* read-modify-write of the pages around an unaligned request, in nbdkit */
+    if (o->unaligned) a->v[a->n++] = "--filter=blocksize";
     a->v[a->n++] = (char *)plugin;
     snprintf(a->buf[0], sizeof a->buf[0], "socket=%s", sock);
     a->v[a->n++] = a->buf[0];
@@ -134,9 +153,11 @@ static void say_where(const nbd_opts *o, const char *what) {
     else fprintf(stderr, "csd nbd: serving %s at nbd+unix:///?socket=%s (stop with Ctrl-C)\n", what, o->unix_path);
 }
 
-static volatile sig_atomic_t g_child;
+static volatile sig_atomic_t g_child, g_signals;
+/* The first Ctrl-C or SIGTERM goes to nbdkit, which stops once its clients have left; a second one
+ * stops it at once (requests in service are dropped; the device still closes cleanly). */
 static void forward(int sig) {
-    if (g_child > 0) kill((pid_t)g_child, sig);
+    if (g_child > 0) kill((pid_t)g_child, g_signals++ ? SIGKILL : sig);
 }
 
 static void *serve_thread(void *arg) {
@@ -207,6 +228,7 @@ static int nbd_main(cli *c, int argc, char **argv, const subcmd *self) {
         { "port", required_argument, 0, 'P' },   { "run", required_argument, 0, 'R' },
         { "latency-csv", required_argument, 0, 'L' }, { "read-only", no_argument, 0, 'r' },
         { "retry", required_argument, 0, 'W' },  { "threads", required_argument, 0, 't' },
+        { "unaligned", no_argument, 0, 'u' },
     };
     nbd_opts o = { 0 };
     char *pos[1] = { 0 };
@@ -238,6 +260,7 @@ static int nbd_main(cli *c, int argc, char **argv, const subcmd *self) {
             o.log = log_abs;
         }
     }
+    if (o.unix_path) clear_stale(o.unix_path);
     if (np) return run_image(c, &o, pos[0], plugin);
     argvec a;
     build_argv(&a, &o, plugin, o.socket, 0);
@@ -268,5 +291,7 @@ const subcmd CMD_NBD = {
     "  --read-only          refuse writes, trims and zeroes\n"
     "  --threads N          nbdkit threads per connection: requests in service at once (default 64)\n"
     "  --retry SECONDS      how long a request waits for a daemon that went away and comes back (30)\n"
-    "The export's block size is the device page: unaligned requests get EINVAL.\n",
+    "  --unaligned          accept requests of any size and offset: nbdkit's blocksize filter reads,\n"
+    "                       modifies and writes the pages around them (without it the export's block size\n"
+    "                       is the device page and unaligned requests get EINVAL)\n",
 };
