@@ -1,6 +1,8 @@
-/* libFuzzer target: the NBD export's request handling (native/nbd/nbd_core.c), what the nbdkit plugin
- * runs for every NBD request. The input is a mode byte and a list of NBD requests (operation, flags,
- * offset, length), any of them unaligned, empty, oversized or past the end of the export.
+/* libFuzzer target: the NBD export's request handling (native/nbd/: the checks and a connection's
+ * queue), what the nbdkit plugin runs for every NBD request. The input is a mode byte (bit 0: hostile;
+ * bit 1: the queue's dispatcher thread, as in the plugin, else inline, faster) and a list of NBD
+ * requests (operation, flags, offset, length), any of them unaligned, empty, oversized or past the end
+ * of the export.
  *
  * Honest mode: the requests go to a real device (tiny preset, 1 MiB namespace) through its own entry
  * point in a client session, beside a shadow copy of the export: each answer must be the errno worked
@@ -23,6 +25,7 @@
 
 static csd_device *dev;
 static uint64_t session;
+static csd_nbd_queue *honest_q, *honest_inline_q, *hostile_q;
 static uint8_t shadow[NS_BYTES];
 
 /* honest: the device's entry point as the session */
@@ -46,12 +49,17 @@ typedef struct feed {
     size_t n;
 } feed;
 
+static feed g_feed;   /* the hostile queue's replies: this input's */
+
 static int feed_call(void *arg, const uint8_t *const *req, const size_t *len, size_t n, uint8_t **resp,
                      size_t *resp_len) {
     feed *f = arg;
     for (size_t i = 0; i < n; i++) {
         if (f->n < 2) {
-            for (size_t k = 0; k < i; k++) free(resp[k]);
+            for (size_t k = 0; k < i; k++) {
+                free(resp[k]);
+                resp[k] = NULL;
+            }
             return -ECONNRESET;
         }
         size_t m = (size_t)f->p[0] | (size_t)f->p[1] << 8;
@@ -77,6 +85,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     if (csd_device_open(&dev, path, &o, err, sizeof err)) abort();
     unlink(path);
     if (csd_session_begin(dev, &session)) abort();
+    static const csd_nbd_transport t = { dev_call, NULL, NULL };
+    static const csd_nbd_export x = { .lba_bytes = LB, .lbas = NS_BYTES / LB, .size = NS_BYTES, .busy_ns = 1 };
+    static const csd_nbd_transport h = { feed_call, NULL, &g_feed };
+    /* honest: with its dispatcher thread as in the plugin (mode bit 1), or inline (faster); hostile: inline */
+    if (csd_nbd_queue_start(&honest_q, &t, &x) || csd_nbd_queue_start_mode(&honest_inline_q, &t, &x, 1) ||
+        csd_nbd_queue_start_mode(&hostile_q, &h, &x, 1))
+        abort();
     return 0;
 }
 
@@ -95,26 +110,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static uint8_t buf[CSD_NBD_MAX_REQUEST];
     char err[512];
     const int hostile = data[0] & 1;
+    csd_nbd_queue *q = data[0] & 2 ? honest_q : honest_inline_q;
     data++;
     size--;
     csd_nbd_export x = { .lba_bytes = LB, .lbas = NS_BYTES / LB, .size = NS_BYTES, .busy_ns = 1 };
-    feed f = { 0 };
-    csd_nbd_transport t = { dev_call, NULL };
     size_t nreq = size / 8;
     if (hostile) {
         /* a count, the requests, then the replies */
         if (size < 1) return 0;
         nreq = data[0] % 8;
         if (nreq * 8 + 1 > size) nreq = 0;
-        f = (feed){ data + 1 + nreq * 8, size - 1 - nreq * 8 };
+        g_feed = (feed){ data + 1 + nreq * 8, size - 1 - nreq * 8 };
         data++;
-        t = (csd_nbd_transport){ feed_call, &f };
+        csd_nbd_transport t = { feed_call, NULL, &g_feed };
         csd_nbd_info(&t, &x, err, sizeof err);   /* whatever it says, the export stays within bounds */
-        x = (csd_nbd_export){ .lba_bytes = LB, .lbas = NS_BYTES / LB, .size = NS_BYTES, .busy_ns = 1 };
+        q = hostile_q;
     } else {
         /* start from an empty namespace, as the shadow */
-        if (csd_nbd_request(&t, &x, CSD_NBD_TRIM, NULL, NS_BYTES / 4, 0, 0, err, sizeof err) ||
-            csd_nbd_request(&t, &x, CSD_NBD_TRIM, NULL, NS_BYTES - NS_BYTES / 4, NS_BYTES / 4, 0, err, sizeof err)) {
+        if (csd_nbd_request(q, CSD_NBD_TRIM, NULL, NS_BYTES / 4, 0, 0, err, sizeof err) ||
+            csd_nbd_request(q, CSD_NBD_TRIM, NULL, NS_BYTES - NS_BYTES / 4, NS_BYTES / 4, 0, err, sizeof err)) {
             fprintf(stderr, "trim: %s\n", err);
             abort();
         }
@@ -130,11 +144,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (op == CSD_NBD_FLUSH && !(r[7] & 1)) off = count = 0;
         int want = expected(op, count, off, flags);
         uint32_t n = count <= sizeof buf ? count : sizeof buf;
-        if (op == CSD_NBD_WRITE)
+        /* the buffer's bytes matter only for a request that is served (a refused one must not touch them) */
+        if (want == 0 && op == CSD_NBD_WRITE)
             for (uint32_t k = 0; k < n; k++) buf[k] = (uint8_t)(r[7] + k * 131 + (k >> 12));
-        else
+        else if (want == 0)
             memset(buf, 0xEE, n);
-        int got = csd_nbd_request(&t, &x, op, n == count ? buf : NULL, count, off, flags, err, sizeof err);
+        int got = csd_nbd_request(q, op, n == count ? buf : NULL, count, off, flags, err, sizeof err);
         if (hostile) {
             if (got != 0 && got != EINVAL && got != ENOSPC && got != ENOTSUP && got != EIO && got != ENOMEM) {
                 fprintf(stderr, "hostile reply: errno %d (%s)\n", got, err);

@@ -15,6 +15,7 @@
 typedef struct conn {
     int fd;            /* -1: not connected */
     int lost;          /* it had a connection that broke */
+    uint64_t gen;      /* connections made */
 } conn;
 
 static pthread_key_t key;
@@ -39,6 +40,11 @@ static conn *this_conn(void) {
         }
     }
     return c;
+}
+
+uint64_t csd_nbd_sock_generation(void *arg) {
+    conn *c = this_conn();
+    return c ? c->gen : 0;
 }
 
 void csd_nbd_sock_drop(void) {
@@ -88,7 +94,7 @@ static int connect_checked(const csd_nbd_sock *s, conn *c) {
     int fd = csd_client_connect(s->path, err, sizeof err);
     if (fd < 0) return -EAGAIN;
     if (s->expect) {
-        csd_nbd_transport t = { fd_call, &fd };
+        csd_nbd_transport t = { fd_call, NULL, &fd };
         csd_nbd_export got = { 0 };
         if (csd_nbd_info(&t, &got, err, sizeof err)) {
             close(fd);
@@ -105,6 +111,7 @@ static int connect_checked(const csd_nbd_sock *s, conn *c) {
     if (c->lost) note(s, "the device at %s serves again%s", "");
     c->fd = fd;
     c->lost = 0;
+    c->gen++;
     return 0;
 }
 

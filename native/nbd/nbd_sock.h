@@ -22,6 +22,8 @@ typedef struct csd_nbd_sock {
 /* csd_nbd_transport.call with arg = csd_nbd_sock *. */
 int csd_nbd_sock_call(void *arg, const uint8_t *const *req, const size_t *len, size_t n, uint8_t **resp,
                       size_t *resp_len);
+/* csd_nbd_transport.generation: connections the calling thread has made (each is a new session). */
+uint64_t csd_nbd_sock_generation(void *arg);
 /* Close the calling thread's connection (its session ends). */
 void csd_nbd_sock_drop(void);
 

@@ -4,7 +4,7 @@
  * csdd daemon's socket (nbd_core.c, nbd_sock.c), so objects and blocks share one device and every
  * request is timed by the device's model. `csd nbd` starts nbdkit with it.
  *
- *   nbdkit nbdkit-smartssd-plugin.so socket=/path/csdd.sock [log=FILE] [retry=SECONDS]
+ *   nbdkit nbdkit-smartssd-plugin.so socket=/path/csdd.sock [log=FILE] [retry=SECONDS] [refill_us=US]
  */
 #define NBDKIT_API_VERSION 2
 #define THREAD_MODEL NBDKIT_THREAD_MODEL_PARALLEL
@@ -20,11 +20,11 @@
 
 static char *sock_path;
 static char *log_path;
-static double retry_s = 30;
+static double retry_s = 30, refill_us = 2000;
 static csd_nbd_export ex;
 static csd_nbd_log lg;
 static csd_nbd_sock sk;
-static csd_nbd_transport tr = { csd_nbd_sock_call, &sk };
+static csd_nbd_transport tr = { csd_nbd_sock_call, csd_nbd_sock_generation, &sk };
 
 static void note(const char *msg) { nbdkit_debug("%s", msg); }
 
@@ -48,7 +48,16 @@ static int smartssd_config(const char *key, const char *value) {
         }
         return 0;
     }
-    nbdkit_error("unknown parameter '%s' (socket, log, retry)", key);
+    if (!strcmp(key, "refill_us")) {
+        char *end;
+        refill_us = strtod(value, &end);
+        if (!*value || *end || !(refill_us >= 0 && refill_us <= 1e6)) {
+            nbdkit_error("refill_us=%s: microseconds from 0 to 1000000", value);
+            return -1;
+        }
+        return 0;
+    }
+    nbdkit_error("unknown parameter '%s' (socket, log, retry, refill_us)", key);
     return -1;
 }
 
@@ -74,6 +83,7 @@ static int smartssd_get_ready(void) {
         return -1;
     }
     sk.expect = &ex;
+    ex.refill_ns = refill_us > 0 ? (uint64_t)(refill_us * 1e3) : UINT64_MAX;
     if (log_path) {
         if (csd_nbd_log_open(&lg, log_path, err, sizeof err)) {
             nbdkit_error("log: %s", err);
@@ -90,7 +100,18 @@ static void smartssd_unload(void) {
     free(log_path);
 }
 
-static void *smartssd_open(int readonly) { return &ex; }
+/* Each client connection: its own queue, session and dispatcher thread (nbd_core.h). */
+static void *smartssd_open(int readonly) {
+    csd_nbd_queue *q;
+    int rc = csd_nbd_queue_start(&q, &tr, &ex);
+    if (rc) {
+        nbdkit_error("cannot start the connection's queue: %s", strerror(rc));
+        return NULL;
+    }
+    return q;
+}
+
+static void smartssd_close(void *h) { csd_nbd_queue_stop(h); }
 
 static int64_t smartssd_get_size(void *h) { return (int64_t)ex.size; }
 
@@ -110,10 +131,10 @@ static const char *smartssd_export_description(void *h) {
                                 ex.lba_bytes, sock_path);
 }
 
-static int request(int op, void *buf, uint32_t count, uint64_t offset, uint32_t flags) {
+static int request(void *h, int op, void *buf, uint32_t count, uint64_t offset, uint32_t flags) {
     char err[512];
     uint32_t f = (flags & NBDKIT_FLAG_MAY_TRIM ? CSD_NBD_MAY_TRIM : 0) | (flags & NBDKIT_FLAG_FAST_ZERO ? CSD_NBD_FAST_ZERO : 0);
-    int e = csd_nbd_request(&tr, &ex, op, buf, count, offset, f, err, sizeof err);
+    int e = csd_nbd_request(h, op, buf, count, offset, f, err, sizeof err);
     if (!e) return 0;
     /* ENOTSUP on a fast zero is the protocol's answer, not a failure worth a message */
     if (e != ENOTSUP) nbdkit_error("%s", err);
@@ -122,22 +143,22 @@ static int request(int op, void *buf, uint32_t count, uint64_t offset, uint32_t 
 }
 
 static int smartssd_pread(void *h, void *buf, uint32_t count, uint64_t offset, uint32_t flags) {
-    return request(CSD_NBD_READ, buf, count, offset, flags);
+    return request(h, CSD_NBD_READ, buf, count, offset, flags);
 }
 
 static int smartssd_pwrite(void *h, const void *buf, uint32_t count, uint64_t offset, uint32_t flags) {
-    return request(CSD_NBD_WRITE, (void *)buf, count, offset, flags);
+    return request(h, CSD_NBD_WRITE, (void *)buf, count, offset, flags);
 }
 
 static int smartssd_trim(void *h, uint32_t count, uint64_t offset, uint32_t flags) {
-    return request(CSD_NBD_TRIM, NULL, count, offset, flags);
+    return request(h, CSD_NBD_TRIM, NULL, count, offset, flags);
 }
 
 static int smartssd_zero(void *h, uint32_t count, uint64_t offset, uint32_t flags) {
-    return request(CSD_NBD_ZERO, NULL, count, offset, flags);
+    return request(h, CSD_NBD_ZERO, NULL, count, offset, flags);
 }
 
-static int smartssd_flush(void *h, uint32_t flags) { return request(CSD_NBD_FLUSH, NULL, 0, 0, flags); }
+static int smartssd_flush(void *h, uint32_t flags) { return request(h, CSD_NBD_FLUSH, NULL, 0, 0, flags); }
 
 static struct nbdkit_plugin plugin = {
     .name = "smartssd",
@@ -148,10 +169,13 @@ static struct nbdkit_plugin plugin = {
     .config_complete = smartssd_config_complete,
     .config_help = "socket=PATH      the csdd daemon's socket (required)\n"
                    "log=FILE         one CSV line per block request: the device's virtual times\n"
-                   "retry=SECONDS    how long a request waits for a daemon that went away (default 30)",
+                   "retry=SECONDS    how long a request waits for a daemon that went away (default 30)\n"
+                   "refill_us=US     after completions, how long the device waits for the client's next\n"
+                   "                 requests before its clock moves on (default 2000; 0 = never)",
     .get_ready = smartssd_get_ready,
     .unload = smartssd_unload,
     .open = smartssd_open,
+    .close = smartssd_close,
     .get_size = smartssd_get_size,
     .block_size = smartssd_block_size,
     .can_write = yes,

@@ -113,7 +113,9 @@ def test_fio_verify_through_the_daemon_with_gc(tmp_path, ftl):
     d = Daemon(img, tmp_path / "d.sock")
     try:
         out = tmp_path / "fio.json"
-        csd("nbd", "--socket", d.sock, "--run", fio_verify_cmd(out, f"{3072 // SCALE}M"), cwd=tmp_path)
+        # --refill-us 0: the device need not wait for fio to refill its queue (faster in wall time)
+        csd("nbd", "--socket", d.sock, "--refill-us", "0", "--run", fio_verify_cmd(out, f"{3072 // SCALE}M"),
+            cwd=tmp_path)
         job = fio_job(out)
         fio_verified(job, (3 << 30) // SCALE * 9 // 10)
         s = stats(d.sock)
@@ -133,7 +135,7 @@ def test_fio_verify_across_kill_9_and_restart(tmp_path):
     sock = tmp_path / "d.sock"
     d = Daemon(img, sock)
     out, lat = tmp_path / "fio.json", tmp_path / "lat.csv"
-    fio = subprocess.Popen([CSD, "nbd", "--socket", str(sock), "--latency-csv", str(lat), "--run",
+    fio = subprocess.Popen([CSD, "nbd", "--socket", str(sock), "--latency-csv", str(lat), "--refill-us", "0", "--run",
                             fio_verify_cmd(out, f"{2048 // SCALE}M")], cwd=tmp_path, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True)
     try:
@@ -308,6 +310,32 @@ def test_paced_fio_latency_follows_the_device_clock(tmp_path):
     assert dev[n // 2] == 717800, dev[n // 2]      # 5000 + 2560 + 10240 + 700000: BLOCK-IO.md's drs write
     assert job["write"]["clat_ns"]["percentile"]["50.000000"] >= 717800 * 0.95, job["write"]["clat_ns"]
     assert all(int(r["wall_ns"]) >= 717800 * 0.95 for r in rows[n // 4:])
+
+
+def device_qd(lat):
+    with open(lat) as f:
+        rows = [r for r in csv.DictReader(f) if r["op"] == "read"]
+    busy = sum(int(r["done_ns"]) - int(r["arrival_ns"]) for r in rows)
+    span = max(int(r["done_ns"]) for r in rows) - min(int(r["arrival_ns"]) for r in rows)
+    return busy / span, len(rows)
+
+
+def test_the_device_sees_fios_queue_depth(tmp_path):
+    """One connection's requests go to the device together and the device waits for fio to refill its
+    queue: at iodepth 8 about 8 reads are outstanding on the device's clock (Little's law over the
+    latency log), at iodepth 1 one."""
+    img = fmt(tmp_path, "drs", "64M", "ftl=page")
+    qd = {}
+    for depth in (1, 8):
+        lat = tmp_path / f"lat{depth}.csv"
+        csd("nbd", img, "--latency-csv", lat, "--run",
+            'fio --name=w --ioengine=nbd --uri="$uri" --rw=write --bs=128k --size=4M --output-format=terse >/dev/null && '
+            f'fio --name=r --ioengine=nbd --uri="$uri" --rw=randread --bs=4k --size=4M --io_size=16M --iodepth={depth} '
+            '--number_ios=2000 --output-format=terse >/dev/null', cwd=tmp_path)
+        qd[depth], n = device_qd(lat)
+        assert n == 2000
+    assert 0.99 <= qd[1] <= 1.01, qd
+    assert qd[8] >= 5, qd
 
 
 def test_loopback_tcp_and_usage_errors(tmp_path):

@@ -22,7 +22,7 @@
 #define PLUGIN_FILE "nbdkit-smartssd-plugin.so"
 
 typedef struct nbd_opts {
-    const char *socket, *unix_path, *port, *run, *log, *retry, *threads;
+    const char *socket, *unix_path, *port, *run, *log, *retry, *threads, *refill;
     int readonly, unaligned;
     const char *bad;
 } nbd_opts;
@@ -47,6 +47,12 @@ static int nbd_opt(cli *c, int opt, const char *arg, void *a) {
         double s = strtod(arg, &end);
         if (!*arg || *end || !(s >= 0 && s <= 86400)) o->bad = arg;
         o->retry = arg;
+        return 0;
+    }
+    case 'F': {
+        double us = strtod(arg, &end);
+        if (!*arg || *end || !(us >= 0 && us <= 1e6)) o->bad = arg;
+        o->refill = arg;
         return 0;
     }
     case 't': {
@@ -144,6 +150,10 @@ static void build_argv(argvec *a, const nbd_opts *o, const char *plugin, const c
         snprintf(a->buf[2], sizeof a->buf[2], "retry=%s", o->retry);
         a->v[a->n++] = a->buf[2];
     }
+    if (o->refill) {
+        snprintf(a->buf[3], sizeof a->buf[3], "refill_us=%s", o->refill);
+        a->v[a->n++] = a->buf[3];
+    }
     a->v[a->n] = NULL;
 }
 
@@ -228,14 +238,15 @@ static int nbd_main(cli *c, int argc, char **argv, const subcmd *self) {
         { "port", required_argument, 0, 'P' },   { "run", required_argument, 0, 'R' },
         { "latency-csv", required_argument, 0, 'L' }, { "read-only", no_argument, 0, 'r' },
         { "retry", required_argument, 0, 'W' },  { "threads", required_argument, 0, 't' },
-        { "unaligned", no_argument, 0, 'u' },
+        { "unaligned", no_argument, 0, 'u' },    { "refill-us", required_argument, 0, 'F' },
     };
     nbd_opts o = { 0 };
     char *pos[1] = { 0 };
     int np, rc = cli_parse(c, self, argc, argv, extra, sizeof extra / sizeof extra[0], nbd_opt, &o, pos, 0, 1, &np);
     if (rc >= 0) return rc;
     if (o.bad)
-        return cli_usage_error(c, self, "'%s': --port takes 1..65535, --threads 1..1024, --retry 0..86400 seconds",
+        return cli_usage_error(c, self, "'%s': --port takes 1..65535, --threads 1..1024, --retry 0..86400 seconds, "
+                               "--refill-us 0..1000000",
                                o.bad);
     struct stat st;
     if (np && !stat(pos[0], &st) && S_ISSOCK(st.st_mode) && !o.socket) o.socket = pos[0], np = 0;
@@ -291,6 +302,9 @@ const subcmd CMD_NBD = {
     "  --read-only          refuse writes, trims and zeroes\n"
     "  --threads N          nbdkit threads per connection: requests in service at once (default 64)\n"
     "  --retry SECONDS      how long a request waits for a daemon that went away and comes back (30)\n"
+    "  --refill-us US       after completions, how long the device waits for the client's next requests\n"
+    "                       before its clock moves on, so it sees the client's queue depth (default 2000;\n"
+    "                       0 = never wait: fastest, but the device may run ahead of a slow client)\n"
     "  --unaligned          accept requests of any size and offset: nbdkit's blocksize filter reads,\n"
     "                       modifies and writes the pages around them (without it the export's block size\n"
     "                       is the device page and unaligned requests get EINVAL)\n",
