@@ -201,6 +201,7 @@ def nbd_seeds():
     out = {name: bytes([0]) + b"".join(reqs) for name, reqs in honest.items()}
     # hostile: count, requests, then the daemon's replies (2-byte little-endian length, then bytes)
     info = msg(field(2, 0, 0), field(45, 2, msg(field(1, 0, 4096), field(2, 0, 256))))
+    ident = msg(field(18, 2, msg(field(11, 2, msg(field(1, 2, b"paced"), field(2, 2, b"1"))))))
     submit_ok = msg(field(43, 2, msg(field(1, 0, 1))))
     cpl = msg(field(1, 0, 1), field(2, 0, 1), field(10, 2, bytes(4096)), field(12, 0, 1))
     poll_ok = msg(field(44, 2, msg(field(1, 2, cpl))))
@@ -210,9 +211,9 @@ def nbd_seeds():
     busy = msg(field(2, 0, 11), field(3, 2, b"block_submit: poll completions first"))
     rep = lambda *bodies: b"".join(len(b).to_bytes(2, "little") + b for b in bodies)
     read = nbd_req(1, 0, 0, 4096)
-    for name, replies in {"ok": rep(info, submit_ok, poll_ok), "short-data": rep(info, submit_ok, poll_short),
-                          "alien-id": rep(info, submit_ok, poll_alien), "busy": rep(info, busy, poll_ok),
-                          "garbage": rep(info, b"\xff\xff\xff", b"\x08"), "cut": rep(info)[:3]}.items():
+    for name, replies in {"ok": rep(info, ident, submit_ok, poll_ok), "short-data": rep(info, ident, submit_ok, poll_short),
+                          "alien-id": rep(info, ident, submit_ok, poll_alien), "busy": rep(info, ident, busy, poll_ok),
+                          "garbage": rep(info, ident, b"\xff\xff\xff", b"\x08"), "cut": rep(info, ident)[:3]}.items():
         out[f"hostile-{name}"] = bytes([1, 1]) + read + replies
     return out
 

@@ -89,7 +89,20 @@ int csd_nbd_info(const csd_nbd_transport *t, csd_nbd_export *x, char *err, size_
         }
     }
     free_resps(&rs, 1);
-    return rc;
+    if (rc) return rc;
+    /* paced? (a device that does not say is taken as unpaced) */
+    Smartssd__V1__Identify id = SMARTSSD__V1__IDENTIFY__INIT;
+    r.command_case = SMARTSSD__V1__REQUEST__COMMAND_IDENTIFY;
+    r.identify = &id;
+    if (!(req = pack(&r, &len))) return fail(err, errlen, ENOMEM, "out of memory");
+    rs = NULL;
+    if ((rc = exchange(t, &req, &len, 1, &rs, err, errlen))) return rc;
+    x->paced = 0;
+    if (rs && rs->result_case == SMARTSSD__V1__RESPONSE__RESULT_IDENTIFY)
+        for (size_t i = 0; i < rs->identify->n_params; i++)
+            if (!strcmp(rs->identify->params[i]->key, "paced")) x->paced = strcmp(rs->identify->params[i]->value, "0") != 0;
+    free_resps(&rs, 1);
+    return 0;
 }
 
 int csd_nbd_status_errno(int st) {

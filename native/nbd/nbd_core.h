@@ -53,6 +53,8 @@ typedef struct csd_nbd_export {
     uint64_t size;              /* lbas * lba_bytes */
     uint64_t busy_ns;           /* how long a device too busy to take a request (RESOURCE_EXHAUSTED) is
                                  * asked again, backing off, before the client gets ENOMEM; 0 = 10 s */
+    int paced;                  /* the device runs paced (params.paced): its clock follows wall time on its
+                                 * own, so the dispatcher never waits for refills */
     uint64_t refill_ns;         /* after completions, how long the dispatcher waits for the client to send as
                                  * many new requests before it runs the device on (a host answers a
                                  * completion with its next request at once: on the device's clock the new
@@ -62,7 +64,8 @@ typedef struct csd_nbd_export {
     csd_nbd_log *log;           /* NULL = none */
 } csd_nbd_export;
 
-/* The namespace's geometry (BlockInfo). 0, or an errno with err set. */
+/* The namespace's geometry (BlockInfo) and whether the device is paced (Identify). 0, or an errno
+ * with err set. */
 int csd_nbd_info(const csd_nbd_transport *t, csd_nbd_export *x, char *err, size_t errlen);
 
 /* Checks an NBD request against the export. 0 with *bop (the block command), or the errno the client

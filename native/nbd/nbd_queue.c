@@ -287,7 +287,8 @@ static void step(csd_nbd_queue *q) {
         for (size_t i = 0; i < nreq; i++)
             if (rs[i]) smartssd__v1__response__free_unpacked(rs[i], NULL);
         pthread_cond_broadcast(&q->done);
-        uint64_t refill = q->x.refill_ns == UINT64_MAX ? 0 : q->x.refill_ns ? q->x.refill_ns : REFILL_NS;
+        /* paced, the device's clock moves with wall time anyway: waiting would only delay completions */
+        uint64_t refill = q->x.paced || q->x.refill_ns == UINT64_MAX ? 0 : q->x.refill_ns ? q->x.refill_ns : REFILL_NS;
         if (completed && q->out && !q->inline_mode && refill) {
             /* let the client answer its completions before the device's clock moves on */
             uint64_t want = q->arrived + completed;
