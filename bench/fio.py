@@ -154,20 +154,22 @@ def main(ctx):
     presets = list(dict.fromkeys(r["preset"] for r in rows))
     names = [j[0] for j in jobs]
     by = {(r["preset"], r["job"]): r for r in rows}
-    short = [n.replace("-4k", "").replace("-128k", "") for n in names]
+    abbrev = {"seqwrite": "SW", "seqread": "SR", "randwrite": "W", "randread": "R", "randrw70": "M"}
+    short = [abbrev[n.split("-")[0]] + (n.split("qd")[1] if "qd" in n else "") for n in names]
+    xlabel = "R/W/M = random read/write/70-30 mix at QD 1/8/32; SR/SW = 128k sequential"
     ser = {}
     for p in presets:
         ser[f"{p} fio"] = (short, [by[(p, n)]["fio_iops"] / 1e3 for n in names])
         ser[f"{p} device"] = (short, [by[(p, n)].get("dev_iops", 0) / 1e3 for n in names])
     ctx.plot("iops.png", f"fio through the NBD export: IOPS, fio's (wall) and the device's (virtual), {runtime:g} s/job",
-             "job (4k or one page random at QD 1/8/32; 128k sequential at QD 32)", "thousand IOPS (log)", ser, kind="bar",
+             xlabel, "thousand IOPS (log)", ser, kind="bar",
              logy=True, legend_below=True)
     ser = {}
     for p in presets:
         ser[f"{p} fio"] = (short, [by[(p, n)]["fio_p50_us"] for n in names])
         ser[f"{p} device"] = (short, [by[(p, n)].get("dev_p50_us", 0) for n in names])
     ctx.plot("latency.png", "fio through the NBD export: median completion latency, fio's and the device's",
-             "job (4k or one page random at QD 1/8/32; 128k sequential at QD 32)", "median latency (us, log)", ser,
+             xlabel, "median latency (us, log)", ser,
              kind="bar",
              logy=True, legend_below=True)
     for p in presets:

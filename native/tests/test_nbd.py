@@ -312,6 +312,18 @@ def test_paced_fio_latency_follows_the_device_clock(tmp_path):
     assert all(int(r["wall_ns"]) >= 717800 * 0.95 for r in rows[n // 4:])
 
 
+def test_the_trace_shows_fios_requests(tmp_path):
+    """--trace on the image: each of fio's 50 writes (QD 1) is one BlockSubmit and one BlockPoll on the
+    host link and one page program on a chip, besides the namespace's tombstone made at start."""
+    img = fmt(tmp_path, "tiny", "8M")
+    tr = tmp_path / "t.json"
+    csd("nbd", img, "--trace", tr, "--run", 'fio --name=w --ioengine=nbd --uri="$uri" --rw=randwrite --bs=4k '
+        '--number_ios=50 --output-format=terse >/dev/null', cwd=tmp_path)
+    spans = [e for e in json.load(open(tr))["traceEvents"] if e.get("ph") == "X"]
+    count = lambda name: sum(e["name"] == name for e in spans)
+    assert (count("block_submit"), count("block_poll"), count("program")) == (50, 50, 51)
+
+
 def device_qd(lat):
     with open(lat) as f:
         rows = [r for r in csv.DictReader(f) if r["op"] == "read"]
