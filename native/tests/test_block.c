@@ -232,6 +232,22 @@ static void test_hand_checked(const char *dir) {
     CHECK_EQ_U64(c[0].flash_ops, 0);
     CHECK_EQ_U64(c[0].first_flash_ns, 0);
     CHECK_EQ_U64(c[0].done_ns, T5 + 5000 + 20000);
+    /* a flush: no LBAs and no flash command (the device has no volatile write cache), only its
+     * command on the link; at queue depth 1 it waits for the write ahead of it. The write of LBA 3 (an
+     * idle chip: link ..15000, F ..16000, channel ..26000, tProg ..126000), then the flush, admitted at
+     * 126000, on the link ..131000. */
+    uint64_t T6 = c[0].done_ns;
+    csd_block_req wf[2] = { { .id = 0, .op = CSD_BLOCK_WRITE, .lba = 3, .count = 1, .arrival_ns = T6, .fill = 3 },
+                            { .id = 1, .op = CSD_BLOCK_FLUSH, .arrival_ns = T6 } };
+    submit_ok(d, wf, 2);
+    poll_all(d, c, 2, order);
+    CHECK_EQ_U64(c[0].done_ns, T6 + 126000);
+    CHECK_EQ_U64(c[1].op, CSD_BLOCK_FLUSH);
+    CHECK_EQ_U64(c[1].admit_ns, T6 + 126000);
+    CHECK_EQ_U64(c[1].done_ns, T6 + 126000 + 5000);
+    CHECK_EQ_U64(c[1].flash_ops, 0);
+    CHECK_EQ_U64(c[1].first_flash_ns, 0);
+    CHECK_EQ_INT(c[1].status, 0);
     csd_device_close(d);
 }
 
@@ -721,7 +737,9 @@ static void test_protocol(const char *dir) {
     BAD((b.lba = 250, b.count = 7), CSD_OUT_OF_RANGE, "past the end");
     BAD(b.count = 0, CSD_INVALID_ARGUMENT, "request 1 (id 77): count is 0");
     BAD(b.count = CSD_BLOCK_MAX_LBAS + 1, CSD_INVALID_ARGUMENT, "exceeds 4096 LBAs");
-    BAD(b.op = 0, CSD_INVALID_ARGUMENT, "op must be READ, WRITE or TRIM (got 0)");
+    BAD(b.op = 0, CSD_INVALID_ARGUMENT, "op must be READ, WRITE, TRIM or FLUSH (got 0)");
+    BAD(b.op = SMARTSSD__V1__BLOCK_OP__BLOCK_FLUSH, CSD_INVALID_ARGUMENT, "a FLUSH covers no LBAs (lba and count 0; got 0 +1)");
+    BAD((b.op = SMARTSSD__V1__BLOCK_OP__BLOCK_FLUSH, b.count = 0, b.lba = 5), CSD_INVALID_ARGUMENT, "a FLUSH covers no LBAs");
     BAD(b.op = 9, CSD_INVALID_ARGUMENT, "(got 9)");
     BAD((b.op = SMARTSSD__V1__BLOCK_OP__BLOCK_WRITE, b.data.data = data, b.data.len = 100), CSD_INVALID_ARGUMENT,
         "100 data bytes for 1 LBAs");

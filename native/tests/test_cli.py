@@ -265,7 +265,7 @@ def test_errors_are_clear(image, tmp_path):
 
 
 @pytest.mark.parametrize("cmd", ["format", "put", "get", "ls", "rm", "mv", "run", "stats", "identify", "check",
-                                 "replay"])
+                                 "replay", "nbd"])
 def test_help_on_every_subcommand(cmd):
     p = csd(cmd, "--help", raw=True)
     assert p.returncode == 0 and f"usage: csd {cmd}".encode() in p.stdout

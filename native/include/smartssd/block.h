@@ -32,7 +32,14 @@ extern "C" {
 #define CSD_BLOCK_MAX_DATA_BYTES (32u << 20) /* read data held for BlockPoll replies (return_data) */
 
 /* The same numbers as smartssd.v1.BlockOp. */
-typedef enum csd_block_op { CSD_BLOCK_READ = 1, CSD_BLOCK_WRITE = 2, CSD_BLOCK_TRIM = 3 } csd_block_op;
+typedef enum csd_block_op {
+    CSD_BLOCK_READ = 1,
+    CSD_BLOCK_WRITE = 2,
+    CSD_BLOCK_TRIM = 3,
+    CSD_BLOCK_FLUSH = 4,             /* lba 0, count 0: the device has no volatile write cache, so only the
+                                      * command's link time; the image is synced (fdatasync) so every write
+                                      * acknowledged before it survives a host crash too */
+} csd_block_op;
 
 typedef struct csd_block_info {
     uint32_t lba_bytes;
@@ -46,7 +53,7 @@ typedef struct csd_block_req {
     uint64_t id;                     /* echoed in the completion */
     uint8_t op;                      /* csd_block_op */
     uint64_t lba;
-    uint32_t count;                  /* LBAs, 1..CSD_BLOCK_MAX_LBAS */
+    uint32_t count;                  /* LBAs, 1..CSD_BLOCK_MAX_LBAS (a FLUSH: 0) */
     uint64_t arrival_ns;             /* device clock; >= the clock and the previous arrival; 0 = at once
                                       * (the clock, or the previous arrival if later) */
     const void *data;                /* WRITE: count * lba_bytes bytes; NULL = the fill pattern */

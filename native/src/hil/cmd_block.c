@@ -49,7 +49,8 @@ static int blk_ns(csd_device *d, cmd_ctx *c) {
 }
 
 static const char *op_name(uint8_t op) {
-    return op == CSD_BLOCK_READ ? "READ" : op == CSD_BLOCK_WRITE ? "WRITE" : op == CSD_BLOCK_TRIM ? "TRIM" : "?";
+    return op == CSD_BLOCK_READ ? "READ" : op == CSD_BLOCK_WRITE ? "WRITE" : op == CSD_BLOCK_TRIM ? "TRIM"
+         : op == CSD_BLOCK_FLUSH ? "FLUSH" : "?";
 }
 
 /* Every field of every request before any is applied. data_len[i] is request i's data bytes (for
@@ -70,15 +71,18 @@ static int blk_check(csd_device *d, cmd_ctx *c, const csd_block_req *q, size_t n
     uint64_t prev = d->blk_last_arrival > now ? d->blk_last_arrival : now, held = csd_engine_blk_data_bytes(d->eng);
     for (size_t i = 0; i < n; i++) {
         const csd_block_req *r = &q[i];
-        if (r->op < CSD_BLOCK_READ || r->op > CSD_BLOCK_TRIM)
+        if (r->op < CSD_BLOCK_READ || r->op > CSD_BLOCK_FLUSH)
             return cmd_fail(c, CSD_INVALID_ARGUMENT, "block_submit: request %zu (id %" PRIu64 "): op must be READ, "
-                            "WRITE or TRIM (got %u)", i, r->id, (unsigned)r->op);
-        if (r->count == 0)
+                            "WRITE, TRIM or FLUSH (got %u)", i, r->id, (unsigned)r->op);
+        if (r->op == CSD_BLOCK_FLUSH && (r->lba || r->count))
+            return cmd_fail(c, CSD_INVALID_ARGUMENT, "block_submit: request %zu (id %" PRIu64 "): a FLUSH covers no "
+                            "LBAs (lba and count 0; got %" PRIu64 " +%u)", i, r->id, r->lba, r->count);
+        if (r->count == 0 && r->op != CSD_BLOCK_FLUSH)
             return cmd_fail(c, CSD_INVALID_ARGUMENT, "block_submit: request %zu (id %" PRIu64 "): count is 0", i, r->id);
         if (r->count > CSD_BLOCK_MAX_LBAS)
             return cmd_fail(c, CSD_INVALID_ARGUMENT, "block_submit: request %zu (id %" PRIu64 "): count %u exceeds "
                             "%u LBAs", i, r->id, r->count, CSD_BLOCK_MAX_LBAS);
-        if (r->lba >= d->blk_lbas || r->count > d->blk_lbas - r->lba)
+        if (r->op != CSD_BLOCK_FLUSH && (r->lba >= d->blk_lbas || r->count > d->blk_lbas - r->lba))
             return cmd_fail(c, CSD_OUT_OF_RANGE, "block_submit: request %zu (id %" PRIu64 "): LBAs [%" PRIu64 ", +%u) "
                             "are past the end of the namespace (%" PRIu64 " LBAs)", i, r->id, r->lba, r->count,
                             d->blk_lbas);
@@ -206,8 +210,13 @@ static int blk_apply(csd_device *d, const csd_block_req *r, uint64_t arrival, in
             }
         }
         break;
-    default:
+    case CSD_BLOCK_TRIM:
         rc = csd_ftl_trim(d->ftl, d->blk_ns, off, bytes, ops);
+        break;
+    default:
+        /* FLUSH: the data of every request before it is in the image already (it moved at submission);
+         * make it durable there. No flash operation: the device has no volatile write cache. */
+        rc = csd_ftl_sync(d->ftl);
         break;
     }
     csd_blk_tag tag = { .id = r->id, .lba = r->lba, .count = r->count, .op = r->op,
