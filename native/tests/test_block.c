@@ -236,15 +236,15 @@ static void test_hand_checked(const char *dir) {
      * command on the link; at queue depth 1 it waits for the write ahead of it. The write of LBA 3 (an
      * idle chip: link ..15000, F ..16000, channel ..26000, tProg ..126000), then the flush, admitted at
      * 126000, on the link ..131000. */
-    uint64_t T6 = c[0].done_ns;
-    csd_block_req wf[2] = { { .id = 0, .op = CSD_BLOCK_WRITE, .lba = 3, .count = 1, .arrival_ns = T6, .fill = 3 },
-                            { .id = 1, .op = CSD_BLOCK_FLUSH, .arrival_ns = T6 } };
+    uint64_t T10 = c[0].done_ns;
+    csd_block_req wf[2] = { { .id = 0, .op = CSD_BLOCK_WRITE, .lba = 3, .count = 1, .arrival_ns = T10, .fill = 3 },
+                            { .id = 1, .op = CSD_BLOCK_FLUSH, .arrival_ns = T10 } };
     submit_ok(d, wf, 2);
     poll_all(d, c, 2, order);
-    CHECK_EQ_U64(c[0].done_ns, T6 + 126000);
+    CHECK_EQ_U64(c[0].done_ns, T10 + 126000);
     CHECK_EQ_U64(c[1].op, CSD_BLOCK_FLUSH);
-    CHECK_EQ_U64(c[1].admit_ns, T6 + 126000);
-    CHECK_EQ_U64(c[1].done_ns, T6 + 126000 + 5000);
+    CHECK_EQ_U64(c[1].admit_ns, T10 + 126000);
+    CHECK_EQ_U64(c[1].done_ns, T10 + 126000 + 5000);
     CHECK_EQ_U64(c[1].flash_ops, 0);
     CHECK_EQ_U64(c[1].first_flash_ns, 0);
     CHECK_EQ_INT(c[1].status, 0);
