@@ -37,7 +37,7 @@ class UserTaskletSparkTest {
 
     @BeforeAll
     static void install() throws Exception {
-        Path repo = Path.of("..").toAbsolutePath().normalize();
+        Path repo = Path.of(System.getProperty("smartssd.repo", "..")).toAbsolutePath().normalize();
         Path wasm = TestSpark.localDir().resolve("q1.wasm");
         Process p = new ProcessBuilder("python3", repo.resolve("native/sdk/tasklet_sdk.py").toString(), "build", "-q",
                 repo.resolve("examples/tasklets/weblog-q1/weblog-q1.c").toString(), "-o", wasm.toString())
