@@ -13,15 +13,20 @@ PYSPARK="${SMARTSSD_PYSPARK:-4.0.1}"
 export SMARTSSD_RUNTIME_JAR="${SMARTSSD_RUNTIME_JAR:-$ROOT/spark-runtime/target/spark-smartssd-runtime-0.1.0-SNAPSHOT.jar}"
 export SMARTSSD_NATIVE_BUILD="${SMARTSSD_NATIVE_BUILD:-$ROOT/native/target/build}"
 
-venv() {
+venv() {   # venv [pyspark]: the build's tools, and for the tests pip's pyspark
   if [ ! -x "$VENV/bin/python" ]; then
     python3 -m venv "$VENV"
   fi
-  local have
-  have="$("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("pyspark"))' 2>/dev/null || true)"
-  if [ "$have" != "$PYSPARK" ] || ! "$VENV/bin/python" -c 'import pytest, setuptools, wheel' 2>/dev/null; then
-    echo "python: installing pyspark==$PYSPARK, pytest, setuptools, wheel into $VENV (pip)" >&2
-    "$VENV/bin/python" -m pip install -q --disable-pip-version-check "pyspark==$PYSPARK" pytest "setuptools>=61" wheel >&2
+  if ! "$VENV/bin/python" -c 'import pytest, setuptools, wheel' 2>/dev/null; then
+    "$VENV/bin/python" -m pip install -q --disable-pip-version-check pytest "setuptools>=61" wheel >&2
+  fi
+  if [ "${1:-}" = pyspark ]; then
+    local have
+    have="$("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("pyspark"))' 2>/dev/null || true)"
+    if [ "$have" != "$PYSPARK" ]; then
+      echo "python: installing pyspark==$PYSPARK into $VENV (pip)" >&2
+      "$VENV/bin/python" -m pip install -q --disable-pip-version-check "pyspark==$PYSPARK" >&2
+    fi
   fi
 }
 
@@ -34,7 +39,7 @@ case "${1:-}" in
     ls "$TARGET"/dist/smartssd-*.whl
     ;;
   test)
-    venv
+    venv pyspark
     "$VENV/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$TARGET"/dist/smartssd-*.whl
     cd "$HERE"
     # pytest's own exit code; its closing line counts the tests

@@ -63,7 +63,6 @@ class ContainerDaemonIT {
                         .env("LD_LIBRARY_PATH", "/usr/local/lib/smartssd")
                         .build());
         Path run = Files.createTempDirectory(TestSpark.localDir(), "run");
-        run.toFile().setWritable(true, false);
         try (GenericContainer<?> csdd = new GenericContainer<>(image)
                 .withNetworkMode("none")
                 .withFileSystemBind(run.toString(), "/run/smartssd", BindMode.READ_WRITE)

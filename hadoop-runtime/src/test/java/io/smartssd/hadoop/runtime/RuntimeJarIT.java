@@ -23,9 +23,16 @@ class RuntimeJarIT {
     private static final Path REPO = Path.of(System.getProperty("smartssd.repo", "..")).toAbsolutePath().normalize();
     private static final Path JAR = Path.of(System.getProperty("smartssd.runtime.jar"));
 
-    /** Hadoop's client jars and what they need, from this test's classpath; none of ours, no protobuf-java. */
-    private static String classpath() throws IOException {
+    /**
+     * A Hadoop client's classpath: its configuration directory (an empty core-site.xml, which Hadoop's
+     * tools insist on), Hadoop's client jars and what they need from this test's classpath (none of ours, no
+     * protobuf-java), the user's driver, and the runtime jar.
+     */
+    private static String classpath(Path dir) throws IOException {
         List<String> cp = new ArrayList<>();
+        Path conf = Files.createDirectories(dir.resolve("conf"));
+        Files.writeString(conf.resolve("core-site.xml"), "<?xml version=\"1.0\"?>\n<configuration>\n</configuration>\n");
+        cp.add(conf.toString());
         Path testClasses = Path.of(RuntimeJarDriver.class.getProtectionDomain().getCodeSource().getLocation().getPath());
         for (String e : System.getProperty("java.class.path").split(File.pathSeparator)) {
             Path p = Path.of(e).toAbsolutePath().normalize();
@@ -42,7 +49,7 @@ class RuntimeJarIT {
 
     private static String run(Path dir, String... args) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx512m", "--add-opens=java.base/java.lang=ALL-UNNAMED", "-cp", classpath()));
+                "-Xmx512m", "--add-opens=java.base/java.lang=ALL-UNNAMED", "-cp", classpath(dir)));
         cmd.addAll(List.of(args));
         Path log = dir.resolve("child-" + System.nanoTime() + ".log");
         Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
