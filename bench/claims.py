@@ -7,8 +7,10 @@ paper does not give), the command that produced it and, where it does not hold, 
 the experiment that says why. A claim whose bench did not run or does not report what it needs is "not
 measured", with the reason; it is never dropped and never given a value.
 
-usage: bin/smartssd bench claims [--quick] [--collect] [--only a,b] [--write-doc]
+usage: bin/smartssd bench claims [--quick] [--collect] [--only a,b] [--traces DIR] [--write-doc]
   --quick      each bench's quick run (a few minutes in all; the ledger says which commands ran)
+  --traces DIR the real Nexus 5 traces for `bench drs` (its --traces; without it DRS runs its synthetic
+               stand-ins only and the real-trace claim is not measured)
   --collect    run nothing: judge what out/bench/*/ holds from earlier runs
   --only a,b   run only these benches, collect the others' earlier outputs
   --write-doc  write the ledger into docs/EXPERIMENTS.md (after the run or the collection)
@@ -28,7 +30,7 @@ FIELDS = ["name", "paper_name", "claim", "setup", "kind", "paper", "ours", "unit
 
 
 def parse(args):
-    o = {"quick": False, "collect": False, "only": None, "write_doc": False}
+    o = {"quick": False, "collect": False, "only": None, "write_doc": False, "traces": None}
     i = 0
     while i < len(args):
         a = args[i]
@@ -37,8 +39,13 @@ def parse(args):
         elif a == "--only" and i + 1 < len(args):
             o["only"] = [x for x in args[i + 1].split(",") if x]
             i += 1
+        elif a == "--traces" and i + 1 < len(args):
+            o["traces"] = args[i + 1]
+            if not os.path.isdir(o["traces"]):
+                sys.exit(f"bench claims: --traces {o['traces']}: not a directory")
+            i += 1
         else:
-            sys.exit(f"bench claims: unknown argument {a!r} (--quick, --collect, --only a,b, --write-doc)")
+            sys.exit(f"bench claims: unknown argument {a!r} (--quick, --collect, --only a,b, --traces DIR, --write-doc)")
         i += 1
     bad = [b for b in o["only"] or [] if b not in BENCHES]
     if bad:
@@ -46,12 +53,12 @@ def parse(args):
     return o
 
 
-def run_benches(names, quick):
+def run_benches(names, quick, traces=None):
     """Runs each bench through the launcher; {bench: why it failed} for the ones that did."""
     failed = {}
     launcher = os.path.join(benchlib.ROOT, "bin", "smartssd")
     for name in names:
-        args = BENCHES[name][1 if quick else 0]
+        args = BENCHES[name][1 if quick else 0] + (["--traces", traces] if traces and name == "drs" else [])
         for stale in ("summary.json", "run.json"):      # a failed run must not leave an old result behind
             path = os.path.join(benchlib.out_root(), name, stale)
             if os.path.exists(path):
@@ -75,9 +82,9 @@ def judge(out_dir, failed=None):
 
 def header(o):
     when = datetime.date.today().isoformat()
-    how = "collected from earlier runs" if o["collect"] else \
-        "runs of `bin/smartssd bench claims" + (" --quick" if o["quick"] else "") + "`"
-    return (f"Generated {when} from {how}. Values are rounded to three significant figures before they are "
+    how = "from the benches' earlier runs (collected)" if o["collect"] else \
+        "by `bin/smartssd bench claims" + (" --quick" if o["quick"] else "") + "`"
+    return (f"Generated {when} {how}. Values are rounded to three significant figures before they are "
             "judged; \"within\" rules allow ±10 % unless the claim says otherwise.")
 
 
@@ -120,7 +127,7 @@ def main(b):
     failed = {}
     if not o["collect"]:
         names = [n for n in BENCHES if not o["only"] or n in o["only"]]
-        failed = run_benches(names, o["quick"])
+        failed = run_benches(names, o["quick"], o["traces"])
     entries = judge(benchlib.out_root(), failed)
     b.summary = []
     for e in entries:

@@ -340,14 +340,14 @@ def table1(b, benchlib, rows, add):
                 # the host's speed is not in the paper: read off its Table I (dedicated / host-only = 0.81)
                 add(f"Table I CSD-colocate / host-only, host-only calibrated to dedicated / host-only = 0.81, "
                     f"{label}, {what}", 0.81 * col / ded, 1.57, adapt=adapt)
-        bound = (reading, "co-located", "bound", "-")
-        if reading == "halfgib" and bound in t1:
-            add("Table I co-located, 0.5 GiB requests: REMUS / lower bound",
-                t1[(reading, "co-located", "remus", "shared-engine")] / t1[bound], None)
-            add("Table I dedicated KNN device, 0.5 GiB requests: REMUS, Q_thres capped (ms)",
-                t1ms[(reading, "knn-device", "remus", "shared-engine")], None, "ms")
-            add("Table I dedicated KNN device, 0.5 GiB requests: REMUS, Q_thres uncapped as Algorithm 1 is written (ms)",
-                t1ms[(reading, "knn-device", "remus-uncapped", "shared-engine")], None, "ms")
+    bound = ("halfgib", "co-located", "bound", "-")
+    if bound in t1:
+        add("Table I co-located, 0.5 GiB requests: REMUS / lower bound",
+            t1[("halfgib", "co-located", "remus", "shared-engine")] / t1[bound], None)
+        add("Table I dedicated KNN device, 0.5 GiB requests: REMUS, Q_thres capped (ms)",
+            t1ms[("halfgib", "knn-device", "remus", "shared-engine")], None, "ms")
+        add("Table I dedicated KNN device, 0.5 GiB requests: REMUS, Q_thres uncapped as Algorithm 1 is written (ms)",
+            t1ms[("halfgib", "knn-device", "remus-uncapped", "shared-engine")], None, "ms")
     if not t1rows:
         return
     print("\nTable I (SQL 3 GB + KNN 1 GB on two ys9203 devices; host-only: assumed PCIe 3.0 x2 link, host 10x a "

@@ -255,18 +255,24 @@ class Claim:
 
     def evaluate(self, out):
         """The ledger's entry for this claim from the outputs under out (an Outputs)."""
+        command = out.run_info(self.bench).get("command", f"bin/smartssd bench {self.bench}")
+        try:
+            return self.judged(self.source.value(out), command)
+        except Missing as m:
+            return self.judged(None, command, why=str(m))
+
+    def judged(self, ours, command, why=None):
+        """The entry for a measured value (ours; rounded here) or, with ours None, for a claim not
+        measured (why)."""
         e = {"name": self.name, "paper_name": self.paper, "claim": self.text, "setup": self.setup,
              "kind": self.rule.kind, "unit": self.unit, "bench": self.bench, "source": self.source.describe(),
-             "doc": self.doc}
+             "doc": self.doc, "command": command}
         if self.rule.paper is not None:
             e["paper"] = self.rule.paper
-        info = out.run_info(self.bench)
-        e["command"] = info.get("command", f"bin/smartssd bench {self.bench}")
-        try:
-            ours = sig3(self.source.value(out))
-        except Missing as m:
-            e.update(status="not measured", ours=None, holds=None, why=str(m))
+        if ours is None:
+            e.update(status="not measured", ours=None, holds=None, why=why)
             return e
+        ours = sig3(ours)
         e.update(status="measured", ours=ours, holds=bool(self.rule.holds(ours)), ratio=self.rule.ratio(ours))
         return e
 
