@@ -94,14 +94,14 @@ def plot(b, entries):
     if not q:
         return
     plt = benchlib._pyplot()
-    fig, ax = plt.subplots(figsize=(9, 0.28 * len(q) + 1.5))
+    fig, ax = plt.subplots(figsize=(13, 0.3 * len(q) + 1.5))
     ys = list(range(len(q)))
     ax.barh(ys, [e["ratio"] for e in q], color=["tab:green" if e["holds"] else "tab:red" for e in q])
     ax.axvspan(0.9, 1.1, color="gray", alpha=0.2)
     ax.axvline(1.0, color="black", linewidth=0.6)
     ax.set_xscale("log")
     ax.set_yticks(ys)
-    ax.set_yticklabels([e["name"][:70] for e in q], fontsize=6)
+    ax.set_yticklabels([e["name"][:85] for e in q], fontsize=6)
     ax.invert_yaxis()
     ax.set_xlabel("ours / paper (ratio, log scale; band: ±10 %)")
     ax.set_title("Quantitative claims of the five papers (green: holds)", fontsize=10)

@@ -82,6 +82,11 @@ class Outputs:
         return [e for e in self.summary(bench) if rx.fullmatch(e["name"])]
 
 
+def literal(text):
+    """text as a pattern that matches it alone (re.escape, but leaving spaces and dashes readable)"""
+    return re.sub(r"([.^$*+?{}\[\]\\|()])", r"\\\1", text)
+
+
 def number(v, what):
     try:
         x = float(v)

@@ -5,9 +5,7 @@ it names its Fig. 9 entries "<workload> (real trace): ..." or "<workload> (synth
 the paper's orderings itself into "claim: <text>" entries (1: holds, 0: not), on the real traces where
 it has them. The two orderings it does not judge are computed here from its results.csv (one row per
 run: exp, workload, scheduler, read_us, write_us, all_us)."""
-import re
-
-from ledger.core import Above, Claim, Compute, Entries, Entry, Within, Yes
+from ledger.core import Above, Claim, Compute, Entries, Entry, Within, Yes, literal
 
 P = "DRS"
 BENCH = "drs"
@@ -18,7 +16,7 @@ FIG11 = "DRS.md#fig-11-map-cache-size-and-queue-depth"
 
 def judged(text):
     """the bench's own verdict on one of the paper's statements"""
-    return Entry(BENCH, re.escape(f"claim: {text}"))
+    return Entry(BENCH, literal(f"claim: {text}"))
 
 
 def lowest_share(col):
