@@ -12,14 +12,15 @@ baselines under both adaptations (baseline_adaptation: shared-engine, the defaul
   Table I   host-only vs dedicated vs co-located devices, SQL 3 GB + KNN 1 GB, one request per
             application (the paper's "two requests") and in 0.5 GiB requests (paper: 1, 0.81, 1.57)
   readings  HORAE's critical path as predecessor time; SERICO's halves of N_pl pages, its deadlines
-            never updated or every 10 ms, its EDF over requests (docs/SCHEDULERS.md, section 7.9)
+            never updated or every 10 ms, its EDF over requests; the baselines split per chip
+            (paper+split) (docs/SCHEDULERS.md, section 7.9)
   ablation  CFS under paper, the engine's advantages switched on one at a time, then REMUS's own parts
             (eq. 12 buffers, Algorithm 1); each advantage also taken alone from shared-engine
   buffer    the buffer rules made to bind: Fig. 4 at the balance point with smaller ISP buffers
   overhead  host CPU time of one decision with 10 pending requests (paper: 0.6% of the execution time)
   real      plan (SQL), stats and knn tasklets over real bytes, through the device's commands
 
-usage: bin/smartssd bench remus [--quick] [reuse] [FIG4_GROUPS [FIG5_GROUPS]]   (defaults 3 and 1; ~15 minutes)
+usage: bin/smartssd bench remus [--quick] [reuse] [FIG4_GROUPS [FIG5_GROUPS]]   (defaults 3 and 1; ~40 minutes on 2 busy cores)
   --quick: Fig. 4 (one group, K = 0.5, 1, 2), Fig. 5 and Table I only (a minute or two)
   reuse: keep the experiments already in out/bench/remus/results.csv and run only the missing ones
 Summary names end with the adaptation they ran under: "(paper adaptation)" or "(shared engine)".
@@ -43,17 +44,32 @@ KS = "0.25,0.5,0.75,1,1.25,1.5,2,3"          # mean c_i / c_b on the Fig. 4 axis
 KS_CB = "0.75,1,1.25,1.5,2,3"                # the other reading needs c_i > c_b for the longer ones
 KS_QUICK = "0.5,1,2"
 # readings of the baselines tested against the paper's figures (docs/SCHEDULERS.md, section 7.9):
-# (bench_remus options, the rows' reading label after "halves" / "mib", what the summary calls it)
+# (bench_remus options on Fig. 4, on Fig. 5 (4 planes), what the summary calls it, the baselines it changes)
+HORAE_PRED = ["--policies", "horae", "--set", "horae_critical_path=predecessor"]
+SPLIT = ["--policies", "cfs,horae,serico", "--paper-as", "paper+split"]
 READINGS = [
-    (["--policies", "horae", "--set", "horae_critical_path=predecessor"], "/horae_critical_path=predecessor",
-     "HORAE's critical path as predecessor time"),
-    (["--policies", "serico", "--set", "serico_half_pages=2"], "/serico_half_pages=2", "SERICO halves of N_pl pages"),
-    (["--policies", "serico", "--set", "serico_period_ns=3600000000000"], "/serico_period_ns=3600000000000",
-     "SERICO deadlines never updated"),
-    (["--policies", "serico", "--set", "serico_period_ns=10000000"], "/serico_period_ns=10000000",
-     "SERICO deadlines every 10 ms"),
-    (["--policies", "serico", "--set", "serico_edf=request"], "/serico_edf=request", "SERICO EDF over requests"),
+    (HORAE_PRED, HORAE_PRED, "HORAE's critical path as predecessor time", ["horae"]),
+    (["--policies", "serico", "--set", "serico_half_pages=2"], ["--policies", "serico", "--set", "serico_half_pages=4"],
+     "SERICO halves of N_pl pages", ["serico"]),
+    (["--policies", "serico", "--set", "serico_period_ns=3600000000000"],
+     ["--policies", "serico", "--set", "serico_period_ns=3600000000000"], "SERICO deadlines never updated", ["serico"]),
+    (["--policies", "serico", "--set", "serico_period_ns=10000000"],
+     ["--policies", "serico", "--set", "serico_period_ns=10000000"], "SERICO deadlines every 10 ms", ["serico"]),
+    (["--policies", "serico", "--set", "serico_edf=request"], ["--policies", "serico", "--set", "serico_edf=request"],
+     "SERICO EDF over requests", ["serico"]),
+    (SPLIT, SPLIT, "baselines split per chip (paper+split)", ["cfs", "horae", "serico"]),
 ]
+
+
+def suffix(opts):
+    """the rows' reading after "halves" / "mib": bench_remus names each --set, and --paper-as"""
+    return "".join(f"/{opts[i + 1]}" for i, o in enumerate(opts) if o == "--set") + \
+        "".join(f"/as={opts[i + 1]}" for i, o in enumerate(opts) if o == "--paper-as")
+
+
+def adaptation(opts):
+    """the adaptation the baselines of a reading ran under"""
+    return next((opts[i + 1] for i, o in enumerate(opts) if o == "--paper-as"), "paper")
 BUFFERS = "83886080,2097152,1048576,524288,262144"   # 80 MB (the paper's), then smaller until they bind
 
 
@@ -140,9 +156,9 @@ def main(b):
             (("buffer", "8", "halves"), ["buffer", "1", BUFFERS]),
             (("overhead", "8", "-"), ["overhead"]),
         ]
-        for opts, suffix, _ in READINGS:
-            plan.append((("fig4", "8", "halves" + suffix), opts + ["fig4", "1", "8", "halves", KS]))
-            plan.append((("fig5", "8", "mib" + suffix), opts + ["fig5", g5, "mib"]))
+        for opts4, opts5, _, _ in READINGS:
+            plan.append((("fig4", "8", "halves" + suffix(opts4)), opts4 + ["fig4", "1", "8", "halves", KS]))
+            plan.append((("fig5", "8", "mib" + suffix(opts5)), opts5 + ["fig5", g5, "mib"]))
     for key, cmd in plan:
         if key not in have:
             print(f"running {' '.join(cmd)} ...", flush=True)
@@ -290,24 +306,25 @@ def readings(rows, add):
     """HORAE's and SERICO's readings tested against the paper's figures (section 7.9): REMUS / the
     baseline under paper, on Fig. 4 (8 channels, one group) and Fig. 5."""
     out = []
-    for _, suffix, what in READINGS:
-        over = "horae" if "horae" in suffix else "serico"
+    for opts4, opts5, what, overs in READINGS:
         row = {"reading": what}
-        for fig, base, axis in (("fig4", "halves", "K"), ("fig5", "mib", "mixes")):
-            by, _ = groups_of(rows, fig, "8" if fig == "fig4" else None, base + suffix)
-            r = per_x(by, ratio(("remus", "paper"), (over, "paper")))
-            if r:
-                v = statistics.mean(r.values())
-                row[f"{fig} REMUS / {over.upper()}"] = v
-                add(f"{'Fig. 4' if fig == 'fig4' else 'Fig. 5'}, {what}: REMUS / {over.upper()} (mean over {axis})",
-                    v, PAPER[(fig, over)], adapt="paper")
+        for fig, base, axis, opts in (("fig4", "halves", "K", opts4), ("fig5", "mib", "mixes", opts5)):
+            by, _ = groups_of(rows, fig, "8", base + suffix(opts))
+            a = adaptation(opts)
+            for over in overs:
+                r = per_x(by, ratio(("remus", a), (over, a)))
+                if r:
+                    v = statistics.mean(r.values())
+                    row[f"{fig} REMUS / {over.upper()}"] = v
+                    add(f"{'Fig. 4' if fig == 'fig4' else 'Fig. 5'}, {what}: REMUS / {over.upper()} (mean over {axis})",
+                        v, PAPER[(fig, over)], adapt="paper")
         if len(row) > 1:
             out.append(row)
     if out:
         import benchlib
         print("\nReadings of the baselines under paper (Fig. 4: 8 channels, one group; Fig. 5: whole-MiB requests):")
-        benchlib.print_table(out, ["reading", "fig4 REMUS / HORAE", "fig4 REMUS / SERICO", "fig5 REMUS / HORAE",
-                                   "fig5 REMUS / SERICO"])
+        benchlib.print_table(out, ["reading"] + [f"{f} REMUS / {o}" for f in ("fig4", "fig5")
+                                                 for o in ("CFS", "HORAE", "SERICO")])
 
 
 def table1(b, benchlib, rows, add):

@@ -24,7 +24,8 @@
  *                                 fastest of 5 passes of 2M decisions, thread CPU time)
  * Any mode: --set KEY=VALUE (repeatable, before the mode) sets a device parameter on every run, e.g. a
  * reading of a baseline (horae_critical_path, serico_half_pages, serico_period_ns), and is named in the
- * rows' reading; --policies LIST runs only these baselines (and REMUS) of fig4 and fig5. */
+ * rows' reading; --policies LIST runs only these baselines (and REMUS) of fig4 and fig5; --paper-as
+ * VALUE runs the baselines under that baseline_adaptation instead of "paper" (the rows say which). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +38,8 @@
 
 static const char *const BASELINES[] = { "fcfs", "cfs", "horae", "serico" };
 #define NBASE (sizeof BASELINES / sizeof BASELINES[0])
-static const char *const ADAPTATIONS[] = { "shared-engine", "paper" };
+/* the second is "paper" unless --paper-as names another value of baseline_adaptation (e.g. paper+split) */
+static const char *ADAPTATIONS[] = { "shared-engine", "paper" };
 #define NADAPT (sizeof ADAPTATIONS / sizeof ADAPTATIONS[0])
 
 /* deterministic generator (splitmix64) */
@@ -66,11 +68,12 @@ static int wanted(const char *policy) {
     return 0;
 }
 
-/* reading, then "/KEY=VALUE" for each --set */
+/* reading, then "/KEY=VALUE" for each --set and "/as=VALUE" for --paper-as */
 static const char *label(const char *reading) {
     static char buf[512];
     size_t len = (size_t)snprintf(buf, sizeof buf, "%s", reading);
     for (int i = 0; i < NSETS && len < sizeof buf; i++) len += (size_t)snprintf(buf + len, sizeof buf - len, "/%s", SETS[i]);
+    if (strcmp(ADAPTATIONS[1], "paper") && len < sizeof buf) snprintf(buf + len, sizeof buf - len, "/as=%s", ADAPTATIONS[1]);
     return buf;
 }
 
@@ -390,7 +393,7 @@ static const struct step { const char *label, *policy, *adapt, *set; } STEPS[] =
     { "paper + loop alone", "cfs", "paper+loop", NULL },
     /* HORAE's two readings of its critical path and SERICO's of its halves, on either engine */
     { "horae paper (remaining-work path)", "horae", "paper", NULL },
-    { "horae paper, predecessor path", "horae", "paper", "horae_critical_path=predecessor" },
+    { "horae paper: predecessor path", "horae", "paper", "horae_critical_path=predecessor" },
     { "horae predecessor path on shared engine", "horae", "shared-engine", "horae_critical_path=predecessor" },
     { "horae shared-engine", "horae", "shared-engine", NULL },
     { "serico paper", "serico", "paper", NULL },
@@ -630,8 +633,9 @@ static int overhead(FILE *out) {
 }
 
 int main(int argc, char **argv) {
-    while (argc > 2 && (!strcmp(argv[1], "--set") || !strcmp(argv[1], "--policies"))) {
+    while (argc > 2 && (!strcmp(argv[1], "--set") || !strcmp(argv[1], "--policies") || !strcmp(argv[1], "--paper-as"))) {
         if (!strcmp(argv[1], "--policies")) ONLY = argv[2];
+        else if (!strcmp(argv[1], "--paper-as")) ADAPTATIONS[1] = argv[2];
         else if (!strchr(argv[2], '=') || NSETS == (int)(sizeof SETS / sizeof SETS[0])) goto usage;
         else SETS[NSETS++] = argv[2];
         argv += 2;
@@ -673,7 +677,7 @@ int main(int argc, char **argv) {
         return buffer(out, atof(argv[2]), v, n);
     }
 usage:
-    fprintf(stderr, "usage: bench_remus [--set KEY=VALUE].. [--policies LIST] header | fig4 GROUPS CHANNELS halves|cb K,K,.. [Q] | fig5 [GROUPS [mib|pages [Q]]] | table1 [apps|halfgib] | "
+    fprintf(stderr, "usage: bench_remus [--set KEY=VALUE].. [--policies LIST] [--paper-as ADAPTATION] header | fig4 GROUPS CHANNELS halves|cb K,K,.. [Q] | fig5 [GROUPS [mib|pages [Q]]] | table1 [apps|halfgib] | "
                     "ablation K,K,.. | buffer K BYTES,BYTES,.. | overhead\n");
     return 2;
 }
