@@ -122,6 +122,8 @@ def main(b):
     args = [a for a in b.args if a != "--quick"]
     reuse = args[:1] == ["reuse"]
     args = args[1:] if reuse else args
+    if reuse:   # a reuse completes the same run: run.json names that run
+        b.args = [a for a in b.args if a != "reuse"]
     g4 = args[0] if len(args) > 0 else "3"
     g5 = args[1] if len(args) > 1 else "1"
     tool = b.tool("bench_remus")

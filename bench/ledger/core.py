@@ -35,7 +35,7 @@ def show(v):
         return ""
     if isinstance(v, str):
         return v
-    if isinstance(v, int) or (abs(v) >= 100 and v == int(v)):
+    if isinstance(v, int) or v == int(v):       # 32 chips and 32.0 chips print alike
         return str(int(v))
     return repr(float(v))
 
