@@ -62,6 +62,14 @@ typedef struct csd_params {
     char baseline_adaptation[CSD_NAME_MAX]; /* "shared-engine" (default) or "paper", +modifiers */
     uint32_t remus_qthres_cap;          /* bool: 1 = REMUS's Q_thres never exceeds Q (default); 0 =
                                          * Algorithm 1 as written (uncapped) */
+    char horae_critical_path[CSD_NAME_MAX]; /* HORAE's priority: "remaining" (the work its stages still
+                                         * need, default) or "predecessor" (the time its stages have had) */
+    uint64_t serico_period_ns;          /* ns between SERICO's deadline updates (default 1 ms) */
+    char serico_edf[CSD_NAME_MAX];      /* what SERICO's deadlines order: "stage" (every request's
+                                         * stages, default) or "request" (the earliest request holds the
+                                         * core) */
+    uint32_t serico_half_pages;         /* pages in a half of SERICO's ping-pong buffer; 0 = the
+                                         * adaptation's (shared-engine ceil(Q/2), paper Q) */
     /* observing (docs/TRACING.md) */
     char trace_file[CSD_PATH_MAX];      /* timeline of this session, written at close ("" = off); {image}
                                          * and {pid} in it become the image's file name and the pid */

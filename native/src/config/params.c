@@ -56,6 +56,10 @@ static const field FIELDS[] = {
     /* request schedulers: the baselines' multi-core adaptation */
     FLD(baseline_adaptation, F_NAME, "name"),
     FLD(remus_qthres_cap, F_U32, "bool"),
+    FLD(horae_critical_path, F_NAME, "name"),
+    FLD(serico_period_ns, F_U64, "ns"),
+    FLD(serico_edf, F_NAME, "name"),
+    FLD(serico_half_pages, F_U32, "pages"),
     FLD(trace_file, F_PATH, "path"),
     FLD(trace_events, F_U64, "events"),
     FLD(trace_from_ns, F_U64, "ns"),
@@ -141,6 +145,9 @@ static void preset_paper(csd_params *p) {
     name_set(p->placement, "stripe");
     name_set(p->baseline_adaptation, "shared-engine");
     p->remus_qthres_cap = 1;
+    name_set(p->horae_critical_path, "remaining");
+    p->serico_period_ns = 1000000;      /* an assumption: the paper gives no period (docs/SCHEDULERS.md) */
+    name_set(p->serico_edf, "stage");
     p->orphan_timeout_ms = 60000;
     p->map_cache_bytes = 1024;          /* the DRS paper's default (VI-A) */
     p->map_cache_line_entries = 8;
@@ -502,6 +509,11 @@ int csd_config_check_values(const csd_params *p, char *err, size_t errlen) {
             "map_cache_line_entries must fit a map page: at most (page_bytes - 24) / 8");
     REQUIRE(p->host_threads >= 1 && p->host_threads <= 64, "host_threads must be 1..64");
     REQUIRE(p->remus_qthres_cap <= 1, "remus_qthres_cap is 0 or 1");
+    REQUIRE(!strcmp(p->horae_critical_path, "remaining") || !strcmp(p->horae_critical_path, "predecessor"),
+            "horae_critical_path is remaining or predecessor");
+    REQUIRE(!strcmp(p->serico_edf, "stage") || !strcmp(p->serico_edf, "request"), "serico_edf is stage or request");
+    REQUIRE(p->serico_period_ns >= 1000 && p->serico_period_ns <= 3600000000000ull,
+            "serico_period_ns must be 1000..3600000000000 (1 us to an hour)");
     REQUIRE(p->trace_events >= 1 && p->trace_events <= (1ull << 32), "trace_events must be 1..4294967296");
     REQUIRE(p->tasklet_memory_bytes >= (1u << 20) && p->tasklet_memory_bytes <= (4ull << 30),
             "tasklet_memory_bytes must be 1M..4G");
