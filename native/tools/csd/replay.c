@@ -35,7 +35,20 @@ typedef struct rres {
     uint64_t arrival, admit, first, done;
     uint32_t flash_ops;
     int status;
+    uint64_t submit, flash_done, flash_busy;
 } rres;
+
+/* The DRS paper's Fig. 10 parts of a request's latency (docs/BLOCK-IO.md), adding up to it. */
+typedef struct parts { uint64_t io_queue, link, flash_queue, flash; } parts;
+
+static parts parts_of(const rres *x) {
+    parts p = { .io_queue = x->admit - x->arrival };
+    uint64_t end = x->flash_done ? x->flash_done : x->submit;
+    p.link = (x->submit - x->admit) + (x->done - end);
+    p.flash = x->flash_busy;
+    p.flash_queue = end - x->submit - x->flash_busy;
+    return p;
+}
 
 typedef struct replay_opts {
     int format, afap, wrap, skip, prefill;
@@ -323,7 +336,8 @@ static int64_t take(cli *c, Smartssd__V1__Response *r, rres *res, size_t n, uint
     for (size_t i = 0; i < r->block_poll->n_completions; i++) {
         const Smartssd__V1__BlockCompletion *x = r->block_poll->completions[i];
         if (x->id >= n) continue;
-        res[x->id] = (rres){ x->arrival_ns, x->admit_ns, x->first_flash_ns, x->done_ns, x->flash_ops, (int)x->status };
+        res[x->id] = (rres){ x->arrival_ns, x->admit_ns, x->first_flash_ns, x->done_ns, x->flash_ops, (int)x->status,
+                             x->submit_ns, x->flash_done_ns, x->flash_busy_ns };
         *nflash += x->flash_ops;
     }
     int64_t out = (int64_t)r->block_poll->outstanding;
@@ -463,15 +477,15 @@ static int write_csv(const char *path, const trace *tr, const rres *res) {
     FILE *f = fopen(path, "w");
     if (!f) return -errno;
     fprintf(f, "id,line,op,lba,count,arrival_ns,admit_ns,first_flash_ns,done_ns,latency_ns,io_queue_ns,"
-               "flash_queue_ns,flash_ns,flash_ops,status\n");
+               "flash_queue_ns,flash_ns,flash_ops,status,submit_ns,flash_done_ns,host_link_ns\n");
     for (size_t i = 0; i < tr->n; i++) {
         const treq *q = &tr->r[i];
         const rres *x = &res[i];
-        uint64_t fq = x->first ? x->first - x->admit : x->done - x->admit, fl = x->first ? x->done - x->first : 0;
+        parts pt = parts_of(x);
         fprintf(f, "%zu,%u,%s,%" PRIu64 ",%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-                   ",%" PRIu64 ",%" PRIu64 ",%u,%d\n",
+                   ",%" PRIu64 ",%" PRIu64 ",%u,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
                 i, q->line, OPN[q->op], q->lba, q->count, x->arrival, x->admit, x->first, x->done, x->done - x->arrival,
-                x->admit - x->arrival, fq, fl, x->flash_ops, x->status);
+                pt.io_queue, pt.flash_queue, pt.flash, x->flash_ops, x->status, x->submit, x->flash_done, pt.link);
     }
     return fclose(f) ? -errno : 0;
 }
@@ -575,6 +589,7 @@ static int run_replay(cli *c, int argc, char **argv) {
     if (!r) return EXIT_DEVICE;
     uint64_t lbas = r->block_info->lbas;
     uint32_t lba_bytes = r->block_info->lba_bytes, qd = r->block_info->queue_depth;
+    uint32_t fqd = r->block_info->flash_queue_depth;
     uint64_t base = r->device_clock_ns;
     smartssd__v1__response__free_unpacked(r, NULL);
 
@@ -676,8 +691,8 @@ static int run_replay(cli *c, int argc, char **argv) {
     uint64_t *lat[4];
     size_t nl[4] = { 0 }, failed = 0;
     for (int k = 0; k < 4; k++) lat[k] = malloc((tr.n ? tr.n : 1) * sizeof(uint64_t));
-    uint64_t first_arr = UINT64_MAX, last_done = 0;
-    double iq = 0, fq = 0, fl = 0;
+    uint64_t first_arr = UINT64_MAX, last_arr = 0, last_done = 0;
+    double iq = 0, fq = 0, fl = 0, lk = 0, rq[4] = { 0 };   /* rq: the parts over reads alone */
     for (size_t i = 0; i < tr.n; i++) {
         const rres *x = &res[i];
         if (x->status) {
@@ -688,11 +703,23 @@ static int run_replay(cli *c, int argc, char **argv) {
         lat[tr.r[i].op][nl[tr.r[i].op]++] = l;
         lat[0][nl[0]++] = l;
         if (x->arrival < first_arr) first_arr = x->arrival;
+        if (x->arrival > last_arr) last_arr = x->arrival;
         if (x->done > last_done) last_done = x->done;
-        iq += (double)(x->admit - x->arrival);
-        fq += (double)((x->first ? x->first : x->done) - x->admit);
-        fl += (double)(x->first ? x->done - x->first : 0);
+        parts pt = parts_of(x);
+        iq += (double)pt.io_queue;
+        fq += (double)pt.flash_queue;
+        fl += (double)pt.flash;
+        lk += (double)pt.link;
+        if (tr.r[i].op == OP_READ) {
+            rq[0] += (double)pt.io_queue;
+            rq[1] += (double)pt.flash_queue;
+            rq[2] += (double)pt.flash;
+            rq[3] += (double)pt.link;
+        }
     }
+    /* offered load: seconds of its own flash work the trace brings per second of its arrivals (above
+     * 1 the device falls ever further behind, and mean latencies grow with the trace's length) */
+    double load = last_arr > first_arr ? fl / (double)(last_arr - first_arr) : 0;
     summary s[4];
     for (int k = 0; k < 4; k++) s[k] = summarize(lat[k], nl[k]);
     for (int k = 0; k < 4; k++) free(lat[k]);
@@ -746,7 +773,15 @@ static int run_replay(cli *c, int argc, char **argv) {
         json_object_object_add(w, "io_queue_us", json_object_new_double(iq / (double)ok / 1000.0));
         json_object_object_add(w, "flash_queue_us", json_object_new_double(fq / (double)ok / 1000.0));
         json_object_object_add(w, "flash_us", json_object_new_double(fl / (double)ok / 1000.0));
+        json_object_object_add(w, "host_link_us", json_object_new_double(lk / (double)ok / 1000.0));
         json_object_object_add(j, "mean_breakdown", w);
+        json_object *wr = json_object_new_object();
+        size_t okr = s[OP_READ].n ? s[OP_READ].n : 1;
+        const char *rn[4] = { "io_queue_us", "flash_queue_us", "flash_us", "host_link_us" };
+        for (int k = 0; k < 4; k++) json_object_object_add(wr, rn[k], json_object_new_double(rq[k] / (double)okr / 1000.0));
+        json_object_object_add(j, "mean_breakdown_read", wr);
+        json_object_object_add(j, "flash_queue_depth", json_object_new_int((int)fqd));
+        json_object_object_add(j, "offered_load", json_object_new_double(load));
         cli_json_print(j);
     } else {
         printf("replayed %zu requests (%zu reads, %zu writes, %zu trims; %zu failed, %" PRIu64 " lines skipped) "
@@ -764,8 +799,11 @@ static int run_replay(cli *c, int argc, char **argv) {
                    (double)s[x].p50 / 1000.0, (double)s[x].p90 / 1000.0, (double)s[x].p99 / 1000.0,
                    (double)s[x].p999 / 1000.0, (double)s[x].max / 1000.0);
         }
-        printf("\nmean wait (us): I/O request queue %.1f, flash command queue %.1f, flash operations %.1f\n",
-               iq / (double)ok / 1000.0, fq / (double)ok / 1000.0, fl / (double)ok / 1000.0);
+        printf("\nmean per request (us): I/O request queue %.1f, flash command queue %.1f, flash operations %.1f, "
+               "host link %.1f\n", iq / (double)ok / 1000.0, fq / (double)ok / 1000.0, fl / (double)ok / 1000.0,
+               lk / (double)ok / 1000.0);
+        printf("offered load: %.3f s of flash work per s of arrivals%s\n", load,
+               load > 1 ? " (more than the flash can serve: latencies grow with the trace's length)" : "");
     }
 out:
     free(tr.r);
