@@ -2,7 +2,8 @@
 """Writes the seed corpora kept in the repository: fuzz_packet (first byte: payload mode, then a
 smartssd.v1.Request), fuzz_frame (the same requests as the daemon's length-prefixed frames, alone and
 as whole sessions, plus broken framing) and fuzz_image (edits of every superblock, metadata-slot and
-OOB field of the real images the target builds). Encoded by hand from the wire format so it needs no
+OOB field of the real images the target builds), fuzz_trace (a few lines of every block-trace format
+csd replay reads, with their edge cases). Encoded by hand from the wire format so it needs no
 protobuf package. fuzz_plan's seeds come from tests/test_plan.c (CSD_WRITE_FUZZ_SEEDS=DIR).
 
     python3 native/fuzz/make_corpus.py          # every corpus under native/fuzz/corpus/"""
@@ -139,6 +140,52 @@ def write_all(target, items, where=None):
 if len(sys.argv) <= 1:
     write_all("fuzz_frame", frame_seeds())
     write_all("fuzz_image", image_seeds())
+
+
+# ---------------------------------------------------------------- block traces (csd replay's formats)
+def trace_seeds():
+    """Byte 0: format (0 auto, 1 msr, 2 systor, 3 tencent, 4 csv, 5 disksim, 6 blkparse, 7 biotracer) and
+    time unit (bits 4-5); byte 1: bit 0 = map on a namespace, bit 7 = a limit; then the file."""
+    bt = lambda *f: "\t\t".join(map(str, f))
+    files = {
+        "msr": "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n"
+               "128166372003061629,hm,1,Read,0,4096,5023\n128166372003061729,hm,1,Write,8192,8192,77\n",
+        "systor": "Timestamp,Response,IOType,LUN,Offset,Size\n1487015816.219718,0.000326,W,4,4096,4096\n"
+                  "1487015816.3,0.0001,R,4,1000,512\n",
+        "tencent": "Timestamp,Offset,Size,IOType,VolumeID\n1538323200,16,8,1,1283\n1538323201,100,1,0,1283\n",
+        "csv": "timestamp,op,offset,size\n0,R,0,4096\n1500,W,8192,100\n2500,F,0,0\n3000,T,40960,8192\n",
+        "disksim": "0.000000 0 0 8 1\n1.5 0 16 16 0\n2500 1 2040 8 3\n",
+        "blkparse": "  8,0    0        1     0.000000000  1234  A   W 1024 + 8 <- (8,1) 0\n"
+                    "  8,0    0        2     0.000000500  1234  Q   W 1024 + 8 [kworker/0:1]\n"
+                    "  8,0    0        3     0.000001000  1234  G   W 1024 + 8 [kworker/0:1]\n"
+                    "  8,0    0        7     0.000003000  1234  D   W 1024 + 8 [kworker/0:1]\n"
+                    "  8,0    1        9     0.000200000   555  Q WBS 16 + 8 [jbd2/sda1-8]\n"
+                    "  8,0    1       10     0.000300000   555  Q FWFS 24 + 8 [jbd2/sda1-8]\n"
+                    "  8,0    1       11     0.000400000   555  Q FWS [jbd2/sda1-8]\n"
+                    "  8,0    1       15     0.000800000   555  Q  DE 400 + 8 [blkdiscard]\n"
+                    "  8,0    0        0     0.001100000     0  m   N cfq schedule dispatch\n"
+                    "CPU0 (8,0):\n Reads Queued:           1,        8KiB\n",
+        "blkparse-d": "  259,0    2        1     0.000000000  3021  D  WS 1024 + 16 [fio]\n"
+                      "  259,0    2        3     0.000060000  3021  D  FN [fio]\n"
+                      "  259,0    2        4     0.000070000  3021  D   R 64 + 8 [fio]\n",
+        "biotracer": "\n".join([bt(0, 8, 4096, 4, "1.000000000", "1.000010000", "1.000020000", "1.000300000"),
+                                bt(24, 9, 4096, 0, "1.000350000", "1.001010000", "1.001020000", "1.001200000"),
+                                bt(100, 2, 1024, 5, "1400000000.000000000", "1400000000.000001000",
+                                   "1400000000.000002000", "1400000000.000100000"),
+                                bt(40, 8, 4096, 0, "1.001100000", "1400000000.000200000", "1400000000.000210000",
+                                   "1400000000.000400000")]) + "\n",
+    }
+    order = ["auto", "msr", "systor", "tencent", "csv", "disksim", "blkparse", "biotracer"]
+    out = {}
+    for name, text in files.items():
+        forced = order.index(name.split("-")[0])
+        out[f"{name}-auto"] = bytes([0, 1]) + text.encode()
+        out[f"{name}-forced"] = bytes([forced | 0x10, 0x80]) + text.encode()
+    return out
+
+
+if len(sys.argv) <= 1:
+    write_all("fuzz_trace", trace_seeds())
 
 
 # ---------------------------------------------------------------- the Java response parser (Jazzer)
