@@ -317,6 +317,9 @@ static void test_dftl_sets(const char *dir, const char *sched, int drs) {
      * operation time (its own DR only); W waits behind R's DR (77800..148040) */
     CHECK_EQ_U64(c[1].flash_busy_ns, 70240);
     CHECK_EQ_U64(check_parts(&c[1]), 77800 - 12560);
+    CHECK_EQ_U64(c[1].clf_delayed, 1);   /* a CLF-delayed request (V-C) */
+    CHECK_EQ_U64(c[1].dle_delayed, 0);
+    CHECK_EQ_U64(c[0].clf_delayed + c[0].dle_delayed, 0);
     CHECK_EQ_U64(c[0].flash_busy_ns, 70240 + 710240);
     CHECK_EQ_U64(check_parts(&c[0]), 70240);
     /* where the schedulers differ: at T4 A reads LBA 16 (line 2, a miss: MR 5000..75240), B writes

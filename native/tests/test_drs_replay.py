@@ -86,6 +86,15 @@ def test_flash_time_does_not_move_with_the_scheduler(tmp_path, bursty):
         for x in runs[s]:
             assert sum(parts(x)) == int(x["latency_ns"])
     assert [x["latency_ns"] for x in runs["drs"]] != [x["latency_ns"] for x in base]
+    # delayed requests (a set waiting for another request's map command): the JSON's counts are the CSV's
+    j, rows = replay(tmp_path, bursty, "dftl", "drs")
+    for op in ("read", "write"):
+        mine = [x for x in rows if x["op"] == op]
+        d = j["delayed_requests"][op]
+        assert d["clf"] == sum(1 for x in mine if int(x["clf_delayed"]))
+        assert d["dle"] == sum(1 for x in mine if int(x["dle_delayed"]))
+        assert d["any"] == sum(1 for x in mine if int(x["clf_delayed"]) or int(x["dle_delayed"]))
+    assert j["delayed_requests"]["read"]["any"] > 0
 
 
 def test_queue_depth_one_serves_one_request_at_a_time(tmp_path, bursty):

@@ -74,6 +74,8 @@ typedef struct csd_block_cpl {
     uint64_t submit_ns;              /* its commands went to the flash-command scheduler */
     uint64_t flash_done_ns;          /* its last flash command completed (0 = it had none) */
     uint64_t flash_busy_ns;          /* its own commands' (map, data; not GC) time on the flash */
+    uint32_t clf_delayed, dle_delayed; /* its command sets that waited for another request's cache-line
+                                        * fetch / dirty-line eviction (map-cached FTL; docs/DRS.md) */
 } csd_block_cpl;
 
 /* Each returns a csd_status (0 = OK) with err set on failure; the device keeps serving. */

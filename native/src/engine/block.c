@@ -330,7 +330,8 @@ size_t csd_engine_blk_reap(csd_engine *e, uint64_t session, csd_blk_done *out, s
         out[k++] = (csd_blk_done){ .tag = r->tag, .arrival_ns = r->arrival, .admit_ns = r->admit,
                                    .first_flash_ns = r->first, .done_ns = r->done, .flash_ops = (uint32_t)r->n,
                                    .submit_ns = r->submit, .flash_done_ns = r->flash_done,
-                                   .flash_busy_ns = r->flash_busy };
+                                   .flash_busy_ns = r->flash_busy, .clf_delayed = r->hr.delayed[CSD_DELAY_CLF],
+                                   .dle_delayed = r->hr.delayed[CSD_DELAY_DLE] };
         ss->ready--;
         ss->outstanding--;
         e->blk_outstanding--;

@@ -238,6 +238,8 @@ typedef struct csd_blk_done {
     uint64_t flash_done_ns;   /* its last flash command completed (0 = none) */
     uint64_t flash_busy_ns;   /* time its own commands (map and data, not GC) held the flash: their
                                * service times summed where they do not overlap */
+    uint32_t clf_delayed, dle_delayed;   /* its command sets that waited for another request's cache-line
+                                          * fetch / dirty-line eviction (DRS V-C's delayed requests) */
 } csd_blk_done;
 /* 0 or -ENOMEM. tag comes back with the completion. */
 int csd_engine_blk_submit(csd_engine *e, uint64_t arrival_ns, const csd_flash_batch *ops, uint64_t bytes_to_device,

@@ -188,6 +188,7 @@ int csd_cmdset_submit(csd_cmdset *cs, csd_hreq *r, const csd_flash_batch *b) {
     r->submit_ns = csd_flash_now(cs->f);
     r->sets = NULL;
     r->fot_ns = 0;
+    memset(r->delayed, 0, sizeof r->delayed);
     r->left = 1;   /* held until every set is placed */
     cset *last = NULL;
     size_t n = b ? b->n : 0;
@@ -268,6 +269,7 @@ int csd_cmdset_submit(csd_cmdset *cs, csd_hreq *r, const csd_flash_batch *b) {
     for (cset *s = r->sets; s; s = s->next_in_req) {
         tagrec *tr = s->wait ? tag_find(cs, s->wait) : NULL;
         if (tr && tr->owner != s) {
+            if (tr->owner->r != r && s->wait_kind <= CSD_DELAY_DLE) r->delayed[s->wait_kind]++;
             s->next_waiter = tr->waiters;
             tr->waiters = s;
             join(tr->owner, &mine, s->wait_kind);

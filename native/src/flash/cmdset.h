@@ -27,6 +27,8 @@ struct csd_hreq {
     /* filled by csd_cmdset_submit */
     uint64_t submit_ns, done_ns;
     uint64_t fot_ns;         /* its FOT: own commands plus the delaying commands it waits for */
+    uint32_t delayed[3];     /* its sets that wait for another request's map command, by csd_delay_kind
+                              * (CLF- and DLE-delayed: DRS V-C's delayed requests) */
     uint64_t left;           /* commands not yet completed (internal) */
     void *sets;              /* internal */
 };

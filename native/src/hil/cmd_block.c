@@ -238,7 +238,8 @@ static void to_cpl(const csd_blk_done *x, csd_block_cpl *o) {
                           .status = x->tag.status, .arrival_ns = x->arrival_ns, .admit_ns = x->admit_ns,
                           .first_flash_ns = x->first_flash_ns, .done_ns = x->done_ns, .flash_ops = x->flash_ops,
                           .submit_ns = x->submit_ns, .flash_done_ns = x->flash_done_ns,
-                          .flash_busy_ns = x->flash_busy_ns };
+                          .flash_busy_ns = x->flash_busy_ns, .clf_delayed = x->clf_delayed,
+                          .dle_delayed = x->dle_delayed };
 }
 
 /* ---- protocol ------------------------------------------------------------------------------- */
@@ -358,6 +359,8 @@ int cmd_block_poll(csd_device *d, const Smartssd__V1__BlockPoll *m, cmd_ctx *c) 
         cm[i].submit_ns = x->submit_ns;
         cm[i].flash_done_ns = x->flash_done_ns;
         cm[i].flash_busy_ns = x->flash_busy_ns;
+        cm[i].clf_delayed = x->clf_delayed;
+        cm[i].dle_delayed = x->dle_delayed;
         cm[i].lba = x->tag.lba;
         cm[i].count = x->tag.count;
         if (x->tag.data) {

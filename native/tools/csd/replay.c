@@ -108,8 +108,12 @@ static void merge(rres *x, const Smartssd__V1__BlockCompletion *c) {
         x->fsubmit = c->submit_ns;
         x->flash_done = c->flash_done_ns;
         x->flash_busy = c->flash_busy_ns;
+        x->clf_delayed = c->clf_delayed;
+        x->dle_delayed = c->dle_delayed;
         return;
     }
+    x->clf_delayed += c->clf_delayed;
+    x->dle_delayed += c->dle_delayed;
     if (c->submit_ns < x->fsubmit) x->fsubmit = c->submit_ns;
     if (c->flash_done_ns > x->flash_done) x->flash_done = c->flash_done_ns;
     x->flash_busy += c->flash_busy_ns;

@@ -20,6 +20,7 @@ typedef struct rres {
     /* the device's Fig. 10 times (docs/BLOCK-IO.md); of a request in pieces: the earliest submission
      * to the flash, the latest last flash command, the pieces' own flash times summed */
     uint64_t fsubmit, flash_done, flash_busy;
+    uint32_t clf_delayed, dle_delayed;   /* its sets that waited on another request's map command */
 } rres;
 
 /* The DRS paper's Fig. 10 parts of a request's latency, adding up to it: the host-side queue (before

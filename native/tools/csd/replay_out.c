@@ -86,17 +86,17 @@ int replay_write_csv(const char *path, const tf_trace *tr, const rres *res) {
     if (!f) return -errno;
     fprintf(f, "id,line,op,lba,count,bytes,arrival_ns,submit_ns,admit_ns,first_flash_ns,done_ns,latency_ns,"
                "host_queue_ns,io_queue_ns,flash_queue_ns,flash_ns,flash_ops,status,flash_submit_ns,flash_done_ns,"
-               "host_link_ns\n");
+               "host_link_ns,clf_delayed,dle_delayed\n");
     for (size_t i = 0; i < tr->n; i++) {
         const tf_req *q = &tr->r[i];
         const rres *x = &res[i];
         rparts p = replay_parts(x);
         fprintf(f, "%zu,%u,%s,%" PRIu64 ",%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
                    ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64
-                   "\n",
+                   ",%u,%u\n",
                 i, q->line, OPN[q->op], q->lba, q->count, q->size, x->arrival, x->submit, x->admit, x->first, x->done,
                 x->done - x->arrival, p.host_queue, p.io_queue, p.flash_queue, p.flash, x->flash_ops, x->status,
-                x->fsubmit, x->flash_done, p.link);
+                x->fsubmit, x->flash_done, p.link, x->clf_delayed, x->dle_delayed);
     }
     return fclose(f) ? -errno : 0;
 }
@@ -143,6 +143,7 @@ void replay_report(const replay_result *r, int json, json_object *trace_json) {
     for (int k = 0; k < 4; k++) lat[k] = malloc((tr->n ? tr->n : 1) * sizeof(uint64_t));
     uint64_t first_arr = UINT64_MAX, last_arr = 0, last_done = 0, hq_max = 0;
     double hq = 0, iq = 0, fq = 0, fl = 0, lk = 0, rq[5] = { 0 };   /* rq: the parts over reads alone */
+    uint64_t dl[4][3] = { { 0 } };   /* requests by op: [0] any delayed set, [1] CLF-, [2] DLE-delayed */
     for (size_t i = 0; i < tr->n; i++) {
         const rres *x = &res[i];
         if (x->status) {
@@ -158,6 +159,10 @@ void replay_report(const replay_result *r, int json, json_object *trace_json) {
         if (x->arrival > last_arr) last_arr = x->arrival;
         if (x->done > last_done) last_done = x->done;
         rparts p = replay_parts(x);
+        int op = tr->r[i].op;
+        dl[op][0] += x->clf_delayed || x->dle_delayed;
+        dl[op][1] += x->clf_delayed > 0;
+        dl[op][2] += x->dle_delayed > 0;
         host_waited += p.host_queue > 0;
         if (p.host_queue > hq_max) hq_max = p.host_queue;
         hq += (double)p.host_queue;
@@ -223,6 +228,15 @@ void replay_report(const replay_result *r, int json, json_object *trace_json) {
         json_object_object_add(j, "mean_breakdown_read", wr);
         json_object_object_add(j, "flash_queue_depth", json_object_new_int((int)r->flash_queue_depth));
         json_object_object_add(j, "offered_load", json_object_new_double(load));
+        json_object *dj = json_object_new_object();
+        for (int op = TF_READ; op <= TF_WRITE; op++) {
+            json_object *o = json_object_new_object();
+            json_object_object_add(o, "any", json_object_new_int64((int64_t)dl[op][0]));
+            json_object_object_add(o, "clf", json_object_new_int64((int64_t)dl[op][1]));
+            json_object_object_add(o, "dle", json_object_new_int64((int64_t)dl[op][2]));
+            json_object_object_add(dj, op == TF_READ ? "read" : "write", o);
+        }
+        json_object_object_add(j, "delayed_requests", dj);
         puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
         json_object_put(j);
         return;
@@ -256,6 +270,10 @@ void replay_report(const replay_result *r, int json, json_object *trace_json) {
     if (host_waited) printf("host queue %.1f, ", hq / ok / 1000.0);
     printf("I/O request queue %.1f, flash command queue %.1f, flash operations %.1f, host link %.1f\n",
            iq / ok / 1000.0, fq / ok / 1000.0, fl / ok / 1000.0, lk / ok / 1000.0);
+    if (dl[TF_READ][0] || dl[TF_WRITE][0])
+        printf("delayed requests (a set waited for another's map command): %" PRIu64 " reads (%" PRIu64 " by a cache-"
+               "line fetch, %" PRIu64 " by a dirty-line eviction), %" PRIu64 " writes\n", dl[TF_READ][0], dl[TF_READ][1],
+               dl[TF_READ][2], dl[TF_WRITE][0]);
     printf("offered load: %.3f s of flash work per s of arrivals%s\n", load,
            load > 1 ? " (more than the flash can serve: mean latencies grow with the trace's length)" : "");
 }
