@@ -172,6 +172,58 @@ static void test_hand_checked(const char *dir) {
     CHECK_EQ_U64(c[0].done_ns, T3 + 126000);
     CHECK_EQ_U64(c[1].admit_ns, T3 + 1000);
     CHECK_EQ_U64(c[1].done_ns, T3 + 51000);
+
+    /* sub-page requests: the host link carries the bytes the host asked for (the flash still reads and
+     * programs whole pages; TIMING-MODEL.md section 3). 1 KiB of LBA 0 (ch1 chip0): link ..5000, tR
+     * ..15000, ch1 ..25000, F ..26000, then ceil(1024e9 / 409.6e6) = 2500 on the link: ..28500 (a whole
+     * page: 36000) */
+    uint64_t T6 = c[0].done_ns + 100000;
+    csd_block_req sub = { .id = 0, .op = CSD_BLOCK_READ, .lba = 0, .count = 1, .arrival_ns = T6, .bytes = 1024 };
+    submit_ok(d, &sub, 1);
+    poll_all(d, c, 1, NULL);
+    CHECK_EQ_U64(c[0].first_flash_ns, T6 + 5000);
+    CHECK_EQ_U64(c[0].done_ns, T6 + 28500);
+    CHECK_EQ_U64(c[0].flash_ops, 1);
+    /* 4 KiB not aligned to a page, over LBA 0 (ch1 chip0) and LBA 1 (ch0 chip1): both array reads
+     * ..15000, both channels ..25000, the firmware finishes them at 26000 and 27000; the first page to
+     * land carries the request's 4096 bytes 26000..36000, the second nothing: done 36000 (both pages
+     * on the link would end at 46000) */
+    uint64_t T7 = T6 + 100000;
+    csd_block_req mis = { .id = 0, .op = CSD_BLOCK_READ, .lba = 0, .count = 2, .arrival_ns = T7, .bytes = 4096 };
+    submit_ok(d, &mis, 1);
+    poll_all(d, c, 1, NULL);
+    CHECK_EQ_U64(c[0].done_ns, T7 + 36000);
+    CHECK_EQ_U64(c[0].flash_ops, 2);
+    mis.arrival_ns = T7 + 100000;
+    mis.bytes = 0;
+    submit_ok(d, &mis, 1);
+    poll_all(d, c, 1, NULL);
+    CHECK_EQ_U64(c[0].done_ns, T7 + 100000 + 46000);
+    /* a 100-byte write of LBA 3: link 5000 + ceil(100e9 / 409.6e6) = 245, F, channel, tProg */
+    uint64_t T8 = c[0].done_ns + 100000;
+    csd_block_req sw = { .id = 0, .op = CSD_BLOCK_WRITE, .lba = 3, .count = 1, .arrival_ns = T8, .fill = 5,
+                         .bytes = 100 };
+    submit_ok(d, &sw, 1);
+    poll_all(d, c, 1, NULL);
+    CHECK_EQ_U64(c[0].first_flash_ns, T8 + 5245);
+    CHECK_EQ_U64(c[0].done_ns, T8 + 5245 + 1000 + 10000 + 100000);
+    /* a write of zeros (zeroes) is timed as the write it stands for: its page over the link, F,
+     * channel, tProg; it reads back as zeros, and its page (fresh, in a block the image held as a
+     * hole) was never written on the host */
+    uint64_t T9 = c[0].done_ns + 100000;
+    csd_block_req zw = { .id = 0, .op = CSD_BLOCK_WRITE, .lba = 4, .count = 1, .arrival_ns = T9, .zeroes = 1 };
+    submit_ok(d, &zw, 1);
+    poll_all(d, c, 1, NULL);
+    CHECK_EQ_U64(c[0].first_flash_ns, T9 + 15000);
+    CHECK_EQ_U64(c[0].done_ns, T9 + 126000);
+    CHECK_EQ_U64(c[0].flash_ops, 1);
+    memset(buf, 0xAA, sizeof buf);
+    csd_block_req zr = { .id = 0, .op = CSD_BLOCK_READ, .lba = 4, .count = 1, .buf = buf };
+    submit_ok(d, &zr, 1);
+    poll_all(d, c, 1, NULL);
+    memset(want, 0, sizeof want);
+    CHECK(!memcmp(buf, want, 4096));
+    CHECK_EQ_U64(c[0].flash_ops, 1);   /* a page on flash, not a hole */
     csd_device_close(d);
 
     /* queue depth 1: the second of two reads at once waits for the first to complete */
@@ -808,6 +860,12 @@ static void test_protocol(const char *dir) {
     BAD((b.data.data = data, b.data.len = 4096), CSD_INVALID_ARGUMENT, "a READ carries no data");
     BAD(b.fill = 5, CSD_INVALID_ARGUMENT, "fill is for writes");
     BAD((b.op = SMARTSSD__V1__BLOCK_OP__BLOCK_TRIM, b.return_data = 1), CSD_INVALID_ARGUMENT, "return_data is for reads");
+    BAD((b.op = SMARTSSD__V1__BLOCK_OP__BLOCK_TRIM, b.bytes = 100), CSD_INVALID_ARGUMENT, "bytes is for reads and writes");
+    BAD(b.zeroes = 1, CSD_INVALID_ARGUMENT, "zeroes is for writes without data or fill");
+    BAD((b.op = SMARTSSD__V1__BLOCK_OP__BLOCK_WRITE, b.zeroes = 1, b.fill = 3), CSD_INVALID_ARGUMENT,
+        "zeroes is for writes without data or fill");
+    BAD(b.bytes = 4097, CSD_INVALID_ARGUMENT, "bytes 4097 does not fit 1 LBAs of 4096 bytes (more than 0, at most 4096)");
+    BAD((b.count = 3, b.bytes = 4096), CSD_INVALID_ARGUMENT, "bytes 4096 does not fit 3 LBAs of 4096 bytes (more than 4096");
     uint64_t now = csd_device_clock(d);
     BAD(b.arrival_ns = now - 1, CSD_INVALID_ARGUMENT, "is before the device clock");
     BAD(b.arrival_ns = UINT64_MAX, CSD_INVALID_ARGUMENT, "arrival_ns 18446744073709551615 is past 4611686018427387904");

@@ -387,3 +387,24 @@ def test_blkparse_counts_by_hand(tiny, tmp_path):
     j, got = replayed(tiny, tr, tmp_path)
     assert [(g[0], g[1], g[2], g[3]) for g in got] == [(1, "write", 128, 2), (4, "read", 8, 1), (5, "read", 9, 1)]
     assert (j["requests"], j["trace"]["events"], j["trace"]["flushes"]) == (3, "D", 1)
+
+
+def test_a_sub_page_read_moves_only_its_bytes_over_the_link(tiny, tmp_path):
+    # tiny: a page over the host link 10000 ns (409.6 MB/s), command overhead 5000, tR 10000, a page over
+    # the channel 10000, firmware 1000. LBA 0 is written by the prefill; then the trace reads 1 KiB of it:
+    # link 5000, tR ..15000, channel ..25000, firmware ..26000, ceil(1024e9 / 409.6e6) = 2500 out: 28500
+    # (the whole page would be 36000). Then 4 KiB across LBAs 0 and 1 (not aligned) one second later, and
+    # the same 4 KiB aligned (one page).
+    tr = tmp_path / "sub.csv"
+    tr.write_text("0,R,0,1024\n1000000000,R,2048,4096\n2000000000,R,0,4096\n3000000000,R,0,8192\n")
+    out = tmp_path / "o.csv"
+    csd("replay", tiny, tr, "--prefill", "--csv", out, "--json")
+    with open(out) as f:
+        rows = list(csv.DictReader(f))
+    assert [(int(x["count"]), int(x["bytes"])) for x in rows] == [(1, 1024), (2, 4096), (1, 4096), (2, 8192)]
+    lat = [int(x["latency_ns"]) for x in rows]
+    assert lat[0] == 28500
+    assert lat[2] == 36000
+    # two pages on different chips land at 26000 and 27000 (one firmware); the link carries 4096 bytes
+    # once (26000..36000) where both pages take it to 46000
+    assert (lat[1], lat[3]) == (36000, 46000)

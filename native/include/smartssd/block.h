@@ -56,6 +56,15 @@ typedef struct csd_block_req {
     void *buf;                       /* READ: receives count * lba_bytes bytes at submission (NULL = none) */
     uint32_t hint;                   /* WRITE: the data's lifetime class for the placement policy (e.g. an
                                       * LSM level + 1; 0 = none, at most 255), as write_object's */
+    uint64_t bytes;                  /* READ, WRITE: the bytes the host link carries, when the host asked
+                                      * for part of the LBAs (a sub-page request, whose first and last
+                                      * LBAs it may cover in part): more than count - 2 and at most count
+                                      * LBAs' worth; 0 = count * lba_bytes. The flash still reads and
+                                      * programs whole pages. */
+    uint8_t zeroes;                  /* WRITE: its data are zeros, given by this flag instead of data or
+                                      * fill. Timed exactly as that write (its bytes cross the link, the
+                                      * pages are mapped and programmed); on the host, a page the image
+                                      * holds as zeros already is not rewritten, so no data is stored */
 } csd_block_req;
 
 typedef struct csd_block_cpl {

@@ -31,6 +31,7 @@ typedef struct csd_obj_info {
 
 typedef struct csd_ftl_counters {
     uint64_t host_pages_written, host_pages_read;
+    uint64_t zero_pages_unstored;   /* pages of zeros (csd_ftl_write_zeroes) the image held already */
     uint64_t flash_reads, flash_programs, flash_erases;
     uint64_t gc_runs, gc_pages_moved;
     uint64_t trimmed_pages;
@@ -110,6 +111,10 @@ int csd_ftl_write(csd_ftl *f, uint64_t id, uint64_t offset, const void *data, si
 #define CSD_FTL_HINT_MAX 255u
 int csd_ftl_write_hint(csd_ftl *f, uint64_t id, uint64_t offset, const void *data, size_t len, uint32_t hint,
                        csd_flash_batch *ops);
+/* A write of len zero bytes at offset, as csd_ftl_write_hint with that data (the same pages, records,
+ * mapping and flash programs: NVMe's Write Zeroes done by programming), except that a whole page the
+ * store knows reads as zeros already (a fresh page of a block reserved as a hole) is not written. */
+int csd_ftl_write_zeroes(csd_ftl *f, uint64_t id, uint64_t offset, size_t len, uint32_t hint, csd_flash_batch *ops);
 /* The hint ppn's page was written with (0 = none or unknown). */
 uint32_t csd_ftl_page_hint(const csd_ftl *f, uint64_t ppn);
 int csd_ftl_read(csd_ftl *f, uint64_t id, uint64_t offset, void *buf, size_t len, csd_flash_batch *ops);

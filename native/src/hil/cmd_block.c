@@ -101,6 +101,18 @@ static int blk_check(csd_device *d, cmd_ctx *c, const csd_block_req *q, size_t n
             return cmd_fail(c, CSD_INVALID_ARGUMENT, "block_submit: request %zu (id %" PRIu64 "): hint %u is out of "
                             "range (0..%u: 0 = none, else a lifetime class such as an LSM level + 1)", i, r->id,
                             r->hint, CSD_FTL_HINT_MAX);
+        if (r->zeroes && (r->op != CSD_BLOCK_WRITE || data_len[i] || r->fill))
+            return cmd_fail(c, CSD_INVALID_ARGUMENT, "block_submit: request %zu (id %" PRIu64 "): zeroes is for "
+                            "writes without data or fill", i, r->id);
+        if (r->bytes && r->op == CSD_BLOCK_TRIM)
+            return cmd_fail(c, CSD_INVALID_ARGUMENT, "block_submit: request %zu (id %" PRIu64 "): bytes is for "
+                            "reads and writes", i, r->id);
+        /* a sub-page range touches every LBA of the request: the inner ones whole, the two ends in part */
+        uint64_t least = r->count > 2 ? bytes - 2 * pb : 0;
+        if (r->bytes && (r->bytes > bytes || r->bytes <= least))
+            return cmd_fail(c, CSD_INVALID_ARGUMENT, "block_submit: request %zu (id %" PRIu64 "): bytes %" PRIu64
+                            " does not fit %u LBAs of %" PRIu64 " bytes (more than %" PRIu64 ", at most %" PRIu64 ")",
+                            i, r->id, r->bytes, r->count, pb, least, bytes);
         if (r->fill && r->op != CSD_BLOCK_WRITE)
             return cmd_fail(c, CSD_INVALID_ARGUMENT, "block_submit: request %zu (id %" PRIu64 "): fill is for "
                             "writes", i, r->id);
@@ -152,12 +164,19 @@ static void fill_pattern(uint8_t *buf, uint64_t lba, uint32_t count, uint64_t pb
  * own: buf is malloc'd and goes with the completion. 0, or -errno when the engine cannot take it. */
 static int blk_apply(csd_device *d, const csd_block_req *r, uint64_t arrival, int own) {
     const uint64_t pb = d->params.page_bytes, off = r->lba * pb, bytes = (uint64_t)r->count * pb;
+    /* the host link carries what the host asked for; the flash moves whole pages */
+    const uint64_t link = r->bytes ? r->bytes : bytes;
     csd_flash_batch *ops = &d->blk_ops;
     csd_flash_batch_clear(ops);
     uint64_t to_dev = 0, to_host = 0;
     int rc = 0;
     switch (r->op) {
     case CSD_BLOCK_WRITE: {
+        to_dev = link;
+        if (r->zeroes) {
+            rc = csd_ftl_write_zeroes(d->ftl, d->blk_ns, off, bytes, r->hint, ops);
+            break;
+        }
         const void *src = r->data;
         if (!src) {
             rc = grow_buf(d, bytes);
@@ -165,12 +184,11 @@ static int blk_apply(csd_device *d, const csd_block_req *r, uint64_t arrival, in
             fill_pattern(d->blk_buf, r->lba, r->count, pb, r->fill);
             src = d->blk_buf;
         }
-        to_dev = bytes;
         rc = csd_ftl_write_hint(d->ftl, d->blk_ns, off, src, bytes, r->hint, ops);
         break;
     }
     case CSD_BLOCK_READ:
-        to_host = bytes;
+        to_host = link;
         if (r->buf) {
             rc = csd_ftl_read(d->ftl, d->blk_ns, off, r->buf, bytes, ops);
         } else {
@@ -274,7 +292,7 @@ int cmd_block_submit(csd_device *d, const Smartssd__V1__BlockSubmit *m, cmd_ctx 
         const Smartssd__V1__BlockRequest *r = m->requests[i];
         q[i] = (csd_block_req){ .id = r->id, .op = r->op > 255 ? 255 : (uint8_t)r->op, .lba = r->lba, .count = r->count,
                                 .arrival_ns = r->arrival_ns, .data = r->data.len ? r->data.data : NULL,
-                                .fill = r->fill, .hint = r->hint };
+                                .fill = r->fill, .hint = r->hint, .bytes = r->bytes, .zeroes = r->zeroes };
         len[i] = r->data.len;
         want[i] = r->return_data;
     }

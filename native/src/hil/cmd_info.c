@@ -205,6 +205,7 @@ int cmd_stats(csd_device *d, const Smartssd__V1__Stats *m, cmd_ctx *c) {
     add_u64(&l, "isp.buffer_peak_bytes", es.isp_buffer_peak_bytes);
     add_u64(&l, "ftl.host_pages_written", fc.host_pages_written);
     add_u64(&l, "ftl.host_pages_read", fc.host_pages_read);
+    add_u64(&l, "ftl.zero_pages_unstored", fc.zero_pages_unstored);
     add_u64(&l, "ftl.gc_runs", fc.gc_runs);
     add_u64(&l, "ftl.gc_pages_moved", fc.gc_pages_moved);
     add_u64(&l, "ftl.trimmed_pages", fc.trimmed_pages);

@@ -27,8 +27,10 @@ typedef tf_req treq;
 enum { OP_READ = TF_READ, OP_WRITE = TF_WRITE, OP_TRIM = TF_TRIM };
 
 
+enum { PREFILL_NONE, PREFILL_DATA, PREFILL_MAP };
+
 typedef struct replay_opts {
-    int afap, wrap, prefill, stats_only;
+    int afap, wrap, prefill, stats_only, pattern;
     tf_opts tf;
     const char *csv, *plot;
     char qd_set[64];
@@ -85,6 +87,20 @@ static int load(cli *c, const char *path, const replay_opts *o, const ns_map *m,
 
 /* ---- device --------------------------------------------------------------------------------- */
 
+/* One of the device's counters (csd stats), or 0. */
+static uint64_t device_counter(cli *c, const char *key) {
+    Smartssd__V1__Request req = SMARTSSD__V1__REQUEST__INIT;
+    Smartssd__V1__Stats st = SMARTSSD__V1__STATS__INIT;
+    req.command_case = SMARTSSD__V1__REQUEST__COMMAND_STATS;
+    req.stats = &st;
+    Smartssd__V1__Response *r = cli_call(c, &req, NULL);
+    uint64_t v = 0;
+    for (size_t i = 0; r && i < r->stats->n_counters; i++)
+        if (!strcmp(r->stats->counters[i]->key, key)) v = strtoull(r->stats->counters[i]->value, NULL, 10);
+    if (r) smartssd__v1__response__free_unpacked(r, NULL);
+    return v;
+}
+
 typedef struct rstate {
     cli *c;
     const trace *tr;
@@ -94,6 +110,8 @@ typedef struct rstate {
     int64_t outstanding;
     uint64_t now;                   /* the device clock after the last poll */
     uint64_t nflash;
+    uint32_t lba_bytes;
+    int pattern;                    /* writes carry the fill pattern (else zeros) */
 } rstate;
 
 /* A completion into its trace request (ids past the trace are the prefill's). */
@@ -167,9 +185,10 @@ static int drain(rstate *s) {
 }
 
 /* Write, as fast as possible, every LBA the trace reads before it writes it, so those reads find data
- * on flash (as they would on a device in use) rather than holes that need no flash read. Returns the
- * LBAs written, or -1 after an error was printed. */
-static int64_t prefill(rstate *s, uint64_t lbas) {
+ * on flash (as they would on a device in use) rather than holes that need no flash read. map: as
+ * writes of zeros (BlockRequest.zeroes), which map and program the same pages without the data.
+ * Returns the LBAs written, or -1 after an error was printed. */
+static int64_t prefill(rstate *s, uint64_t lbas, int map) {
     const trace *tr = s->tr;
     uint8_t *st = calloc(lbas ? lbas : 1, 1);   /* 1 = written by the trace first, 2 = to fill */
     if (!st) return cli_error(s->c, "RESOURCE_EXHAUSTED", "out of memory"), -1;
@@ -197,7 +216,8 @@ static int64_t prefill(rstate *s, uint64_t lbas) {
             b->op = SMARTSSD__V1__BLOCK_OP__BLOCK_WRITE;
             b->lba = l;
             b->count = (uint32_t)run;
-            b->fill = l + 1;
+            if (map) b->zeroes = 1;
+            else b->fill = l + 1;
             s->bp[k++] = b;
             total += (int64_t)run;
             chunk_lbas += run;
@@ -222,7 +242,8 @@ static int run_trace(rstate *s, int afap, uint64_t base, uint64_t max_out, uint6
         if (room == 0) {
             /* the host queue: hand the device more as HOST_BATCH completions make room */
             uint32_t want = s->outstanding < HOST_BATCH ? (uint32_t)s->outstanding : HOST_BATCH;
-            if (poll_take(s, want, afap ? 0 : base + tr->r[i].t_ns)) return -1;
+            uint64_t next = base + tr->r[i].t_ns;
+            if (poll_take(s, want, afap || next <= s->now ? 0 : next)) return -1;
             continue;
         }
         size_t k = 0;
@@ -245,7 +266,14 @@ static int run_trace(rstate *s, int afap, uint64_t base, uint64_t max_out, uint6
             b->count = cnt;
             /* the host queue: a request the device had no room for arrives when it gets there */
             b->arrival_ns = afap ? 0 : base + q->t_ns > s->now ? base + q->t_ns : s->now;
-            b->fill = q->op == OP_WRITE ? i + 1 : 0;
+            if (q->op == OP_WRITE && s->pattern) b->fill = i + 1;
+            else if (q->op == OP_WRITE) b->zeroes = 1;
+            if (q->op != OP_TRIM) {
+                /* the host link carries the piece's share of the bytes the trace asked for */
+                uint64_t lo = (q->off / s->lba_bytes + done_lbas) * s->lba_bytes, hi = lo + (uint64_t)cnt * s->lba_bytes;
+                uint64_t a = q->off > lo ? q->off : lo, z = q->off + q->size < hi ? q->off + q->size : hi;
+                if (z - a < hi - lo) b->bytes = z - a;
+            }
             last = b->arrival_ns;
             s->bp[k++] = b;
             lsum += cnt;
@@ -305,7 +333,17 @@ static int replay_opt(cli *c, int opt, const char *arg, void *a) {
         else if (!strcmp(arg, "skip")) o->tf.skip_bad = 1;
         else return cli_usage_error(c, &CMD_REPLAY, "--on-error is stop or skip, not '%s'", arg);
         return 0;
-    case 'P': o->prefill = 1; return 0;
+    case 'P':
+        if (!arg || !strcmp(arg, "data")) o->prefill = PREFILL_DATA;
+        else if (!strcmp(arg, "map")) o->prefill = PREFILL_MAP;
+        else return cli_usage_error(c, &CMD_REPLAY, "--prefill is --prefill, --prefill=data or --prefill=map, not "
+                                    "'--prefill=%s'", arg);
+        return 0;
+    case 'W':
+        if (!strcmp(arg, "zeroes")) o->pattern = 0;
+        else if (!strcmp(arg, "pattern")) o->pattern = 1;
+        else return cli_usage_error(c, &CMD_REPLAY, "--write-data is zeroes or pattern, not '%s'", arg);
+        return 0;
     case 'c': o->csv = arg; return 0;
     case 'p': o->plot = arg; return 0;
     case 'l': {
@@ -324,8 +362,8 @@ static int run_replay(cli *c, int argc, char **argv) {
         { "queue-depth", required_argument, 0, 'q' }, { "wrap", no_argument, 0, 'w' },
         { "on-error", required_argument, 0, 'e' }, { "csv", required_argument, 0, 'c' },
         { "plot", required_argument, 0, 'p' }, { "limit", required_argument, 0, 'l' },
-        { "prefill", no_argument, 0, 'P' }, { "time-unit", required_argument, 0, 'u' },
-        { "stats-only", no_argument, 0, 's' },
+        { "prefill", optional_argument, 0, 'P' }, { "time-unit", required_argument, 0, 'u' },
+        { "stats-only", no_argument, 0, 's' }, { "write-data", required_argument, 0, 'W' },
     };
     replay_opts o = { 0 };
     char *pos[2];
@@ -374,17 +412,18 @@ static int run_replay(cli *c, int argc, char **argv) {
     rres *res = calloc(tr.n ? tr.n : 1, sizeof *res);
     Smartssd__V1__BlockRequest *br = calloc(CHUNK, sizeof *br);
     Smartssd__V1__BlockRequest **bp = calloc(CHUNK, sizeof *bp);
-    rstate st = { .c = c, .tr = &tr, .res = res, .br = br, .bp = bp, .now = base };
+    rstate st = { .c = c, .tr = &tr, .res = res, .br = br, .bp = bp, .now = base, .lba_bytes = lba_bytes,
+                  .pattern = o.pattern };
     replay_result rr = { .path = path, .tr = &tr, .res = res, .queue_depth = qd, .flash_queue_depth = fqd,
-                         .afap = o.afap,
-                         .prefill = o.prefill, .prefill_mode = "data", .parse_wall_s = w_parse };
+                         .afap = o.afap, .prefill = o.prefill,
+                         .prefill_mode = o.prefill == PREFILL_MAP ? "map" : "data", .parse_wall_s = w_parse };
     if (!res || !br || !bp) {
         rc = cli_error(c, "RESOURCE_EXHAUSTED", "out of memory");
         goto out;
     }
     if (o.prefill) {
         double w = wall_s();
-        if ((rr.prefilled = prefill(&st, lbas)) < 0 || poll_take(&st, 0, 0)) {
+        if ((rr.prefilled = prefill(&st, lbas, o.prefill == PREFILL_MAP)) < 0 || poll_take(&st, 0, 0)) {
             rc = EXIT_DEVICE;
             goto out;
         }
@@ -399,6 +438,7 @@ static int run_replay(cli *c, int argc, char **argv) {
     }
     rr.replay_wall_s = wall_s() - w1;
     rr.nflash = st.nflash;
+    rr.zero_pages_unstored = device_counter(c, "ftl.zero_pages_unstored");
     if (o.csv && (rc = replay_write_csv(o.csv, &tr, res))) {
         rc = cli_error(c, "IO_ERROR", "cannot write %s: %s", o.csv, strerror(-rc));
         goto out;
@@ -457,8 +497,13 @@ const subcmd CMD_REPLAY = {
     "  --wrap                 fold offsets past the namespace back into it (default: a bad line)\n"
     "  --on-error stop|skip   on a bad line: stop with its line number and reason (default), or skip it\n"
     "  --limit N              replay the first N requests only\n"
-    "  --prefill              first write every LBA the trace reads before writing it (as fast as\n"
-    "                         possible), so its reads find data on flash; the trace starts after\n"
+    "  --prefill[=data|map]   first write every LBA the trace reads before writing it (as fast as\n"
+    "                         possible), so its reads find data on flash; the trace starts after.\n"
+    "                         map: as writes of zeros, which map and program the same pages (the\n"
+    "                         same latencies after) without moving or storing the data\n"
+    "  --write-data zeroes|pattern\n"
+    "                         what the trace's writes write: zeros (default; timed as any write, but the\n"
+    "                         image stores no page data for them) or each request's fill pattern\n"
     "  --csv FILE             one row per request: arrival, admission, first flash command, completion,\n"
     "                         and its latency in parts (docs/BLOCK-IO.md)\n"
     "  --plot FILE            a PNG of the latency CDF per read / write (python3 with matplotlib)\n"

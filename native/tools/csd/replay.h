@@ -44,6 +44,7 @@ typedef struct replay_result {
     const char *prefill_mode;
     int64_t prefilled;
     uint64_t nflash, split;
+    uint64_t zero_pages_unstored;   /* pages of zeros the device did not store (the image held them) */
     double parse_wall_s, prefill_wall_s, replay_wall_s;
 } replay_result;
 

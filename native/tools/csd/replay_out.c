@@ -198,6 +198,7 @@ void replay_report(const replay_result *r, int json, json_object *trace_json) {
         json_object_object_add(j, "split_requests", json_object_new_int64((int64_t)r->split));
         json_object_object_add(j, "prefill", json_object_new_string(r->prefill ? r->prefill_mode : "none"));
         json_object_object_add(j, "prefilled_lbas", json_object_new_int64(r->prefilled));
+        json_object_object_add(j, "zero_pages_unstored", json_object_new_int64((int64_t)r->zero_pages_unstored));
         json_object_object_add(j, "queue_depth", json_object_new_int((int)r->queue_depth));
         json_object_object_add(j, "device_s", json_object_new_double(dev_s));
         json_object_object_add(j, "flash_commands", json_object_new_int64((int64_t)r->nflash));
