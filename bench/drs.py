@@ -161,7 +161,7 @@ class Runner:
             os.unlink(img)
         ctx.run(ctx.tool("csd"), "format", img, "--capacity", wl.capacity, "--preset", "drs", "--set",
                 f"ftl={self.ftl}", *[x for s in sets for x in ("--set", s)])
-        args = [ctx.tool("csd"), "replay", img, wl.path, "--json", "--prefill", "--set", f"flash_scheduler={sched}"]
+        args = [ctx.tool("csd"), "replay", img, wl.path, "--json", "--prefill=map", "--set", f"flash_scheduler={sched}"]
         for s in sets:
             args += ["--set", s]
         if wl.limit:
