@@ -275,6 +275,6 @@ void replay_report(const replay_result *r, int json, json_object *trace_json) {
         printf("delayed requests (a set waited for another's map command): %" PRIu64 " reads (%" PRIu64 " by a cache-"
                "line fetch, %" PRIu64 " by a dirty-line eviction), %" PRIu64 " writes\n", dl[TF_READ][0], dl[TF_READ][1],
                dl[TF_READ][2], dl[TF_WRITE][0]);
-    printf("offered load: %.3f s of flash work per s of arrivals%s\n", load,
+    printf("offered load: %.3g s of flash work per s of arrivals%s\n", load,
            load > 1 ? " (more than the flash can serve: mean latencies grow with the trace's length)" : "");
 }
