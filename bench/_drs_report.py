@@ -16,7 +16,7 @@ def _with(f9, f10, band, raw, b, real):
     return g9, g10
 
 
-def finish(ctx, R, main_wl, wl_rows, fig9, fig10, fig11a, fig11b, band, bursts, raws, depths, paper_rate):
+def finish(ctx, R, main_wl, wl_rows, fig9, fig10, fig11a, fig11b, band, bursts, raws, depths, paper_rate, reuse):
     scheds, base = R.scheds, R.base
     sweep = "drs" if "drs" in scheds else base
     real = {w for w, wl in main_wl.items() if wl.kind == "real trace"}
@@ -43,6 +43,11 @@ def finish(ctx, R, main_wl, wl_rows, fig9, fig10, fig11a, fig11b, band, bursts, 
                 if name in per[(raw, b)] and per[(raw, b)][name][0]) or "none"
         if alt is not None and name in alt:
             row["with Booting at 460.4/s"] = alt[name][0]
+        if name == claims.FIG11A and reuse:
+            ctl = claims.evaluate({"Radio/WB": {}}, fig11a={c: {"Radio/WB": {s: r["read_us"] for s, r in v.items()}}
+                                                           for c, v in reuse.items()})
+            if claims.FIG11A in ctl:
+                row["control: 4 MiB working set, bursts of 8"] = ctl[claims.FIG11A][0]
         claim_rows.append(row)
     ctx.write_csv(claim_rows, name="claims.csv")
 
@@ -82,19 +87,31 @@ def finish(ctx, R, main_wl, wl_rows, fig9, fig10, fig11a, fig11b, band, bursts, 
         ctx.headline("DRS read latency vs RCF, best workload", round(best, 2), "%", claims.PAPER_BEST_READ_PCT)
     for c in claim_rows:
         ctx.headline("claim: " + c["claim"], c["holds"], "holds (1/0)", 1)
+    if reuse:
+        for c in (min(reuse), max(reuse)):
+            ctx.headline(f"Fig. 11a control (4 MiB working set, bursts of 8), {c} B map cache: DRS read latency vs "
+                         f"{base.upper()}", round(claims.rel(reuse[c]["drs"]["read_us"], reuse[c][base]["read_us"]), 2),
+                         "%")
     for r in wl_rows:
-        if "real trace" in r["workload"]:
-            ctx.headline(f"{r['workload']}: Table 1 row, largest deviation from the paper's", r["worst_pct"], "%", 0)
+        if "real trace" in r["workload"]:   # Table 1 from the trace itself, beside the paper's
+            for k, paper, what, unit in (("read_kib", "read_table1", "mean read size", "KiB"),
+                                         ("write_kib", "write_table1", "mean write size", "KiB"),
+                                         ("write_pct", "write_pct_table1", "write requests", "%"),
+                                         ("rate", "rate_table1", "arrival rate", "requests/s")):
+                ctx.headline(f"{r['workload']}: Table 1 {what}", r[k], unit, r[paper])
     wall = sum(float(r["replay_wall_s"]) for r in R.rows)
     cmds = sum(int(r["flash_commands"]) for r in R.rows)
     ctx.headline("replay speed over every run", round(cmds / wall) if wall else 0, "flash commands / s of wall time")
 
     print("\nTable 1 from each trace (csd replay --stats-only) beside the paper's: sizes in KiB (1024 bytes, which "
-          "the paper's kB are) and in kB of 1000 bytes; mean burst: requests per burst (arrivals under 1 ms apart); "
-          "offered load: s of flash work per s of arrivals (overall, and in the busiest second)")
+          "the paper's kB are) and in kB of 1000 bytes; mean burst: requests per burst (arrivals under 1 ms apart), "
+          "burst gap: the median gap inside one; reads after writes: reads touching a map cache line one of the 16 "
+          "writes before them touched within 1 s; offered load: s of flash work per s of arrivals (overall, and in "
+          "the busiest second)")
     print_table(wl_rows, ["workload", "requests", "span_s", "read_kib", "read_kb_1000", "read_table1", "write_kib",
                           "write_kb_1000", "write_table1", "write_pct", "write_pct_table1", "rate", "rate_table1",
-                          "worst_pct", "outside_5pct", "mean_burst", "offered_load", "peak_1s_load", "window_s"])
+                          "worst_pct", "outside_5pct", "mean_burst", "burst_gap_us", "reads_after_writes_pct",
+                          "offered_load", "peak_1s_load", "window_s"])
     if paper_rate:
         print(f"\n{paper_rate['label']}: arrival times x {paper_rate['scale']:.4f}; offered load "
               f"{paper_rate['load']:.2f}" + (f", measured over its first {R.window:g} s ({paper_rate['limit']} requests)"
@@ -104,6 +121,14 @@ def finish(ctx, R, main_wl, wl_rows, fig9, fig10, fig11a, fig11b, band, bursts, 
                       "write_rel_pct": round(claims.rel(v["write"], paper_rate["fig9"][base]["write"]), 2)}
                      for s, v in paper_rate["fig9"].items()], ["scheduler", "read_us", "write_us", "read_rel_pct",
                                                               "write_rel_pct"])
+    if reuse:
+        print("\nFig. 11a control: the Radio/WB stand-in over a 4 MiB span (its working set fits the larger caches), "
+              "bursts of 8")
+        print_table([{"cache_bytes": c, f"{base}_read_us": v[base]["read_us"], "drs_read_us": v["drs"]["read_us"],
+                      "drs_rel_pct": round(claims.rel(v["drs"]["read_us"], v[base]["read_us"]), 1),
+                      "flash_commands": v["drs"]["flash_commands"], "reads_delayed": v["drs"]["reads_delayed"]}
+                     for c, v in sorted(reuse.items())],
+                    ["cache_bytes", f"{base}_read_us", "drs_read_us", "drs_rel_pct", "flash_commands", "reads_delayed"])
     print(f"\nsynthetic band: read latency against {base.upper()} (%) by burst size (b1 = Poisson)")
     print_table(band_rows, band_fields)
     print("\nclaims")
