@@ -3,10 +3,10 @@ import _drs_claims as claims
 from benchlib import print_table
 
 FIELDS = ["exp", "workload", "scheduler", "burst", "raw", "cache", "depth", "time_scale", "window_s", "read_us",
-          "write_us", "all_us", "read_p99_us", "read_rel_pct", "write_rel_pct", "all_rel_pct", "io_queue_us",
-          "flash_queue_us", "flash_us", "host_link_us", "read_io_queue_us", "read_flash_queue_us", "read_flash_us",
-          "reads_delayed", "reads_clf_delayed", "reads_dle_delayed", "offered_load", "flash_commands", "replay_wall_s",
-          "requests", "reads", "writes"]
+          "write_us", "all_us", "read_p99_us", "read_rel_pct", "write_rel_pct", "all_rel_pct", "host_queue_us",
+          "io_queue_us", "flash_queue_us", "flash_us", "host_link_us", "read_io_queue_us", "read_flash_queue_us",
+          "read_flash_us", "reads_delayed", "reads_clf_delayed", "reads_dle_delayed", "offered_load", "flash_commands",
+          "replay_wall_s", "requests", "reads", "writes"]
 
 
 def _with(f9, f10, band, raw, b, real):
@@ -49,7 +49,8 @@ def finish(ctx, R, main_wl, wl_rows, fig9, fig10, fig11a, fig11b, band, bursts, 
             if claims.FIG11A in ctl:
                 row["control: 4 MiB working set, bursts of 8"] = ctl[claims.FIG11A][0]
         claim_rows.append(row)
-    ctx.write_csv(claim_rows, name="claims.csv")
+    claim_fields = list(dict.fromkeys(k for r in claim_rows for k in r))
+    ctx.write_csv(claim_rows, claim_fields, name="claims.csv")
 
     # the band: per synthetic stand-in, each scheduler's read change against the base by burst size
     band_rows = []
@@ -132,7 +133,7 @@ def finish(ctx, R, main_wl, wl_rows, fig9, fig10, fig11a, fig11b, band, bursts, 
     print(f"\nsynthetic band: read latency against {base.upper()} (%) by burst size (b1 = Poisson)")
     print_table(band_rows, band_fields)
     print("\nclaims")
-    print_table(claim_rows, list(claim_rows[0].keys()))
+    print_table(claim_rows, claim_fields)
     print()
     ctx.finish([r for r in R.rows if r["exp"] == "fig9"],
                ["workload", "scheduler", "read_us", "write_us", "all_us", "read_rel_pct", "write_rel_pct",

@@ -17,7 +17,8 @@ class Bench:
     def __init__(self, name, args):
         self.name = name
         self.args = args
-        self.out = os.path.join(ROOT, "out", "bench", name)
+        # SMARTSSD_BENCH_OUT: another directory for the results (tests run benches without touching out/)
+        self.out = os.environ.get("SMARTSSD_BENCH_OUT") or os.path.join(ROOT, "out", "bench", name)
         os.makedirs(self.out, exist_ok=True)
         self.build = os.environ.get("CSD_BUILD", os.path.join(ROOT, "native", "target", "build"))
         self.summary = []

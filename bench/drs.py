@@ -194,7 +194,7 @@ class Runner:
         os.unlink(img)
         lat, b, br, d = j["latency"], j["mean_breakdown"], j["mean_breakdown_read"], j["delayed_requests"]
         return {"read_us": lat["read"]["mean_us"], "write_us": lat["write"]["mean_us"], "all_us": lat["all"]["mean_us"],
-                "read_p99_us": lat["read"]["p99_us"], "io_queue_us": b["io_queue_us"],
+                "read_p99_us": lat["read"]["p99_us"], "host_queue_us": b["host_queue_us"], "io_queue_us": b["io_queue_us"],
                 "flash_queue_us": b["flash_queue_us"], "flash_us": b["flash_us"], "host_link_us": b["host_link_us"],
                 "read_io_queue_us": br["io_queue_us"], "read_flash_queue_us": br["flash_queue_us"],
                 "read_flash_us": br["flash_us"], "reads_delayed": d["read"]["any"], "reads_clf_delayed": d["read"]["clf"],

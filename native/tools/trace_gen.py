@@ -6,7 +6,7 @@ four figures and written in the SNIA/MSR-Cambridge CSV format that `csd replay` 
 
 How a trace is generated (docs/BLOCK-IO.md):
   * arrivals: in bursts of --burst requests (default 1), --burst-gap seconds apart within a burst
-    (default 50 us, near the Movie trace's median gap inside its bursts); the bursts' starts are a
+    (default 50 us, near the real Movie trace's median gap inside its bursts, 36 us); the bursts' starts are a
     Poisson process at the table's rate / burst, so the mean rate is the table's. --burst 1 is a
     Poisson process at the table's rate (exponential inter-arrival times, mean 1/rate s);
   * type: each request is a write with the table's probability, else a read;

@@ -99,8 +99,8 @@ static void fq_release(csd_blk_req *r, uint32_t k, uint64_t now) {
     admit_waiting(r->e, now);
 }
 
-/* One of its flash operations ended at t after holding the flash for svc: the request's last flash
- * time, and, for its own commands (not GC's), the interval it held the flash. */
+/* One of its flash operations held the flash from start to t: the request's last flash time, and, for
+ * its own commands (not GC's), that interval. */
 static void note_op(csd_blk_req *r, const csd_flash_op *op, uint64_t t, uint64_t start) {
     if (t > r->flash_done) r->flash_done = t;
     if (op->src == CSD_SRC_GC || !r->iv) return;
