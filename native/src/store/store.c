@@ -286,15 +286,18 @@ static int reader_drop(csd_store *s, uint64_t first, uint64_t n, int rc) {
 
 static int fill_block(csd_store *s, uint64_t off, uint64_t len);
 
-/* A block reserved as a hole is filled with zeros before its first data write (see reserve). */
+static int reserve(csd_store *s, uint64_t first, uint64_t npages);
+
+/* A block reserved as a hole is allocated and filled with zeros before its first data write (see
+ * csd_store_reserve). */
 static int fill_deferred(csd_store *s, uint64_t first, uint64_t n) {
     if (!s->bzero || !n) return 0;
-    const uint64_t ppb = s->l.pages_per_block, pb = s->l.page_bytes;
+    const uint64_t ppb = s->l.pages_per_block;
     for (uint64_t b = first / ppb; b <= (first + n - 1) / ppb; b++) {
         if (s->bzero[b] != 1) continue;
         uint64_t len = ppb;
         if (b * ppb + len > s->l.physical_pages) len = s->l.physical_pages - b * ppb;
-        int rc = fill_block(s, s->l.data_off + b * ppb * pb, len * pb);
+        int rc = reserve(s, b * ppb, len);
         if (rc) return rc;
         s->bzero[b] = 2;
     }
@@ -430,32 +433,35 @@ static int is_hole(int fd, uint64_t off, uint64_t len) {
 /* Writing into a hole makes the file system allocate (delayed allocation) page by page, which cost
  * the kernel about three times the write itself; one fallocate per block opened for programming
  * allocates the block's pages in one extent (a no-op when they are allocated already, as after an
- * erase), and a full host disk shows up here, before any page of the block is written. A block that
- * was a hole (never written, or punched) already reads as zeros: its zero fill waits for its first
- * data write, so pages of zeros (csd_ftl_write_zeroes) there write nothing. *hole says which. */
-static int reserve(csd_store *s, uint64_t first, uint64_t npages, int *hole) {
+ * erase), and a full host disk shows up here, before any page of the block is written. */
+static int reserve(csd_store *s, uint64_t first, uint64_t npages) {
     uint64_t off = s->l.data_off + first * s->l.page_bytes, len = npages * s->l.page_bytes;
-    *hole = is_hole(s->fd, off, len);
 #ifdef FALLOC_FL_KEEP_SIZE
     if (s->reserve) {
-        if (fallocate(s->fd, FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) == 0) return *hole ? 0 : fill_block(s, off, len);
+        if (fallocate(s->fd, FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) == 0) return fill_block(s, off, len);
         if (errno == ENOSPC || errno == EDQUOT) return -EDQUOT;
         if (errno != EOPNOTSUPP && errno != ENOSYS) return -errno;
         s->reserve = 0;   /* this file system cannot: pages are allocated as they are written */
     }
 #endif
-    return *hole ? 0 : fill_block(s, off, len);
+    return fill_block(s, off, len);
 }
 
+/* A whole block that is a hole in the file (never written, or punched) already reads as zeros: it is
+ * only marked, and allocated and filled at its first data write (fill_deferred), so pages of zeros
+ * (csd_ftl_write_zeroes) there cost the host's disk nothing. Any other block is reserved now. */
 int csd_store_reserve(csd_store *s, uint64_t first, uint64_t npages) {
     if (!ppn_ok(s, first, npages)) return -EINVAL;
     const uint64_t ppb = s->l.pages_per_block;
     if (!s->bzero && !(s->bzero = calloc(s->l.physical_pages / ppb + 1, 1))) return -ENOMEM;
     runs_invalidate(s, first, npages);   /* the block is filled with zeros */
-    int hole, rc = reserve(s, first, npages, &hole);
-    /* only a whole block is tracked: a reservation of part of one leaves it unknown */
-    if (first % ppb == 0 && (npages == ppb || first + npages == s->l.physical_pages))
-        s->bzero[first / ppb] = rc ? 0 : hole ? 1 : 2;
+    int whole = first % ppb == 0 && (npages == ppb || first + npages == s->l.physical_pages);
+    if (whole && is_hole(s->fd, s->l.data_off + first * s->l.page_bytes, npages * s->l.page_bytes)) {
+        s->bzero[first / ppb] = 1;
+        return reader_drop(s, first, npages, 0);
+    }
+    int rc = reserve(s, first, npages);
+    if (whole) s->bzero[first / ppb] = rc ? 0 : 2;
     return reader_drop(s, first, npages, rc);
 }
 
