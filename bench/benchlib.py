@@ -146,7 +146,8 @@ ALIASES = {"2pm": "twopm"}
 def main():
     if len(sys.argv) < 2:
         names = sorted({v: k for k, v in ALIASES.items()}.get(f[:-3], f[:-3])
-                       for f in os.listdir(os.path.dirname(__file__)) if f.endswith(".py") and f != "benchlib.py")
+                       for f in os.listdir(os.path.dirname(__file__))
+                       if f.endswith(".py") and f != "benchlib.py" and not f.startswith("_"))
         sys.exit("usage: bin/smartssd bench NAME [ARGS]\nbenches: " + ", ".join(names))
     name = sys.argv[1]
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

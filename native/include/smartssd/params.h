@@ -120,6 +120,11 @@ typedef struct csd_params {
     /* host block I/O (docs/BLOCK-IO.md) */
     uint32_t block_queue_depth;         /* requests: block requests in service at once; later arrivals
                                          * wait in the I/O request queue for a slot (1..65536) */
+    uint32_t flash_queue_depth;         /* commands: the flash command queue's entries (DRS paper VI-A);
+                                         * each command set in progress holds one (its current command)
+                                         * from its request's admission until its last command completes;
+                                         * a request waits in the I/O request queue until its sets fit
+                                         * (any request fits an empty queue); 0 = no limit */
     /* map-cached FTL (ftl = dftl; DRS paper II-A) */
     uint64_t map_cache_bytes;           /* bytes of device DRAM for cached map entries (8 bytes each) */
     uint32_t map_cache_line_entries;    /* entries per cache line: the unit fetched from a map page */

@@ -91,6 +91,7 @@ static const field FIELDS[] = {
     FLD(combo_small_bytes, F_BYTES, "bytes"),
     /* host block I/O */
     FLD(block_queue_depth, F_U32, "requests"),
+    FLD(flash_queue_depth, F_U32, "commands"),
     /* map-cached FTL */
     FLD(map_cache_bytes, F_BYTES, "bytes"),
     FLD(map_cache_line_entries, F_U32, "entries"),
@@ -288,8 +289,8 @@ static void preset_hybrid(csd_params *p) {
 }
 
 /* The DRS paper's device (section VI-A): a low-end embedded flash storage of one channel and one way,
- * 4 KB pages, tR 60 us and tProg 700 us, a flash command queue depth of 256 (taken here as the block
- * queue depth). What the paper leaves open is an assumption named in docs/BLOCK-IO.md: the erase time
+ * 4 KB pages, tR 60 us and tProg 700 us, a flash command queue depth of 256 commands (the host's
+ * queue of requests is not what limits it: block_queue_depth at its largest). What the paper leaves open is an assumption named in docs/BLOCK-IO.md: the erase time
  * (3.5 ms, the 2PM paper's TLC figure), the channel rate (400 MB/s: a 4 KB page in 10.24 us), no
  * firmware cost per page, 256 pages per block and the command overhead. The FTL is the map-cached one
  * with the paper's 1 KB map cache. */
@@ -307,7 +308,8 @@ static void preset_drs(csd_params *p) {
     p->fw_page_ns = 0;
     p->host_link_bytes_per_s = 1600000000ull;
     p->cmd_overhead_ns = 5000;
-    p->block_queue_depth = 256;
+    p->block_queue_depth = 65536;
+    p->flash_queue_depth = 256;
     /* flash_scheduler stays fifo unless chosen (bench drs runs every scheduler) */
     name_set(p->ftl, "dftl");
     p->map_cache_bytes = 1024;
@@ -501,6 +503,7 @@ int csd_config_check_values(const csd_params *p, char *err, size_t errlen) {
     REQUIRE(p->host_reader <= 1, "host_reader is 0 or 1");
     REQUIRE(p->orphan_timeout_ms <= 86400000ull, "orphan_timeout_ms must be 0..86400000 (one day)");
     REQUIRE(p->block_queue_depth >= 1 && p->block_queue_depth <= 65536, "block_queue_depth must be 1..65536");
+    REQUIRE(p->flash_queue_depth <= 65536, "flash_queue_depth must be 0 (no limit) or 1..65536");
     REQUIRE(p->map_cache_line_entries >= 1 && p->map_cache_line_entries <= 4096,
             "map_cache_line_entries must be 1..4096");
     REQUIRE(p->map_cache_bytes >= 8ull * p->map_cache_line_entries && p->map_cache_bytes <= (1ull << 30),
