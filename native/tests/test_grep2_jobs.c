@@ -228,7 +228,7 @@ int main(void) {
     CHECK(ref.n > 100);
     run_job(image, &p, "fcfs", log_id, sink, &base);
     check_same(&base, &ref, "fcfs against the log");
-    static const char *const policies[] = { "paq", "2pm", "2pm+", "slacker", "cars", "flin" };
+    static const char *const policies[] = { "paq", "readfirst", "2pm", "2pm+", "slacker", "cars", "flin", "flin-src" };
     for (size_t i = 0; i < sizeof policies / sizeof *policies; i++) {
         hits h = { 0 };
         run_job(image, &p, policies[i], log_id, sink, &h);
