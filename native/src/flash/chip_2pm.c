@@ -39,7 +39,8 @@ typedef struct req_ent {
 } req_ent;
 
 typedef struct twopm {
-    int plus;
+    int slack;             /* IV-C, slack-aware insertion */
+    int guard;             /* IV-D, anti-starvation: the guard (a) and the bound (b) */
     uint32_t max_passes;
     req_ent *tab;
     size_t cap, n;         /* cap: 0 or a power of two */
@@ -121,21 +122,21 @@ static int read_over_write(const csd_flash_op *b, const csd_flash_op *x) { retur
 /* May x be moved ahead of b? inserting: x is a newcomer (the slack rule applies). */
 static int may_pass(const cq *q, const csd_flash_op *b, const csd_flash_op *x, int inserting) {
     const twopm *t = q->pol;
-    if (!t->plus || read_over_write(b, x)) return rank(b) < rank(x);
-    if (b->barrier || guarded(t, b) || (t->max_passes && b->passed >= t->max_passes)) return 0;
+    if ((!t->slack && !t->guard) || read_over_write(b, x)) return rank(b) < rank(x);
+    if (t->guard && (b->barrier || guarded(t, b) || (t->max_passes && b->passed >= t->max_passes))) return 0;
     if (rank(b) < rank(x)) return 1;
     /* slack: a program or erase never takes a read's */
-    return inserting && !(rank(x) == 0 && rank(b) > 0) && b->slack_ns > (int64_t)cq_est(q, x);
+    return t->slack && inserting && !(rank(x) == 0 && rank(b) > 0) && b->slack_ns > (int64_t)cq_est(q, x);
 }
 
 static void pass(const cq *q, csd_flash_op *b, const csd_flash_op *x) {
     twopm *t = q->pol;
-    if (!t->plus) {
+    if (!t->slack && !t->guard) {
         b->passed++;
         return;
     }
     int64_t d = (int64_t)cq_est(q, x);
-    b->slack_ns = b->slack_ns > d ? b->slack_ns - d : 0;   /* b now ends d later */
+    if (t->slack) b->slack_ns = b->slack_ns > d ? b->slack_ns - d : 0;   /* b now ends d later */
     if (read_over_write(b, x)) return;                     /* read priority: not a swap the bound counts */
     if (!b->passed++ && tracked(b)) {
         req_ent *e = find(t, b->owner);
@@ -164,9 +165,9 @@ static void refresh(cq *q, uint32_t chip) {
 
 static void place(cq *q, uint32_t chip, csd_flash_op *op, uint64_t now) {
     twopm *t = q->pol;
-    if (t->plus) {
-        /* an urgent newcomer keeps its place: no slack to give away (IV-C, as a raised one) */
-        if (rank(op) >= 2) op->slack_ns = 0;
+    /* an urgent newcomer keeps its place: no slack to give away (IV-C, as a raised one) */
+    if (t->slack && rank(op) >= 2) op->slack_ns = 0;
+    if (t->guard) {
         if (tracked(op)) {
             req_ent *e = get(t, op->owner);
             e->queued++;
@@ -181,7 +182,7 @@ static csd_flash_op *take(cq *q, uint32_t chip, uint64_t now) {
     twopm *t = q->pol;
     if (!q->c[chip].n) return NULL;
     csd_flash_op *op = cq_remove(q, chip, 0);
-    req_ent *e = t->plus && tracked(op) ? find(t, op->owner) : NULL;
+    req_ent *e = t->guard && tracked(op) ? find(t, op->owner) : NULL;
     if (!e) return op;
     int lifted = !e->started && op->match == CSD_MATCH_UNKNOWN;
     e->started = 1;
@@ -195,29 +196,32 @@ static csd_flash_op *take(cq *q, uint32_t chip, uint64_t now) {
 
 static void reorder(cq *q, uint32_t chip, const void *owner, uint64_t now) {
     cq_chip *c = &q->c[chip];
-    int plus = ((const twopm *)q->pol)->plus;
+    const twopm *t = q->pol;
     /* front to back, so the request's own sub-requests keep their order */
     for (size_t i = 0; i < c->n; i++) {
         if (c->q[i]->owner != owner) continue;
-        if (plus) c->q[i]->slack_ns = 0;
+        if (t->slack) c->q[i]->slack_ns = 0;
         forward(q, chip, i, 0);
     }
-    if (plus) refresh(q, chip);   /* its class is known now: no guard on it any more */
+    if (t->guard) refresh(q, chip);   /* its class is known now: no guard on it any more */
 }
 
-static int init_common(void **state, const csd_params *p, uint32_t chips, int plus) {
+static int init_common(void **state, const csd_params *p, uint32_t chips, int slack, int guard) {
     twopm *t = calloc(1, sizeof *t);
     if (!t) return -ENOMEM;
-    t->plus = plus;
+    t->slack = slack;
+    t->guard = guard;
     t->max_passes = p->chip_max_passes;
-    cq_hooks h = { .place = place, .take = take, .reorder = reorder, .slack = plus, .read_first = 1 };
+    cq_hooks h = { .place = place, .take = take, .reorder = reorder, .slack = slack, .read_first = 1 };
     int rc = cq_init(state, p, chips, &h, t);
     if (rc) free(t);
     return rc;
 }
 
-static int init_2pm(void **state, const csd_params *p, uint32_t chips) { return init_common(state, p, chips, 0); }
-static int init_plus(void **state, const csd_params *p, uint32_t chips) { return init_common(state, p, chips, 1); }
+static int init_2pm(void **state, const csd_params *p, uint32_t chips) { return init_common(state, p, chips, 0, 0); }
+static int init_plus(void **state, const csd_params *p, uint32_t chips) { return init_common(state, p, chips, 1, 1); }
+static int init_sl(void **state, const csd_params *p, uint32_t chips) { return init_common(state, p, chips, 1, 0); }
+static int init_as(void **state, const csd_params *p, uint32_t chips) { return init_common(state, p, chips, 0, 1); }
 
 static void destroy(void *state) {
     twopm *t = ((cq *)state)->pol;
@@ -233,5 +237,16 @@ const csd_chip_sched_ops csd_chip_sched_2pm = {
 
 const csd_chip_sched_ops csd_chip_sched_2pm_plus = {
     .name = "2pm+", .init = init_plus, .enqueue = cq_enqueue, .next = cq_next, .destroy = destroy,
+    .reorder = cq_reorder, .attach = cq_attach,
+};
+
+/* 2pm+'s two additions one at a time (ablations): slack-aware insertion alone, anti-starvation alone */
+const csd_chip_sched_ops csd_chip_sched_2pm_sl = {
+    .name = "2pm-sl", .init = init_sl, .enqueue = cq_enqueue, .next = cq_next, .destroy = destroy,
+    .reorder = cq_reorder, .attach = cq_attach,
+};
+
+const csd_chip_sched_ops csd_chip_sched_2pm_as = {
+    .name = "2pm-as", .init = init_as, .enqueue = cq_enqueue, .next = cq_next, .destroy = destroy,
     .reorder = cq_reorder, .attach = cq_attach,
 };
