@@ -42,10 +42,12 @@ class Bench:
                 w.writerow({k: r.get(k, "") for k in fields})
         return path
 
-    def headline(self, name, ours, unit, paper=None):
+    def headline(self, name, ours, unit, paper=None, **extra):
+        """extra: more fields beside "ours" (a confidence interval: ci_low, ci_high, samples; the setup)."""
         entry = {"name": name, "ours": ours, "unit": unit}
         if paper is not None:
             entry["paper"] = paper
+        entry.update(extra)
         self.summary.append(entry)
 
     def plot(self, filename, title, xlabel, ylabel, series, kind="line", logx=False, logy=False, legend_below=False):

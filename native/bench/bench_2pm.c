@@ -7,6 +7,7 @@
  *   --exp NAME           the rows' first column
  *   --policies a,b,..    chip policies (default paq,fcfs,readfirst,slacker,cars,flin,2pm,2pm+); the
  *                        first is the baseline of the delays (Fig. 11)
+ *   --delay-base P       a second baseline for the delays (columns *_b), one of the policies
  *   --isp-qd N           tasklet requests in the device at most (default 16)
  *   --write-qd N|mix     host writes in the device at most (default 16; 0 = one depth, --isp-qd, shared;
  *                        mix = the mix's share: isp-qd x w / (1 - w) for write share w, at least 1)
@@ -37,10 +38,11 @@
     "exp,workload,policy,seed,load,isp_qd,write_qd,host,slots,chips,passes,suspend,key_frac,density,"          \
     "isp_key,isp_nonkey,writes,migrations,key_ns,nonkey_ns,write_ns,key_dev_ns,nonkey_dev_ns,key_p99_ns,"      \
     "nonkey_p99_ns,makespan_ns,chip_util,suspends,delayed_key,delay_total_ns,delay_p9999_ns,delay_max_ns,"     \
-    "key_detect_ns,key_detected,fig10_pages,fig10_ooo_ns,fig10_ino_ns,fig10_ooo_p99_ns,fig10_ino_p99_ns"
+    "key_detect_ns,key_detected,fig10_pages,fig10_ooo_ns,fig10_ino_ns,fig10_ooo_p99_ns,fig10_ino_p99_ns,"         \
+    "delayed_key_b,delay_total_b_ns,delay_p9999_b_ns"
 
 typedef struct opts {
-    const char *exp, *trace;
+    const char *exp, *trace, *delay_base;
     uint32_t isp_qd, write_qd, slots, chips, passes, suspend, requests;
     int slots_set, passes_set, host, fig10;
     double load, key, key_scale, density, write_frac, migrations;
@@ -109,10 +111,14 @@ static int params_of(const opts *o, const char *policy, csd_params *p) {
     if (csd_params_preset(p, "2pm")) return -EINVAL;
     set_geometry(p, o->chips);
     p->blocks_per_plane = 512;
-    /* 16 MiB of ISP buffer instead of the preset's 64: never full here (at most 32 requests of 64 pages
-     * = 8 MiB in the device), and the engine sets up a page-operation pool of the buffer's size per
-     * request, which at 64 MiB is most of this harness's run time */
+    /* 16 MiB of ISP buffer instead of the preset's 64 (more for large requests): never full here (at
+     * most 32 requests of 64 pages = 8 MiB in the device), and the engine sets up a page-operation pool
+     * of the buffer's size per request, which at 64 MiB is most of this harness's run time */
     p->isp_buffer_bytes = 16u << 20;
+    uint32_t most = 0;
+    for (int i = 0; i < 4; i++) most = o->isp_set && o->isp_pages[i] > most ? o->isp_pages[i] : most;
+    if ((uint64_t)2 * o->isp_qd * most * p->page_bytes > p->isp_buffer_bytes)
+        p->isp_buffer_bytes = (uint64_t)2 * o->isp_qd * most * p->page_bytes;   /* large requests: still never full */
     if (o->slots_set) p->chip_queue_slots = o->slots;
     if (o->passes_set) p->chip_max_passes = o->passes;
     p->flash_suspend = o->suspend;
@@ -143,7 +149,20 @@ static int run_workload(int wi, const opts *o) {
         long q = lround(o->isp_qd * w / (1 - w));
         ro.write_qd = q < 1 ? 1 : (uint32_t)q;
     }
-    twopm_result base = { 0 };
+    /* the delays' baselines: the first policy, and --delay-base (run first when it is later in the list) */
+    twopm_result base = { 0 }, base_b = { 0 };
+    int bi = -1;
+    for (int pi = 0; o->delay_base && pi < o->npol; pi++)
+        if (!strcmp(o->policies[pi], o->delay_base)) bi = pi;
+    if (bi > 0) {
+        csd_params p;
+        params_of(o, o->policies[bi], &p);
+        if ((rc = twopm_run(&p, &m, &l, &ro, &base_b, err, sizeof err))) {
+            fprintf(stderr, "bench_2pm: %s %s: %s\n", m.name, o->policies[bi], err);
+            twopm_list_free(&l);
+            return rc;
+        }
+    }
     for (int pi = 0; pi < o->npol; pi++) {
         csd_params p;
         params_of(o, o->policies[pi], &p);
@@ -156,7 +175,9 @@ static int run_workload(int wi, const opts *o) {
         uint64_t nk = 0, nn = 0, nw = 0;
         double sk = 0, sn = 0, sw = 0, skd = 0, snd = 0;
         uint64_t *kv = malloc(sizeof *kv * r.n), *nv = malloc(sizeof *nv * r.n), *dv = malloc(sizeof *dv * r.n);
-        uint64_t delayed = 0, dtotal = 0, dmax = 0, nd = 0, ndet = 0;
+        uint64_t delayed = 0, dtotal = 0, dmax = 0, nd = 0, ndet = 0, delayed_b = 0, dtotal_b = 0, nb = 0;
+        uint64_t *dvb = malloc(sizeof *dvb * r.n);
+        const twopm_result *bb = bi == 0 ? (pi == 0 ? &r : &base) : bi > 0 ? &base_b : NULL;
         double sdet = 0;
         for (size_t i = 0; i < r.n; i++) {
             const twopm_req_result *q = &r.req[i];
@@ -171,6 +192,12 @@ static int run_workload(int wi, const opts *o) {
                 if (q->matched_ns) {   /* detected: a page matched on its own (not only cut lines) */
                     ndet++;
                     sdet += (double)(q->matched_ns - q->arrive_ns);
+                }
+                if (bb && bb->req) {
+                    uint64_t blat = bb->req[i].finish_ns - bb->req[i].arrive_ns, d = lat > blat ? lat - blat : 0;
+                    dvb[nb++] = d;
+                    delayed_b += d > 0;
+                    dtotal_b += d;
                 }
                 if (base.req) {
                     const twopm_req_result *b = &base.req[i];
@@ -192,29 +219,32 @@ static int run_workload(int wi, const opts *o) {
         double util = r.makespan_ns ? (double)r.chip_busy_ns / ((double)chips * (double)r.makespan_ns) : 0;
         printf("%s,%s,%s,%" PRIu64 ",%.4f,%u,%u,%s,%u,%u,%u,%u,%.4f,%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
                ",%.0f,%.0f,%.0f,%.0f,%.0f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.4f,%" PRIu64 ",%" PRIu64 ",%" PRIu64
-               ",%" PRIu64 ",%" PRIu64 ",%.0f,%" PRIu64 ",%zu,%.0f,%.0f,%" PRIu64 ",%" PRIu64 "\n",
+               ",%" PRIu64 ",%" PRIu64 ",%.0f,%" PRIu64 ",%zu,%.0f,%.0f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+               ",%" PRIu64 "\n",
                o->exp, m.name, o->policies[pi], o->seed, load, o->isp_qd, ro.write_qd, o->host == TWOPM_HOST_CARS ? "cars" : o->host == TWOPM_HOST_RR ? "rr" : "fifo",
                p.chip_queue_slots, chips, p.chip_max_passes, p.flash_suspend, m.key_frac, m.key_density, nk, nn, nw,
                r.migrations, nk ? sk / nk : 0, nn ? sn / nn : 0, nw ? sw / nw : 0, nk ? skd / nk : 0,
                nn ? snd / nn : 0, pct(kv, nk, 0.99), pct(nv, nn, 0.99), r.makespan_ns, util, r.suspends, delayed,
                dtotal, pct(dv, nd, 0.9999), dmax, ndet ? sdet / ndet : 0, ndet, r.fig10_n,
                mean(r.fig10_ooo_ns, r.fig10_n), mean(r.fig10_ino_ns, r.fig10_n), pct(r.fig10_ooo_ns, r.fig10_n, 0.99),
-               pct(r.fig10_ino_ns, r.fig10_n, 0.99));
+               pct(r.fig10_ino_ns, r.fig10_n, 0.99), delayed_b, dtotal_b, pct(dvb, nb, 0.9999));
         fflush(stdout);
         free(kv);
         free(nv);
         free(dv);
+        free(dvb);
         if (pi == 0) base = r;
         else twopm_result_free(&r);
     }
     twopm_result_free(&base);
+    twopm_result_free(&base_b);
     twopm_list_free(&l);
     return rc;
 }
 
 static void usage(const char *why) {
     if (why) fprintf(stderr, "bench_2pm: %s\n", why);
-    fprintf(stderr, "usage: bench_2pm [--exp NAME] [--policies a,b] [--isp-qd N] [--write-qd N|mix] [--load X] [--trace FILE]\n"
+    fprintf(stderr, "usage: bench_2pm [--exp NAME] [--policies a,b] [--delay-base P] [--isp-qd N] [--write-qd N|mix] [--load X] [--trace FILE]\n"
                     "                 [--host fifo|rr|cars] [--seed N] [--requests N] [--key F] [--key-scale F] [--density F]\n"
                     "                 [--write-frac F] [--migrations F] [--isp-pages a,b,c,d] [--write-pages a,b,c,d]\n"
                     "                 [--slots N] [--chips N] [--passes N] [--suspend 0|1] [--fig10]\n"
@@ -247,6 +277,7 @@ int main(int argc, char **argv) {
     static const char *const DEFAULT_POLICIES[] = { "paq", "fcfs", "readfirst", "slacker", "cars", "flin", "2pm", "2pm+" };
     static const struct option longopts[] = {
         { "exp", required_argument, NULL, 'e' }, { "policies", required_argument, NULL, 'P' },
+        { "delay-base", required_argument, NULL, 'D' },
         { "isp-qd", required_argument, NULL, 'q' }, { "write-qd", required_argument, NULL, 'w' },
         { "load", required_argument, NULL, 'L' }, { "trace", required_argument, NULL, 't' },
         { "host", required_argument, NULL, 'H' }, { "seed", required_argument, NULL, 'S' },
@@ -264,6 +295,7 @@ int main(int argc, char **argv) {
     while ((ch = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
         switch (ch) {
         case 'e': o.exp = optarg; break;
+        case 'D': o.delay_base = optarg; break;
         case 'P': pols = optarg; break;
         case 'q': o.isp_qd = u32_arg(optarg, "--isp-qd"); break;
         case 'w':
