@@ -26,7 +26,7 @@ each workload's change against the baseline, with a 95 % confidence interval ove
 
 usage: bin/smartssd bench 2pm [--quick] [--jobs] [--no-real-jobs]
        --quick: 4 workloads x 2 seeds of 600 requests, a few sweep points, no jobs (a few minutes)
-       default: 16 workloads x 5 seeds of 1500 requests, every sweep, the jobs and the real jobs
+       default: 16 workloads x 5 seeds of 1000 requests, every sweep, the jobs and the real jobs
        --jobs:  only the real jobs (a few minutes)
        --no-real-jobs: all but the Hadoop and Spark jobs (no JVM needed)
        SMARTSSD_BENCH_JOBS=N runs N harnesses at once (default 2)
@@ -151,9 +151,9 @@ def main(b):
         b.finish(rows, list(rows[0].keys()))
         return
     t0 = time.time()
-    R = Runs(b, "600" if quick else "1500")
+    R = Runs(b, "600" if quick else "1000")
     seeds = ["1", "2"] if quick else ["1", "2", "3", "4", "5"]
-    sweep_seeds = ["1"] if quick else ["1", "2", "3"]
+    sweep_seeds = ["1"] if quick else ["1", "2"]
     all_w = [str(w) for w in (SUBSET if quick else range(16))]
     sub = [str(w) for w in SUBSET]
 
@@ -194,10 +194,11 @@ def main(b):
     b.plot("fig9_basic.png", "Fig. 9 against 2PM's basic rules (readfirst)", "workload",
            "key latency change vs readfirst (%)", {p: (wls, mean_by_w(kb, p)) for p in ("2pm", "2pm-sl", "2pm-as", "2pm+")},
            kind="bar", legend_below=True)
-    det = [r["key_detect_ns"] / r["key_ns"] for r in fig9 if r["policy"] == "paq" and r["key_ns"] and r["key_detected"]]
-    if det:
-        b.headline("key requests under PAQ: first matching page classified at this share of their latency (mean)",
-                   round(100.0 * statistics.mean(det), 1), "%", setup="faithful")
+    for p in ("readfirst", "2pm"):
+        det = [r["key_detect_ns"] / r["key_ns"] for r in fig9 if r["policy"] == p and r["key_ns"] and r["key_detected"]]
+        if det:
+            b.headline(f"key requests under {NAME[p]}: first matching page classified at this share of their latency (mean)",
+                       round(100.0 * statistics.mean(det), 1), "%", setup="faithful")
     util = {p: statistics.mean(r["chip_util"] for r in fig9 if r["policy"] == p) for p in ("paq", "fcfs", "readfirst", "2pm+")}
     for p, u in util.items():
         b.headline(f"chips busy under {NAME[p]} (share of the run, mean)", round(100.0 * u, 1), "%", setup="faithful")
@@ -227,11 +228,12 @@ def main(b):
     p9999 = max(r["delay_p9999_ns"] for r in fig9 if r["policy"] == "2pm+") / 1e6
 
     # ---- the pass bound (IV-D), swept ---------------------------------------------------------------------
-    passes = ["1", "8", "0"] if quick else ["1", "2", "4", "8", "16", "32", "0"]
+    passes = ["1", "8", "0"] if quick else ["1", "2", "4", "8", "16", "0"]
     pass_rows = []
     for n in passes:
-        pass_rows += R.run(f"passes-{n}", sub, sweep_seeds, ["paq", "readfirst", "2pm", "2pm+"], FAITHFUL + ["--passes", n],
-                           sweep="passes", value=int(n))
+        # 2pm-as: anti-starvation alone, to tell the guard's cost from the bound's
+        pols = ["paq", "readfirst", "2pm", "2pm+"] + (["2pm-as"] if n in ("0", "8") else [])
+        pass_rows += R.run(f"passes-{n}", sub, sweep_seeds, pols, FAITHFUL + ["--passes", n], sweep="passes", value=int(n))
     series = {"2pm+ vs PAQ": [], "2pm+ vs readfirst": []}
     for n in passes:
         rows = [r for r in pass_rows if r["value"] == int(n)]
@@ -245,6 +247,9 @@ def main(b):
         if d2:
             b.headline(f"pass bound {bound}: Fig. 11 total delay, 2PM+ against 2PM", round(100.0 * (d3 / d2 - 1), 1), "%",
                        setup="faithful, 4 workloads")
+        if n in ("0", "8"):
+            entry(b, f"pass bound {bound}: 2PM + anti-starvation key-request latency vs readfirst",
+                  per_seed(rel(rows, "key_ns", "readfirst"), "2pm-as"), setup="faithful, 4 workloads")
         series["2pm+ vs PAQ"].append(m1)
         series["2pm+ vs readfirst"].append(m2)
     xs = [int(n) if n != "0" else 64 for n in passes]
@@ -254,11 +259,10 @@ def main(b):
     # ---- what the paper leaves open, swept ---------------------------------------------------------------
     knob_pol = ["paq", "readfirst", "2pm", "2pm+"]
     knobs = {
-        "key share": ("--key", ["0.01", "0.03", "0.1", "0.5"] if quick else ["0.01", "0.03", "0.05", "0.1", "0.2", "0.5"]),
-        "matching lines per page": ("--density", ["0.1", "2"] if quick else ["0.1", "0.5", "1", "2", "4"]),
-        "tasklet request pages": ("--isp-pages", ["2,4,8,16"] if quick else ["1,2,4,8", "2,4,8,16", "8,16,32,64",
-                                                                             "32,64,128,256"]),
-        "write share": ("--write-frac", ["0.1", "0.5"] if quick else ["0", "0.1", "0.3", "0.5", "0.7"]),
+        "key share": ("--key", ["0.01", "0.5"] if quick else ["0.01", "0.03", "0.1", "0.5"]),
+        "matching lines per page": ("--density", ["2"] if quick else ["0.1", "0.5", "2"]),
+        "tasklet request pages": ("--isp-pages", ["2,4,8,16"] if quick else ["2,4,8,16", "8,16,32,64", "32,64,128,256"]),
+        "write share": ("--write-frac", ["0.1"] if quick else ["0", "0.3", "0.7"]),
     }
     for knob, (flag, values) in knobs.items():
         pts = {"2pm vs PAQ": [], "2pm+ vs PAQ": [], "2pm vs readfirst": [], "2pm+ vs readfirst": []}
@@ -272,9 +276,27 @@ def main(b):
                     pts[f"{p} vs {'PAQ' if base == 'paq' else base}"].append(m)
             entry(b, f"{knob} {v}: 2PM+ non-key latency vs readfirst", per_seed(rel(rows, "nonkey_ns", "readfirst"), "2pm+"),
                   setup="faithful, 4 workloads")
-        xs = list(range(len(values)))
-        b.plot(f"knob_{flag[2:]}.png", f"{knob} (faithful configuration otherwise; x: {', '.join(values)})",
-               f"{knob} (index into the values)", "key latency change (%)", {k: (xs, v) for k, v in pts.items()})
+        # sizes: the mean of the four, in pages
+        xs = [statistics.mean(float(x) for x in v.split(",")) for v in values]
+        unit = {"key share": "share of tasklet requests", "matching lines per page": "lines per page of a key request",
+                "tasklet request pages": "mean pages of a tasklet request", "write share": "share of requests"}[knob]
+        b.plot(f"knob_{flag[2:]}.png", f"{knob} (faithful configuration otherwise)", f"{knob} ({unit})",
+               "key latency change (%)", {k: (xs, v) for k, v in pts.items()}, logx=knob == "tasklet request pages")
+
+    # ---- where detection comes earlier, and deeper queues ----------------------------------------------
+    if not quick:
+        for label, args in (("no host writes, 2 matching lines per page, no pass bound",
+                             ["--write-frac", "0", "--density", "2", "--passes", "0"]),
+                            ("no host writes, 2 matching lines per page", ["--write-frac", "0", "--density", "2"]),
+                            ("32 tasklet requests in the group, sub-request queue 32", ["--isp-qd", "32", "--slots", "32"])):
+            rows = R.run("extra-" + label.replace(" ", "-"), sub, sweep_seeds, knob_pol, FAITHFUL + args)
+            for p in ("2pm", "2pm+"):
+                for base, bn in (("paq", "PAQ"), ("readfirst", "readfirst")):
+                    entry(b, f"{label}: {p.upper()} key-request latency vs {bn}", per_seed(rel(rows, "key_ns", base), p),
+                          setup="faithful otherwise, 4 workloads")
+            det = [r["key_detect_ns"] / r["key_ns"] for r in rows if r["policy"] == "readfirst" and r["key_detected"]]
+            b.headline(f"{label}: first matching page classified at this share of a key request's latency under readfirst",
+                       round(100.0 * statistics.mean(det), 1), "%", setup="faithful otherwise, 4 workloads")
 
     # ---- one shared path (the earlier setup) against separate paths -------------------------------------
     for label, args in (("one shared path of 16 (writes take tasklet slots)", ["--write-qd", "0", "--key-scale", "0.1"]),
@@ -289,7 +311,7 @@ def main(b):
     # ---- open loop: the mixes as timed MSR-format traces -------------------------------------------------
     mixdir = os.path.join(b.out, "mixes")
     os.makedirs(mixdir, exist_ok=True)
-    loads = ["0.5"] if quick else ["0.3", "0.5", "0.7", "0.9"]
+    loads = ["0.5"] if quick else ["0.5", "0.9"]
     for w in sub:
         b.run(R.exe, "--seed", "1", "--requests", R.requests, "--key-scale", "0.1", "mix", w, os.path.join(mixdir, f"w{w}.csv"))
     open_pts = {f"{p} vs {base}": [] for p in ("2pm", "2pm+") for base in ("PAQ", "readfirst")}
@@ -372,6 +394,11 @@ def main(b):
         ys = {"2pm": [], "2pm+": []}
         for v in values:
             rows = R.run(f"fig12-{short}-{v}", sub, ["1"], knob_pol, FAITHFUL + [f"--{flag}", v])
+            if short == "qd":
+                det = [r["key_detect_ns"] / r["key_ns"] for r in rows if r["policy"] == "readfirst" and r["key_detected"]]
+                b.headline(f"Fig. 12: at qd = {v}, first matching page classified at this share of a key request's "
+                           "latency under readfirst", round(100.0 * statistics.mean(det), 1), "%",
+                           setup="faithful, 4 workloads, 1 seed")
             for p in ys:
                 y = 1 + statistics.mean(per_seed(rel(rows, "key_ns", "readfirst"), p)) / 100
                 ys[p].append(y)

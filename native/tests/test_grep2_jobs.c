@@ -206,6 +206,7 @@ int main(void) {
     const char *tmp = getenv("CSD_TEST_TMP");
     char dir[4096], image[4200], err[512];
     snprintf(dir, sizeof dir, "%s", tmp ? tmp : "/tmp");
+    mkdir(dir, 0700);   /* a fresh build tree's scratch directory may not exist yet */
     snprintf(image, sizeof image, "%s/grep2-jobs-%d.img", dir, (int)getpid());
     csd_params p;
     CHECK(csd_params_preset(&p, "2pm") == 0);
