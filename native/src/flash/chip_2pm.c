@@ -23,7 +23,10 @@
  *     its class is reported), the reorderings it blocked are made then; (b) "constraints the maximum
  *     number of swaps for low priority sub-requests": a sub-request passed chip_max_passes times is
  *     passed no more (0: no bound).
- * A read passing programs and erases is the basic read priority: neither bounded nor counted. */
+ * A read passing programs and erases is the basic read priority: neither bounded nor counted.
+ *
+ * 2pm-sl and 2pm-as are 2pm with only one of 2pm+'s additions (slack-aware insertion, anti-starvation):
+ * ablations that tell their effects apart. */
 #include "flash/chip_queue.h"
 
 #include <errno.h>
