@@ -50,7 +50,8 @@ class Bench:
 
     def headline(self, name, ours, unit, paper=None, **extra):
         """One entry of summary.json; its name must say its configuration: two entries of one run may not
-        share a name (ValueError)."""
+        share a name (ValueError). extra: more fields beside "ours" (a confidence interval: ci_low, ci_high,
+        samples; the setup)."""
         if any(e["name"] == name for e in self.summary):
             raise ValueError(f"bench {self.name}: two summary entries named {name!r}")
         entry = {"name": name, "ours": ours, "unit": unit}

@@ -86,6 +86,8 @@ typedef struct csd_params {
                                          * 0 = unlimited */
     uint32_t chip_max_passes;           /* count: times a queued operation may be passed by later ones under
                                          * 2pm+ before nothing passes it any more (2PM IV-D); 0 = no bound */
+    uint32_t flash_suspend;             /* bool: a read the chip's policy serves next suspends a program or
+                                         * erase in progress, which resumes after it (ideal: no cost) */
     /* user tasklets: programs users install (docs/USER-TASKLETS.md) */
     uint64_t tasklet_memory_bytes;      /* bytes of linear memory one sandboxed execution may have */
     uint64_t tasklet_fuel_per_page;     /* instructions (fuel) a sandboxed call may run: init, one page, finish */

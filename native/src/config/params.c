@@ -68,6 +68,7 @@ static const field FIELDS[] = {
     FLD(pm_bytes_per_s, F_U64, "bytes/s"),
     FLD(chip_queue_slots, F_U32, "count"),
     FLD(chip_max_passes, F_U32, "count"),
+    FLD(flash_suspend, F_U32, "bool"),
     /* user tasklets */
     FLD(tasklet_memory_bytes, F_BYTES, "bytes"),
     FLD(tasklet_fuel_per_page, F_U64, "instructions"),
@@ -501,6 +502,7 @@ int csd_config_check_values(const csd_params *p, char *err, size_t errlen) {
     REQUIRE(p->max_objects >= 1 && p->max_objects <= (1u << 24), "max_objects must be 1..16777216");
     REQUIRE(p->paced <= 1 && p->sync_writes <= 1, "paced and sync_writes are 0 or 1");
     REQUIRE(p->host_reader <= 1, "host_reader is 0 or 1");
+    REQUIRE(p->flash_suspend <= 1, "flash_suspend is 0 or 1");
     REQUIRE(p->orphan_timeout_ms <= 86400000ull, "orphan_timeout_ms must be 0..86400000 (one day)");
     REQUIRE(p->block_queue_depth >= 1 && p->block_queue_depth <= 65536, "block_queue_depth must be 1..65536");
     REQUIRE(p->flash_queue_depth <= 65536, "flash_queue_depth must be 0 (no limit) or 1..65536");

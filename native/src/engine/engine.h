@@ -141,6 +141,7 @@ typedef struct csd_isp_progress {
     uint64_t core_ns;
     uint8_t match;           /* two-stage: the best class of its pages so far (csd_match) */
     uint64_t matched_ns;     /* two-stage: when a page first matched (0 = none has) */
+    uint64_t id;             /* the request's number: its flash operations' req_id, its timeline spans' req */
 } csd_isp_progress;
 
 typedef struct csd_engine_stats {
