@@ -1,4 +1,4 @@
-package io.smartssd.hadoop.local;
+package io.smartssd.examples.local;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,4 +1,4 @@
-package io.smartssd.hadoop.local;
+package io.smartssd.examples.local;
 
 import java.io.IOException;
 import java.nio.file.Files;
