@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Writes the seed corpora kept in the repository: fuzz_packet (first byte: payload mode, then a
 smartssd.v1.Request), fuzz_frame (the same requests as the daemon's length-prefixed frames, alone and
-as whole sessions, plus broken framing) and fuzz_image (edits of every superblock, metadata-slot and
+as whole sessions, plus broken framing), fuzz_image (edits of every superblock, metadata-slot and
 OOB field of the real images the target builds), fuzz_trace (a few lines of every block-trace format
-csd replay reads, with their edge cases). Encoded by hand from the wire format so it needs no
-protobuf package. fuzz_plan's seeds come from tests/test_plan.c (CSD_WRITE_FUZZ_SEEDS=DIR).
+csd replay reads, with their edge cases) and fuzz_nbd (NBD requests, to a device and with a hostile
+daemon's replies). Encoded by hand from the wire format so it needs no protobuf package. fuzz_plan's
+seeds come from tests/test_plan.c (CSD_WRITE_FUZZ_SEEDS=DIR).
 
     python3 native/fuzz/make_corpus.py          # every corpus under native/fuzz/corpus/"""
 import os, sys
@@ -218,3 +219,52 @@ if len(sys.argv) <= 1:
     write_all("responses", java_seeds(), os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
               "device-runtime", "src", "test", "resources", "io", "smartssd", "device",
               "ResponseParserFuzzTestInputs", "responses"))
+
+
+# ---------------------------------------------------------------- the NBD export's request handling
+def nbd_req(op, flags, off, count, tag=0):
+    """One fuzz_nbd request: op (1 read, 2 write, 3 trim, 4 zero, 5 flush), flags (1 may trim, 2 fast
+    zero), offset and length in 512-byte units (length's third byte with bit 7: up to 4 GiB)."""
+    return bytes([op, flags]) + (off // 512).to_bytes(2, "little") + (count // 512).to_bytes(2, "little") + \
+        bytes([0, tag])
+
+
+def nbd_seeds():
+    mib = 1 << 20
+    honest = {
+        "write-read": [nbd_req(2, 0, 0, 4096, 1), nbd_req(1, 0, 0, 4096)],
+        "multi-page": [nbd_req(2, 0, 8192, 65536, 7), nbd_req(1, 0, 4096, 131072), nbd_req(3, 0, 16384, 8192),
+                       nbd_req(1, 0, 8192, 65536)],
+        "zeroes": [nbd_req(2, 0, 0, 16384, 3), nbd_req(4, 1, 0, 4096), nbd_req(4, 0, 4096, 4096),
+                   nbd_req(4, 2, 8192, 4096), nbd_req(4, 3, 8192, 4096), nbd_req(1, 0, 0, 16384)],
+        "flush": [nbd_req(2, 0, 0, 4096, 9), nbd_req(5, 0, 0, 0), nbd_req(5, 0, 512, 512, 1)],
+        "unaligned": [nbd_req(1, 0, 512, 4096), nbd_req(2, 0, 0, 1024, 2), nbd_req(3, 0, 4096, 512),
+                      nbd_req(1, 0, 0, 0)],
+        "past-end": [nbd_req(1, 0, mib - 4096, 8192), nbd_req(2, 0, mib, 4096, 4), nbd_req(3, 0, mib - 4096, 4096),
+                     nbd_req(1, 0, mib - 4096, 4096)],
+        "whole": [nbd_req(2, 0, 0, mib, 5), nbd_req(1, 0, 0, mib), nbd_req(3, 0, 0, mib), nbd_req(1, 0, 0, mib)],
+        "oversized": [bytes([1, 0, 0, 0, 0, 0, 0x90, 0])],
+        "bad-op": [nbd_req(0, 0, 0, 4096), bytes([5, 0, 0, 0, 0, 0, 0, 0])],
+    }
+    out = {name: bytes([0]) + b"".join(reqs) for name, reqs in honest.items()}
+    # hostile: count, requests, then the daemon's replies (2-byte little-endian length, then bytes)
+    info = msg(field(2, 0, 0), field(45, 2, msg(field(1, 0, 4096), field(2, 0, 256))))
+    ident = msg(field(18, 2, msg(field(11, 2, msg(field(1, 2, b"paced"), field(2, 2, b"1"))))))
+    submit_ok = msg(field(43, 2, msg(field(1, 0, 1))))
+    cpl = msg(field(1, 0, 1), field(2, 0, 1), field(10, 2, bytes(4096)), field(12, 0, 1))
+    poll_ok = msg(field(44, 2, msg(field(1, 2, cpl))))
+    poll_short = msg(field(44, 2, msg(field(1, 2, msg(field(1, 0, 1), field(2, 0, 1), field(10, 2, b"xx"),
+                                                       field(12, 0, 1))))))
+    poll_alien = msg(field(44, 2, msg(field(1, 2, msg(field(1, 0, 99), field(12, 0, 1))))))
+    busy = msg(field(2, 0, 11), field(3, 2, b"block_submit: poll completions first"))
+    rep = lambda *bodies: b"".join(len(b).to_bytes(2, "little") + b for b in bodies)
+    read = nbd_req(1, 0, 0, 4096)
+    for name, replies in {"ok": rep(info, ident, submit_ok, poll_ok), "short-data": rep(info, ident, submit_ok, poll_short),
+                          "alien-id": rep(info, ident, submit_ok, poll_alien), "busy": rep(info, ident, busy, poll_ok),
+                          "garbage": rep(info, ident, b"\xff\xff\xff", b"\x08"), "cut": rep(info, ident)[:3]}.items():
+        out[f"hostile-{name}"] = bytes([1, 1]) + read + replies
+    return out
+
+
+if len(sys.argv) <= 1:
+    write_all("fuzz_nbd", nbd_seeds())

@@ -101,7 +101,8 @@ static void request_scheduling(void) {
  * the mapping or placement policy: every read returns what the in-memory reference holds, the map's
  * own consistency check passes after every step, an object's size is what was written, the P/E
  * counts add up to the erases performed (per region too), and after a close the data reads back the
- * same and the offline checker finds nothing wrong. */
+ * same and the offline checker finds nothing wrong, with the object table full (max_objects user
+ * objects; the policy's own, dftl's map pages, do not count). */
 typedef struct obj_ref { uint64_t id; uint8_t *data; uint64_t size; int live; char name[16]; } obj_ref;
 
 static void verify(csd_ftl *f, obj_ref *r, int n, const char *what) {
@@ -136,6 +137,7 @@ static void storage_run(const char *dir, const char *ftl, const char *placement,
     p.isp_buffer_bytes = 1 << 20;
     p.map_cache_bytes = 256;          /* a map cache of 8 lines of 4 entries: map pages come and go */
     p.map_cache_line_entries = 4;
+    p.max_objects = NOBJ + 1;         /* full at the end: a policy's own objects are beyond it */
     snprintf(p.ftl, sizeof p.ftl, "%s", ftl);
     snprintf(p.placement, sizeof p.placement, "%s", placement);
     int rc = csd_ftl_format(img, 96 * PB, &p, err, sizeof err);
@@ -201,6 +203,15 @@ static void storage_run(const char *dir, const char *ftl, const char *placement,
         CHECK_EQ_INT(csd_ftl_map_check(f, e, sizeof e), 0);
         if (step % 250 == 0) verify(f, r, NOBJ + 1, what);
     }
+    for (int i = 0; i < NOBJ; i++)
+        if (!r[i].live) {
+            CHECK_EQ_INT(csd_ftl_obj_create(f, r[i].name, &r[i].id), 0);
+            r[i].live = 1;
+            r[i].size = 0;
+            r[i].data = calloc(MAXP * PB, 1);
+        }
+    uint64_t extra;
+    CHECK_EQ_INT(csd_ftl_obj_create(f, "one-more", &extra), -ENOSPC);
     verify(f, r, NOBJ + 1, what);
     csd_ftl_counters c;
     csd_ftl_counters_get(f, &c);

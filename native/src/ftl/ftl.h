@@ -78,6 +78,8 @@ uint64_t csd_ftl_group_pages(const csd_ftl *f);
 /* Session override of params.sync_writes (the image stores the format-time value): 1 = fdatasync
  * before any write, trim or object-table change returns. */
 void csd_ftl_set_sync_writes(csd_ftl *f, int on);
+/* fdatasync the image now (a host's flush): what is written survives a host crash. 0 or -errno. */
+int csd_ftl_sync(csd_ftl *f);
 
 /* The rule every new name follows (names.c: UTF-8, NFC, no control characters, no empty, "." or ".."
  * component). 0, or -EINVAL with why set; -ENOMEM. */

@@ -99,6 +99,13 @@ static int group_commit(csd_ftl *f, ftl_obj *o, grp_page *g, uint32_t n, int kin
     return 0;
 }
 
+/* Logical pages the host's objects hold: the mapping policy's own map pages (the hidden object) live in
+ * the spare area, as a real device's do, not in the capacity the host was given. */
+static uint64_t host_lused(const csd_ftl *f) {
+    const ftl_obj *h = f->hidden_id ? csd_objtab_by_id(&f->tab, f->hidden_id) : NULL;
+    return f->lused - (h ? h->data_pages + h->tomb_pages : 0);
+}
+
 int csd_ftl_write(csd_ftl *f, uint64_t id, uint64_t offset, const void *data, size_t len, csd_flash_batch *ops) {
     return csd_ftl_write_hint(f, id, offset, data, len, 0, ops);
 }
@@ -116,7 +123,7 @@ static int write_pages(csd_ftl *f, uint64_t id, uint64_t offset, const void *dat
     if (last >= f->lpages) return -ENOSPC;
     uint64_t np = ftl_obj_pages(f, o), added = last + 1 > np ? last + 1 - np : 0;
     for (uint64_t i = first; i < np && i <= last; i++) added += o->map[i] == MAP_NONE;
-    if (f->lused + added > f->lpages) return -ENOSPC;
+    if (host_lused(f) + added > f->lpages) return -ENOSPC;
     if (csd_obj_reserve(o, last + 1)) return -ENOMEM;
     uint64_t gmax = min64(f->group_pages, last - first + 1);
     grp_page *g = malloc((size_t)gmax * sizeof *g);
@@ -370,7 +377,7 @@ int csd_ftl_extend(csd_ftl *f, uint64_t id, uint64_t size, csd_flash_batch *ops)
     if (last >= f->lpages) return -ENOSPC;
     /* growing inside the last page would need its record rewritten: not what a namespace needs */
     if (last < ftl_obj_pages(f, o)) return -EINVAL;
-    if (f->lused + 1 > f->lpages) return -ENOSPC;
+    if (host_lused(f) + 1 > f->lpages) return -ENOSPC;
     if (csd_obj_reserve(o, last + 1)) return -ENOMEM;
     /* a tombstone on the new last page carries the size across a crash (recovery derives sizes from
      * records) and keeps every page before it a hole that reads as zeros */

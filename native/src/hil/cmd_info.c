@@ -230,6 +230,7 @@ int cmd_stats(csd_device *d, const Smartssd__V1__Stats *m, cmd_ctx *c) {
     add_u64(&l, "block.reads", d->counters.blk_by_op[1]);
     add_u64(&l, "block.writes", d->counters.blk_by_op[2]);
     add_u64(&l, "block.trims", d->counters.blk_by_op[3]);
+    add_u64(&l, "block.flushes", d->counters.blk_by_op[4]);
     add_u64(&l, "block.failed", d->counters.blk_failed);
     add_u64(&l, "block.outstanding", csd_engine_blk_outstanding_all(d->eng));
     add_u64(&l, "commands.errors", d->counters.errors);

@@ -284,6 +284,23 @@ static int reader_drop(csd_store *s, uint64_t first, uint64_t n, int rc) {
     return rc;
 }
 
+int csd_store_reader_start(csd_store *s) {
+    if (s->rd) return 0;
+    csd_reader_file f = { s->fd, s->l.data_off, s->l.page_bytes, s->l.pages_per_block, s->l.physical_pages, csd_crc32 };
+    return csd_reader_start(&s->rd, &f);
+}
+
+void csd_store_reader_stop(csd_store *s) {
+    csd_reader_stop(s->rd);
+    s->rd = NULL;
+}
+
+void csd_store_reader_post(csd_store *s, const uint64_t *ppns, size_t n) { csd_reader_post(s->rd, ppns, n); }
+
+const uint8_t *csd_store_reader_view(csd_store *s, uint64_t ppn, uint32_t *crc) { return csd_reader_view(s->rd, ppn, crc); }
+
+void csd_store_reader_stats_get(csd_store *s, csd_store_reader_stats *out) { csd_reader_stats_get(s->rd, out); }
+
 static int fill_block(csd_store *s, uint64_t off, uint64_t len);
 
 static int reserve(csd_store *s, uint64_t first, uint64_t npages);
@@ -307,23 +324,6 @@ static int fill_deferred(csd_store *s, uint64_t first, uint64_t n) {
 int csd_store_fresh_zero(const csd_store *s, uint64_t ppn) {
     return s->bzero && ppn < s->l.physical_pages && s->bzero[ppn / s->l.pages_per_block] != 0;
 }
-
-int csd_store_reader_start(csd_store *s) {
-    if (s->rd) return 0;
-    csd_reader_file f = { s->fd, s->l.data_off, s->l.page_bytes, s->l.pages_per_block, s->l.physical_pages, csd_crc32 };
-    return csd_reader_start(&s->rd, &f);
-}
-
-void csd_store_reader_stop(csd_store *s) {
-    csd_reader_stop(s->rd);
-    s->rd = NULL;
-}
-
-void csd_store_reader_post(csd_store *s, const uint64_t *ppns, size_t n) { csd_reader_post(s->rd, ppns, n); }
-
-const uint8_t *csd_store_reader_view(csd_store *s, uint64_t ppn, uint32_t *crc) { return csd_reader_view(s->rd, ppn, crc); }
-
-void csd_store_reader_stats_get(csd_store *s, csd_store_reader_stats *out) { csd_reader_stats_get(s->rd, out); }
 
 int csd_store_write_data(csd_store *s, uint64_t ppn, const void *page) {
     if (!ppn_ok(s, ppn, 1)) return -EINVAL;

@@ -4,6 +4,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import io.smartssd.hadoop.fs.SmartSsdFileSystem;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.connector.catalog.Table;
@@ -12,7 +13,6 @@ import org.apache.spark.sql.connector.expressions.Transform;
 import org.apache.spark.sql.sources.DataSourceRegister;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * The {@code smartssd} format (DataSource V2):
@@ -110,7 +110,16 @@ public final class SmartSsdDataSource implements TableProvider, DataSourceRegist
         if (s.isEmpty()) {
             s = SparkSession.getDefaultSession();
         }
-        return s.isEmpty() ? Map.of() : CollectionConverters.asJava(s.get().conf().getAll());
+        Map<String, String> out = new HashMap<>();
+        if (s.isDefined()) {
+            // by the iterator, which Scala 2.12 and 2.13 both have (their converters differ)
+            scala.collection.Iterator<scala.Tuple2<String, String>> it = s.get().conf().getAll().iterator();
+            while (it.hasNext()) {
+                scala.Tuple2<String, String> e = it.next();
+                out.put(e._1(), e._2());
+            }
+        }
+        return out;
     }
 
     /**
@@ -123,6 +132,8 @@ public final class SmartSsdDataSource implements TableProvider, DataSourceRegist
         scala.Option<SparkSession> s = SparkSession.getActiveSession();
         if (s.isDefined()) {
             Configuration hc = s.get().sparkContext().hadoopConfiguration();
+            // Spark's own readers and writers (df.write.parquet("smartssd://...")) find the scheme too
+            SmartSsdFileSystem.register(hc);
             out.putAll(hc.getPropsWithPrefix("fs.smartssd.").entrySet().stream().collect(
                     java.util.stream.Collectors.toMap(e -> "fs.smartssd." + e.getKey(), Map.Entry::getValue)));
         }

@@ -1,6 +1,7 @@
 package io.smartssd.hadoop.mapreduce;
 
 import java.io.IOException;
+import io.smartssd.hadoop.fs.SmartSsdFileSystem;
 import org.apache.hadoop.conf.Configuration;
 import io.smartssd.hadoop.mapreduce.format.ColumnsFormat;
 import org.apache.hadoop.fs.Path;
@@ -50,6 +51,8 @@ public class DeviceJob extends Job {
         setMapperClass(Mapper.class); // identity: the tasklet is the map function
         setJarByClass(DeviceJob.class);
         smallSortBuffer(getConfiguration());
+        // the scheme resolves when this jar came with -libjars or a job's classpath, not Hadoop's own
+        SmartSsdFileSystem.register(getConfiguration());
     }
 
     /** Map-side sort buffer (MB) a DeviceJob uses unless the job's configuration sets one. */
