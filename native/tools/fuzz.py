@@ -50,13 +50,17 @@ def repo_corpus(t):
     return JAVA_SEEDS if t == JAVA_TARGET else os.path.join(NATIVE, "fuzz", "corpus", t)
 
 
-def build(build_dir):
+def build(build_dir, only=None):
+    """Configures the fuzz build and builds the libFuzzer targets (only those named in only, if given:
+    a campaign of one target links only that one)."""
     subprocess.run(["cmake", "-S", NATIVE, "-B", build_dir, "-DCSD_FUZZ=ON", "-DCMAKE_C_COMPILER=clang",
                     "-DCMAKE_BUILD_TYPE=RelWithDebInfo"], check=True, stdout=subprocess.DEVNULL)
-    targets = native_targets()
+    targets = [t for t in native_targets() if not only or t in only]
+    if not targets:
+        return native_targets()
     subprocess.run(["cmake", "--build", build_dir, "-j2", "--target", *targets], check=True,
                    stdout=subprocess.DEVNULL)
-    return targets
+    return native_targets()
 
 
 def native_cmd(build_dir, t):
@@ -213,7 +217,7 @@ def cmd_minimize(argv):
     ap.add_argument("--build", default=os.path.join(NATIVE, "target", "build-fuzz-long"))
     ap.add_argument("--no-jazzer", action="store_true")
     a = ap.parse_args(argv)
-    build(a.build)
+    build(a.build, a.targets.split(",") if a.targets else None)
     todo = native_targets() + ([] if a.no_jazzer else [JAVA_TARGET])
     if a.targets:
         todo = [t for t in todo if t in a.targets.split(",")]
@@ -262,7 +266,7 @@ def main():
     ap.add_argument("--no-merge", action="store_true", help="leave the repository's corpora as they are")
     ap.add_argument("--no-ledger", action="store_true", help="do not record the campaigns in the ledger")
     a = ap.parse_args()
-    native = build(a.build)
+    native = build(a.build, a.targets.split(",") if a.targets else None)
     todo = native + ([] if a.no_jazzer else [JAVA_TARGET])
     if a.targets:
         want = a.targets.split(",")
