@@ -168,7 +168,8 @@ public final class SparkBench {
     }
 
     private static Timed timedRun(SparkSession spark, String path, String sqlTemplate, AtomicLong bytesRead,
-            java.util.Map<String, java.util.function.Supplier<Dataset<Row>>> sources) {
+            java.util.Map<String, java.util.function.Supplier<Dataset<Row>>> sources)
+            throws java.util.concurrent.TimeoutException { // the listener bus's wait (Spark 4 declares it)
         String view = path + "_timed";
         String sql = sqlTemplate.replace("{t}", view);
         bytesRead.set(0);
