@@ -290,7 +290,7 @@ static void fl_burst(csd_sim *sim, void *arg) {
         uint64_t fot = k * csd_flash_op_ns(w->f, kind);
         o->op = (csd_flash_op){ .kind = kind, .src = src, .ppn = csd_ppn_encode(&w->p, &a),
                                 .owner = &w->owners[owner], .req_id = (uint64_t)owner + 1,
-                                .match = src == CSD_SRC_ISP ? w->match[owner] : 0, .sub_pos = i,
+                                .match = src == CSD_SRC_ISP ? w->match[owner] : 0,
                                 .req_type = type, .req_pages = type ? k : 0,
                                 .ri = { { type, fot }, { type, fot }, { type, fot } },
                                 .done = fl_done, .arg = w };
