@@ -176,8 +176,9 @@ def main(b):
         b.headline(f"{label}: csd run / memory limit on {threads} thread{'s' if threads > 1 else ''}", None,
                    "ratio", samples=ratios, target=target)
         if name == "plan-text" and threads == 1:
-            b.headline("plan-text throughput", None, "GB/s (one host thread)",
-                       samples=[nb / w / 1e9 for w in ws], target="text plan throughput")
+            plan_gbs = [nb / w / 1e9 for w in ws]
+    b.headline("plan-text throughput", None, "GB/s (one host thread)", samples=plan_gbs,
+               target="text plan throughput")
     # One text plan request on 2 host threads against 1, sample by sample.
     b.headline("plan-text: wall on 2 host threads / on 1", None, "ratio (ideal 0.5)",
                samples=[w2 / w1 for w1, w2 in zip(walls["plan-text"], walls["plan-text (2 threads)"])])
