@@ -19,6 +19,8 @@
 struct csd_blk_req {
     csd_engine *e;
     csd_blk_req *next;            /* I/O request queue, then the completion list */
+    csd_blk_req *arr_next;        /* the arrivals still to come (csd_engine_blk_submit) */
+    uint64_t arr_seq;             /* its arrival event's place among events of the same time */
     csd_blk_req *aprev, *anext;   /* every request not reaped (freed with the engine) */
     csd_blk_tag tag;
     uint64_t arrival, admit, first, done;
@@ -266,6 +268,45 @@ static void blk_arrive_ev(csd_sim *sim, void *arg) {
     e->blk_wait_tail = r;
 }
 
+/* The head of the arrivals to come: its event, at the place among same-time events that its
+ * submission took. */
+static void arr_sched(csd_engine *e, csd_blk_req *r);
+
+static void arr_next_ev(csd_sim *sim, void *arg) {
+    csd_engine *e = arg;
+    csd_blk_req *r = e->blk_arr_head;
+    e->blk_arr_head = r->arr_next;
+    if (!e->blk_arr_head) e->blk_arr_tail = NULL;
+    else arr_sched(e, e->blk_arr_head);
+    blk_arrive_ev(sim, r);
+}
+
+static void arr_sched(csd_engine *e, csd_blk_req *r) {
+    if (csd_sim_at_seq(e->sim, r->arrival, r->arr_seq, arr_next_ev, e) != 0) abort();
+}
+
+/* A request's arrival event. A client submits many requests ahead of their arrival times (csd replay:
+ * thousands), in arrival order, so they wait in a FIFO with only its head's event pending: the event
+ * heap stays as small as the device's own work. Each takes its event's sequence number at submission,
+ * so events run in exactly the (time, sequence) order of one event per request. An arrival earlier
+ * than the last one queued (which block submission never makes) is an event of its own. */
+static void arr_queue(csd_engine *e, csd_blk_req *r) {
+    csd_blk_req *t = e->blk_arr_tail;
+    if (t && r->arrival < t->arrival) {
+        csd_eng_sched(e, r->arrival, blk_arrive_ev, r);
+        return;
+    }
+    r->arr_seq = csd_sim_seq_take(e->sim);
+    r->arr_next = NULL;
+    if (t) {
+        t->arr_next = r;
+    } else {
+        e->blk_arr_head = r;
+        arr_sched(e, r);
+    }
+    e->blk_arr_tail = r;
+}
+
 int csd_engine_blk_submit(csd_engine *e, uint64_t arrival_ns, const csd_flash_batch *ops, uint64_t bytes_to_device,
                           uint64_t bytes_to_host, const csd_blk_tag *tag) {
     size_t n = ops ? ops->n : 0;
@@ -309,7 +350,7 @@ int csd_engine_blk_submit(csd_engine *e, uint64_t arrival_ns, const csd_flash_ba
     r->anext = e->blk_all;
     if (e->blk_all) e->blk_all->aprev = r;
     e->blk_all = r;
-    csd_eng_sched(e, r->arrival, blk_arrive_ev, r);
+    arr_queue(e, r);
     return 0;
 }
 
@@ -400,6 +441,7 @@ void csd_eng_blk_free(csd_engine *e) {
         r = n;
     }
     e->blk_all = e->blk_done_head = e->blk_done_tail = e->blk_wait_head = e->blk_wait_tail = NULL;
+    e->blk_arr_head = e->blk_arr_tail = NULL;
     e->blk_fq_used = 0;
     free(e->blk_sess);
     e->blk_sess = NULL;
