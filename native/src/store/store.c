@@ -1,5 +1,6 @@
 /* The image file: positioned reads and writes of areas, erase by hole punching, sync points. */
 #include "store/store.h"
+#include "store/oobmap.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -182,6 +183,7 @@ int csd_store_open(csd_store **out, const char *path, int writable, csd_params *
     s->punch = 1;
     s->reserve = 1;
     s->sync_writes = p->sync_writes != 0;
+    csd_store_oobmap_open(s);
     free(sb);
     *out = s;
     return 0;
@@ -196,6 +198,7 @@ fail:
 void csd_store_close(csd_store *s) {
     if (!s) return;
     csd_store_reader_stop(s);
+    csd_store_oobmap_close(s);
     free(s->bzero);
     if (s->runs)
         for (size_t i = 0; i < RUN_SETS * RUN_WAYS; i++) free(s->runs[i].buf);
@@ -327,6 +330,10 @@ int csd_store_write_data_run(csd_store *s, uint64_t ppn, uint64_t n, const void 
 
 int csd_store_read_oob(csd_store *s, uint64_t ppn, uint64_t n, void *buf) {
     if (!ppn_ok(s, ppn, n)) return -EINVAL;
+    if (s->oob_map) {
+        csd_store_oobmap_read(s, ppn, n, buf);
+        return 0;
+    }
     return pread_full(s->fd, buf, (size_t)(n * CSD_OOB_BYTES), s->l.oob_off + ppn * CSD_OOB_BYTES);
 }
 
@@ -369,14 +376,15 @@ void csd_store_oob_area_free(csd_oob_area *a) {
 }
 
 int csd_store_write_oob(csd_store *s, uint64_t ppn, const csd_oob *r) {
-    if (!ppn_ok(s, ppn, 1)) return -EINVAL;
     uint8_t rec[CSD_OOB_BYTES];
     csd_oob_encode(rec, r);
-    return pwrite_full(s->fd, rec, CSD_OOB_BYTES, s->l.oob_off + ppn * CSD_OOB_BYTES);
+    return csd_store_write_oob_run(s, ppn, 1, rec);
 }
 
 int csd_store_write_oob_run(csd_store *s, uint64_t ppn, uint64_t n, const void *raw) {
     if (!ppn_ok(s, ppn, n)) return -EINVAL;
+    int rc = s->oob_map ? csd_store_oobmap_put(s, ppn, n, raw) : 1;
+    if (rc <= 0) return rc;
     return pwrite_full(s->fd, raw, (size_t)(n * CSD_OOB_BYTES), s->l.oob_off + ppn * CSD_OOB_BYTES);
 }
 
@@ -407,6 +415,8 @@ int csd_store_erase(csd_store *s, uint64_t first, uint64_t npages) {
     if (!ppn_ok(s, first, npages)) return -EINVAL;
     bzero_forget(s, first, npages);      /* the dead bytes stay */
     runs_invalidate(s, first, npages);   /* the block's pages are dead: drop read-ahead copies of them */
+    int rc = s->oob_map ? csd_store_oobmap_zero(s, first, npages) : 1;
+    if (rc <= 0) return reader_drop(s, first, npages, rc);
     return reader_drop(s, first, npages, write_zeros(s->fd, s->l.oob_off + first * CSD_OOB_BYTES, npages * CSD_OOB_BYTES));
 }
 

@@ -76,7 +76,8 @@ typedef struct csd_oob {
 } csd_oob;
 
 void csd_oob_encode(uint8_t out[CSD_OOB_BYTES], const csd_oob *r);
-/* Returns CSD_OOB_EMPTY (all zero), _OK, or a _BAD_* status. page_bytes bounds valid_bytes. */
+/* Returns CSD_OOB_EMPTY (magic 0: erased, or a write or erase a crash cut short), _OK, or a _BAD_*
+ * status. page_bytes bounds valid_bytes. */
 int csd_oob_decode(const uint8_t in[CSD_OOB_BYTES], uint32_t page_bytes, csd_oob *r);
 /* The fields of a record already decoded CSD_OOB_OK (no checks: the OOB scan's second pass). */
 void csd_oob_fields(const uint8_t in[CSD_OOB_BYTES], csd_oob *r);
@@ -97,6 +98,10 @@ typedef struct csd_store {
     struct csd_store_reader *rd;  /* the reader thread (reader.c), or NULL */
     uint8_t *bzero;          /* per block since this open: 0 unknown, 1 a hole (reads as zeros; the
                               * zero fill waits for its first data write), 2 filled with zeros */
+    uint8_t *oob_map;        /* the OOB records, mapped writable (oobmap.c), or NULL: by pwrite */
+    void *oob_map_base;
+    size_t oob_map_len;
+    uint8_t *oob_held;       /* per block since this open: 1 = its records' bytes are allocated */
 } csd_store;
 
 /* Create (or truncate) path as a sparse image and write the superblock. 0 or -errno with err. */
