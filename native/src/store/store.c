@@ -337,10 +337,46 @@ int csd_store_read_oob(csd_store *s, uint64_t ppn, uint64_t n, void *buf) {
     return pread_full(s->fd, buf, (size_t)(n * CSD_OOB_BYTES), s->l.oob_off + ppn * CSD_OOB_BYTES);
 }
 
+/* The ranges of [off, off+len) of the file that hold data (SEEK_DATA / SEEK_HOLE), in records from
+ * off; all of it where the file system cannot say. 0 or -ENOMEM. */
+static int data_runs(int fd, uint64_t off, uint64_t len, csd_oob_area *a) {
+    size_t cap = 0;
+    uint64_t at = off, end = off + len;
+    while (at < end) {
+        uint64_t d = at, h = end;
+#ifdef SEEK_DATA
+        off_t x = lseek(fd, (off_t)at, SEEK_DATA);
+        if (x < 0 && errno == ENXIO) break;   /* no data from here on */
+        if (x >= 0) {
+            d = (uint64_t)x;
+            off_t y = d < end ? lseek(fd, (off_t)d, SEEK_HOLE) : -1;
+            h = y >= 0 && (uint64_t)y < end ? (uint64_t)y : end;
+        }
+#endif
+        if (d >= end) break;
+        if (a->nruns == cap) {
+            cap = cap ? cap * 2 : 16;
+            uint64_t (*r)[2] = realloc(a->runs, cap * sizeof *r);
+            if (!r) return -ENOMEM;
+            a->runs = r;
+        }
+        /* in whole records: a record a boundary cuts is scanned */
+        a->runs[a->nruns][0] = (d - off) / CSD_OOB_BYTES;
+        a->runs[a->nruns][1] = (h - off + CSD_OOB_BYTES - 1) / CSD_OOB_BYTES;
+        a->nruns++;
+        at = h;
+    }
+    return 0;
+}
+
 int csd_store_oob_area(csd_store *s, csd_oob_area *a) {
     memset(a, 0, sizeof *a);
     uint64_t off = s->l.oob_off, bytes = s->l.physical_pages * CSD_OOB_BYTES;
     if (!bytes) return 0;
+    if (data_runs(s->fd, off, bytes, a)) {
+        csd_store_oob_area_free(a);
+        return -ENOMEM;
+    }
     long pg = sysconf(_SC_PAGESIZE);
     uint64_t lead = pg > 0 ? off % (uint64_t)pg : 0;
     struct stat st;
@@ -357,10 +393,14 @@ int csd_store_oob_area(csd_store *s, csd_oob_area *a) {
         }
     }
     uint8_t *b = malloc((size_t)bytes);
-    if (!b) return -ENOMEM;
+    if (!b) {
+        csd_store_oob_area_free(a);
+        return -ENOMEM;
+    }
     int rc = pread_full(s->fd, b, (size_t)bytes, off);
     if (rc) {
         free(b);
+        csd_store_oob_area_free(a);
         return rc;
     }
     a->base = b;
@@ -372,6 +412,7 @@ int csd_store_oob_area(csd_store *s, csd_oob_area *a) {
 void csd_store_oob_area_free(csd_oob_area *a) {
     if (a->mapped) munmap(a->base, a->len);
     else free(a->base);
+    free(a->runs);
     memset(a, 0, sizeof *a);
 }
 

@@ -154,9 +154,19 @@ void csd_store_reader_stats_get(csd_store *s, csd_store_reader_stats *out);
 int csd_store_read_oob(csd_store *s, uint64_t ppn, uint64_t n, void *buf);
 /* Every OOB record at once, read-only, for the open's scan and its lookups of earlier records: a shared
  * mapping of the file (the page cache's pages, nothing copied), or one read into a buffer where the
- * file cannot be mapped. recs[ppn * CSD_OOB_BYTES] is ppn's record. Valid until freed; the caller
- * holds the image, so nothing writes the region meanwhile. 0 or -errno. */
-typedef struct csd_oob_area { const uint8_t *recs; void *base; size_t len; int mapped; } csd_oob_area;
+ * file cannot be mapped. recs[ppn * CSD_OOB_BYTES] is ppn's record. runs: the ppn ranges [first, end)
+ * that may hold records, in order; every record outside them is in a hole of the file (all zeros), so
+ * a scan skips them (a fresh or lightly used image is mostly holes, which mapped in and zeroed page by
+ * page cost more than the rest of an open). Valid until freed; the caller holds the image, so nothing
+ * writes the region meanwhile. 0 or -errno. */
+typedef struct csd_oob_area {
+    const uint8_t *recs;
+    void *base;
+    size_t len;
+    int mapped;
+    uint64_t (*runs)[2];
+    size_t nruns;
+} csd_oob_area;
 int csd_store_oob_area(csd_store *s, csd_oob_area *a);
 void csd_store_oob_area_free(csd_oob_area *a);
 int csd_store_write_oob(csd_store *s, uint64_t ppn, const csd_oob *r);
