@@ -119,7 +119,21 @@ static int iv_cmp(const void *a, const void *b) {
 /* Time covered by the request's own commands: their sum when they never overlap (one chip). */
 static uint64_t own_flash_ns(csd_blk_req *r) {
     if (!r->niv) return 0;
-    qsort(r->iv, r->niv, sizeof *r->iv, iv_cmp);
+    if (r->niv > 16) {
+        qsort(r->iv, r->niv, sizeof *r->iv, iv_cmp);
+    } else {
+        /* a request's few intervals (a call of qsort cost more than the rest of its completion) */
+        for (size_t i = 1; i < r->niv; i++) {
+            uint64_t s0 = r->iv[i][0], e0 = r->iv[i][1];
+            size_t j = i;
+            for (; j > 0 && r->iv[j - 1][0] > s0; j--) {
+                r->iv[j][0] = r->iv[j - 1][0];
+                r->iv[j][1] = r->iv[j - 1][1];
+            }
+            r->iv[j][0] = s0;
+            r->iv[j][1] = e0;
+        }
+    }
     uint64_t sum = 0, s = r->iv[0][0], e = r->iv[0][1];
     for (size_t i = 1; i < r->niv; i++) {
         if (r->iv[i][0] > e) {
@@ -149,8 +163,7 @@ static void blk_done_ev(csd_sim *sim, void *arg) {
     r->fq_held = 0;
     e->blk_fq_used -= held;
     r->flash_busy = own_flash_ns(r);
-    free(r->iv);
-    r->iv = NULL;
+    r->iv = NULL;   /* (in r's own allocation) */
     if (r->dropped) {
         /* nobody will poll for it */
         unlink_all(e, r);
@@ -310,11 +323,13 @@ static void arr_queue(csd_engine *e, csd_blk_req *r) {
 int csd_engine_blk_submit(csd_engine *e, uint64_t arrival_ns, const csd_flash_batch *ops, uint64_t bytes_to_device,
                           uint64_t bytes_to_host, const csd_blk_tag *tag) {
     size_t n = ops ? ops->n : 0;
-    if (n > (SIZE_MAX - sizeof(csd_blk_req)) / sizeof(csd_flash_op)) return -ENOMEM;
+    if (n > (SIZE_MAX - sizeof(csd_blk_req)) / (sizeof(csd_flash_op) + sizeof(uint64_t[2]))) return -ENOMEM;
     csd_blk_sess *ss = sess_get(e, tag->session);
     int labelled = 0;
     for (size_t i = 0; i < n && !labelled; i++) labelled = ops->ops[i].set != 0;
-    csd_blk_req *r = ss ? malloc(sizeof *r + (labelled ? 0 : n) * sizeof(csd_flash_op)) : NULL;
+    /* its ops (unlabelled) and the intervals of its own commands after it, in one allocation */
+    size_t nops = labelled ? 0 : n;
+    csd_blk_req *r = ss ? malloc(sizeof *r + nops * sizeof(csd_flash_op) + n * sizeof *r->iv) : NULL;
     if (!r) return -ENOMEM;
     ss->outstanding++;
     e->blk_data_bytes += tag->data ? tag->data_len : 0;
@@ -322,11 +337,9 @@ int csd_engine_blk_submit(csd_engine *e, uint64_t arrival_ns, const csd_flash_ba
     *r = (csd_blk_req){ .e = e, .tag = *tag, .arrival = arrival_ns > now ? arrival_ns : now,
                         .to_dev = bytes_to_device, .to_host = bytes_to_host, .id = ++e->blk_next_id,
                         .n = n, .pending = n };
-    r->iv = n ? malloc(n * sizeof *r->iv) : NULL;
+    r->iv = n ? (uint64_t(*)[2])(void *)&r->ops[nops] : NULL;
     if (labelled) r->sets = malloc(n * sizeof *r->sets);
-    if ((n && !r->iv) || (labelled && !r->sets)) {
-        free(r->iv);
-        free(r->sets);
+    if (labelled && !r->sets) {
         free(r);
         ss->outstanding--;
         e->blk_data_bytes -= tag->data ? tag->data_len : 0;
@@ -395,6 +408,13 @@ size_t csd_engine_blk_outstanding(const csd_engine *e, uint64_t session) {
 }
 
 size_t csd_engine_blk_outstanding_all(const csd_engine *e) { return e->blk_outstanding; }
+
+void csd_engine_blk_run(csd_engine *e, uint64_t session, size_t min) {
+    /* the session's counters, found once: steps run events, which never add or drop a session */
+    const csd_blk_sess *s = sess_find(e, session);
+    while (s && s->ready < min && s->ready < s->outstanding)
+        if (!csd_sim_step(e->sim)) break;
+}
 uint64_t csd_engine_blk_data_bytes(const csd_engine *e) { return e->blk_data_bytes; }
 
 void csd_engine_blk_drop(csd_engine *e, uint64_t session) {
@@ -435,7 +455,6 @@ void csd_eng_blk_free(csd_engine *e) {
         csd_blk_req *n = r->anext;
         free(r->tag.data);
         free(r->sets);
-        free(r->iv);
         csd_cmdset_forget(e->cmdset, &r->hr);
         free(r);
         r = n;

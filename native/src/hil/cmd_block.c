@@ -256,9 +256,7 @@ static int blk_submit(csd_device *d, cmd_ctx *c, const csd_block_req *q, size_t 
  * then to until_ns. */
 static void blk_run(csd_device *d, uint64_t session, size_t min, uint64_t until_ns) {
     csd_engine *e = d->eng;
-    while (csd_engine_blk_ready(e, session) < min &&
-           csd_engine_blk_ready(e, session) < csd_engine_blk_outstanding(e, session))
-        if (!csd_engine_step(e)) break;
+    csd_engine_blk_run(e, session, min);
     if (until_ns > csd_engine_now(e)) csd_engine_run_until(e, until_ns);
 }
 
