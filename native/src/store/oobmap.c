@@ -53,6 +53,9 @@ void csd_store_oobmap_open(csd_store *s) {
         s->oob_held = NULL;
         return;
     }
+    /* a record's first store into a page faults it in; read-around would zero a run of the
+     * neighbours' pages (most of them holes) with it */
+    (void)madvise(m, (size_t)(lead + bytes), MADV_RANDOM);
     s->oob_map_base = m;
     s->oob_map_len = (size_t)(lead + bytes);
     s->oob_map = (uint8_t *)m + lead;
