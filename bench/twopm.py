@@ -396,7 +396,7 @@ def main(b):
             rows = R.run(f"fig12-{short}-{v}", sub, ["1"], knob_pol, FAITHFUL + [f"--{flag}", v])
             if short == "qd":
                 det = [r["key_detect_ns"] / r["key_ns"] for r in rows if r["policy"] == "readfirst" and r["key_detected"]]
-                b.headline(f"Fig. 12: at qd = {v}, first matching page classified at this share of a key request's "
+                b.headline(f"Fig. 12: at {short} = {v}, first matching page classified at this share of a key request's "
                            "latency under readfirst", round(100.0 * statistics.mean(det), 1), "%",
                            setup="faithful, 4 workloads, 1 seed")
             for p in ys:

@@ -6,6 +6,7 @@
  * on a channel 10000, t_prog 100000, no firmware cost: a read holds its chip 20000 and completes when
  * its transfer ends; a program holds it 110000 (transfer in, then the program). */
 #include "check.h"
+#include "flash/chip_queue.h"
 #include "flash/flash.h"
 #include "engine/engine.h"
 #include "runtime/exec.h"
@@ -607,7 +608,7 @@ static uint64_t worst_overtaken(const char *policy, uint32_t slots, uint32_t max
                 w.ops[j].start < w.ops[i].start)
                 over++;
         if (w.ops[i].op.kind != CSD_FLASH_READ) continue;   /* reads passing writes: read priority */
-        CHECK(over <= w.ops[i].op.passed);   /* to overtake it a later one passed it (it may pass back) */
+        CHECK(over <= CQ_PASSED(&w.ops[i].op));   /* to overtake it a later one passed it (it may pass back) */
         if (over > worst) worst = over;
     }
     csd_flash_destroy(w.f);
