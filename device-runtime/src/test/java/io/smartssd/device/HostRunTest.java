@@ -59,6 +59,37 @@ class HostRunTest {
                     }
                 }
             }
+            // a text plan (filter, group, count) over extents that cut lines, the last line running past a page
+            StringBuilder csv = new StringBuilder();
+            for (int i = 0; i < 5000; i++) {
+                csv.append(i).append(',').append(i % 3 == 0 ? "post" : "get").append(',').append("x".repeat(i % 50))
+                        .append('\n');
+            }
+            byte[] text = csv.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            long tid = put(ssd, "log.csv", text);
+            io.smartssd.proto.Plan plan = io.smartssd.proto.Plan.newBuilder()
+                    .setText(io.smartssd.proto.DelimitedText.newBuilder().setDelimiter(","))
+                    .addColumns(io.smartssd.proto.Column.newBuilder().setName("id").setType(io.smartssd.proto.ColumnType.INT64).setField(0))
+                    .addColumns(io.smartssd.proto.Column.newBuilder().setName("m").setType(io.smartssd.proto.ColumnType.STRING).setField(1))
+                    .setFilter(io.smartssd.proto.Expr.newBuilder().setBinary(io.smartssd.proto.Binary.newBuilder()
+                            .setOp(io.smartssd.proto.BinaryOp.GT).setLeft(io.smartssd.proto.Expr.newBuilder().setColumn(0))
+                            .setRight(io.smartssd.proto.Expr.newBuilder().setLiteral(io.smartssd.proto.Literal.newBuilder().setI(100)))))
+                    .addGroupBy(io.smartssd.proto.Expr.newBuilder().setColumn(1))
+                    .addAggregates(io.smartssd.proto.Aggregate.newBuilder().setFn(io.smartssd.proto.AggFn.COUNT_ALL))
+                    .build();
+            long[] tcuts = {0, 4095, 4096 * 3 + 17, text.length};
+            for (int i = 0; i + 1 < tcuts.length; i++) {
+                Extent e = Extent.of(tid, tcuts[i], tcuts[i + 1] - tcuts[i]);
+                List<Row> onDevice = new ArrayList<>();
+                try (TaskletRun run = TaskletRun.start(ssd, TaskletRun.Spec.plan(plan), e, PollingPolicy.DEFAULT, null)) {
+                    while (run.hasNext()) {
+                        onDevice.add(run.next());
+                    }
+                }
+                try (HostRun host = HostRun.start(ssd, TaskletRun.Spec.plan(plan), e, text.length, 4096, 8192)) {
+                    assertEquals(onDevice, drain(host), "plan over " + e);
+                }
+            }
             // refused as the device refuses it, naming the param
             DeviceException bad = assertThrows(DeviceException.class, () -> HostRun.start(ssd,
                     TaskletRun.Spec.of("weblog-q1", Map.of("entry_bytes", "7")), Extent.whole(id)));

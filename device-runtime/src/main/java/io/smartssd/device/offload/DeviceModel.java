@@ -14,8 +14,9 @@ import java.util.Objects;
  *   the period {@code max(flash page, core page / cores)} with the core page
  *   {@code ceil((page_cycles + cycles per page) x 1000 / core_mhz) + DRAM per page x dram_access_ns}
  *   (docs/TIMING-MODEL.md sections 2 and 4);</li>
- * <li>its wait behind the work the device holds: {@code max(backlog core time / cores, backlog flash time)},
- *   taken as the device's steady load (every request sent waits that long; re-planning corrects it);</li>
+ * <li>its wait behind the work the device holds: the backlog's drain time (its core time over the cores,
+ *   its flash reads, its link, whichever is longest), taken as the device's steady load (every request
+ *   sent waits that long; re-planning corrects it);</li>
  * <li>the host reading B bytes in commands of R bytes: {@code ceil(B/R) x (cmd_overhead + first page) +
  *   B / host_link_bytes_per_s} (section 3).</li>
  * </ul>
@@ -90,10 +91,10 @@ public record DeviceModel(String device, int cores, int coreMhz, long dramAccess
         return REQUEST_COMMANDS * cmdOverheadNs + (pages > 0 ? firstPageNs : 0) + pages * pagePeriodNs() + finishNs();
     }
 
-    /** What a request sent now waits behind, ns: the work the device holds (its core time over the cores, or
-     * its flash reads, whichever is longer). */
+    /** What a request sent now waits behind, ns: the device's own estimate of when it would be idle
+     * (backlog drain: its held core time over its cores, its flash reads, its link, whichever is longest). */
     public long waitNs() {
-        return Math.max(ceilDiv(backlog.coreNanosLeft(), cores), backlog.flashNanosLeft());
+        return backlog.drainNanos();
     }
 
     /** The host link reserved past now, ns (host reads wait behind it). */

@@ -20,11 +20,16 @@ public final class HostLoad {
     private HostLoad() {
     }
 
-    /** The median CPU/wall ratio of `slots` concurrent spinners, in (0, 1]. */
+    /** The median CPU/wall ratio of `slots` concurrent spinners over ROUNDS rounds, in (0, 1]. */
     public static double availability(int slots) {
+        return availability(slots, ROUNDS);
+    }
+
+    /** As {@link #availability(int)} over `rounds` rounds (one is enough at a split's start). */
+    public static double availability(int slots, int rounds) {
         int k = Math.max(1, slots);
-        double[] ratios = new double[k * ROUNDS];
-        for (int round = 0; round < ROUNDS; round++) {
+        double[] ratios = new double[k * Math.max(1, rounds)];
+        for (int round = 0; round < Math.max(1, rounds); round++) {
             Thread[] ts = new Thread[k];
             for (int t = 0; t < k; t++) {
                 int slot = round * k + t;

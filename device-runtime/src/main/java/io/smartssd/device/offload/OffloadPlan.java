@@ -49,7 +49,8 @@ public final class OffloadPlan {
         }
     }
 
-    /** The outcome of {@link #recheck}: the lane, and why it changed (null when it did not). */
+    /** The outcome of {@link #recheck}: the lane, why it changed (null when it did not), and both lanes'
+     * predictions now, ns (the host's -1 when it was not needed). */
     public record Recheck(Lane lane, String why, long deviceNowNs, long hostNowNs) {
         public boolean moved() {
             return why != null;
@@ -136,11 +137,15 @@ public final class OffloadPlan {
      * predicts more than (1 + tolerance) times what the plan predicted for it there, and the other lane
      * predicts less than this lane now (a slow device's remaining splits move to the host, and back).
      */
-    public Recheck recheck(int index, long waitNowNs, double availabilityNow, double tolerance) {
+    public Recheck recheck(int index, long waitNowNs, java.util.function.DoubleSupplier availabilityNow,
+                           double tolerance) {
         Placement p = placement(index);
         long devNow = waitNowNs + p.deviceNs();
-        long hostNow = hostNs(p, availabilityNow);
         long planned = p.lane() == Lane.DEVICE ? p.waitNs() + p.deviceNs() : p.hostNs();
+        if (p.lane() == Lane.DEVICE && devNow <= planned * (1 + tolerance)) {
+            return new Recheck(Lane.DEVICE, null, devNow, -1);   // on time: the host need not be measured
+        }
+        long hostNow = hostNs(p, availabilityNow.getAsDouble());
         long here = p.lane() == Lane.DEVICE ? devNow : hostNow;
         long there = p.lane() == Lane.DEVICE ? hostNow : devNow;
         if (here > planned * (1 + tolerance) && there < here) {
@@ -162,12 +167,20 @@ public final class OffloadPlan {
         return Math.max(0, p.hostNs() - Math.max(p.hostLinkNs(), planCpu) + Math.max(p.hostLinkNs(), nowCpu));
     }
 
+    /** The plan with only split index's placement (what one task needs to recheck it). */
+    public OffloadPlan only(int index) {
+        return new OffloadPlan(mode, objective, List.of(placement(index)), makespanNs, energyJoules, availability, inputs);
+    }
+
     /** A compact text form (a Hadoop configuration value, a Spark partition field). */
     public String encode() {
         StringBuilder sb = new StringBuilder();
         sb.append(mode.label()).append(',').append(objective.label()).append(',').append(makespanNs).append(',')
                 .append(energyJoules).append(',').append(availability);
         for (Placement p : placements) {
+            if (p.device().indexOf(',') >= 0 || p.device().indexOf(';') >= 0) {
+                throw new IllegalArgumentException("device id '" + p.device() + "' cannot be encoded in a plan");
+            }
             sb.append(';').append(p.index()).append(',').append(p.device()).append(',').append(p.lane().label())
                     .append(',').append(p.deviceNs()).append(',').append(p.waitNs()).append(',').append(p.hostLinkNs())
                     .append(',').append(p.hostCpuNs()).append(',').append(p.hostNs()).append(',').append(p.startNs())

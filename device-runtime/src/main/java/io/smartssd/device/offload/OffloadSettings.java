@@ -51,7 +51,7 @@ public record OffloadSettings(OffloadMode mode, OffloadObjective objective, int 
         OffloadObjective obj = OffloadObjective.parse(prefix + OBJECTIVE, or(get, prefix + OBJECTIVE, "makespan"));
         int slots = (int) positive(get, prefix + HOST_SLOTS, Math.max(1, defaultSlots), 1, 4096);
         int read = (int) positive(get, prefix + READ_BYTES, 1 << 20, 4096, 64L << 20);
-        int probe = (int) positive(get, prefix + PROBE_PAGES, 16, 1, 4096);
+        int probe = (int) positive(get, prefix + PROBE_PAGES, 16, 2, 4096);
         String file = get.apply(prefix + CALIBRATION_FILE);
         Path cal = file == null || file.isBlank() ? HostCalibration.defaultFile() : Paths.get(file.trim());
         double hours = real(get, prefix + CALIBRATION_MAX_AGE_HOURS, 24 * 7, 0, 1e6);

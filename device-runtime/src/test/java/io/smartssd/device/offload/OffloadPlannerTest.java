@@ -129,13 +129,13 @@ class OffloadPlannerTest {
         Map<String, DeviceModel> d = Map.of("d0", device("d0", 256, 0));
         OffloadPlan p = plan(splits(4, "d0"), d, host(2), OffloadMode.AUTO, OffloadObjective.MAKESPAN);
         assertEquals(Lane.DEVICE, p.placement(2).lane());
-        OffloadPlan.Recheck same = p.recheck(2, 0, 1.0, 0.1);
+        OffloadPlan.Recheck same = p.recheck(2, 0, () -> 1.0, 0.1);
         assertFalse(same.moved());
-        OffloadPlan.Recheck late = p.recheck(2, 500_000_000L, 1.0, 0.1);
+        OffloadPlan.Recheck late = p.recheck(2, 500_000_000L, () -> 1.0, 0.1);
         assertTrue(late.moved(), late.toString());
         assertEquals(Lane.HOST, late.lane());
         // a busier host does not pull it back while the device is on time
-        assertFalse(p.recheck(2, 0, 0.1, 0.1).moved());
+        assertFalse(p.recheck(2, 0, () -> 0.1, 0.1).moved());
     }
 
     @Test
