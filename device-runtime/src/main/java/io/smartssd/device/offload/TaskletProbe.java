@@ -18,7 +18,11 @@ public final class TaskletProbe {
      */
     public static TaskletCost onHost(TaskletRun.Spec spec, Sample s) {
         try (HostEvaluator ev = new HostEvaluator(spec, s.pageBytes())) {
-            long[] pages = ev.begin(s.objectSize(), s.offset(), s.length());
+            // the sample's extent less its last page, unless it ends the object: a record (or line) that
+            // starts near the sample's end needs bytes past it, which the sample does not hold
+            long end = s.firstPage() * s.pageBytes() + s.pages().limit();
+            long len = end == s.objectSize() ? s.length() : Math.max(0, end - s.pageBytes() - s.offset());
+            long[] pages = ev.begin(s.objectSize(), s.offset(), len);
             boolean more = pages[1] >= pages[0];
             int i = 0;
             for (; more && i < s.pageCount(); i++) {

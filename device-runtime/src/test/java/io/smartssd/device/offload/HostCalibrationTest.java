@@ -37,12 +37,15 @@ class HostCalibrationTest {
         assertFalse(first.remeasured());
         HostCalibration.Result again = cal.calibrate("sum", w);
         assertEquals("cached", again.source(), "a figure that a spot check agrees with is used as it is");
-        cal.put("sum", first.nsPerByte() / 10);   // planted: the host 10x faster than it is
+        double planted = first.nsPerByte() / 10;
+        cal.put("sum", planted);   // planted: the host 10x faster than it is
         HostCalibration.Result fixed = cal.calibrate("sum", w);
         assertTrue(fixed.remeasured(), fixed.toString());
         assertTrue(fixed.source().contains("spot check"), fixed.source());
-        double ratio = fixed.nsPerByte() / first.nsPerByte();
-        assertTrue(ratio > 0.5 && ratio < 2, "re-measured " + fixed.nsPerByte() + " against " + first.nsPerByte());
+        // not the planted figure: the first measurement may have run before the JIT warmed up (up to a few
+        // times slower on a loaded machine), so only the order of magnitude is asserted
+        double ratio = fixed.nsPerByte() / planted;
+        assertTrue(ratio > 3 && ratio < 30, "re-measured " + fixed.nsPerByte() + " against planted " + planted);
         assertEquals(fixed.nsPerByte(), cal.cached("sum"), 0.0, "the cache now holds the new figure");
     }
 

@@ -52,6 +52,19 @@ public class DeviceJob extends Job {
      * job at submission, naming the key.
      */
     public static final String OFFLOAD = "smartssd.offload";
+    /**
+     * With {@link #OFFLOAD} host or auto: a file each split appends one JSON line to (split, device, bytes,
+     * planned and actual lane, why, predicted and actual ns, the plan's figures); unset: no report.
+     */
+    public static final String OFFLOAD_REPORT = "smartssd.offload.report";
+    /** Set at submission (host or auto): the plan's one line (splits per lane, predicted makespan and energy). */
+    public static final String OFFLOAD_PLAN_SUMMARY = "smartssd.offload.plan.summary";
+    /**
+     * Counter group of a planned job: {@code device.splits}, {@code host.splits}, {@code *.splits.replanned},
+     * {@code *.predicted_ns}, {@code *.actual_ns}, {@code host.bytes_read}, {@code host.cpu_ns},
+     * {@code host.calibration_disagreed}.
+     */
+    public static final String OFFLOAD_COUNTERS = "Smart SSD offload";
 
     @SuppressWarnings("deprecation") // Job's public constructors are deprecated in favour of getInstance
     protected DeviceJob(Configuration conf, String name) throws IOException {

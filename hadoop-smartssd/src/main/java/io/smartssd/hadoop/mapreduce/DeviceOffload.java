@@ -32,7 +32,7 @@ final class DeviceOffload {
     /** The mode: device (default), host or auto; the other settings are keys under it. */
     static final String PREFIX = DeviceJob.OFFLOAD;
     /** The plan's one-line summary, set at submission for the job's record. */
-    static final String SUMMARY = "smartssd.offload.plan.summary";
+    static final String SUMMARY = DeviceJob.OFFLOAD_PLAN_SUMMARY;
     /** The plan's inputs as the planner saw them. */
     static final String INPUTS = "smartssd.offload.plan.inputs";
     /** How the host's throughput was obtained (cached, measured, re-measured: why). */

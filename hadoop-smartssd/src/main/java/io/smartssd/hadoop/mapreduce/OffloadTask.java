@@ -31,7 +31,7 @@ import org.apache.hadoop.mapreduce.TaskAttemptContext;
  */
 final class OffloadTask {
     /** Counter group of the offload counters. */
-    static final String GROUP = "Smart SSD offload";
+    static final String GROUP = DeviceJob.OFFLOAD_COUNTERS;
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     private final OffloadSplit split;
