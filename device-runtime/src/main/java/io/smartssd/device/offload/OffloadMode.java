@@ -7,7 +7,7 @@ public enum OffloadMode {
     DEVICE, HOST, AUTO;
 
     /**
-     * The mode a setting names (case-insensitive), or an IllegalArgumentException naming the setting's
+     * The mode a setting names (case-insensitive), or an {@link OffloadSettingException} naming the setting's
      * key, the value and the choices.
      */
     public static OffloadMode parse(String key, String value) {
@@ -17,7 +17,7 @@ public enum OffloadMode {
                 return m;
             }
         }
-        throw new IllegalArgumentException(key + " = '" + value + "': not an offload mode; give device, host or auto");
+        throw new OffloadSettingException(key, value, "not an offload mode; give device, host or auto");
     }
 
     /** The setting's spelling: device, host, auto. */

@@ -6,7 +6,7 @@ import java.util.Locale;
 public enum OffloadObjective {
     MAKESPAN, ENERGY;
 
-    /** As {@link OffloadMode#parse}: an IllegalArgumentException names the key. */
+    /** As {@link OffloadMode#parse}: an {@link OffloadSettingException} names the key. */
     public static OffloadObjective parse(String key, String value) {
         String v = value == null ? "" : value.trim().toLowerCase(Locale.ROOT);
         for (OffloadObjective o : values()) {
@@ -14,7 +14,7 @@ public enum OffloadObjective {
                 return o;
             }
         }
-        throw new IllegalArgumentException(key + " = '" + value + "': not an offload objective; give makespan or energy");
+        throw new OffloadSettingException(key, value, "not an offload objective; give makespan or energy");
     }
 
     public String label() {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.smartssd.device.offload.HostCalibration;
 import io.smartssd.device.offload.OffloadMode;
+import io.smartssd.device.offload.OffloadSettingException;
 import io.smartssd.hadoop.fs.TestImages;
 import io.smartssd.proto.Row;
 import io.smartssd.proto.Value;
@@ -144,6 +145,8 @@ class OffloadJobTest {
         j.getConfiguration().set("smartssd.offload.objective", "speed");
         e = assertThrows(IOException.class, j::submit);
         assertTrue(e.getMessage().contains("smartssd.offload.objective"), e.getMessage());
+        assertEquals("smartssd.offload.objective",
+                org.junit.jupiter.api.Assertions.assertInstanceOf(OffloadSettingException.class, e.getCause()).key());
         // the API: setOffload records the mode under the key
         DeviceJob k = job(null, out(), true);
         k.setOffload(OffloadMode.HOST);
