@@ -50,7 +50,8 @@ class Bench:
 
     def headline(self, name, ours, unit, paper=None, **extra):
         """One entry of summary.json; its name must say its configuration: two entries of one run may not
-        share a name (ValueError)."""
+        share a name (ValueError). extra: more fields beside "ours" (a confidence interval: ci_low, ci_high,
+        samples; the setup)."""
         if any(e["name"] == name for e in self.summary):
             raise ValueError(f"bench {self.name}: two summary entries named {name!r}")
         entry = {"name": name, "ours": ours, "unit": unit}
@@ -146,7 +147,8 @@ ALIASES = {"2pm": "twopm"}
 def main():
     if len(sys.argv) < 2:
         names = sorted({v: k for k, v in ALIASES.items()}.get(f[:-3], f[:-3])
-                       for f in os.listdir(os.path.dirname(__file__)) if f.endswith(".py") and f != "benchlib.py")
+                       for f in os.listdir(os.path.dirname(__file__))
+                       if f.endswith(".py") and f != "benchlib.py" and not f.startswith("_"))
         sys.exit("usage: bin/smartssd bench NAME [ARGS]\nbenches: " + ", ".join(names))
     name = sys.argv[1]
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

@@ -10,7 +10,7 @@ from ledger.core import Above, Claim, Compute, Entries, Entry, Within, Yes, lite
 P = "DRS"
 BENCH = "drs"
 FIG9 = "DRS.md#fig-9-mean-latency-against-rcf"
-FIG10 = "DRS.md#fig-10-waiting-time-breakdown-rcf--drs-mean-us-per-request"
+FIG10 = "DRS.md#fig-10-the-latency-in-parts-rcf--drs-mean-us-per-request"
 FIG11 = "DRS.md#fig-11-map-cache-size-and-queue-depth"
 
 

@@ -75,6 +75,24 @@ static size_t poll_all(csd_device *d, csd_block_cpl *by_id, size_t n, uint64_t *
     return k;
 }
 
+/* The DRS paper's Fig. 10 parts of a completion (docs/BLOCK-IO.md): each non-negative, and with the
+ * flash command queue part they add up to its latency. Returns the flash command queue part. */
+static uint64_t check_parts(const csd_block_cpl *c) {
+    CHECK(c->admit_ns >= c->arrival_ns);
+    CHECK(c->submit_ns >= c->admit_ns);
+    CHECK(c->done_ns >= c->submit_ns);
+    if (!c->flash_done_ns) {
+        CHECK_EQ_U64(c->flash_busy_ns, 0);
+        return 0;
+    }
+    CHECK(c->flash_done_ns >= c->submit_ns && c->flash_done_ns <= c->done_ns);
+    CHECK(c->flash_busy_ns <= c->flash_done_ns - c->submit_ns);
+    uint64_t ioq = c->admit_ns - c->arrival_ns, link = (c->submit_ns - c->admit_ns) + (c->done_ns - c->flash_done_ns);
+    uint64_t fcq = c->flash_done_ns - c->submit_ns - c->flash_busy_ns;
+    CHECK_EQ_U64(ioq + link + c->flash_busy_ns + fcq, c->done_ns - c->arrival_ns);
+    return fcq;
+}
+
 static void fill_expect(uint8_t *buf, uint64_t lba, uint32_t count, uint64_t fill) {
     for (uint32_t k = 0; k < count; k++)
         for (int o = 0; o < 4096; o += 8) {
@@ -262,7 +280,8 @@ static void test_drs_preset(const char *dir) {
     unlink(path);
     csd_params p;
     CHECK_EQ_INT(csd_params_preset(&p, "drs"), 0);
-    CHECK_EQ_U64(p.block_queue_depth, 256);
+    CHECK_EQ_U64(p.block_queue_depth, 65536);
+    CHECK_EQ_U64(p.flash_queue_depth, 256);
     CHECK(!strcmp(p.ftl, "dftl"));
     CHECK_EQ_U64(p.map_cache_bytes, 1024);
     CHECK(csd_format(path, 16u << 20, &p, err, sizeof err) == 0);
@@ -331,6 +350,11 @@ static void test_dftl_sets(const char *dir, const char *sched, int drs) {
     CHECK_EQ_U64(c[0].flash_ops, 2);
     CHECK_EQ_U64(c[0].first_flash_ns, T1 + 5000);
     CHECK_EQ_U64(c[0].done_ns, T1 + 148040);
+    /* Fig. 10: no I/O queue, the link's 5000 before and 2560 after, its two commands back to back */
+    CHECK_EQ_U64(c[0].submit_ns, T1 + 5000);
+    CHECK_EQ_U64(c[0].flash_done_ns, T1 + 145480);
+    CHECK_EQ_U64(c[0].flash_busy_ns, 2 * 70240);
+    CHECK_EQ_U64(check_parts(&c[0]), 0);
     /* a hit (LBA 4 shares LBA 3's line of 8 entries): the data read alone, 5000 + 70240 + 2560 */
     uint64_t T2 = c[0].done_ns + 1000;
     r = (csd_block_req){ .id = 0, .op = CSD_BLOCK_READ, .lba = 4, .count = 1, .arrival_ns = T2 };
@@ -357,6 +381,15 @@ static void test_dftl_sets(const char *dir, const char *sched, int drs) {
     CHECK_EQ_U64(c[0].done_ns, T3 + 858280);
     CHECK_EQ_U64(c[1].first_flash_ns, T3 + 77800);
     CHECK_EQ_U64(c[1].done_ns, T3 + 150600);
+    /* Fig. 10: R's wait for W's map read (12560..77800) is flash command queue time, not its flash
+     * operation time (its own DR only); W waits behind R's DR (77800..148040) */
+    CHECK_EQ_U64(c[1].flash_busy_ns, 70240);
+    CHECK_EQ_U64(check_parts(&c[1]), 77800 - 12560);
+    CHECK_EQ_U64(c[1].clf_delayed, 1);   /* a CLF-delayed request (V-C) */
+    CHECK_EQ_U64(c[1].dle_delayed, 0);
+    CHECK_EQ_U64(c[0].clf_delayed + c[0].dle_delayed, 0);
+    CHECK_EQ_U64(c[0].flash_busy_ns, 70240 + 710240);
+    CHECK_EQ_U64(check_parts(&c[0]), 70240);
     /* where the schedulers differ: at T4 A reads LBA 16 (line 2, a miss: MR 5000..75240), B writes
      * LBA 5 (line 0, cached: its DP is queued at 12560 after the link 5000..12560) and C reads LBA 4
      * (a hit: its DR queued at 17560 after the link 12560..17560). When A's MR ends at 75240:
@@ -377,7 +410,12 @@ static void test_dftl_sets(const char *dir, const char *sched, int drs) {
     CHECK_EQ_U64(c[0].done_ns, T4 + (drs ? 218280 : 928520));
     CHECK_EQ_U64(c[1].done_ns, T4 + (drs ? 925960 : 785480));
     CHECK_EQ_U64(c[2].done_ns, T4 + (drs ? 148040 : 858280));
-    uint64_t want_order[2][3] = { { 1, 2, 0 }, { 2, 0, 1 } };
+    /* the order moves the queue waits, never a request's own operation time (DRS VI-C) */
+    CHECK_EQ_U64(c[0].flash_busy_ns, 2 * 70240);
+    CHECK_EQ_U64(c[1].flash_busy_ns, 710240);
+    CHECK_EQ_U64(c[2].flash_busy_ns, 70240);
+    CHECK_EQ_U64(check_parts(&c[2]), drs ? 75240 - 17560 : 785480 - 17560);
+        uint64_t want_order[2][3] = { { 1, 2, 0 }, { 2, 0, 1 } };
     for (int i = 0; i < 3; i++) CHECK_EQ_U64(order[i], want_order[drs][i]);
     /* the data read back is what was written */
     uint8_t buf[4096], want[4096];
@@ -387,6 +425,99 @@ static void test_dftl_sets(const char *dir, const char *sched, int drs) {
     fill_expect(want, 5, 1, 4);
     CHECK(!memcmp(buf, want, sizeof buf));
     CHECK(csd_device_close(d) == 0);
+}
+
+/* The flash command queue holds flash_queue_depth commands, one per command set in progress (the DRS
+ * paper's queue depth, VI-A): a request waits in the I/O request queue until its sets fit, so the
+ * depth limits which commands the scheduler can choose among. On the drs preset under drs, with the
+ * cache warm (every request a hit: one data command per page), at T: A writes LBA 0, B writes LBA 8,
+ * C reads LBA 16, each one page, submitted in that order. A's link 0..7560 (overhead + its page), its
+ * DP 7560..717800 (10240 + 700000). Then:
+ *   depth 3 (or more): all three are admitted at T; B's DP is queued at 15120 and C's DR at 20120
+ *     (their links after A's); at 717800 drs takes the read: DR_C ..788040 (C done +2560 = 790600),
+ *     DP_B ..1498280.
+ *   depth 2: C waits in the I/O request queue until A's set completes at 717800; its command (link
+ *     717800..722800) misses the decision at 717800, which takes B's DP (..1428040); DR_C
+ *     1428040..1498280, C done 1500840.
+ *   depth 1: B waits for A (admitted 717800, link ..725360, DP ..1435600), C for B (admitted 1435600,
+ *     link ..1440600, DR ..1510840, done 1513400).
+ * And a request with more sets than the queue holds enters it empty: at depth 2, E reads LBA 16, D
+ * reads LBAs 0..3 and F reads LBA 8, at T'. E: link ..5000, DR ..75240, page out ..77800. D (4 sets)
+ * waits for the empty queue at 75240 (E's set done); its command follows E's page on the link
+ * (..82800), its DRs run 82800..153040..223280..293520..363760. F waits behind D until D holds one
+ * entry (its third set done at 293520): F's command follows D's third page on the link
+ * (296080..301080), its DR after D's last 363760..434000, F done 436560; D done 366320. */
+static csd_device *reopen_fqd(const char *dir, const char *sched, uint32_t fqd) {
+    csd_device *d = dftl_cold(dir, sched);
+    char path[4300], err[512];
+    snprintf(path, sizeof path, "%s/dftl-%s.img", dir, sched);
+    CHECK(csd_device_close(d) == 0);
+    csd_params p;
+    CHECK_EQ_INT(csd_params_preset(&p, "drs"), 0);
+    snprintf(p.flash_scheduler, sizeof p.flash_scheduler, "%s", sched);
+    p.flash_queue_depth = fqd;
+    csd_open_opts o = { .override = &p, .background = 0 };
+    CHECK(csd_device_open(&d, path, &o, err, sizeof err) == 0);
+    csd_block_info bi;
+    CHECK_EQ_INT(csd_block_info_get(d, &bi, err, sizeof err), 0);
+    CHECK_EQ_U64(bi.flash_queue_depth, fqd);
+    /* warm lines 0, 1 and 2, one request at a time */
+    for (uint64_t lba = 0; lba < 24; lba += 8) {
+        csd_block_req r = { .id = 0, .op = CSD_BLOCK_READ, .lba = lba, .count = 1 };
+        submit_ok(d, &r, 1);
+        csd_block_cpl c[1];
+        poll_all(d, c, 1, NULL);
+        CHECK_EQ_U64(c[0].flash_ops, 2);
+    }
+    return d;
+}
+
+static void test_flash_queue_depth(const char *dir) {
+    const uint32_t depths[4] = { 1, 2, 3, 256 };
+    const uint64_t c_done[4] = { 1513400, 1500840, 790600, 790600 };
+    const uint64_t b_done[4] = { 1435600, 1428040, 1498280, 1498280 };
+    const uint64_t c_admit[4] = { 1435600, 717800, 0, 0 };
+    for (int k = 0; k < 4; k++) {
+        csd_device *d = reopen_fqd(dir, "drs", depths[k]);
+        uint64_t T = csd_device_clock(d) + 1000;
+        csd_block_req q[3] = { { .id = 0, .op = CSD_BLOCK_WRITE, .lba = 0, .count = 1, .fill = 9, .arrival_ns = T },
+                               { .id = 1, .op = CSD_BLOCK_WRITE, .lba = 8, .count = 1, .fill = 9, .arrival_ns = T },
+                               { .id = 2, .op = CSD_BLOCK_READ, .lba = 16, .count = 1, .arrival_ns = T } };
+        submit_ok(d, q, 3);
+        csd_block_cpl c[3];
+        poll_all(d, c, 3, NULL);
+        for (int i = 0; i < 3; i++) {
+            CHECK_EQ_U64(c[i].flash_ops, 1);
+            (void)check_parts(&c[i]);
+        }
+        CHECK_EQ_U64(c[0].admit_ns, T);
+        CHECK_EQ_U64(c[0].done_ns, T + 717800);
+        CHECK_EQ_U64(c[1].admit_ns, T + (depths[k] == 1 ? 717800 : 0));
+        CHECK_EQ_U64(c[1].done_ns, T + b_done[k]);
+        CHECK_EQ_U64(c[2].admit_ns, T + c_admit[k]);
+        CHECK_EQ_U64(c[2].done_ns, T + c_done[k]);
+        /* the flash command queue wait of C: behind A's DP, then (depth 1, 2) B's */
+        CHECK_EQ_U64(c[2].flash_busy_ns, 70240);
+        CHECK_EQ_U64(check_parts(&c[2]), depths[k] >= 3 ? 717800 - 20120 : depths[k] == 2 ? 1428040 - 722800 : 0);
+        if (depths[k] == 2) {
+            uint64_t T2 = csd_device_clock(d) + 1000;
+            csd_block_req e[3] = { { .id = 0, .op = CSD_BLOCK_READ, .lba = 16, .count = 1, .arrival_ns = T2 },
+                                   { .id = 1, .op = CSD_BLOCK_READ, .lba = 0, .count = 4, .arrival_ns = T2 },
+                                   { .id = 2, .op = CSD_BLOCK_READ, .lba = 8, .count = 1, .arrival_ns = T2 } };
+            submit_ok(d, e, 3);
+            poll_all(d, c, 3, NULL);
+            CHECK_EQ_U64(c[0].done_ns, T2 + 77800);
+            CHECK_EQ_U64(c[1].admit_ns, T2 + 75240);
+            CHECK_EQ_U64(c[1].submit_ns, T2 + 82800);
+            CHECK_EQ_U64(c[1].done_ns, T2 + 366320);
+            CHECK_EQ_U64(c[1].flash_busy_ns, 4 * 70240);
+            CHECK_EQ_U64(c[2].admit_ns, T2 + 293520);
+            CHECK_EQ_U64(c[2].submit_ns, T2 + 301080);
+            CHECK_EQ_U64(c[2].done_ns, T2 + 436560);
+            for (int i = 0; i < 3; i++) CHECK_EQ_U64(check_parts(&c[i]), i == 2 ? 363760 - 301080 : 0);
+        }
+        CHECK(csd_device_close(d) == 0);
+    }
 }
 
 /* Random reads, writes and trims in batches with arrival gaps, on a small device (GC runs often);
@@ -448,6 +579,7 @@ static void test_random(const char *dir) {
             CHECK(c[i].done_ns >= c[i].admit_ns);
             CHECK(c[i].first_flash_ns == 0 || c[i].first_flash_ns >= c[i].admit_ns);
             CHECK_EQ_INT(c[i].status, 0);
+            (void)check_parts(&c[i]);
             uint32_t inside = 0;
             for (int j = 0; j < BATCH; j++) inside += c[j].admit_ns <= c[i].admit_ns && c[i].admit_ns < c[j].done_ns;
             CHECK(inside <= qd);
@@ -992,6 +1124,7 @@ int main(void) {
     test_hint(dir);
     test_dftl_sets(dir, "fifo", 0);
     test_dftl_sets(dir, "drs", 1);
+    test_flash_queue_depth(dir);
     test_protocol(dir);
     test_crash(dir);
     test_kill(dir);

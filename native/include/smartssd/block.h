@@ -7,8 +7,9 @@
  * commands neither list nor touch), so it survives reopen and crash like objects do.
  *
  * Requests carry their arrival time on the device clock; many are outstanding at once. The device
- * serves at most block_queue_depth of them at a time (the rest wait in the I/O request queue in
- * arrival order), their flash commands overlap on the chips, and completions come back in completion
+ * serves at most block_queue_depth of them at a time, and with flash_queue_depth only as many as its
+ * flash command queue holds the command sets of (the rest wait in the I/O request queue in arrival
+ * order), their flash commands overlap on the chips, and completions come back in completion
  * order with the virtual times of each step. The data moves when a request is submitted, in
  * submission order (so a read sees every write submitted before it); the virtual times follow the
  * timing model. A client session (csd_session_begin) polls only its own completions; these functions
@@ -47,6 +48,7 @@ typedef struct csd_block_info {
     uint32_t queue_depth;            /* block_queue_depth */
     uint32_t max_outstanding;        /* CSD_BLOCK_MAX_OUTSTANDING */
     uint64_t namespace_object;       /* the reserved object's id */
+    uint32_t flash_queue_depth;      /* flash_queue_depth (0 = no limit) */
 } csd_block_info;
 
 typedef struct csd_block_req {
@@ -82,6 +84,14 @@ typedef struct csd_block_cpl {
     uint64_t first_flash_ns;         /* its first flash command started (0 = it had none) */
     uint64_t done_ns;                /* completed */
     uint32_t flash_ops;              /* flash commands it issued: map, data, garbage collection */
+    /* its latency in the DRS paper's Fig. 10 parts (docs/BLOCK-IO.md): I/O request queue =
+     * admit - arrival; host link = (submit - admit) + (done - flash_done); flash operations =
+     * flash_busy; flash command queue = the rest */
+    uint64_t submit_ns;              /* its commands went to the flash-command scheduler */
+    uint64_t flash_done_ns;          /* its last flash command completed (0 = it had none) */
+    uint64_t flash_busy_ns;          /* its own commands' (map, data; not GC) time on the flash */
+    uint32_t clf_delayed, dle_delayed; /* its command sets that waited for another request's cache-line
+                                        * fetch / dirty-line eviction (map-cached FTL; docs/DRS.md) */
 } csd_block_cpl;
 
 /* Each returns a csd_status (0 = OK) with err set on failure; the device keeps serving. */

@@ -263,7 +263,10 @@ static void blk_run(csd_device *d, uint64_t session, size_t min, uint64_t until_
 static void to_cpl(const csd_blk_done *x, csd_block_cpl *o) {
     *o = (csd_block_cpl){ .id = x->tag.id, .lba = x->tag.lba, .count = x->tag.count, .op = x->tag.op,
                           .status = x->tag.status, .arrival_ns = x->arrival_ns, .admit_ns = x->admit_ns,
-                          .first_flash_ns = x->first_flash_ns, .done_ns = x->done_ns, .flash_ops = x->flash_ops };
+                          .first_flash_ns = x->first_flash_ns, .done_ns = x->done_ns, .flash_ops = x->flash_ops,
+                          .submit_ns = x->submit_ns, .flash_done_ns = x->flash_done_ns,
+                          .flash_busy_ns = x->flash_busy_ns, .clf_delayed = x->clf_delayed,
+                          .dle_delayed = x->dle_delayed };
 }
 
 /* ---- protocol ------------------------------------------------------------------------------- */
@@ -277,6 +280,7 @@ int cmd_block_info(csd_device *d, const Smartssd__V1__BlockInfo *m, cmd_ctx *c) 
     rep->lba_bytes = d->params.page_bytes;
     rep->lbas = d->blk_lbas;
     rep->queue_depth = d->params.block_queue_depth;
+    rep->flash_queue_depth = d->params.flash_queue_depth;
     rep->max_outstanding = CSD_BLOCK_MAX_OUTSTANDING;
     rep->namespace_object = d->blk_ns;
     c->resp->result_case = SMARTSSD__V1__RESPONSE__RESULT_BLOCK_INFO;
@@ -379,6 +383,11 @@ int cmd_block_poll(csd_device *d, const Smartssd__V1__BlockPoll *m, cmd_ctx *c) 
         cm[i].first_flash_ns = x->first_flash_ns;
         cm[i].done_ns = x->done_ns;
         cm[i].flash_ops = x->flash_ops;
+        cm[i].submit_ns = x->submit_ns;
+        cm[i].flash_done_ns = x->flash_done_ns;
+        cm[i].flash_busy_ns = x->flash_busy_ns;
+        cm[i].clf_delayed = x->clf_delayed;
+        cm[i].dle_delayed = x->dle_delayed;
         cm[i].lba = x->tag.lba;
         cm[i].count = x->tag.count;
         if (x->tag.data) {
@@ -413,7 +422,8 @@ int csd_block_info_get(csd_device *d, csd_block_info *out, char *err, size_t err
     int rc = blk_ns(d, &c);
     if (!rc) *out = (csd_block_info){ .lba_bytes = d->params.page_bytes, .lbas = d->blk_lbas,
                                       .queue_depth = d->params.block_queue_depth,
-                                      .max_outstanding = CSD_BLOCK_MAX_OUTSTANDING, .namespace_object = d->blk_ns };
+                                      .max_outstanding = CSD_BLOCK_MAX_OUTSTANDING, .namespace_object = d->blk_ns,
+                                      .flash_queue_depth = d->params.flash_queue_depth };
     pthread_mutex_unlock(&d->mu);
     return rc ? api_fail(&c, err, errlen) : 0;
 }

@@ -14,7 +14,7 @@
 #include "query/row_filter.h"
 #include "runtime/exec.h"
 #include "smartssd/v1/device.pb-c.h"
-#include "tasklets/builtin_hooks.h"
+#include "tasklets/registry.h"
 
 struct csd_eval {
     Smartssd__V1__CreateObject *tm, *om;   /* the messages; params and keywords point into them */
@@ -115,7 +115,7 @@ int csd_eval_create(csd_eval **out, const uint8_t *tasklet_msg, size_t tasklet_l
     };
     /* no output limit: the caller takes the rows after every page */
     csd_outbuf_init(&e->out, 0, e->om ? e->om->max_outputs : 0);
-    rc = csd_exec_create_hooked(&e->x, ops, csd_tasklet_builtin_hooks(ops), &e->args, &e->out, err, errlen);
+    rc = csd_exec_create_hooked(&e->x, ops, csd_builtin_hooks_of(ops), NULL, &e->args, &e->out, err, errlen);
     if (rc) {
         e->x = NULL;
         goto out;

@@ -123,8 +123,18 @@ static void merge(rres *x, const Smartssd__V1__BlockCompletion *c) {
         x->done = c->done_ns;
         x->flash_ops = c->flash_ops;
         x->status = (int)c->status;
+        x->fsubmit = c->submit_ns;
+        x->flash_done = c->flash_done_ns;
+        x->flash_busy = c->flash_busy_ns;
+        x->clf_delayed = c->clf_delayed;
+        x->dle_delayed = c->dle_delayed;
         return;
     }
+    x->clf_delayed += c->clf_delayed;
+    x->dle_delayed += c->dle_delayed;
+    if (c->submit_ns < x->fsubmit) x->fsubmit = c->submit_ns;
+    if (c->flash_done_ns > x->flash_done) x->flash_done = c->flash_done_ns;
+    x->flash_busy += c->flash_busy_ns;
     if (c->arrival_ns < x->submit) x->submit = c->arrival_ns;
     if (c->admit_ns < x->admit) x->admit = c->admit_ns;
     if (c->first_flash_ns && (!x->first || c->first_flash_ns < x->first)) x->first = c->first_flash_ns;
@@ -382,6 +392,7 @@ static int run_replay(cli *c, int argc, char **argv) {
     if (!r) return EXIT_DEVICE;
     uint64_t lbas = r->block_info->lbas;
     uint32_t lba_bytes = r->block_info->lba_bytes, qd = r->block_info->queue_depth;
+    uint32_t fqd = r->block_info->flash_queue_depth;
     uint64_t base = r->device_clock_ns, max_out = r->block_info->max_outstanding;
     smartssd__v1__response__free_unpacked(r, NULL);
 
@@ -403,9 +414,9 @@ static int run_replay(cli *c, int argc, char **argv) {
     Smartssd__V1__BlockRequest **bp = calloc(CHUNK, sizeof *bp);
     rstate st = { .c = c, .tr = &tr, .res = res, .br = br, .bp = bp, .now = base, .lba_bytes = lba_bytes,
                   .pattern = o.pattern };
-    replay_result rr = { .path = path, .tr = &tr, .res = res, .queue_depth = qd, .afap = o.afap,
-                         .prefill = o.prefill, .prefill_mode = o.prefill == PREFILL_MAP ? "map" : "data",
-                         .parse_wall_s = w_parse };
+    replay_result rr = { .path = path, .tr = &tr, .res = res, .queue_depth = qd, .flash_queue_depth = fqd,
+                         .afap = o.afap, .prefill = o.prefill,
+                         .prefill_mode = o.prefill == PREFILL_MAP ? "map" : "data", .parse_wall_s = w_parse };
     if (!res || !br || !bp) {
         rc = cli_error(c, "RESOURCE_EXHAUSTED", "out of memory");
         goto out;
@@ -493,7 +504,8 @@ const subcmd CMD_REPLAY = {
     "  --write-data zeroes|pattern\n"
     "                         what the trace's writes write: zeros (default; timed as any write, but the\n"
     "                         image stores no page data for them) or each request's fill pattern\n"
-    "  --csv FILE             one row per request: arrival, admission, first flash command, completion\n"
+    "  --csv FILE             one row per request: arrival, admission, first flash command, completion,\n"
+    "                         and its latency in parts (docs/BLOCK-IO.md)\n"
     "  --plot FILE            a PNG of the latency CDF per read / write (python3 with matplotlib)\n"
     "Percentiles are nearest-rank over the requests that completed OK; latency = completion - arrival.\n",
 };

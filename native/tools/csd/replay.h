@@ -17,7 +17,18 @@ typedef struct rres {
     uint32_t flash_ops;
     uint32_t pieces, seen;
     int status;
+    /* the device's Fig. 10 times (docs/BLOCK-IO.md); of a request in pieces: the earliest submission
+     * to the flash, the latest last flash command, the pieces' own flash times summed */
+    uint64_t fsubmit, flash_done, flash_busy;
+    uint32_t clf_delayed, dle_delayed;   /* its sets that waited on another request's map command */
 } rres;
+
+/* The DRS paper's Fig. 10 parts of a request's latency, adding up to it: the host-side queue (before
+ * the device had room), the I/O request queue, the flash command queue (the rest), its own flash
+ * operation time, and the host link (command and data in before its flash commands, the data out
+ * after them). */
+typedef struct rparts { uint64_t host_queue, io_queue, flash_queue, flash, link; } rparts;
+rparts replay_parts(const rres *x);
 
 /* The summary printed before a replay and by --stats-only. */
 void replay_print_trace(FILE *out, const char *path, const tf_trace *tr, const tf_stats *s);
@@ -28,7 +39,7 @@ typedef struct replay_result {
     const char *path;
     const tf_trace *tr;
     const rres *res;
-    uint32_t queue_depth;
+    uint32_t queue_depth, flash_queue_depth;
     int afap, prefill;
     const char *prefill_mode;
     int64_t prefilled;

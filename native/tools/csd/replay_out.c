@@ -71,19 +71,32 @@ static const char *PLOT_PY =
 
 static const char *const OPN[] = { "?", "read", "write", "trim" };
 
+rparts replay_parts(const rres *x) {
+    rparts p = { .host_queue = x->submit - x->arrival, .io_queue = x->admit - x->submit };
+    uint64_t fs = x->fsubmit > x->admit ? x->fsubmit : x->admit, end = x->flash_done > fs ? x->flash_done : fs;
+    if (end > x->done) end = x->done;
+    p.link = (fs - x->admit) + (x->done - end);
+    p.flash = x->flash_busy < end - fs ? x->flash_busy : end - fs;   /* pieces: their summed time, at most the span */
+    p.flash_queue = end - fs - p.flash;
+    return p;
+}
+
 int replay_write_csv(const char *path, const tf_trace *tr, const rres *res) {
     FILE *f = fopen(path, "w");
     if (!f) return -errno;
     fprintf(f, "id,line,op,lba,count,bytes,arrival_ns,submit_ns,admit_ns,first_flash_ns,done_ns,latency_ns,"
-               "host_queue_ns,io_queue_ns,flash_queue_ns,flash_ns,flash_ops,status\n");
+               "host_queue_ns,io_queue_ns,flash_queue_ns,flash_ns,flash_ops,status,flash_submit_ns,flash_done_ns,"
+               "host_link_ns,clf_delayed,dle_delayed\n");
     for (size_t i = 0; i < tr->n; i++) {
         const tf_req *q = &tr->r[i];
         const rres *x = &res[i];
-        uint64_t fq = x->first ? x->first - x->admit : x->done - x->admit, fl = x->first ? x->done - x->first : 0;
+        rparts p = replay_parts(x);
         fprintf(f, "%zu,%u,%s,%" PRIu64 ",%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-                   ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%d\n",
+                   ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64
+                   ",%u,%u\n",
                 i, q->line, OPN[q->op], q->lba, q->count, q->size, x->arrival, x->submit, x->admit, x->first, x->done,
-                x->done - x->arrival, x->submit - x->arrival, x->admit - x->submit, fq, fl, x->flash_ops, x->status);
+                x->done - x->arrival, p.host_queue, p.io_queue, p.flash_queue, p.flash, x->flash_ops, x->status,
+                x->fsubmit, x->flash_done, p.link, x->clf_delayed, x->dle_delayed);
     }
     return fclose(f) ? -errno : 0;
 }
@@ -128,8 +141,9 @@ void replay_report(const replay_result *r, int json, json_object *trace_json) {
     uint64_t *lat[4];
     size_t nl[4] = { 0 }, failed = 0, host_waited = 0;
     for (int k = 0; k < 4; k++) lat[k] = malloc((tr->n ? tr->n : 1) * sizeof(uint64_t));
-    uint64_t first_arr = UINT64_MAX, last_done = 0, hq_max = 0;
-    double hq = 0, iq = 0, fq = 0, fl = 0;
+    uint64_t first_arr = UINT64_MAX, last_arr = 0, last_done = 0, hq_max = 0;
+    double hq = 0, iq = 0, fq = 0, fl = 0, lk = 0, rq[5] = { 0 };   /* rq: the parts over reads alone */
+    uint64_t dl[4][3] = { { 0 } };   /* requests by op: [0] any delayed set, [1] CLF-, [2] DLE-delayed */
     for (size_t i = 0; i < tr->n; i++) {
         const rres *x = &res[i];
         if (x->status) {
@@ -142,15 +156,29 @@ void replay_report(const replay_result *r, int json, json_object *trace_json) {
             lat[0][nl[0]++] = l;
         }
         if (x->arrival < first_arr) first_arr = x->arrival;
+        if (x->arrival > last_arr) last_arr = x->arrival;
         if (x->done > last_done) last_done = x->done;
-        uint64_t h = x->submit - x->arrival;
-        host_waited += h > 0;
-        if (h > hq_max) hq_max = h;
-        hq += (double)h;
-        iq += (double)(x->admit - x->submit);
-        fq += (double)((x->first ? x->first : x->done) - x->admit);
-        fl += (double)(x->first ? x->done - x->first : 0);
+        rparts p = replay_parts(x);
+        int op = tr->r[i].op;
+        dl[op][0] += x->clf_delayed || x->dle_delayed;
+        dl[op][1] += x->clf_delayed > 0;
+        dl[op][2] += x->dle_delayed > 0;
+        host_waited += p.host_queue > 0;
+        if (p.host_queue > hq_max) hq_max = p.host_queue;
+        hq += (double)p.host_queue;
+        iq += (double)p.io_queue;
+        fq += (double)p.flash_queue;
+        fl += (double)p.flash;
+        lk += (double)p.link;
+        if (tr->r[i].op == TF_READ) {
+            double v[5] = { (double)p.host_queue, (double)p.io_queue, (double)p.flash_queue, (double)p.flash,
+                            (double)p.link };
+            for (int k = 0; k < 5; k++) rq[k] += v[k];
+        }
     }
+    /* offered load: seconds of its own flash work the trace brings per second of its arrivals; above 1
+     * the device falls ever further behind, and mean latencies grow with the trace's length */
+    double load = last_arr > first_arr ? fl / (double)(last_arr - first_arr) : 0;
     summary s[4];
     for (int k = 0; k < 4; k++) s[k] = lat[k] ? summarize(lat[k], nl[k]) : (summary){ 0 };
     for (int k = 0; k < 4; k++) free(lat[k]);
@@ -192,7 +220,24 @@ void replay_report(const replay_result *r, int json, json_object *trace_json) {
         json_object_object_add(w, "io_queue_us", json_object_new_double(iq / ok / 1000.0));
         json_object_object_add(w, "flash_queue_us", json_object_new_double(fq / ok / 1000.0));
         json_object_object_add(w, "flash_us", json_object_new_double(fl / ok / 1000.0));
+        json_object_object_add(w, "host_link_us", json_object_new_double(lk / ok / 1000.0));
         json_object_object_add(j, "mean_breakdown", w);
+        json_object *wr = json_object_new_object();
+        double okr = s[TF_READ].n ? (double)s[TF_READ].n : 1;
+        const char *rn[5] = { "host_queue_us", "io_queue_us", "flash_queue_us", "flash_us", "host_link_us" };
+        for (int k = 0; k < 5; k++) json_object_object_add(wr, rn[k], json_object_new_double(rq[k] / okr / 1000.0));
+        json_object_object_add(j, "mean_breakdown_read", wr);
+        json_object_object_add(j, "flash_queue_depth", json_object_new_int((int)r->flash_queue_depth));
+        json_object_object_add(j, "offered_load", json_object_new_double(load));
+        json_object *dj = json_object_new_object();
+        for (int op = TF_READ; op <= TF_WRITE; op++) {
+            json_object *o = json_object_new_object();
+            json_object_object_add(o, "any", json_object_new_int64((int64_t)dl[op][0]));
+            json_object_object_add(o, "clf", json_object_new_int64((int64_t)dl[op][1]));
+            json_object_object_add(o, "dle", json_object_new_int64((int64_t)dl[op][2]));
+            json_object_object_add(dj, op == TF_READ ? "read" : "write", o);
+        }
+        json_object_object_add(j, "delayed_requests", dj);
         puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
         json_object_put(j);
         return;
@@ -201,6 +246,7 @@ void replay_report(const replay_result *r, int json, json_object *trace_json) {
     printf("replayed %zu requests (%zu reads, %zu writes, %zu trims; %zu failed, %" PRIu64 " lines skipped) "
            "at queue depth %u%s\n", tr->n, s[TF_READ].n, s[TF_WRITE].n, s[TF_TRIM].n, failed, tr->skipped,
            r->queue_depth, r->afap ? ", as fast as possible" : "");
+    if (r->flash_queue_depth) printf("flash command queue: %u commands\n", r->flash_queue_depth);
     if (r->split)
         printf("%" PRIu64 " requests wider than the device takes (4096 LBAs) went in pieces; each completes with "
                "its last\n", r->split);
@@ -221,8 +267,14 @@ void replay_report(const replay_result *r, int json, json_object *trace_json) {
                (double)s[x].p50 / 1000.0, (double)s[x].p90 / 1000.0, (double)s[x].p99 / 1000.0,
                (double)s[x].p999 / 1000.0, (double)s[x].max / 1000.0);
     }
-    printf("\nmean wait (us): ");
+    printf("\nmean per request (us): ");
     if (host_waited) printf("host queue %.1f, ", hq / ok / 1000.0);
-    printf("I/O request queue %.1f, flash command queue %.1f, flash operations %.1f\n", iq / ok / 1000.0,
-           fq / ok / 1000.0, fl / ok / 1000.0);
+    printf("I/O request queue %.1f, flash command queue %.1f, flash operations %.1f, host link %.1f\n",
+           iq / ok / 1000.0, fq / ok / 1000.0, fl / ok / 1000.0, lk / ok / 1000.0);
+    if (dl[TF_READ][0] || dl[TF_WRITE][0])
+        printf("delayed requests (a set waited for another's map command): %" PRIu64 " reads (%" PRIu64 " by a cache-"
+               "line fetch, %" PRIu64 " by a dirty-line eviction), %" PRIu64 " writes\n", dl[TF_READ][0], dl[TF_READ][1],
+               dl[TF_READ][2], dl[TF_WRITE][0]);
+    printf("offered load: %.3g s of flash work per s of arrivals%s\n", load,
+           load > 1 ? " (more than the flash can serve: mean latencies grow with the trace's length)" : "");
 }
