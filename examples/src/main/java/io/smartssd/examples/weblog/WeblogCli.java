@@ -237,6 +237,10 @@ public final class WeblogCli implements Callable<Integer> {
                 description = "device version: where its splits run (smartssd.offload; default device); host and auto"
                         + " print the plan split by split")
         String offload;
+        @Option(names = "--tenants", defaultValue = "0", paramLabel = "N",
+                description = "device version: N other tenants send weblog-q1 requests over the input to the same"
+                        + " device throughout (a busy device; default: ${DEFAULT-VALUE})")
+        int tenants;
         @Option(names = "--repeat", defaultValue = "1", paramLabel = "N",
                 description = "run it N times in this JVM (the answer once, each wall time and their median; "
                         + "the first run pays the JVM's warm-up)")
@@ -275,8 +279,13 @@ public final class WeblogCli implements Callable<Integer> {
                 io.smartssd.device.offload.OffloadMode.parse("--offload", offload);   // a bad value: usage error
                 device.conf.add("smartssd.offload=" + offload);
             }
+            if (tenants < 0 || (tenants > 0 && v != Version.DEVICE)) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--tenants " + tenants
+                        + ": 0 or more, with --version device");
+            }
             if (v == Version.DEVICE || v == Version.SPARK_DEVICE) {
-                try (LocalOnDevice in = LocalOnDevice.load(cli, device, input)) {
+                try (LocalOnDevice in = LocalOnDevice.load(cli, device, input);
+                     Tenants others = new Tenants(conf(device, in.uri()), path(in.uri()), entryBytes, tenants)) {
                     return cli.weblogOn(device, in.uri(), entryBytes, q, v, topN, json, repeat);
                 }
             }
