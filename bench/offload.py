@@ -2,11 +2,14 @@
 32..256-byte entries on a paced embedded device (wall time follows device time, so a split on the device
 and a split on the host compare one to one), each query as a DeviceJob with smartssd.offload = device,
 host and auto on the same splits, with the device idle and with other tenants sending it requests;
-every answer checked against the plain decoder. Reports each mode's job time (wall), auto over the better
+every answer checked against native/tests/wc98.py. Reports each mode's job time (wall), auto over the better
 static mode per cell, and the cost model's error per split (predicted vs measured, per tasklet).
 
     bin/smartssd bench offload [--quick] [--size 256M] [--entry-bytes 32,64,128,256] [--query q1,q2]
-                               [--tenants 0,2] [--maps 2]
+                               [--tenants 0,2] [--maps 2] [--repeat 3]
+
+Each job runs --repeat times in one JVM (weblog --repeat) and the last run counts: the first pays the
+JVM's and the JIT's warm-up, which no planner can move between device and host.
 
 --quick: 32 MiB at 32 and 256 bytes, q1, idle and two tenants (a few minutes). One device only: the
 two-device cells are not measured yet (docs/OFFLOAD.md says what is missing).
@@ -32,11 +35,13 @@ def parse(argv):
     p.add_argument("--query", default=None)
     p.add_argument("--tenants", default=None, help="other tenants' request streams per cell, e.g. 0,2")
     p.add_argument("--maps", type=int, default=2)
+    p.add_argument("--repeat", type=int, default=None, help="runs per job in one JVM; the last (warm) one counts")
     a = p.parse_args(argv)
     a.size = a.size or ("32M" if a.quick else "256M")
     a.entry_bytes = [int(x) for x in (a.entry_bytes or ("32,256" if a.quick else "32,64,128,256")).split(",")]
     a.query = (a.query or ("q1" if a.quick else "q1,q2")).split(",")
     a.tenants = [int(x) for x in (a.tenants or "0,2").split(",")]
+    a.repeat = a.repeat or (2 if a.quick else 3)
     return a
 
 
@@ -50,6 +55,14 @@ def java(ctx, args):
     if r.returncode:
         sys.exit(f"{' '.join(args)}: exit {r.returncode}\n{r.stderr[-3000:]}")
     return r
+
+
+def reference(data, entry, q):
+    """The answer of native/tests/wc98.py, a decoder written apart from the Java and C code."""
+    py = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "native", "tests", "wc98.py")
+    out = subprocess.run([sys.executable, py, q, data, "--entry-bytes", str(entry)], capture_output=True, text=True,
+                         check=True).stdout
+    return [line for line in out.splitlines() if line.strip()]
 
 
 def main(ctx):
@@ -68,13 +81,17 @@ def main(ctx):
         size = records * entry
         split = max(1 << 20, size // (4 * a.maps))     # the same splits in every mode: four per map slot
         for q in a.query:
+            want = reference(data, entry, q)
             for tenants in a.tenants:
                 for mode in MODES:
                     r = java(ctx, ["weblog", "--input", data, "--entry-bytes", str(entry), "--query", q,
                                    "--version", "device", "--offload", mode, "--tenants", str(tenants),
-                                   "--image", image, "--maps", str(a.maps), "--json",
+                                   "--image", image, "--maps", str(a.maps), "--json", "--repeat", str(a.repeat),
                                    "--conf", f"mapreduce.input.fileinputformat.split.maxsize={split}"])
                     j = json.loads(r.stdout.strip().splitlines()[-1])
+                    got = ["\t".join(str(v) for v in row) for row in j["answer"]]
+                    if got != want:
+                        sys.exit(f"{q} {entry} B {mode} with {tenants} tenant(s): answered {got}, wc98.py {want}")
                     o = j.get("offload") or {}
                     rows.append({"entry_B": entry, "query": q, "tenants": tenants, "mode": mode,
                                  "job_s": j["wall_ns"] / 1e9, "device_ms": j["device_ns"] / 1e6,
