@@ -18,11 +18,7 @@ public final class TaskletProbe {
      */
     public static TaskletCost onHost(TaskletRun.Spec spec, Sample s) {
         try (HostEvaluator ev = new HostEvaluator(spec, s.pageBytes())) {
-            // the sample's extent less its last page, unless it ends the object: a record (or line) that
-            // starts near the sample's end needs bytes past it, which the sample does not hold
-            long end = s.firstPage() * s.pageBytes() + s.pages().limit();
-            long len = end == s.objectSize() ? s.length() : Math.max(0, end - s.pageBytes() - s.offset());
-            long[] pages = ev.begin(s.objectSize(), s.offset(), len);
+            long[] pages = ev.begin(s.objectSize(), s.offset(), extentLength(s));
             boolean more = pages[1] >= pages[0];
             int i = 0;
             for (; more && i < s.pageCount(); i++) {
@@ -36,6 +32,15 @@ public final class TaskletProbe {
             return new TaskletCost(fed == 0 ? 0 : (double) cyc / fed, fed == 0 ? 0 : (double) dram / fed,
                     ev.cycles() - cyc, ev.dramAccesses() - dram, fed, "host-eval");
         }
+    }
+
+    /**
+     * The extent a probe of sample s covers: the sample less its last page, unless it ends the object (a
+     * record or line that starts near the sample's end needs bytes past it, which the sample does not hold).
+     */
+    public static long extentLength(Sample s) {
+        long end = s.firstPage() * s.pageBytes() + s.pages().limit();
+        return end == s.objectSize() ? s.length() : Math.max(0, end - s.pageBytes() - s.offset());
     }
 
     /**
