@@ -5,8 +5,10 @@
  *     mixes, every adaptation);
  *   mapping (ftl/map_registry.c) and placement (ftl/place_registry.c): one storage scenario, here;
  *     placement also in test_hybrid (wear and migration on SLC/TLC devices);
- *   flash-command scheduling (flash/fcmd_registry.c): test_fcmd's randomized runs;
- *   chip scheduling (flash/chip_registry.c): test_chip_sched's randomized runs.
+ *   flash-command scheduling (flash/fcmd_registry.c) and chip scheduling (flash/chip_registry.c):
+ *     every pair through one scenario of random flash operations, here; flash-command schedulers also
+ *     in test_fcmd (host requests through a map-cached FTL), chip policies also in test_chip_sched
+ *     (two-stage answers under each, starvation bounds).
  * And every registry itself: names unique, each found by its name. */
 #include "check.h"
 #include "engine/engine.h"
@@ -17,6 +19,7 @@
 #include "lib/synth.h"
 #include "sched/sched.h"
 #include "sched_names.h"
+#include "sim/sim.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -232,6 +235,162 @@ static void storage_run(const char *dir, const char *ftl, const char *placement,
     unlink(img);
 }
 
+
+/* ---- flash-command and chip scheduling: random flash operations ---------------------------------
+ * Bursts of operations from every source arrive at random times on a small flash array: a tasklet
+ * request's reads (an owner, a first-stage match, positions), host reads and programs (with the request
+ * information the command-set schedulers read), garbage collection's reads, programs and erases, map
+ * reads, and reordering requests; chip_queue_slots, chip_max_passes and flash_suspend drawn at random.
+ * Whatever the pair of policies: every operation completes exactly once, no sooner than its own cell
+ * time after it was submitted; the model's counters add up to what was submitted; every chip ends idle
+ * with nothing queued; without suspension, the programs and erases one chip completes are at least the
+ * later one's cell time apart (a chip's array does one thing at a time); and the same run completes
+ * every operation at the same nanosecond. */
+enum { FL_OPS = 1200, FL_OWNERS = 24 };
+typedef struct fl_op { csd_flash_op op; uint64_t done_ns; int done; } fl_op;
+typedef struct fl_world {
+    csd_flash *f;
+    csd_params p;
+    fl_op *ops;
+    size_t n;
+    uint64_t seed;
+    char owners[FL_OWNERS];
+    uint8_t match[FL_OWNERS];
+} fl_world;
+
+static void fl_done(csd_flash_op *op, uint64_t t) {
+    fl_op *o = (fl_op *)op;
+    o->done++;
+    o->done_ns = t;
+}
+
+static void fl_burst(csd_sim *sim, void *arg) {
+    fl_world *w = arg;
+    uint64_t *sd = &w->seed;
+    uint32_t chips = w->p.channels * w->p.chips_per_channel;
+    int what = (int)(sched_rng(sd) % 5), owner = (int)(sched_rng(sd) % FL_OWNERS);
+    uint64_t k = sched_pick(sd, 1, 6);
+    for (uint64_t i = 0; i < k && w->n < FL_OPS; i++) {
+        fl_op *o = &w->ops[w->n++];
+        uint32_t chip = (uint32_t)(sched_rng(sd) % chips);
+        csd_addr a = { .channel = chip / w->p.chips_per_channel, .chip = chip % w->p.chips_per_channel,
+                       .block = (uint32_t)(sched_rng(sd) % w->p.blocks_per_plane),
+                       .page = (uint32_t)(sched_rng(sd) % w->p.pages_per_block) };
+        uint8_t kind = CSD_FLASH_READ, src = CSD_SRC_ISP, type = CSD_REQ_NONE;
+        if (what == 1) {   /* a host request: reads or programs */
+            src = CSD_SRC_HOST;
+            kind = owner % 2 ? CSD_FLASH_PROGRAM : CSD_FLASH_READ;
+            type = kind == CSD_FLASH_READ ? CSD_REQ_READ : CSD_REQ_WRITE;
+        } else if (what == 2) {   /* garbage collection: copies, then an erase */
+            src = CSD_SRC_GC;
+            kind = i + 1 == k ? CSD_FLASH_ERASE : i % 2 ? CSD_FLASH_PROGRAM : CSD_FLASH_READ;
+        } else if (what == 3) {
+            src = CSD_SRC_MAP;
+        }
+        uint64_t fot = k * csd_flash_op_ns(w->f, kind);
+        o->op = (csd_flash_op){ .kind = kind, .src = src, .ppn = csd_ppn_encode(&w->p, &a),
+                                .owner = &w->owners[owner], .req_id = (uint64_t)owner + 1,
+                                .match = src == CSD_SRC_ISP ? w->match[owner] : 0,
+                                .req_type = type, .req_pages = type ? k : 0,
+                                .ri = { { type, fot }, { type, fot }, { type, fot } },
+                                .done = fl_done, .arg = w };
+        csd_flash_submit(w->f, &o->op);
+    }
+    if (what == 4) {   /* the first stage classified a page of owner's request */
+        uint8_t m = (uint8_t)sched_pick(sd, CSD_MATCH_MISMATCHED, CSD_MATCH_MATCHED);
+        if (m > w->match[owner]) w->match[owner] = m;
+        csd_flash_reorder(w->f, &w->owners[owner], w->match[owner]);
+    }
+    if (w->n < FL_OPS) CHECK_EQ_INT(csd_sim_at(sim, csd_sim_now(sim) + sched_rng(sd) % 400000, fl_burst, w), 0);
+}
+
+static int u64_less(const void *a, const void *b) {
+    const uint64_t *x = a, *y = b;
+    return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+/* One run; the completion time of every operation into done_ns (FL_OPS entries). */
+static void flash_run(const char *chip, const char *fcmd, uint64_t seed, uint64_t *done_ns) {
+    char what[80], err[256];
+    snprintf(what, sizeof what, "chip %s, flash %s", chip, fcmd);
+    fl_world w;
+    memset(&w, 0, sizeof w);
+    CHECK_EQ_INT(csd_params_preset(&w.p, "tiny"), 0);
+    w.p.blocks_per_plane = 16;
+    w.seed = seed;
+    w.p.chip_queue_slots = (uint32_t)(sched_rng(&w.seed) % 3 * 4);         /* 0 (unlimited), 4 or 8 */
+    w.p.chip_max_passes = (uint32_t)(sched_rng(&w.seed) % 4);
+    w.p.flash_suspend = (uint32_t)(sched_rng(&w.seed) % 2);
+    w.p.pm_bytes_per_s = 400000000;
+    w.ops = calloc(FL_OPS, sizeof *w.ops);
+    csd_sim *sim = csd_sim_create();
+    CHECK(w.ops && sim);
+    int rc = csd_flash_create_with(&w.f, &w.p, sim, csd_chip_sched_find(chip), csd_fcmd_find(fcmd), err, sizeof err);
+    if (rc) fprintf(stderr, "%s: %s\n", what, err);
+    CHECK_EQ_INT(rc, 0);
+    CHECK_EQ_INT(csd_sim_at(sim, 0, fl_burst, &w), 0);
+    while (csd_sim_step(sim)) {}
+    CHECK_EQ_U64(w.n, FL_OPS);
+    uint64_t kinds[3] = { 0 };
+    uint32_t chips = w.p.channels * w.p.chips_per_channel;
+    uint64_t (*by_chip)[2] = calloc(FL_OPS, sizeof *by_chip);   /* (chip, completion), operation */
+    size_t m = 0;
+    for (size_t i = 0; i < w.n; i++) {
+        fl_op *o = &w.ops[i];
+        if (o->done != 1) fprintf(stderr, "%s: operation %zu completed %d times\n", what, i, o->done);
+        CHECK_EQ_INT(o->done, 1);
+        CHECK(o->done_ns >= o->op.submit_ns + csd_flash_cell_ns(&w.p, o->op.kind, o->op.ppn));
+        kinds[o->op.kind == CSD_FLASH_READ ? 0 : o->op.kind == CSD_FLASH_PROGRAM ? 1 : 2]++;
+        done_ns[i] = o->done_ns;
+        if (o->op.kind != CSD_FLASH_READ) {   /* ends with its array time (a read goes on through the firmware) */
+            by_chip[m][0] = (uint64_t)csd_flash_chip_of(w.f, &o->op) << 40 | o->done_ns;   /* < 2^40 ns here */
+            by_chip[m++][1] = i;
+        }
+    }
+    csd_flash_stats st;
+    csd_flash_stats_get(w.f, &st);
+    CHECK_EQ_U64(st.reads, kinds[0]);
+    CHECK_EQ_U64(st.programs, kinds[1]);
+    CHECK_EQ_U64(st.erases, kinds[2]);
+    if (!w.p.flash_suspend) CHECK_EQ_U64(st.suspends, 0);
+    for (uint32_t c = 0; c < chips; c++) {
+        CHECK(csd_flash_chip_idle(w.f, c));
+        CHECK_EQ_U64(csd_flash_chip_queued(w.f, c), 0);
+    }
+    if (!w.p.flash_suspend) {
+        CHECK(w.ops[0].done_ns < (1ull << 40));
+        qsort(by_chip, m, sizeof *by_chip, u64_less);
+        for (size_t j = 1; j < m; j++) {
+            if (by_chip[j][0] >> 40 != by_chip[j - 1][0] >> 40) continue;
+            const fl_op *o = &w.ops[by_chip[j][1]];
+            uint64_t gap = o->done_ns - w.ops[by_chip[j - 1][1]].done_ns;
+            if (gap < csd_flash_cell_ns(&w.p, o->op.kind, o->op.ppn))
+                fprintf(stderr, "%s: two operations on chip %llu end %llu ns apart\n", what,
+                        (unsigned long long)(by_chip[j][0] >> 40), (unsigned long long)gap);
+            CHECK(gap >= csd_flash_cell_ns(&w.p, o->op.kind, o->op.ppn));
+        }
+    }
+    free(by_chip);
+    csd_flash_destroy(w.f);
+    csd_sim_destroy(sim);
+    free(w.ops);
+}
+
+static void flash_scheduling(void) {
+    uint64_t *a = calloc(FL_OPS, sizeof *a), *b = calloc(FL_OPS, sizeof *b);
+    size_t runs = 0;
+    for (size_t c = 0; csd_chip_sched_at(c); c++)
+        for (size_t q = 0; csd_fcmd_at(q); q++, runs++) {
+            uint64_t seed = 0x9e3779b97f4a7c15ull ^ (c * 131 + q * 7 + 1);
+            flash_run(csd_chip_sched_at(c)->name, csd_fcmd_at(q)->name, seed, a);
+            flash_run(csd_chip_sched_at(c)->name, csd_fcmd_at(q)->name, seed, b);
+            CHECK(!memcmp(a, b, FL_OPS * sizeof *a));
+        }
+    printf("flash scheduling: %zu chip x flash-command policy pairs x %d operations\n", runs, FL_OPS);
+    free(a);
+    free(b);
+}
+
 static void mapping_and_placement(const char *dir) {
     for (size_t i = 0; csd_map_at(i); i++) storage_run(dir, csd_map_at(i)->name, "stripe", 21 + i);
     for (size_t i = 0; csd_place_at(i); i++) storage_run(dir, "page", csd_place_at(i)->name, 31 + i);
@@ -241,6 +400,7 @@ int main(void) {
     const char *dir = csd_test_dir("test_seams");
     registries();
     request_scheduling();
+    flash_scheduling();
     mapping_and_placement(dir);
     rmdir(dir);
     TEST_OK("test_seams");

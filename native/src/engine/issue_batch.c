@@ -54,7 +54,7 @@ static void issue_for(csd_engine *e, csd_isp_req *r) {
         po->r = r;
         po->page = i;
         po->op = (csd_flash_op){ .kind = CSD_FLASH_READ, .src = CSD_SRC_ISP, .ppn = ppn, .owner = r, .req_id = r->view.id,
-                                 .match = r->match, .sub_pos = i, .done = page_arrived, .arg = po };
+                                 .match = r->match, .done = page_arrived, .arg = po };
         r->state[i] = PG_INFLIGHT;
         r->batch_left++;
         r->refs++;

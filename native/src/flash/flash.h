@@ -131,7 +131,6 @@ struct csd_flash_op {
     uint64_t req_id;         /* that request's number (timelines; 0 = none) */
     /* two-stage processing and its chip-queue policies (2PM paper IV): set by the submitter */
     uint8_t match;           /* csd_match of the owner's first-stage results when submitted */
-    uint64_t sub_pos;        /* position of the page in its request (0 = the request's first) */
     /* command sets and request information (DRS paper V-D): set by the submitter (flash/cmdset.h);
      * zero for operations outside a host request's command set */
     uint8_t role;            /* csd_fcmd_role */
