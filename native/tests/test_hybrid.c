@@ -287,7 +287,8 @@ static void test_level_migration(void) {
     CHECK_EQ_INT(csd_ftl_close(f), 0);
 }
 
-/* Algorithm 3 lowering the target and raising it again (hybrid paper V-B). phi = (4/12) x (4/16) x
+/* Algorithm 3 lowering the target and raising it again, with our additions (level_balance_ours = 1:
+ * a TLC end of a period, floor -1, ceiling at the deepest level written; hybrid paper V-B). phi = (4/12) x (4/16) x
  * (100,000/2,500) = 3.33 here, RegionSize_SLC = 4 blocks x 4 pages = 16, BalancingWeight 0.1. A period
  * of the balance check ends when the SLC writes reach 16, or when phi x the TLC writes reach 16 (5 TLC
  * writes). One object's 4 pages rewritten at L0 (hint 1), write k to page k % 4:
@@ -306,6 +307,7 @@ static void test_level_migration(void) {
  * Read literally (the check only at the SLC end), the target would stay at -1 from k 16 on. */
 static void test_level_balance_down_up(void) {
     csd_params p = small("level", 1, 20, 20);
+    p.level_balance_ours = 1;
     csd_ftl *f = fresh("level3.img", &p, 96 * 4096);
     CHECK_EQ_U64(place_stat(f, "phi_milli"), 3333);
     uint64_t top = mk(f, "top"), other = mk(f, "other");
@@ -350,6 +352,119 @@ static void test_level_balance_down_up(void) {
     CHECK_EQ_INT(csd_ftl_close(f), 0);
 }
 
+/* Algorithm 3 as printed (level_balance_ours = 0, the preset's default), same device as above (phi 3.33,
+ * RegionSize_SLC 16 pages, BalancingWeight 0.1). One object's 4 pages rewritten at L0 (hint 1), write k
+ * to page k % 4; every write lands in SLC: k 0-15 in blocks 0, 1, 2, 3 (ppn 12 x (k / 4) + k % 4), then
+ * each new block needs a GC, which reclaims the lowest-numbered block whose pages were all rewritten
+ * (greedy, first found): blocks 0, 1, 2, 0, 1, 2, ... (block 3 stays stale): ppn 12 x ((k - 16) / 4 % 3)
+ * + k % 4 from k 16 on.
+ *   k 12     the first SLC GC sets SLCTargetLevel to L0 (hint 1), as in the test above
+ *   then     5 unlevelled pages (hint 0) go to TLC (ppn 48-52); they end no period (no TLC end as
+ *            printed): WriteAmount_TLC is 5 after them
+ *   k 15     the 16th SLC write ends a period: 16 < (3.33 - 0.1) x 5 = 16.2 TLC-weighted writes, so the
+ *            target goes up, to L1 (hint 2), past the deepest level any write carried (no ceiling)
+ *   k 31     16 more SLC writes, no TLC write: 16 > (3.33 + 0.1) x 0, the target goes down to L0
+ *   k 47     the same again: the target stays at L0, the floor as printed (ours drops to -1 here, and
+ *            in the test above at k 15 already) */
+static void test_level_balance_as_printed(void) {
+    csd_params p = small("level", 1, 20, 20);
+    CHECK_EQ_INT(p.level_balance_ours, 0);   /* the preset is the paper as printed */
+    csd_ftl *f = fresh("level4.img", &p, 96 * 4096);
+    uint64_t top = mk(f, "top"), other = mk(f, "other");
+    for (int k = 0; k < 64; k++) {
+        if (k == 13) {
+            for (uint64_t i = 0; i < 5; i++) {
+                CHECK_EQ_U64(put(f, other, i, 0, 0x55), 48 + i);
+                CHECK_EQ_U64(place_stat(f, "write_amount_tlc_pages"), i + 1);
+                CHECK_EQ_U64(place_stat(f, "slc_target_hint"), 1);
+            }
+        }
+        uint64_t blk = k < 16 ? (uint64_t)k / 4 : (uint64_t)((k - 16) / 4) % 3;
+        CHECK_EQ_U64(put(f, top, (uint64_t)(k % 4), 1, (uint8_t)k), 12 * blk + (uint64_t)(k % 4));
+        uint64_t want = k < 12 ? 0 : k < 15 ? 1 : k < 31 ? 2 : 1;
+        CHECK_EQ_U64(place_stat(f, "slc_target_hint"), want);
+    }
+    csd_ftl_counters c;
+    csd_ftl_counters_get(f, &c);
+    CHECK_EQ_U64(c.region_host_programs[1], 64);
+    CHECK_EQ_U64(c.region_host_programs[0], 5);
+    CHECK_EQ_INT(csd_ftl_close(f), 0);
+}
+
+/* Migration from Algorithm 4's victim only (level_migrate_any = 0, as printed) or from any SLC GC
+ * victim (1). Objects a, b (L0, hint 1), c (L2, hint 3), d (L3, hint 4); one unit, SLC blocks 0-3 of
+ * 4 pages. Before the target is set every write goes to SLC, one open block per level:
+ *   w0-w1   a0 twice: L0 block 0 (ppn 0, 1)       w2      c0: L2 block 1 (12)
+ *   w3-w6   d0 four times: L3 block 2 (24-27)     w7-w8   b0, a1: block 0 (2, 3), now full
+ *   w9      b1 needs an L0 block and one SLC block is free (< 2): the first SLC GC sets the target to
+ *           L3. Algorithm 4's candidate is block 2 (average 3, not above 3): greedy takes it (1 valid
+ *           page, d0 -> the GC stream's block 3, 36), then block 0 (3 valid: a0, b0, a1 -> 37-39);
+ *           b1 goes to block 2 (24)
+ *   w10-w15 c0 (13), a2 (25), c0 (14), a0 (26), c0 (15), a3 (27); w15 is the 16th SLC write: no TLC
+ *           write, so Algorithm 3 lowers the target to L2
+ *   w16     a2 needs an L0 block, one free (< 2): SLC GC. No block averages above L2 (block 1: c0, 2;
+ *           block 3: d0, b0, a1, (3 + 0 + 0) / 3 = 1; block 2 full), so greedy takes block 1 (c0 ->
+ *           a new GC block 0, ppn 0), then block 3: its d0 is of L3, above the target, but block 3 is
+ *           not Algorithm 4's victim. As printed d0 stays in SLC (ppn 1, b0 2, a1 3); with
+ *           level_migrate_any it moves to TLC (48, b0 1, a1 2). a2 goes to block 1 (12). */
+static void test_level_migrate_scope(void) {
+    for (int any = 0; any <= 1; any++) {
+        csd_params p = small("level", 1, 20, 20);
+        p.level_migrate_any = (uint32_t)any;
+        csd_ftl *f = fresh(any ? "level5b.img" : "level5a.img", &p, 96 * 4096);
+        uint64_t a = mk(f, "a"), b = mk(f, "b"), c = mk(f, "c"), d = mk(f, "d");
+        static const struct { int obj; uint64_t idx; uint64_t ppn; } w[] = {
+            { 0, 0, 0 }, { 0, 0, 1 }, { 2, 0, 12 }, { 3, 0, 24 }, { 3, 0, 25 }, { 3, 0, 26 }, { 3, 0, 27 },
+            { 1, 0, 2 }, { 0, 1, 3 }, { 1, 1, 24 }, { 2, 0, 13 }, { 0, 2, 25 }, { 2, 0, 14 }, { 0, 0, 26 },
+            { 2, 0, 15 }, { 0, 3, 27 }, { 0, 2, 12 },
+        };
+        const uint64_t ids[] = { a, b, c, d };
+        const uint32_t hints[] = { 1, 1, 3, 4 };
+        for (size_t k = 0; k < sizeof w / sizeof w[0]; k++) {
+            CHECK_EQ_U64(put(f, ids[w[k].obj], w[k].idx, hints[w[k].obj], (uint8_t)k), w[k].ppn);
+            if (k == 9) CHECK_EQ_U64(place_stat(f, "slc_target_hint"), 4);
+            if (k == 15) CHECK_EQ_U64(place_stat(f, "slc_target_hint"), 3);
+        }
+        CHECK_EQ_U64(csd_ftl_lookup(f, c, 0), 0);
+        CHECK_EQ_U64(csd_ftl_lookup(f, d, 0), any ? 48 : 1);
+        CHECK_EQ_U64(csd_ftl_lookup(f, b, 0), any ? 1 : 2);
+        CHECK_EQ_U64(csd_ftl_lookup(f, a, 1), any ? 2 : 3);
+        csd_ftl_counters cn;
+        csd_ftl_counters_get(f, &cn);
+        CHECK_EQ_U64(cn.migrated_pages, any ? 1 : 0);
+        CHECK_EQ_U64(cn.gc_pages_moved, 1 + 3 + 1 + 3);
+        expect_page(f, d, 0, 6);
+        expect_page(f, a, 1, 8);
+        CHECK_EQ_INT(csd_ftl_close(f), 0);
+    }
+}
+
+/* The GC reserve per plane or device-wide (gc_free_device), on a device without SLC (placement stripe,
+ * 2 units of 20 blocks of 12 pages; consecutive pages alternate units, so unit 0 opens its n-th block
+ * at host page 24 (n - 1)). gc_free_pct 14: a plane keeps 20 x 14% = 2.8 -> 2 blocks free, the device
+ * 40 x 14% = 5.6 -> 5. Per plane, unit 0 collects when it opens a block with 1 free (< 2): its 20th, at
+ * page 456. Device-wide, when the device has fewer than 5 free: before unit 0's 19th open both units
+ * have opened 18, 4 free: page 432. Every page overwrites one of 24, so GC always finds stale blocks. */
+static void test_gc_reserve_scope(void) {
+    for (int dev = 0; dev <= 1; dev++) {
+        csd_params p = small("stripe", 2, 20, 0);
+        p.gc_free_pct = 14;
+        p.gc_free_device = (uint32_t)dev;
+        csd_ftl *f = fresh(dev ? "gc-dev.img" : "gc-plane.img", &p, 96 * 4096);
+        uint64_t id = mk(f, "o");
+        uint64_t first = 0;
+        for (uint64_t k = 0; k < 600 && !first; k++) {
+            memset(page_buf, (int)k, sizeof page_buf);
+            CHECK_EQ_INT(csd_ftl_write(f, id, (k % 24) * 4096, page_buf, 4096, NULL), 0);
+            csd_ftl_counters c;
+            csd_ftl_counters_get(f, &c);
+            if (c.flash_erases) first = k;
+        }
+        CHECK_EQ_U64(first, dev ? 432 : 456);
+        CHECK_EQ_INT(csd_ftl_close(f), 0);
+    }
+}
+
 /* combo: a small write (<= combo_small_bytes) or an update is hot (SLC); a large new write is cold. */
 static void test_combo_decisions(void) {
     csd_params p = small("combo", 1, 20, 20);
@@ -367,6 +482,14 @@ static void test_combo_decisions(void) {
     for (uint64_t i = 0; i < 4; i++) CHECK_EQ_U64(csd_ftl_lookup(f, big, i), i < 2 ? 2 + i : 12 + (i - 2));
     CHECK_EQ_U64(place_stat(f, "hot_pages"), 6);
     CHECK_EQ_U64(place_stat(f, "cold_pages"), 4);
+    CHECK_EQ_INT(csd_ftl_close(f), 0);
+    /* the threshold decides exactly the size class: with 16 KiB the same new 16 KiB write is small (SLC) */
+    p.combo_small_bytes = 16384;
+    f = fresh("combo2.img", &p, 96 * 4096);
+    big = mk(f, "big");
+    CHECK_EQ_INT(csd_ftl_write(f, big, 0, buf, sizeof buf, NULL), 0);
+    for (uint64_t i = 0; i < 4; i++) CHECK_EQ_U64(csd_ftl_lookup(f, big, i), i);
+    CHECK_EQ_U64(place_stat(f, "hot_pages"), 4);
     CHECK_EQ_INT(csd_ftl_close(f), 0);
 }
 
@@ -525,6 +648,9 @@ int main(void) {
     test_level_decisions();
     test_level_migration();
     test_level_balance_down_up();
+    test_level_balance_as_printed();
+    test_level_migrate_scope();
+    test_gc_reserve_scope();
     test_combo_decisions();
     test_bad_hint();
     random_run("level", 11);

@@ -85,6 +85,9 @@ static const field FIELDS[] = {
     FLD(gc_free_pct, F_U32, "percent"),
     FLD(level_balance_weight_pct, F_U32, "percent"),
     FLD(combo_small_bytes, F_BYTES, "bytes"),
+    FLD(level_balance_ours, F_U32, "bool"),
+    FLD(level_migrate_any, F_U32, "bool"),
+    FLD(gc_free_device, F_U32, "bool"),
     /* host block I/O */
     FLD(block_queue_depth, F_U32, "requests"),
     /* map-cached FTL */
@@ -475,7 +478,7 @@ int csd_config_check_values(const csd_params *p, char *err, size_t errlen) {
     REQUIRE(p->chips_per_channel >= 1 && p->chips_per_channel <= 64, "chips_per_channel must be 1..64");
     REQUIRE(p->dies_per_chip >= 1 && p->dies_per_chip <= 16, "dies_per_chip must be 1..16");
     REQUIRE(p->planes_per_die >= 1 && p->planes_per_die <= 16, "planes_per_die must be 1..16");
-    REQUIRE(p->pages_per_block >= 4 && p->pages_per_block <= 4096, "pages_per_block must be 4..4096");
+    REQUIRE(p->pages_per_block >= 3 && p->pages_per_block <= 4096, "pages_per_block must be 3..4096");
     REQUIRE(is_pow2(p->page_bytes) && p->page_bytes >= 512 && p->page_bytes <= 65536,
             "page_bytes must be a power of two in 512..65536");
     REQUIRE(p->overprovision_pct <= 400, "overprovision_pct must be 0..400");
@@ -511,11 +514,13 @@ int csd_config_check_values(const csd_params *p, char *err, size_t errlen) {
             "tasklet_stack_bytes must be 64K..64M");
     REQUIRE(p->trace_to_ns == 0 || p->trace_to_ns > p->trace_from_ns, "trace_to_ns must be 0 or above trace_from_ns");
     REQUIRE(p->slc_share_pct <= 90, "slc_share_pct must be 0..90");
-    REQUIRE(!p->slc_share_pct || (p->slc_pages_per_block >= 4 && p->slc_pages_per_block <= p->pages_per_block),
-            "slc_pages_per_block must be 4..pages_per_block");
+    REQUIRE(!p->slc_share_pct || (p->slc_pages_per_block >= 1 && p->slc_pages_per_block <= p->pages_per_block),
+            "slc_pages_per_block must be 1..pages_per_block");
     REQUIRE(p->pe_cycles_slc >= 1 && p->pe_cycles_tlc >= 1, "pe_cycles_slc and pe_cycles_tlc must be positive");
     REQUIRE(p->gc_free_pct <= 50, "gc_free_pct must be 0..50");
     REQUIRE(p->level_balance_weight_pct <= 100, "level_balance_weight_pct must be 0..100");
+    REQUIRE(p->level_balance_ours <= 1 && p->level_migrate_any <= 1 && p->gc_free_device <= 1,
+            "level_balance_ours, level_migrate_any and gc_free_device are 0 or 1");
 #undef REQUIRE
     return 0;
 }
