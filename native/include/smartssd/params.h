@@ -88,6 +88,8 @@ typedef struct csd_params {
     /* emulation */
     uint32_t paced;                     /* 1 = wall time never runs ahead of device time */
     uint32_t sync_writes;               /* 1 = fdatasync before acknowledging a write (power-loss safety) */
+    uint32_t discard_data;              /* 1 = the image keeps records and metadata but no page bytes (a
+                                         * timing-only device: every read returns zeros, so write zeros) */
 
     /* hardening: clients of a daemon (docs/RELIABILITY.md) */
     uint64_t orphan_timeout_ms;         /* ms: tasklet and output objects of a client that disconnected,

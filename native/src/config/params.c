@@ -72,6 +72,7 @@ static const field FIELDS[] = {
     FLD(tasklet_trusted_dir, F_PATH, "path"),
     FLD(paced, F_U32, "bool"),
     FLD(sync_writes, F_U32, "bool"),
+    FLD(discard_data, F_U32, "bool"),
     /* hardening: clients of a daemon */
     FLD(orphan_timeout_ms, F_U64, "ms"),
     /* hybrid SLC/TLC cells and wear */
@@ -493,7 +494,7 @@ int csd_config_check_values(const csd_params *p, char *err, size_t errlen) {
     REQUIRE(p->isp_buffer_bytes >= p->page_bytes, "isp_buffer_bytes must hold at least one page");
     REQUIRE(p->output_buffer_bytes >= 4096, "output_buffer_bytes must be at least 4096");
     REQUIRE(p->max_objects >= 1 && p->max_objects <= (1u << 24), "max_objects must be 1..16777216");
-    REQUIRE(p->paced <= 1 && p->sync_writes <= 1, "paced and sync_writes are 0 or 1");
+    REQUIRE(p->paced <= 1 && p->sync_writes <= 1 && p->discard_data <= 1, "paced, sync_writes and discard_data are 0 or 1");
     REQUIRE(p->host_reader <= 1, "host_reader is 0 or 1");
     REQUIRE(p->orphan_timeout_ms <= 86400000ull, "orphan_timeout_ms must be 0..86400000 (one day)");
     REQUIRE(p->block_queue_depth >= 1 && p->block_queue_depth <= 65536, "block_queue_depth must be 1..65536");
