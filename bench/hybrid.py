@@ -19,7 +19,8 @@ Table 4's 32,768 blocks (4,096 per plane), 16 KiB pages and 20% over-provisionin
    SLC share of the host's writes and reads (Fig. 10), each for the literal and our variant.
 
 --sweep (fill-random at 10% SLC only) varies what the paper leaves open: channel speed, request size,
-write-ahead log, GC reserve per plane or device-wide, ComboFTL's threshold (bench/hybrid_sweep.py).
+write-ahead log, GC reserve per plane or device-wide, ComboFTL's threshold (bench/hybrid_sweep.py);
+written to out/bench/hybrid/sweep/.
 
 Arguments: --scale S (1/S; S divides 256: 256, 128, 64, ...), --quick (a smoke test: 1/1024 records and
 RocksDB sizes on a quarter of the 1/256 device, shares 1 and 10), --records N, --workloads a,b,
@@ -278,6 +279,8 @@ def main(b):
                  " --force to go on (docs/LSM.md, the level check)")
     if o["sweep"]:
         import hybrid_sweep
+        b.out = os.path.join(b.out, "sweep")   # its own results.csv, summary.json beside the bench's
+        os.makedirs(b.out, exist_ok=True)
         hybrid_sweep.run(b, o, g, traces["fill-random"], t0)
         shutil.rmtree(image_dir(b), ignore_errors=True)
         return
