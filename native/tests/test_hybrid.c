@@ -494,6 +494,39 @@ static void test_combo_decisions(void) {
     CHECK_EQ_INT(csd_ftl_close(f), 0);
 }
 
+/* combo's clock: an SLC page becomes warm once the SLC region's worth of pages (16 here: 8 blocks of 2)
+ * has been written to SLC since it was, and a warm page not updated for more than 2 SLC GCs moves to TLC
+ * when its block is collected. One unit of 40 blocks of 6 pages (2 in SLC mode), blocks 0-7 SLC (ppn
+ * 6 b + i), TLC from ppn 48; every 4 KiB write is small (hot). Q0-Q10 fill blocks 0-5 (clock 0-10), P
+ * goes beside Q10 in block 5 (ppn 31, clock 11). Rewrites of Q0, Q1, Q10, Q2 take blocks 6 and 7 (one
+ * GC, of block 0, all stale). Rewriting Q3 needs a block with one free: SLC GCs 2 and 3 take block 1
+ * (Q3's old copy) and block 5 (P alone). P has survived 3 GCs, but only 5 pages went to SLC since it was
+ * written: not warm, it is copied within SLC (ppn 1; the rule without the clock, 3 GCs > 2, would have
+ * moved it to TLC). The second round of rewrites wraps the clock past P (more than 16 SLC pages since
+ * it): when its block is collected again it goes to TLC (ppn 49). */
+static void test_combo_clock(void) {
+    csd_params p = small("combo", 1, 40, 20);
+    p.pages_per_block = 6;
+    p.slc_pages_per_block = 2;
+    p.combo_small_bytes = 4096;
+    csd_ftl *f = fresh("combo-clock.img", &p, 96 * 4096);
+    CHECK_EQ_INT(csd_ftl_slc_blocks(f), 8);
+    uint64_t q = mk(f, "q"), pp = mk(f, "p");
+    for (uint64_t i = 0; i < 11; i++) CHECK_EQ_U64(put(f, q, i, 0, (uint8_t)i), 6 * (i / 2) + i % 2);
+    CHECK_EQ_U64(put(f, pp, 0, 0, 0x77), 31);
+    static const uint64_t seq[] = { 0, 1, 10, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 10, 2, 3, 4, 5, 6, 7 };
+    static const uint64_t p_at[] = { 31, 31, 31, 31, 1, 1, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 49 };
+    for (size_t k = 0; k < sizeof seq / sizeof seq[0]; k++) {
+        put(f, q, seq[k], 0, (uint8_t)(0x80 + k));
+        CHECK_EQ_U64(csd_ftl_lookup(f, pp, 0), p_at[k]);
+        csd_ftl_counters c;
+        csd_ftl_counters_get(f, &c);
+        if (k == 4) CHECK_EQ_U64(c.gc_runs, 3);
+    }
+    expect_page(f, pp, 0, 0x77);
+    CHECK_EQ_INT(csd_ftl_close(f), 0);
+}
+
 /* ---------------------------------------------------------------- randomized invariants */
 
 typedef struct ref { uint64_t id; uint8_t *data; uint64_t size; int live; char name[16]; } ref;
@@ -688,6 +721,7 @@ int main(void) {
     test_level_migrate_scope();
     test_gc_reserve_scope();
     test_combo_decisions();
+    test_combo_clock();
     test_bad_hint();
     test_discard_data();
     random_run("level", 11);

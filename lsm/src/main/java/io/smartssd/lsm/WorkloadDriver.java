@@ -180,10 +180,10 @@ public final class WorkloadDriver {
 
     /**
      * The store's options: the scaled sizes, leveled compaction as in the paper's RocksDB, no compression,
-     * no bloom filters (db_bench's and YCSB's default then), the block cache given.
+     * no bloom filters (db_bench's and YCSB's default then), the block cache given (null: RocksDB's own).
      */
     static Options options(Sizes sizes, TraceRecorder rec, Cache cache) {
-        return new Options().setCreateIfMissing(true)
+        Options o = new Options().setCreateIfMissing(true)
                 .setWriteBufferSize(sizes.writeBufferBytes())
                 .setTargetFileSizeBase(sizes.targetFileBytes())
                 .setMaxBytesForLevelBase(sizes.levelBaseBytes())
@@ -193,22 +193,14 @@ public final class WorkloadDriver {
                 // the paper's RocksDB filled levels top-down (level N+1 = 10 x level N, section III-B)
                 .setLevelCompactionDynamicLevelBytes(false)
                 .setCompressionType(CompressionType.NO_COMPRESSION)
-                .setTableFormatConfig(new BlockBasedTableConfig().setBlockCache(cache))
                 .setMaxBackgroundJobs(2)
                 .setListeners(List.of(rec.listener()));
+        return cache == null ? o : o.setTableFormatConfig(new BlockBasedTableConfig().setBlockCache(cache));
     }
 
     /** As {@link #options(Sizes, TraceRecorder, Cache)} with RocksDB's own block cache. */
     static Options options(Sizes sizes, TraceRecorder rec) {
-        return new Options().setCreateIfMissing(true)
-                .setWriteBufferSize(sizes.writeBufferBytes())
-                .setTargetFileSizeBase(sizes.targetFileBytes())
-                .setMaxBytesForLevelBase(sizes.levelBaseBytes())
-                .setMaxBytesForLevelMultiplier(sizes.levelMultiplier())
-                .setLevelCompactionDynamicLevelBytes(false)
-                .setCompressionType(CompressionType.NO_COMPRESSION)
-                .setMaxBackgroundJobs(2)
-                .setListeners(List.of(rec.listener()));
+        return options(sizes, rec, null);
     }
 
     /** The workload's operations, unpaced; counts = {writes, reads, read hits}. */
