@@ -22,8 +22,9 @@ Table 4's 32,768 blocks (4,096 per plane), 16 KiB pages and 20% over-provisionin
 write-ahead log, GC reserve per plane or device-wide, ComboFTL's threshold (bench/hybrid_sweep.py);
 written to out/bench/hybrid/sweep/.
 
-Arguments: --scale S (1/S; S divides 256: 256, 128, 64, ...), --quick (a smoke test: 1/1024 records and
-RocksDB sizes on a quarter of the 1/256 device, shares 1 and 10), --records N, --workloads a,b,
+Arguments: --scale S (1/S; S divides 256: 256, 128, 64, ...; results of another scale than 256 go to
+out/bench/hybrid/scale-S/), --quick (a smoke test, out/bench/hybrid/quick/: 1/1024 records and RocksDB sizes
+on a quarter of the 1/256 device, shares 1 and 10), --records N, --workloads a,b,
 --shares 1,10, --seed S, --jobs N (replays at once, default 2), --force (replay trees far from the
 paper's), --sweep.
 """
@@ -152,7 +153,8 @@ def java(*args):
     cp = os.environ.get("SMARTSSD_LSM_CP")
     if not cp:
         sys.exit("bench hybrid: run it as `bin/smartssd bench hybrid` (it builds the LSM tools)")
-    cmd = [os.environ.get("SMARTSSD_JAVA", "java"), "-Xmx1g", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", cp, "io.smartssd.lsm.LsmCli"] + [str(a) for a in args]
+    cmd = [os.environ.get("SMARTSSD_JAVA", "java"), "-Xmx1g", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+           "-cp", cp, "io.smartssd.lsm.LsmCli"] + [str(a) for a in args]
     r = subprocess.run(cmd, capture_output=True, text=True)
     return r.returncode, r.stdout, r.stderr
 
@@ -165,7 +167,7 @@ def java_ok(*args):
 
 
 def trace_path(b, o, w):
-    d = os.path.join(b.out, "traces")
+    d = os.path.join(o.get("trace_root", b.out), "traces")
     os.makedirs(d, exist_ok=True)
     return os.path.join(d, f"{w}-s{o['rocks_scale']}-r{o['records']}-seed{o['seed']}.trace")
 
@@ -261,6 +263,11 @@ def main(b):
           f"{g['t_erase_ns']:,} ns, capacity {g['capacity'] / 1e9:.2f} GB" + (" (quick: a smoke test)" if o["quick"] else ""),
           flush=True)
     workloads = ["fill-random"] if o["sweep"] else o["workloads"]
+    o["trace_root"] = b.out   # traces of every scale live in out/bench/hybrid/traces/
+    if o["scale"] != 256 or o["quick"]:
+        # another scale's results go beside the default's, not over them
+        b.out = os.path.join(b.out, "quick" if o["quick"] else f"scale-{o['scale']}")
+        os.makedirs(b.out, exist_ok=True)
     traces, checks = {}, {}
     with cf.ThreadPoolExecutor(max_workers=max(1, o["jobs"])) as ex:
         for w, (trace, rec) in zip(workloads, ex.map(lambda w: record(b, o, w), workloads)):

@@ -444,8 +444,9 @@ static void test_level_migrate_scope(void) {
  * 2 units of 20 blocks of 12 pages; consecutive pages alternate units, so unit 0 opens its n-th block
  * at host page 24 (n - 1)). gc_free_pct 14: a plane keeps 20 x 14% = 2.8 -> 2 blocks free, the device
  * 40 x 14% = 5.6 -> 5. Per plane, unit 0 collects when it opens a block with 1 free (< 2): its 20th, at
- * page 456. Device-wide, when the device has fewer than 5 free: before unit 0's 19th open both units
- * have opened 18, 4 free: page 432. Every page overwrites one of 24, so GC always finds stale blocks. */
+ * page 456. Device-wide, when the device has fewer than 5 free and unit 0 fewer than its part, 3: before
+ * unit 0's 19th open both units have opened 18, 4 free, 2 each: page 432. Every page overwrites one of
+ * 24, so GC always finds stale blocks. */
 static void test_gc_reserve_scope(void) {
     for (int dev = 0; dev <= 1; dev++) {
         csd_params p = small("stripe", 2, 20, 0);

@@ -36,11 +36,14 @@ static void fq_push(csd_ftl *f, uint32_t gb) {
 static int gc_unit(csd_ftl *f, uint32_t u, int r, csd_flash_batch *ops);
 
 /* Does unit u need a GC of region r before it opens a block? Per plane (default): it has fewer free
- * blocks of r than r's reserve. Device-wide (gc_free_device): the device has fewer free blocks of r
- * than its reserve over all planes, or u is down to the block GC alone may take. */
+ * blocks of r than r's reserve. Device-wide (gc_free_device): u is down to the block GC alone may
+ * take, or the device has fewer free blocks of r than its reserve over all planes and u holds less
+ * than its part of it (a plane with more leaves the deficit to the planes short of blocks: one plane
+ * collecting for all would collect until the whole device is above the reserve, inside one command). */
 static int need_gc(const csd_ftl *f, uint32_t u, int r) {
     if (!f->p.gc_free_device) return ftl_nfree(f, u, r) < f->gc_min_r[r];
     if (ftl_nfree(f, u, r) < 2) return 1;
+    if (ftl_nfree(f, u, r) >= (f->gc_min_dev[r] + f->units - 1) / f->units) return 0;
     uint64_t total = 0;
     for (uint32_t v = 0; v < f->units; v++) total += ftl_nfree(f, v, r);
     return total < f->gc_min_dev[r];
