@@ -8,6 +8,8 @@ bench's configuration:
   write-ahead log    each memtable's log written unhinted and deleted after its flush (ours: no log)
   GC reserve         Table 2's 10% counted device-wide (ours: per plane)
   ComboFTL threshold 64 KiB unscaled (ours: 64 KiB / S, scaled with the files)
+  balance target     level_phi_pct 50: Algorithm 3 aims at half of phi (a what-if, not the paper's formula:
+                     does a balance that asks for fewer SLC writes bring the SLC share toward the paper's?)
 """
 import math
 
@@ -21,6 +23,7 @@ POINTS = [
     ("write-ahead log", [], ["--wal"]),
     ("GC reserve device-wide", ["gc_free_device=1"], []),
     ("ComboFTL threshold 64 KiB unscaled", ["combo_small_bytes=65536"], []),
+    ("balance toward phi x 0.5 (what-if)", ["level_phi_pct=50"], []),
 ]
 
 

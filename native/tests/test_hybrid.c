@@ -365,30 +365,86 @@ static void test_level_balance_down_up(void) {
  *   k 15     the 16th SLC write ends a period: 16 < (3.33 - 0.1) x 5 = 16.2 TLC-weighted writes, so the
  *            target goes up, to L1 (hint 2), past the deepest level any write carried (no ceiling)
  *   k 31     16 more SLC writes, no TLC write: 16 > (3.33 + 0.1) x 0, the target goes down to L0
- *   k 47     the same again: the target stays at L0, the floor as printed (ours drops to -1 here, and
- *            in the test above at k 15 already) */
+ *   k 47     the same again: the target stays at L0, the floor as printed (the same writes with ours:
+ *            test_level_balance_switch below) */
 static void test_level_balance_as_printed(void) {
+    for (int half = 0; half <= 1; half++) {
+        csd_params p = small("level", 1, 20, 20);
+        CHECK_EQ_INT(p.level_balance_ours, 0);   /* the preset is the paper as printed */
+        CHECK_EQ_INT(p.level_phi_pct, 100);
+        /* level_phi_pct = 50 (a what-if: the balance aims at half of phi, 1.67): at k 15 the same 16 SLC
+         * writes are above (1.67 + 0.1) x 5 = 8.8, so the target goes down (stays at L0, the floor)
+         * instead of up; every write takes the same page */
+        if (half) p.level_phi_pct = 50;
+        csd_ftl *f = fresh(half ? "level4h.img" : "level4.img", &p, 96 * 4096);
+        CHECK_EQ_U64(place_stat(f, "phi_milli"), half ? 1667 : 3333);
+        uint64_t top = mk(f, "top"), other = mk(f, "other");
+        for (int k = 0; k < 64; k++) {
+            if (k == 13) {
+                for (uint64_t i = 0; i < 5; i++) {
+                    CHECK_EQ_U64(put(f, other, i, 0, 0x55), 48 + i);
+                    CHECK_EQ_U64(place_stat(f, "write_amount_tlc_pages"), i + 1);
+                    CHECK_EQ_U64(place_stat(f, "slc_target_hint"), 1);
+                }
+            }
+            uint64_t blk = k < 16 ? (uint64_t)k / 4 : (uint64_t)((k - 16) / 4) % 3;
+            CHECK_EQ_U64(put(f, top, (uint64_t)(k % 4), 1, (uint8_t)k), 12 * blk + (uint64_t)(k % 4));
+            uint64_t want = k < 12 ? 0 : half ? 1 : k < 15 ? 1 : k < 31 ? 2 : 1;
+            CHECK_EQ_U64(place_stat(f, "slc_target_hint"), want);
+        }
+        csd_ftl_counters c;
+        csd_ftl_counters_get(f, &c);
+        CHECK_EQ_U64(c.region_host_programs[1], 64);
+        CHECK_EQ_U64(c.region_host_programs[0], 5);
+        CHECK_EQ_INT(csd_ftl_close(f), 0);
+    }
+}
+
+/* The switch on the same writes as test_level_balance_as_printed (level_balance_ours = 1): the same
+ * page for every write until Algorithm 3's decisions differ, and each difference is one of the three
+ * the switch names (a TLC end of a period, the floor at -1, the ceiling at the deepest level written):
+ *   k 0-12   as printed (SLC blocks 0-2, then 3 after the first SLC GC set the target to L0)
+ *   then     the 5th unlevelled TLC page ends a period (TLC end: 3.33 x 5 >= 16): 13 SLC writes < (3.33
+ *            - 0.1) x 5, so the target would go up, but L0 is the deepest level written (ceiling): it
+ *            stays at L0 and both amounts restart (as printed: no end, the target rises at k 15)
+ *   k 13-28  SLC (block 3, then greedy GC takes the stale blocks 0, 1, 2, 0 in turn); k 28 is the 16th
+ *            SLC write since: 16 > (3.33 + 0.1) x 0, the target drops to -1 (floor: as printed it stops
+ *            at L0), nothing goes to SLC
+ *   k 29-33  L0 is below the target: TLC (ppn 53-57); the 5th ends a period with 0 SLC writes and the
+ *            target goes back to L0
+ *   k 34-49  SLC again, the 16th (k 49) drops the target to -1; k 50-54 TLC (58-62), k 54 raises it;
+ *            k 55-63 SLC.
+ * 54 pages in SLC and 15 in TLC, against 64 and 5 as printed. */
+static void test_level_balance_switch(void) {
     csd_params p = small("level", 1, 20, 20);
-    CHECK_EQ_INT(p.level_balance_ours, 0);   /* the preset is the paper as printed */
-    csd_ftl *f = fresh("level4.img", &p, 96 * 4096);
+    p.level_balance_ours = 1;
+    csd_ftl *f = fresh("level4b.img", &p, 96 * 4096);
     uint64_t top = mk(f, "top"), other = mk(f, "other");
+    static const uint64_t want[64] = {
+        0, 1, 2, 3, 12, 13, 14, 15, 24, 25, 26, 27, 36,                 /* k 0-12 */
+        37, 38, 39, 0, 1, 2, 3, 12, 13, 14, 15, 24, 25, 26, 27, 0,      /* k 13-28 */
+        53, 54, 55, 56, 57,                                             /* k 29-33 */
+        1, 2, 3, 12, 13, 14, 15, 24, 25, 26, 27, 0, 1, 2, 3, 12,        /* k 34-49 */
+        58, 59, 60, 61, 62,                                             /* k 50-54 */
+        13, 14, 15, 24, 25, 26, 27, 0, 1,                               /* k 55-63 */
+    };
     for (int k = 0; k < 64; k++) {
         if (k == 13) {
             for (uint64_t i = 0; i < 5; i++) {
                 CHECK_EQ_U64(put(f, other, i, 0, 0x55), 48 + i);
-                CHECK_EQ_U64(place_stat(f, "write_amount_tlc_pages"), i + 1);
+                CHECK_EQ_U64(place_stat(f, "write_amount_tlc_pages"), i < 4 ? i + 1 : 0);
                 CHECK_EQ_U64(place_stat(f, "slc_target_hint"), 1);
             }
         }
-        uint64_t blk = k < 16 ? (uint64_t)k / 4 : (uint64_t)((k - 16) / 4) % 3;
-        CHECK_EQ_U64(put(f, top, (uint64_t)(k % 4), 1, (uint8_t)k), 12 * blk + (uint64_t)(k % 4));
-        uint64_t want = k < 12 ? 0 : k < 15 ? 1 : k < 31 ? 2 : 1;
-        CHECK_EQ_U64(place_stat(f, "slc_target_hint"), want);
+        CHECK_EQ_U64(put(f, top, (uint64_t)(k % 4), 1, (uint8_t)k), want[k]);
+        uint64_t t = k < 12 ? 0 : (k >= 28 && k < 33) || (k >= 49 && k < 54) ? 0 : 1;
+        CHECK_EQ_U64(place_stat(f, "slc_target_hint"), t);
     }
     csd_ftl_counters c;
     csd_ftl_counters_get(f, &c);
-    CHECK_EQ_U64(c.region_host_programs[1], 64);
-    CHECK_EQ_U64(c.region_host_programs[0], 5);
+    CHECK_EQ_U64(c.region_host_programs[1], 54);
+    CHECK_EQ_U64(c.region_host_programs[0], 15);
+    for (uint64_t i = 0; i < 4; i++) expect_page(f, top, i, (uint8_t)(60 + i));
     CHECK_EQ_INT(csd_ftl_close(f), 0);
 }
 
@@ -719,6 +775,7 @@ int main(void) {
     test_level_migration();
     test_level_balance_down_up();
     test_level_balance_as_printed();
+    test_level_balance_switch();
     test_level_migrate_scope();
     test_gc_reserve_scope();
     test_combo_decisions();

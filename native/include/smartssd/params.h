@@ -117,6 +117,9 @@ typedef struct csd_params {
                                          * Algorithm 4's migration victim (hybrid paper V-D) */
     uint32_t gc_free_device;            /* 1 = a region's reserve (gc_free_pct) counts free blocks over the
                                          * whole device; 0 = per plane */
+    uint32_t level_phi_pct;             /* percent: placement "level" balances toward this share of phi
+                                         * (Algorithm 3's WriteAmountBalance; 100 = the paper's formula,
+                                         * other values a what-if of the hybrid bench's sweep) */
 
     /* host block I/O (docs/BLOCK-IO.md) */
     uint32_t block_queue_depth;         /* requests: block requests in service at once; later arrivals

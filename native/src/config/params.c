@@ -89,6 +89,7 @@ static const field FIELDS[] = {
     FLD(level_balance_ours, F_U32, "bool"),
     FLD(level_migrate_any, F_U32, "bool"),
     FLD(gc_free_device, F_U32, "bool"),
+    FLD(level_phi_pct, F_U32, "percent"),
     /* host block I/O */
     FLD(block_queue_depth, F_U32, "requests"),
     /* map-cached FTL */
@@ -164,6 +165,7 @@ static void preset_paper(csd_params *p) {
     p->pe_cycles_slc = 100000;
     p->pe_cycles_tlc = 3000;
     p->level_balance_weight_pct = 10;
+    p->level_phi_pct = 100;
     p->combo_small_bytes = 64u << 10;
     p->block_queue_depth = 64;
 }
@@ -522,6 +524,7 @@ int csd_config_check_values(const csd_params *p, char *err, size_t errlen) {
     REQUIRE(p->level_balance_weight_pct <= 100, "level_balance_weight_pct must be 0..100");
     REQUIRE(p->level_balance_ours <= 1 && p->level_migrate_any <= 1 && p->gc_free_device <= 1,
             "level_balance_ours, level_migrate_any and gc_free_device are 0 or 1");
+    REQUIRE(p->level_phi_pct >= 1 && p->level_phi_pct <= 1000, "level_phi_pct must be 1..1000");
 #undef REQUIRE
     return 0;
 }

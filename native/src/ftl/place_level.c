@@ -48,9 +48,10 @@ static int level_init(void **state, csd_ftl *f) {
     s->max_level = -1;
     const csd_params *p = &f->p;
     uint32_t tlc = f->bpp - f->slcb;
-    /* phi = (pages/block SLC / TLC) x (blocks SLC / TLC) x (P/E SLC / TLC), V-B */
+    /* phi = (pages/block SLC / TLC) x (blocks SLC / TLC) x (P/E SLC / TLC), V-B; level_phi_pct scales it
+     * (100 = as printed; the bench's sweep asks what a balance aiming lower would give) */
     s->phi = f->slcb && tlc ? ((double)f->sppb / f->ppb) * ((double)f->slcb / tlc) *
-                                  ((double)p->pe_cycles_slc / p->pe_cycles_tlc)
+                                  ((double)p->pe_cycles_slc / p->pe_cycles_tlc) * (p->level_phi_pct / 100.0)
                             : 0;
     s->weight = p->level_balance_weight_pct / 100.0;
     s->region_slc = (uint64_t)f->units * f->slcb * f->sppb;
