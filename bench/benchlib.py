@@ -2,13 +2,18 @@
 results.csv, PNG plots (labelled axes with units), summary.json — a list of headline figures
 {"name", "ours", "paper" (when a paper gives one), "unit"} — and prints its table.
 
-A bench is bench/NAME.py with a main(ctx) function; ctx is a Bench.
+A bench is bench/NAME.py with a main(ctx) function; ctx is a Bench. Next to summary.json, run.json
+records the command that produced it (bin/smartssd bench claims cites it). CSD_BENCH_OUT, when set, is
+the directory that holds the benches' outputs instead of out/bench (the tests use it).
 """
 import csv
+import datetime
 import json
 import os
+import shlex
 import subprocess
 import sys
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -17,10 +22,11 @@ class Bench:
     def __init__(self, name, args):
         self.name = name
         self.args = args
-        self.out = os.path.join(ROOT, "out", "bench", name)
+        self.out = os.path.join(out_root(), name)
         os.makedirs(self.out, exist_ok=True)
         self.build = os.environ.get("CSD_BUILD", os.path.join(ROOT, "native", "target", "build"))
         self.summary = []
+        self.started = time.time()
 
     def tool(self, name):
         """Path of a native executable (csd, bench_flash, ...) in the build tree."""
@@ -42,10 +48,16 @@ class Bench:
                 w.writerow({k: r.get(k, "") for k in fields})
         return path
 
-    def headline(self, name, ours, unit, paper=None):
+    def headline(self, name, ours, unit, paper=None, **extra):
+        """One entry of summary.json; its name must say its configuration: two entries of one run may not
+        share a name (ValueError). extra: more fields beside "ours" (a confidence interval: ci_low, ci_high,
+        samples; the setup)."""
+        if any(e["name"] == name for e in self.summary):
+            raise ValueError(f"bench {self.name}: two summary entries named {name!r}")
         entry = {"name": name, "ours": ours, "unit": unit}
         if paper is not None:
             entry["paper"] = paper
+        entry.update(extra)
         self.summary.append(entry)
 
     def plot(self, filename, title, xlabel, ylabel, series, kind="line", logx=False, logy=False, legend_below=False):
@@ -83,15 +95,24 @@ class Bench:
         return path
 
     def finish(self, table_rows, columns):
-        """Write summary.json and print the table and the headline figures."""
+        """Write summary.json and run.json and print the table and the headline figures."""
         with open(os.path.join(self.out, "summary.json"), "w") as f:
             json.dump(self.summary, f, indent=1)
+        with open(os.path.join(self.out, "run.json"), "w") as f:
+            json.dump({"command": " ".join(["bin/smartssd", "bench", self.name] + [shlex.quote(a) for a in self.args]),
+                       "finished": datetime.datetime.now().isoformat(timespec="seconds"),
+                       "wall_s": round(time.time() - self.started, 1)}, f, indent=1)
         print_table(table_rows, columns)
         if self.summary:
             print()
             print_table([{"figure": s["name"], "ours": fmt(s["ours"]), "paper": fmt(s.get("paper", "")),
                           "unit": s["unit"]} for s in self.summary], ["figure", "ours", "paper", "unit"])
         print(f"\nwritten: {self.out}/ (results.csv, summary.json, *.png)")
+
+
+def out_root():
+    """The directory of the benches' outputs: CSD_BENCH_OUT, else out/bench."""
+    return os.environ.get("CSD_BENCH_OUT") or os.path.join(ROOT, "out", "bench")
 
 
 def fmt(v):
@@ -126,7 +147,8 @@ ALIASES = {"2pm": "twopm"}
 def main():
     if len(sys.argv) < 2:
         names = sorted({v: k for k, v in ALIASES.items()}.get(f[:-3], f[:-3])
-                       for f in os.listdir(os.path.dirname(__file__)) if f.endswith(".py") and f != "benchlib.py")
+                       for f in os.listdir(os.path.dirname(__file__))
+                       if f.endswith(".py") and f != "benchlib.py" and not f.startswith("_"))
         sys.exit("usage: bin/smartssd bench NAME [ARGS]\nbenches: " + ", ".join(names))
     name = sys.argv[1]
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

@@ -7,16 +7,23 @@ baselines under both adaptations (baseline_adaptation: shared-engine, the defaul
             schedule ("room" = serial / bound: what any scheduler can gain); 8 channels (main), 2 and 4
             (sweep), and the other reading of 6:4 (c_i < c_b : c_i > c_b, unequal sizes)
             (paper: REMUS 1.65x CFS, 1.32x HORAE, 1.59x SERICO)
-  Fig. 5    SQL / STAT / KNN mixes on the ys9203 preset (paper: 1.42x CFS, 1.33x HORAE, 1.41x SERICO)
-  Table I   host-only vs dedicated vs co-located devices, SQL 3 GB + KNN 1 GB (paper: 1, 0.81, 1.57)
+  Fig. 5    SQL / STAT / KNN mixes on the ys9203 preset, requests of whole MiB (paper: 1.42x CFS, 1.33x
+            HORAE, 1.41x SERICO); also requests of any page count, and the baselines with Q = 64
+  Table I   host-only vs dedicated vs co-located devices, SQL 3 GB + KNN 1 GB, one request per
+            application (the paper's "two requests") and in 0.5 GiB requests (paper: 1, 0.81, 1.57)
+  readings  HORAE's critical path as predecessor time; SERICO's halves of N_pl pages, its deadlines
+            never updated or every 10 ms, its EDF over requests; the baselines split per chip
+            (paper+split) (docs/SCHEDULERS.md, section 7.9)
   ablation  CFS under paper, the engine's advantages switched on one at a time, then REMUS's own parts
             (eq. 12 buffers, Algorithm 1); each advantage also taken alone from shared-engine
   buffer    the buffer rules made to bind: Fig. 4 at the balance point with smaller ISP buffers
-  overhead  wall time of one decision with 10 pending requests (paper: 0.6% of the execution time)
+  overhead  host CPU time of one decision with 10 pending requests (paper: 0.6% of the execution time)
   real      plan (SQL), stats and knn tasklets over real bytes, through the device's commands
 
-usage: bin/smartssd bench remus [reuse] [FIG4_GROUPS [FIG5_GROUPS]]   (defaults 3 and 1; ~15 minutes)
+usage: bin/smartssd bench remus [--quick] [reuse] [FIG4_GROUPS [FIG5_GROUPS]]   (defaults 3 and 1; ~40 minutes on 2 busy cores)
+  --quick: Fig. 4 (one group, K = 0.5, 1, 2), Fig. 5 and Table I only (a minute or two)
   reuse: keep the experiments already in out/bench/remus/results.csv and run only the missing ones
+Summary names end with the adaptation they ran under: "(paper adaptation)" or "(shared engine)".
 docs/SCHEDULERS.md explains the setups and every difference from the paper.
 """
 import csv
@@ -28,12 +35,41 @@ import tempfile
 BASELINES = ["fcfs", "cfs", "horae", "serico"]
 POLICIES = BASELINES + ["remus"]
 ADAPTS = ["shared-engine", "paper"]
+ADAPT_NAME = {"shared-engine": "shared engine", "paper": "paper adaptation"}
 PAPER = {
     ("fig4", "cfs"): 1.65, ("fig4", "horae"): 1.32, ("fig4", "serico"): 1.59,
     ("fig5", "cfs"): 1.42, ("fig5", "horae"): 1.33, ("fig5", "serico"): 1.41,
 }
 KS = "0.25,0.5,0.75,1,1.25,1.5,2,3"          # mean c_i / c_b on the Fig. 4 axis
 KS_CB = "0.75,1,1.25,1.5,2,3"                # the other reading needs c_i > c_b for the longer ones
+KS_QUICK = "0.5,1,2"
+# readings of the baselines tested against the paper's figures (docs/SCHEDULERS.md, section 7.9):
+# (bench_remus options on Fig. 4, on Fig. 5 (4 planes), what the summary calls it, the baselines it changes)
+HORAE_PRED = ["--policies", "horae", "--set", "horae_critical_path=predecessor"]
+SPLIT = ["--policies", "cfs,horae,serico", "--paper-as", "paper+split"]
+READINGS = [
+    (HORAE_PRED, HORAE_PRED, "HORAE's critical path as predecessor time", ["horae"]),
+    (["--policies", "serico", "--set", "serico_half_pages=2"], ["--policies", "serico", "--set", "serico_half_pages=4"],
+     "SERICO halves of N_pl pages", ["serico"]),
+    (["--policies", "serico", "--set", "serico_period_ns=3600000000000"],
+     ["--policies", "serico", "--set", "serico_period_ns=3600000000000"], "SERICO deadlines never updated", ["serico"]),
+    (["--policies", "serico", "--set", "serico_period_ns=10000000"],
+     ["--policies", "serico", "--set", "serico_period_ns=10000000"], "SERICO deadlines every 10 ms", ["serico"]),
+    (["--policies", "serico", "--set", "serico_edf=request"], ["--policies", "serico", "--set", "serico_edf=request"],
+     "SERICO EDF over requests", ["serico"]),
+    (SPLIT, SPLIT, "baselines split per chip (paper+split)", ["cfs", "horae", "serico"]),
+]
+
+
+def suffix(opts):
+    """the rows' reading after "halves" / "mib": bench_remus names each --set, and --paper-as"""
+    return "".join(f"/{opts[i + 1]}" for i, o in enumerate(opts) if o == "--set") + \
+        "".join(f"/as={opts[i + 1]}" for i, o in enumerate(opts) if o == "--paper-as")
+
+
+def adaptation(opts):
+    """the adaptation the baselines of a reading ran under"""
+    return next((opts[i + 1] for i, o in enumerate(opts) if o == "--paper-as"), "paper")
 BUFFERS = "83886080,2097152,1048576,524288,262144"   # 80 MB (the paper's), then smaller until they bind
 
 
@@ -82,8 +118,12 @@ def ordered(xs):
 
 
 def main(b):
-    reuse = b.args[:1] == ["reuse"]
-    args = b.args[1:] if reuse else b.args
+    quick = "--quick" in b.args
+    args = [a for a in b.args if a != "--quick"]
+    reuse = args[:1] == ["reuse"]
+    args = args[1:] if reuse else args
+    if reuse:   # a reuse completes the same run: run.json names that run
+        b.args = [a for a in b.args if a != "reuse"]
     g4 = args[0] if len(args) > 0 else "3"
     g5 = args[1] if len(args) > 1 else "1"
     tool = b.tool("bench_remus")
@@ -94,25 +134,38 @@ def main(b):
             old = f.read()
         text = old
         have = {key_of(r) for r in rows_of(old)}
-    plan = [
-        (("fig4", "8", "halves"), ["fig4", g4, "8", "halves", KS]),
-        (("fig4", "4", "halves"), ["fig4", "1", "4", "halves", KS]),
-        (("fig4", "2", "halves"), ["fig4", "1", "2", "halves", KS]),
-        (("fig4", "8", "cb"), ["fig4", "1", "8", "cb", KS_CB]),
-        # the other reading of Q (Table II: "the maximum parallelism that the flash controller can
-        # provide", per core): every chip's planes, 32, for each baseline core; REMUS keeps its 16
-        (("fig4", "8", "halves/Q32"), ["fig4", "1", "8", "halves", KS, "32"]),
-        (("fig5", "8", "-"), ["fig5", g5]),
-        (("table1", "8", "-"), ["table1"]),
-        (("ablation4", "8", "halves"), ["ablation", KS]),
-        (("buffer", "8", "halves"), ["buffer", "1", BUFFERS]),
-        (("overhead", "8", "-"), ["overhead"]),
-    ]
+    if quick:
+        plan = [(("fig4", "8", "halves"), ["fig4", "1", "8", "halves", KS_QUICK]),
+                (("fig5", "8", "mib"), ["fig5", "1", "mib"]),
+                (("table1", "8", "apps"), ["table1", "apps"]),
+                (("table1", "8", "halfgib"), ["table1", "halfgib"]),
+                (("overhead", "8", "-"), ["overhead"])]
+    else:
+        plan = [
+            (("fig4", "8", "halves"), ["fig4", g4, "8", "halves", KS]),
+            (("fig4", "4", "halves"), ["fig4", "1", "4", "halves", KS]),
+            (("fig4", "2", "halves"), ["fig4", "1", "2", "halves", KS]),
+            (("fig4", "8", "cb"), ["fig4", "1", "8", "cb", KS_CB]),
+            # the other reading of Q (Table II: "the maximum parallelism that the flash controller can
+            # provide", per core): every chip's planes, 32, for each baseline core; REMUS keeps its 16
+            (("fig4", "8", "halves/Q32"), ["fig4", "1", "8", "halves", KS, "32"]),
+            (("fig5", "8", "mib"), ["fig5", g5, "mib"]),
+            (("fig5", "8", "pages"), ["fig5", g5, "pages"]),
+            (("fig5", "8", "mib/Q64"), ["--policies", "cfs", "fig5", g5, "mib", "64"]),
+            (("table1", "8", "apps"), ["table1", "apps"]),
+            (("table1", "8", "halfgib"), ["table1", "halfgib"]),
+            (("ablation4", "8", "halves"), ["ablation", KS]),
+            (("buffer", "8", "halves"), ["buffer", "1", BUFFERS]),
+            (("overhead", "8", "-"), ["overhead"]),
+        ]
+        for opts4, opts5, _, _ in READINGS:
+            plan.append((("fig4", "8", "halves" + suffix(opts4)), opts4 + ["fig4", "1", "8", "halves", KS]))
+            plan.append((("fig5", "8", "mib" + suffix(opts5)), opts5 + ["fig5", g5, "mib"]))
     for key, cmd in plan:
         if key not in have:
             print(f"running {' '.join(cmd)} ...", flush=True)
             text += b.run(tool, *cmd)
-    if ("real", "8", "-") not in have:
+    if not quick and ("real", "8", "-") not in have:
         print("running real tasklets ...", flush=True)
         with tempfile.TemporaryDirectory() as tmp:
             text += b.run(b.tool("bench_remus_real"), tmp, "48")
@@ -128,23 +181,30 @@ def report(b, rows):
     table = []
 
     def add(name, ours, paper=None, unit="x", room_v=None, adapt=""):
-        b.headline(name, round(ours, 4), unit, paper=paper)
-        row = {"figure": name, "adaptation": adapt, "ours": ours, "paper": paper if paper is not None else "",
+        """One summary entry; its name ends with the adaptation it ran under (when it is one of a pair)."""
+        full = f"{name} ({ADAPT_NAME[adapt]})" if adapt else name
+        b.headline(full, round(ours, 4), unit, paper=paper)
+        row = {"figure": full, "ours": ours, "paper": paper if paper is not None else "",
                "unit": unit, "room": room_v if room_v is not None else ""}
         if isinstance(paper, float):
             row["ours/paper"] = ours / paper
             row["within 10%"] = "yes" if abs(ours / paper - 1) <= 0.10 else "no"
         table.append(row)
 
+    def ratios(by, what, axis, over_list=("cfs", "horae", "serico"), adapts=ADAPTS, note="", room_v=None,
+               paper_key=None):
+        for a in adapts:
+            for over in over_list:
+                r = per_x(by, ratio(("remus", a), (over, a)))
+                if r:
+                    add(f"{what} REMUS / {over.upper()} (mean over {axis}){note}", statistics.mean(r.values()),
+                        PAPER[(paper_key, over)] if paper_key else None, room_v=room_v, adapt=a)
+
     # Fig. 4, main: 8 channels, the paper's reading of 6:4
     by4, xus4 = groups_of(rows, "fig4", "8", "halves")
     ks = ordered({x for x, _ in by4})
     room4 = per_x(by4, room)
-    for a in ADAPTS:
-        for over in ("cfs", "horae", "serico"):
-            r = per_x(by4, ratio(("remus", a), (over, a)))
-            add(f"Fig. 4 REMUS / {over.upper()} (mean over K)", statistics.mean(r.values()), PAPER[("fig4", over)],
-                room_v=statistics.mean(room4.values()), adapt=a)
+    ratios(by4, "Fig. 4", "K", room_v=statistics.mean(room4.values()), paper_key="fig4")
     opt = per_x(by4, ratio(("remus", "shared-engine"), ("optimum", "-")))
     bnd = per_x(by4, ratio(("remus", "shared-engine"), ("bound", "-")))
     ob = per_x(by4, ratio(("optimum", "-"), ("bound", "-")))
@@ -183,100 +243,140 @@ def report(b, rows):
             if ch != "8":
                 add(f"Fig. 4, {ch} channels: REMUS / CFS (mean over K)", row["REMUS/CFS mean"], PAPER[("fig4", "cfs")],
                     room_v=row["room mean"], adapt=a)
-    print("\nFig. 4 by channel count (throughput ratios, mean and max over K; room = serial / lower bound):")
-    benchlib.print_table(sweep, list(sweep[0].keys()))
+    if len(sweep) > 2:
+        print("\nFig. 4 by channel count (throughput ratios, mean and max over K; room = serial / lower bound):")
+        benchlib.print_table(sweep, list(sweep[0].keys()))
     byq, _ = groups_of(rows, "fig4", "8", "halves/Q32")
     if byq:
-        rm = per_x(byq, room)
-        for over in ("cfs", "horae", "serico"):
-            r = per_x(byq, ratio(("remus", "paper"), (over, "paper")))
-            add(f"Fig. 4, baselines' Q = 32 (every chip's planes; REMUS 16): REMUS / {over.upper()} (mean over K)",
-                statistics.mean(r.values()), PAPER[("fig4", over)], room_v=statistics.mean(rm.values()), adapt="paper")
+        ratios(byq, "Fig. 4, baselines' Q = 32 (every chip's planes; REMUS 16):", "K", adapts=["paper"],
+               room_v=statistics.mean(per_x(byq, room).values()), paper_key="fig4")
     bycb, xuscb = groups_of(rows, "fig4", "8", "cb")
     if bycb:
-        rm = per_x(bycb, room)
-        for a in ADAPTS:
-            for over in ("cfs", "horae", "serico"):
-                r = per_x(bycb, ratio(("remus", a), (over, a)))
-                add(f"Fig. 4 other reading (c_i < c_b : c_i > c_b, unequal sizes): REMUS / {over.upper()} (mean over K)",
-                    statistics.mean(r.values()), PAPER[("fig4", over)], room_v=statistics.mean(rm.values()), adapt=a)
+        ratios(bycb, "Fig. 4 other reading (c_i < c_b : c_i > c_b, unequal sizes):", "K",
+               room_v=statistics.mean(per_x(bycb, room).values()), paper_key="fig4")
         fig4_tables(b, benchlib, bycb, xuscb, ordered({x for x, _ in bycb}),
                     "8 channels, 6:4 = c_i < c_b : c_i > c_b, sizes 0.25-1.75x the mean", "fig4-cb.png")
 
-    # Fig. 5
-    by5, _ = groups_of(rows, "fig5")
+    # Fig. 5: requests of whole MiB (the paper-faithful sizes), then the other readings
+    by5, _ = groups_of(rows, "fig5", reading="mib")
     mixes = []
     for r in rows:
         if r["experiment"] == "fig5" and r["x"] not in mixes:
             mixes.append(r["x"])
     room5 = per_x(by5, room)
-    for a in ADAPTS:
-        for over in ("cfs", "horae", "serico"):
-            r = per_x(by5, ratio(("remus", a), (over, a)))
-            add(f"Fig. 5 REMUS / {over.upper()} (mean over mixes)", statistics.mean(r.values()), PAPER[("fig5", over)],
-                room_v=statistics.mean(room5.values()), adapt=a)
+    ratios(by5, "Fig. 5", "mixes", room_v=statistics.mean(room5.values()), paper_key="fig5")
     add("Fig. 5 room: serial schedule / lower bound (mean over mixes)", statistics.mean(room5.values()), None)
     fig5_tables(b, benchlib, by5, mixes, room5)
+    byp, _ = groups_of(rows, "fig5", reading="pages")
+    if byp:
+        ratios(byp, "Fig. 5, requests of any page count:", "mixes", paper_key="fig5")
+    by64, _ = groups_of(rows, "fig5", reading="mib/Q64")
+    if by64:
+        ratios(by64, "Fig. 5, baselines' Q = 64 (every chip's planes; REMUS 32):", "mixes", over_list=("cfs",),
+               adapts=["paper"], paper_key="fig5")
+    readings(rows, add)
 
-    # Table I
-    t1 = {(r["x"], r["policy"], r["adaptation"]): float(r["MB_per_s"]) for r in rows if r["experiment"] == "table1"}
-    t1ms = {(r["x"], r["policy"], r["adaptation"]): int(r["makespan_ns"]) / 1e6 for r in rows
-            if r["experiment"] == "table1"}
-    host = t1[("host-only", "host", "-")]
-    t1rows = []
-    for p, a in [("remus", "shared-engine"), ("remus-uncapped", "shared-engine")] + \
-            [(p, a) for a in ADAPTS for p in BASELINES]:
-        ded, col = t1[("dedicated", p, a)], t1[("co-located", p, a)]
-        t1rows.append({"device policy": p, "adaptation": a if p in BASELINES else "(both)",
-                       "dedicated / host-only": ded / host, "co-located / host-only": col / host,
-                       "co-located / dedicated": col / ded,
-                       "KNN device (ms)": t1ms[("knn-device", p, a)]})
-    bound_col = t1[("co-located", "bound", "-")]
-    print("\nTable I (SQL 3 GB + KNN 1 GB on two ys9203 devices; host-only: assumed PCIe 3.0 x2 link, host 10x a "
-          f"device core; co-located lower bound {t1ms[('co-located', 'bound', '-')]:.0f} ms):")
-    benchlib.print_table(t1rows, list(t1rows[0].keys()))
-    for a, p in (("shared-engine", "remus"), ("paper", "cfs"), ("shared-engine", "cfs")):
-        label = "REMUS" if p == "remus" else f"CFS, {a}"
-        add(f"Table I CSD-dedicate / host-only ({label})", t1[("dedicated", p, a)] / host, 0.81,
-            adapt=a if p != "remus" else "")
-        add(f"Table I CSD-colocate / host-only ({label})", t1[("co-located", p, a)] / host, 1.57,
-            adapt=a if p != "remus" else "")
-        add(f"Table I CSD-colocate / CSD-dedicate ({label})", t1[("co-located", p, a)] / t1[("dedicated", p, a)],
-            round(1.57 / 0.81, 3), adapt=a if p != "remus" else "")
-    add("Table I co-located: REMUS / lower bound", t1[("co-located", "remus", "shared-engine")] / bound_col, None)
-    add("Table I dedicated KNN device: REMUS, Q_thres capped (ms)", t1ms[("knn-device", "remus", "shared-engine")],
-        None, "ms")
-    add("Table I dedicated KNN device: REMUS, Q_thres uncapped as Algorithm 1 is written (ms)",
-        t1ms[("knn-device", "remus-uncapped", "shared-engine")], None, "ms")
-    b.plot("table1.png", "Table I: SQL 3 GB + KNN 1 GB on two devices", "setup (device policy, adaptation)",
-           "throughput / host-only throughput (ratio)",
-           {f"{r['device policy']} {r['adaptation']}": (["dedicated", "co-located"],
-                                                       [r["dedicated / host-only"], r["co-located / host-only"]])
-            for r in t1rows if r["device policy"] in ("remus", "cfs")}, kind="bar")
-
-    ablation(b, benchlib, rows, add)
+    table1(b, benchlib, rows, add)
+    if any(r["experiment"] == "ablation4" for r in rows):
+        ablation(b, benchlib, rows, add)
     buffer_table(b, benchlib, rows)
 
     # overhead
     ov = {r["policy"]: float(r["ns_per_decision"]) for r in rows if r["experiment"] == "overhead"}
     dev = [float(r["ns_per_decision"]) for r in rows
-           if r["experiment"] == "fig5" and r["policy"] == "remus" and r["adaptation"] == "shared-engine"
-           and float(r["ns_per_decision"]) > 0]
-    add("REMUS decision, 10 pending requests: host wall time", ov["remus"], None, "ns")
-    add("REMUS decision wall time / device core time per decision (Fig. 5)",
+           if r["experiment"] == "fig5" and r["reading"] == "mib" and r["policy"] == "remus"
+           and r["adaptation"] == "shared-engine" and float(r["ns_per_decision"]) > 0]
+    add("REMUS decision, 10 pending requests: host CPU time", ov["remus"], None, "ns")
+    add("REMUS decision host CPU time / device core time per decision (Fig. 5)",
         100 * ov["remus"] / statistics.mean(dev), 0.6, "%")
 
     # real tasklets (plan / stats / knn over real bytes, through the device's commands)
     real = {(r["policy"], r["adaptation"]): float(r["MB_per_s"]) for r in rows if r["experiment"] == "real"}
-    b.plot("real.png", "Real tasklets (plan SQL + stats + knn, 48 MiB), ys9203 preset", "request scheduler",
-           "throughput (MB/s)", {a: (POLICIES, [real[(p, a)] for p in POLICIES]) for a in ADAPTS}, kind="bar")
-    for a in ADAPTS:
-        add("Real tasklets SQL+STAT+KNN: REMUS / CFS", real[("remus", a)] / real[("cfs", a)], None, adapt=a)
+    if real:
+        b.plot("real.png", "Real tasklets (plan SQL + stats + knn, 48 MiB), ys9203 preset", "request scheduler",
+               "throughput (MB/s)", {a: (POLICIES, [real[(p, a)] for p in POLICIES]) for a in ADAPTS}, kind="bar")
+        for a in ADAPTS:
+            add("Real tasklets SQL+STAT+KNN: REMUS / CFS", real[("remus", a)] / real[("cfs", a)], None, adapt=a)
     forced = sum(int(r["forced"]) for r in rows if r["forced"].isdigit())
     add("waits the engine had to override (all runs)", forced, None, "count")
 
     print("\nSummary (room = serial schedule / lower bound: the most any scheduler can gain on that setup):")
-    b.finish(table, ["figure", "adaptation", "ours", "paper", "ours/paper", "within 10%", "room", "unit"])
+    b.finish(table, ["figure", "ours", "paper", "ours/paper", "within 10%", "room", "unit"])
+
+
+def readings(rows, add):
+    """HORAE's and SERICO's readings tested against the paper's figures (section 7.9): REMUS / the
+    baseline under paper, on Fig. 4 (8 channels, one group) and Fig. 5."""
+    out = []
+    for opts4, opts5, what, overs in READINGS:
+        row = {"reading": what}
+        for fig, base, axis, opts in (("fig4", "halves", "K", opts4), ("fig5", "mib", "mixes", opts5)):
+            by, _ = groups_of(rows, fig, "8", base + suffix(opts))
+            a = adaptation(opts)
+            for over in overs:
+                r = per_x(by, ratio(("remus", a), (over, a)))
+                if r:
+                    v = statistics.mean(r.values())
+                    row[f"{fig} REMUS / {over.upper()}"] = v
+                    add(f"{'Fig. 4' if fig == 'fig4' else 'Fig. 5'}, {what}: REMUS / {over.upper()} (mean over {axis})",
+                        v, PAPER[(fig, over)], adapt="paper")
+        if len(row) > 1:
+            out.append(row)
+    if out:
+        import benchlib
+        print("\nReadings of the baselines under paper (Fig. 4: 8 channels, one group; Fig. 5: whole-MiB requests):")
+        benchlib.print_table(out, ["reading"] + [f"{f} REMUS / {o}" for f in ("fig4", "fig5")
+                                                 for o in ("CFS", "HORAE", "SERICO")])
+
+
+def table1(b, benchlib, rows, add):
+    """Table I under both readings of its requests; the devices under REMUS and under CFS in either
+    adaptation; host-only is the assumed host (PCIe 3.0 x2 links, a host core 10x a device core)."""
+    t1 = {(r["reading"], r["x"], r["policy"], r["adaptation"]): float(r["MB_per_s"]) for r in rows
+          if r["experiment"] == "table1"}
+    t1ms = {(r["reading"], r["x"], r["policy"], r["adaptation"]): int(r["makespan_ns"]) / 1e6 for r in rows
+            if r["experiment"] == "table1"}
+    t1rows = []
+    for reading, what in (("apps", "one request per application"), ("halfgib", "0.5 GiB requests")):
+        if (reading, "host-only", "host", "-") not in t1:
+            continue
+        host = t1[(reading, "host-only", "host", "-")]
+        for p, a in [("remus", "shared-engine"), ("remus-uncapped", "shared-engine")] + \
+                [(p, a) for a in ADAPTS for p in BASELINES]:
+            ded, col = t1[(reading, "dedicated", p, a)], t1[(reading, "co-located", p, a)]
+            t1rows.append({"requests": what, "device policy": p, "adaptation": a if p in BASELINES else "(both)",
+                           "dedicated / host-only": ded / host, "co-located / host-only": col / host,
+                           "co-located / dedicated": col / ded,
+                           "KNN device (ms)": t1ms[(reading, "knn-device", p, a)]})
+        for p, a in (("remus", "shared-engine"), ("cfs", "paper"), ("cfs", "shared-engine")):
+            label = "REMUS" if p == "remus" else "CFS"
+            adapt = a if p != "remus" else ""
+            ded, col = t1[(reading, "dedicated", p, a)], t1[(reading, "co-located", p, a)]
+            add(f"Table I CSD-dedicate / host-only, {label}, {what}", ded / host, 0.81, adapt=adapt)
+            add(f"Table I CSD-colocate / host-only, {label}, {what}", col / host, 1.57, adapt=adapt)
+            add(f"Table I CSD-colocate / CSD-dedicate, {label}, {what}", col / ded, round(1.57 / 0.81, 3), adapt=adapt)
+            if reading == "apps" and p == "cfs" and a == "paper":
+                # the host's speed is not in the paper: read off its Table I (dedicated / host-only = 0.81)
+                add(f"Table I CSD-colocate / host-only, host-only calibrated to dedicated / host-only = 0.81, "
+                    f"{label}, {what}", 0.81 * col / ded, 1.57, adapt=adapt)
+    bound = ("halfgib", "co-located", "bound", "-")
+    if bound in t1:
+        add("Table I co-located, 0.5 GiB requests: REMUS / lower bound",
+            t1[("halfgib", "co-located", "remus", "shared-engine")] / t1[bound], None)
+        add("Table I dedicated KNN device, 0.5 GiB requests: REMUS, Q_thres capped (ms)",
+            t1ms[("halfgib", "knn-device", "remus", "shared-engine")], None, "ms")
+        add("Table I dedicated KNN device, 0.5 GiB requests: REMUS, Q_thres uncapped as Algorithm 1 is written (ms)",
+            t1ms[("halfgib", "knn-device", "remus-uncapped", "shared-engine")], None, "ms")
+    if not t1rows:
+        return
+    print("\nTable I (SQL 3 GB + KNN 1 GB on two ys9203 devices; host-only: assumed PCIe 3.0 x2 link, host 10x a "
+          "device core):")
+    benchlib.print_table(t1rows, list(t1rows[0].keys()))
+    b.plot("table1.png", "Table I: SQL 3 GB + KNN 1 GB on two devices", "setup (requests, device policy, adaptation)",
+           "throughput / host-only throughput (ratio)",
+           {f"{r['requests'][:8]} {r['device policy']} {r['adaptation']}":
+            (["dedicated", "co-located"], [r["dedicated / host-only"], r["co-located / host-only"]])
+            for r in t1rows if r["device policy"] in ("remus", "cfs")}, kind="bar")
 
 
 def fig4_tables(b, benchlib, by, xus, ks, what, png):

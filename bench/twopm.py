@@ -4,70 +4,143 @@ for Pattern Matching Applications", IEEE Access 2021, section V) on the engine a
 tasklet over generated text (key requests hold matching lines), with host writes and background
 migration on the same chips; its count is checked against the lines planted.
 
-  Fig. 9    16 workloads (write-intensive, balanced, read-intensive) under paq (the baseline), slacker,
-            cars, flin, 2pm and 2pm+: key and non-key latency relative to paq
-            (paper: 2PM key -52.6 %, non-key +1.5 %; Slacker -4.5 % / -5.4 %; CARS, FLIN 1-3 % better)
-  Fig. 11   the delay of key requests against paq, 2pm (no anti-starvation) and 2pm+
-            (paper: anti-starvation cuts the total delay by 79.8 %; ~3 % of requests delayed; p99.99 < 1 ms)
-  Fig. 12   sensitivity: queue depth, sub-request queue size, chips per group (paper: trends only)
-  density   the share of a key request's pages holding a match (our explanation of the gap to Fig. 9)
-  jobs      a grep job (grep2 over a log in splits, through the device's object commands) while a host
-            writer overwrites another object on the same device: split and job latency per chip policy,
-            and the in-order mode (stages=1) beside the two-stage one
-  real jobs on a csdd daemon serving a 2pm-preset image with chip_scheduler set for the session, per
-            chip policy, while a host writer (its own connection) overwrites an object on the same
-            device: `bin/smartssd grep --tasklet grep2` (a Hadoop DeviceJob) and a Spark
-            `LIKE '%timeout%'` over format text (pushed to grep2); each job's device (virtual) time and
-            wall time, and the writer's write latency (jobs_real.csv, jobs_real.png)
+The configuration docs/2PM.md names as faithful to the paper ("faithful" below): tasklet requests and
+host writes on separate paths into the device (the paper's multi-stream request queue, III-B), 16
+tasklet requests in the group at all times (Table 1's queue depth per group), host writes holding the
+mix's share of the device (16 w / (1 - w) for write share w), key requests 1-5 % of the tasklet
+requests (3 % on average, what the paper's Fig. 9 pair implies), the baseline PAQ as the paper
+describes it (conflict-free groups, no read priority). Each figure is the mean over the workloads of
+each workload's change against the baseline, with a 95 % confidence interval over seeds.
 
-usage: bin/smartssd bench 2pm [--quick] [--jobs]
-       --quick: 4 workloads, 600 requests each, 8 MiB log and 4 policies for the real jobs (default all 16
-                workloads and 1500 requests, 16 MiB and 7 policies; ~10 minutes on 2 cores)
+  Fig. 9    16 workloads x seeds under paq (the baseline), fcfs, readfirst (2PM's basic rules alone),
+            slacker, cars, flin (and flin-src, cars at the host queue), 2pm, 2pm-sl, 2pm-as, 2pm+
+            (paper: 2PM -52.6 % key, +1.5 % non-key; Slacker -4.5 / -5.4 %; CARS, FLIN 1-3 % better)
+  Fig. 10   the wait of a landed page for its first stage, out of order (as run) and in order
+  Fig. 11   the delay of key requests against paq, 2pm and 2pm+ (paper: -79.8 %, ~3 %, p99.99 < 1 ms)
+  Fig. 12   sensitivity: queue depth, sub-request queue size, chips per group (paper: trends only)
+  knobs     what the paper leaves open, swept: pass bound, key share, matching lines per page, request
+            sizes, write intensity, one shared path (the earlier setup), open loop from MSR-format
+            traces at several loads (with CARS at the host queue), program/erase suspension
+  jobs      a grep job under a host writer through the device's object commands (bench_2pm_jobs)
+  real jobs Hadoop grep and Spark LIKE through grep2 on a daemon beside a host writer, per chip policy
+
+usage: bin/smartssd bench 2pm [--quick] [--jobs] [--no-real-jobs]
+       --quick: 4 workloads x 2 seeds of 600 requests, a few sweep points, no jobs (a few minutes)
+       default: 16 workloads x 5 seeds of 1000 requests, every sweep, the jobs and the real jobs
        --jobs:  only the real jobs (a few minutes)
+       --no-real-jobs: all but the Hadoop and Spark jobs (no JVM needed)
+       SMARTSSD_BENCH_JOBS=N runs N harnesses at once (default 2)
 docs/2PM.md explains the setup and where our model differs from the paper's.
 """
+import concurrent.futures
 import csv
 import io
 import json
+import math
 import os
 import random
 import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
-POLICIES = ["paq", "slacker", "cars", "flin", "2pm", "2pm+"]
-SUBSET = "2,7,9,12"          # one workload of each kind (and one more balanced) for the sweeps
-PAPER_KEY = {"2pm": -52.6, "2pm+": -52.6, "slacker": -4.5, "cars": -2.0, "flin": -2.0}
-PAPER_NONKEY = {"2pm": 1.5, "2pm+": 1.5, "slacker": -5.4, "cars": -2.0, "flin": -2.0}
-
-
-def rows_of(text):
-    rows = list(csv.DictReader(io.StringIO(text)))
-    for r in rows:
-        for k in r:
-            if k not in ("exp", "workload", "policy"):
-                r[k] = float(r[k])
-    return rows
-
-
-def rel(rows, metric):
-    """{(exp, workload, qd, slots, chips): {policy: metric / paq's - 1, in %}}"""
-    base, out = {}, {}
-    for r in rows:
-        k = (r["exp"], r["workload"], r["qd"], r["slots"], r["chips"], r.get("density", 0))
-        if r["policy"] == "paq":
-            base[k] = r[metric]
-    for r in rows:
-        k = (r["exp"], r["workload"], r["qd"], r["slots"], r["chips"], r.get("density", 0))
-        if base.get(k):
-            out.setdefault(k, {})[r["policy"]] = 100.0 * (r[metric] / base[k] - 1)
-    return out
+POLICIES = ["paq", "fcfs", "readfirst", "slacker", "cars", "flin", "flin-src", "2pm", "2pm-sl", "2pm-as", "2pm+"]
+BASE = "paq"
+# the faithful configuration (docs/2PM.md): everything else is bench_2pm's default (isp-qd 16, the
+# workload's sizes and matching lines per page, the preset's chip_max_passes 8)
+FAITHFUL = ["--write-qd", "mix", "--host", "rr", "--key-scale", "0.1"]
+SUBSET = [2, 7, 9, 12]        # one workload of each kind and one more balanced, for the sweeps
+NAME = {"paq": "PAQ", "fcfs": "FCFS", "readfirst": "readfirst (2PM's basic rules)", "slacker": "Slacker",
+        "cars": "CARS (chip-queue adaptation)", "cars-host": "CARS (host queue)", "flin": "FLIN",
+        "flin-src": "FLIN (every source a flow)", "2pm": "2PM", "2pm-sl": "2PM + slack-aware insertion",
+        "2pm-as": "2PM + anti-starvation", "2pm+": "2PM+"}
+PAPER_KEY = {"2pm+": -52.6, "slacker": -4.5, "cars": -2.0, "flin": -2.0, "cars-host": -2.0}
+PAPER_NONKEY = {"2pm+": 1.5, "slacker": -5.4, "cars": -2.0, "flin": -2.0, "cars-host": -2.0}
+T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
 
 
 def kind_of(workload):
     return {"w": "write-intensive", "b": "balanced", "r": "read-intensive"}[workload[0]]
+
+
+def ci(values):
+    """mean, 95 % t-interval (low, high), n"""
+    n = len(values)
+    m = statistics.mean(values)
+    if n < 2:
+        return m, m, m, n
+    h = T95.get(n - 1, 1.96) * statistics.stdev(values) / math.sqrt(n)
+    return m, m - h, m + h, n
+
+
+class Runs:
+    """bench_2pm invocations, N at once; each runs one workload under several policies (paired: the same
+    requests, contents and arrivals) and returns its rows."""
+
+    def __init__(self, b, requests):
+        self.b, self.requests, self.exe = b, requests, b.tool("bench_2pm")
+        self.jobs = int(os.environ.get("SMARTSSD_BENCH_JOBS", "2"))
+        self.rows = []
+
+    def run(self, exp, workloads, seeds, policies, args=(), **tags):
+        exp = exp.replace(",", "-")   # a CSV field
+        cmds = [[self.exe, "--exp", exp, "--seed", s, "--requests", self.requests, "--policies", ",".join(policies),
+                 *args, "run", w] for s in seeds for w in workloads]
+        out = []
+        with concurrent.futures.ThreadPoolExecutor(self.jobs) as ex:
+            for text in ex.map(lambda c: self.b.run(*c), cmds):
+                for r in csv.DictReader(io.StringIO(text)):
+                    for k in list(r):
+                        if k not in ("exp", "workload", "policy", "host"):
+                            r[k] = float(r[k])
+                    r.update(tags)
+                    out.append(r)
+        self.rows += out
+        return out
+
+
+def rel(rows, metric, base=BASE):
+    """{(workload, seed): {policy: metric / base's - 1, in %}} over rows of one experiment"""
+    b = {(r["workload"], r["seed"]): r[metric] for r in rows if r["policy"] == base}
+    out = {}
+    for r in rows:
+        k = (r["workload"], r["seed"])
+        if b.get(k):
+            out.setdefault(k, {})[r["policy"]] = 100.0 * (r[metric] / b[k] - 1)
+    return out
+
+
+def per_seed(rr, policy, keep=lambda w: True):
+    """the mean over workloads of each workload's change, one value per seed"""
+    seeds = sorted({s for (_, s) in rr})
+    return [statistics.mean(v[policy] for (w, s), v in rr.items() if s == seed and keep(w) and policy in v)
+            for seed in seeds if any(s == seed and keep(w) and policy in v for (w, s), v in rr.items())]
+
+
+def entry(b, name, values, unit="%", paper=None, setup="faithful", digits=1, **extra):
+    m, lo, hi, n = ci(values)
+    b.headline(name, round(m, digits), unit, paper=paper, ci_low=round(lo, digits), ci_high=round(hi, digits),
+               samples=n, setup=setup, **extra)
+    return m, lo, hi
+
+
+def with_arg(args, flag, value=None):
+    """args without flag (and its value), then flag value if value is given"""
+    out, skip = [], False
+    for a in args:
+        if skip:
+            skip = False
+        elif a == flag:
+            skip = True
+        else:
+            out.append(a)
+    return out + ([flag, value] if value is not None else [])
+
+
+def claim(b, text, holds, why):
+    b.headline(f"claim: {text}", 1 if holds else 0, "holds", evidence=why)
 
 
 def main(b):
@@ -77,134 +150,347 @@ def main(b):
         b.write_csv(rows)
         b.finish(rows, list(rows[0].keys()))
         return
-    requests = "600" if quick else "1500"
-    workloads = SUBSET if quick else "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15"
-    exe = b.tool("bench_2pm")
-    rows = rows_of(b.run(exe, "--requests", requests, "fig9", workloads))
-    for what, vals in (("qd", "4,8,16,32"), ("slots", "4,8,16,32"), ("chips", "2,4,8,16,32,64")):
-        rows += rows_of(b.run(exe, "--requests", requests, "sens", what, vals, SUBSET))
-    for d in ("0.02", "0.25", "1.0"):
-        extra = rows_of(b.run(exe, "--requests", requests, "--density", d, "--policies", "paq,2pm,2pm+", "fig9", SUBSET))
-        for r in extra:
-            r["exp"], r["density"] = "density", float(d)
-        rows += extra
-    for r in rows:
-        r.setdefault("density", 0.5)
-    b.write_csv(rows, list(rows[0].keys()))
+    t0 = time.time()
+    R = Runs(b, "600" if quick else "1000")
+    seeds = ["1", "2"] if quick else ["1", "2", "3", "4", "5"]
+    sweep_seeds = ["1"] if quick else ["1", "2"]
+    all_w = [str(w) for w in (SUBSET if quick else range(16))]
+    sub = [str(w) for w in SUBSET]
 
-    # ---- Fig. 9 ------------------------------------------------------------------------------------
-    fig9 = [r for r in rows if r["exp"] == "fig9"]
-    key_rel, non_rel = rel(fig9, "key_ns"), rel(fig9, "nonkey_ns")
-    wls = sorted({r["workload"] for r in fig9})
+    # ---- Fig. 9 on the faithful configuration ---------------------------------------------------------
+    fig9 = R.run("fig9", all_w, seeds, POLICIES, FAITHFUL + ["--delay-base", "readfirst"])
+    # CARS where its paper puts it: the device's fetch from the submission queues (chips FCFS)
+    for r in R.run("fig9-cars-host", all_w, seeds, ["fcfs"], with_arg(FAITHFUL, "--host", "cars")):
+        r["policy"] = "cars-host"
+        fig9.append(r)
+    key, non = rel(fig9, "key_ns"), rel(fig9, "nonkey_ns")
+    nw = len({w for (w, _) in key})
+    for p in ["2pm+", "2pm"] + [q for q in POLICIES + ["cars-host"] if q not in ("paq", "2pm", "2pm+")]:
+        label = "2PM+" if p == "2pm+" else "2PM" if p == "2pm" else NAME[p]
+        entry(b, f"Fig. 9: {label} key-request latency vs PAQ", per_seed(key, p), paper=PAPER_KEY.get(p),
+              workloads=nw)
+        entry(b, f"Fig. 9: {label} non-key latency vs PAQ", per_seed(non, p), paper=PAPER_NONKEY.get(p),
+              workloads=nw)
+    kb, nb = rel(fig9, "key_ns", "readfirst"), rel(fig9, "nonkey_ns", "readfirst")
+    for p, label in (("2pm+", "2PM+"), ("2pm", "2PM"), ("2pm-sl", NAME["2pm-sl"]), ("2pm-as", NAME["2pm-as"]),
+                     ("slacker", "Slacker")):
+        entry(b, f"Fig. 9 against 2PM's basic rules: {label} key-request latency vs readfirst", per_seed(kb, p),
+              workloads=nw)
+        entry(b, f"Fig. 9 against 2PM's basic rules: {label} non-key latency vs readfirst", per_seed(nb, p),
+              workloads=nw)
+    for kind in ("write-intensive", "balanced", "read-intensive"):
+        if any(kind_of(w) == kind for (w, _) in key):
+            entry(b, f"Fig. 9: 2PM+ key-request latency vs PAQ, {kind} workloads",
+                  per_seed(key, "2pm+", lambda w: kind_of(w) == kind))
+            entry(b, f"Fig. 9: 2PM+ key-request latency vs readfirst, {kind} workloads",
+                  per_seed(kb, "2pm+", lambda w: kind_of(w) == kind))
+    wls = sorted({w for (w, _) in key})
+    mean_by_w = lambda rr, p: [statistics.mean(v[p] for (w2, _), v in rr.items() if w2 == w) for w in wls]
+    shown = ["fcfs", "readfirst", "slacker", "cars", "flin", "2pm", "2pm+"]
+    for name, rr in (("key", key), ("nonkey", non)):
+        b.plot(f"fig9_{name}.png", f"Fig. 9: {name} request latency vs PAQ (faithful configuration)", "workload",
+               f"{name} latency change vs PAQ (%)", {p: (wls, mean_by_w(rr, p)) for p in shown}, kind="bar",
+               legend_below=True)
+    b.plot("fig9_basic.png", "Fig. 9 against 2PM's basic rules (readfirst)", "workload",
+           "key latency change vs readfirst (%)", {p: (wls, mean_by_w(kb, p)) for p in ("2pm", "2pm-sl", "2pm-as", "2pm+")},
+           kind="bar", legend_below=True)
+    for p in ("readfirst", "2pm"):
+        det = [r["key_detect_ns"] / r["key_ns"] for r in fig9 if r["policy"] == p and r["key_ns"] and r["key_detected"]]
+        if det:
+            b.headline(f"key requests under {NAME[p]}: first matching page classified at this share of their latency (mean)",
+                       round(100.0 * statistics.mean(det), 1), "%", setup="faithful")
+    util = {p: statistics.mean(r["chip_util"] for r in fig9 if r["policy"] == p) for p in ("paq", "fcfs", "readfirst", "2pm+")}
+    for p, u in util.items():
+        b.headline(f"chips busy under {NAME[p]} (share of the run, mean)", round(100.0 * u, 1), "%", setup="faithful")
+
+    # ---- Fig. 11: the delay of key requests against the baseline (PAQ; and readfirst, columns *_b) --------
+    by = {(r["workload"], r["seed"], r["policy"]): r for r in fig9}
+    fseeds = sorted({r["seed"] for r in fig9})
+    f11 = {}
+    for sfx, bn in (("", "PAQ"), ("_b", "readfirst")):
+        tot = {p: [sum(by[(w, s, p)][f"delay_total{sfx}_ns"] for w in wls) for s in fseeds] for p in ("2pm", "2pm+")}
+        vals = [100.0 * (a / c - 1) for a, c in zip(tot["2pm+"], tot["2pm"]) if c]
+        if vals:
+            f11[bn] = entry(b, f"Fig. 11: total delay of key requests vs {bn}, 2PM+ against 2PM (anti-starvation)", vals,
+                            paper=-79.8 if bn == "PAQ" else None)[0]
+        for p, label in (("2pm+", "2PM+"), ("2pm", "2PM")):
+            share = [100.0 * sum(by[(w, s, p)][f"delayed_key{sfx}"] for w in wls) /
+                     sum(by[(w, s, p)]["isp_key"] + by[(w, s, p)]["isp_nonkey"] + by[(w, s, p)]["writes"] for w in wls)
+                     for s in fseeds]
+            entry(b, f"Fig. 11: key requests delayed vs {bn} under {label}, share of all requests", share,
+                  paper=3.0 if (p, bn) == ("2pm+", "PAQ") else None, digits=2)
+        b.headline(f"Fig. 11: p99.99 delay of a key request vs {bn} under 2PM+ (largest over workloads and seeds)",
+                   round(max(r[f"delay_p9999{sfx}_ns"] for r in fig9 if r["policy"] == "2pm+") / 1e6, 3), "ms",
+                   paper=1.0 if bn == "PAQ" else None, setup="faithful")
+        b.plot(f"fig11_delay{sfx}.png", f"Fig. 11: total delay of key requests against {bn}", "workload", "total delay (ms)",
+               {p: (wls, [statistics.mean(by[(w, s, p)][f"delay_total{sfx}_ns"] for s in fseeds) / 1e6 for w in wls])
+                for p in ("2pm", "2pm+")}, kind="bar")
+    p9999 = max(r["delay_p9999_ns"] for r in fig9 if r["policy"] == "2pm+") / 1e6
+
+    # ---- the pass bound (IV-D), swept ---------------------------------------------------------------------
+    passes = ["1", "8", "0"] if quick else ["1", "2", "4", "8", "16", "0"]
+    pass_rows = []
+    for n in passes:
+        # 2pm-as: anti-starvation alone, to tell the guard's cost from the bound's
+        pols = ["paq", "readfirst", "2pm", "2pm+"] + (["2pm-as"] if n in ("0", "8") else [])
+        pass_rows += R.run(f"passes-{n}", sub, sweep_seeds, pols, FAITHFUL + ["--passes", n], sweep="passes", value=int(n))
+    series = {"2pm+ vs PAQ": [], "2pm+ vs readfirst": []}
+    for n in passes:
+        rows = [r for r in pass_rows if r["value"] == int(n)]
+        bound = "unbounded" if n == "0" else n
+        m1, _, _ = entry(b, f"pass bound {bound}: 2PM+ key-request latency vs PAQ", per_seed(rel(rows, "key_ns"), "2pm+"),
+                         setup="faithful, 4 workloads")
+        m2, _, _ = entry(b, f"pass bound {bound}: 2PM+ key-request latency vs readfirst",
+                         per_seed(rel(rows, "key_ns", "readfirst"), "2pm+"), setup="faithful, 4 workloads")
+        d2 = sum(r["delay_total_ns"] for r in rows if r["policy"] == "2pm")
+        d3 = sum(r["delay_total_ns"] for r in rows if r["policy"] == "2pm+")
+        if d2:
+            b.headline(f"pass bound {bound}: Fig. 11 total delay, 2PM+ against 2PM", round(100.0 * (d3 / d2 - 1), 1), "%",
+                       setup="faithful, 4 workloads")
+        if n in ("0", "8"):
+            entry(b, f"pass bound {bound}: 2PM + anti-starvation key-request latency vs readfirst",
+                  per_seed(rel(rows, "key_ns", "readfirst"), "2pm-as"), setup="faithful, 4 workloads")
+        series["2pm+ vs PAQ"].append(m1)
+        series["2pm+ vs readfirst"].append(m2)
+    xs = [int(n) if n != "0" else 64 for n in passes]
+    b.plot("passes.png", "2PM+'s pass bound (chip_max_passes; 64 = unbounded)", "pass bound (swaps)",
+           "key latency change (%)", {k: (xs, v) for k, v in series.items()}, logx=True)
+
+    # ---- what the paper leaves open, swept ---------------------------------------------------------------
+    knob_pol = ["paq", "readfirst", "2pm", "2pm+"]
+    knobs = {
+        "key share": ("--key", ["0.01", "0.5"] if quick else ["0.01", "0.03", "0.1", "0.5"]),
+        "matching lines per page": ("--density", ["2"] if quick else ["0.1", "0.5", "2"]),
+        "tasklet request pages": ("--isp-pages", ["2,4,8,16"] if quick else ["2,4,8,16", "8,16,32,64", "32,64,128,256"]),
+        "write share": ("--write-frac", ["0.1"] if quick else ["0", "0.3", "0.7"]),
+    }
+    for knob, (flag, values) in knobs.items():
+        pts = {"2pm vs PAQ": [], "2pm+ vs PAQ": [], "2pm vs readfirst": [], "2pm+ vs readfirst": []}
+        for v in values:
+            args = with_arg(with_arg(FAITHFUL, "--key-scale") if flag == "--key" else FAITHFUL, flag, v)
+            rows = R.run(f"knob-{flag[2:]}-{v}", sub, sweep_seeds, knob_pol, args, sweep=knob, value=v)
+            for p in ("2pm", "2pm+"):
+                for base in ("paq", "readfirst"):
+                    m, _, _ = entry(b, f"{knob} {v}: {p.upper()} key-request latency vs {base if base != 'paq' else 'PAQ'}",
+                                    per_seed(rel(rows, "key_ns", base), p), setup="faithful, 4 workloads")
+                    pts[f"{p} vs {'PAQ' if base == 'paq' else base}"].append(m)
+            entry(b, f"{knob} {v}: 2PM+ non-key latency vs readfirst", per_seed(rel(rows, "nonkey_ns", "readfirst"), "2pm+"),
+                  setup="faithful, 4 workloads")
+        # sizes: the mean of the four, in pages
+        xs = [statistics.mean(float(x) for x in v.split(",")) for v in values]
+        unit = {"key share": "share of tasklet requests", "matching lines per page": "lines per page of a key request",
+                "tasklet request pages": "mean pages of a tasklet request", "write share": "share of requests"}[knob]
+        b.plot(f"knob_{flag[2:]}.png", f"{knob} (faithful configuration otherwise)", f"{knob} ({unit})",
+               "key latency change (%)", {k: (xs, v) for k, v in pts.items()}, logx=knob == "tasklet request pages")
+
+    # ---- where detection comes earlier, and deeper queues ----------------------------------------------
+    if not quick:
+        for label, args in (("no host writes, 2 matching lines per page, no pass bound",
+                             ["--write-frac", "0", "--density", "2", "--passes", "0"]),
+                            ("no host writes, 2 matching lines per page", ["--write-frac", "0", "--density", "2"]),
+                            ("32 tasklet requests in the group, sub-request queue 32", ["--isp-qd", "32", "--slots", "32"])):
+            rows = R.run("extra-" + label.replace(" ", "-"), sub, sweep_seeds, knob_pol, FAITHFUL + args)
+            for p in ("2pm", "2pm+"):
+                for base, bn in (("paq", "PAQ"), ("readfirst", "readfirst")):
+                    entry(b, f"{label}: {p.upper()} key-request latency vs {bn}", per_seed(rel(rows, "key_ns", base), p),
+                          setup="faithful otherwise, 4 workloads")
+            det = [r["key_detect_ns"] / r["key_ns"] for r in rows if r["policy"] == "readfirst" and r["key_detected"]]
+            b.headline(f"{label}: first matching page classified at this share of a key request's latency under readfirst",
+                       round(100.0 * statistics.mean(det), 1), "%", setup="faithful otherwise, 4 workloads")
+
+    # ---- one shared path (the earlier setup) against separate paths -------------------------------------
+    for label, args in (("one shared path of 16 (writes take tasklet slots)", ["--write-qd", "0", "--key-scale", "0.1"]),
+                        ("separate paths, 16 host writes in flight", ["--write-qd", "16", "--host", "rr", "--key-scale", "0.1"])):
+        rows = R.run(f"paths-{args[1]}", sub, sweep_seeds, knob_pol, args)
+        for p in ("2pm", "2pm+"):
+            entry(b, f"{label}: {p.upper()} key-request latency vs readfirst", per_seed(rel(rows, "key_ns", "readfirst"), p),
+                  setup="ablation, 4 workloads")
+            entry(b, f"{label}: {p.upper()} key-request latency vs PAQ", per_seed(rel(rows, "key_ns"), p),
+                  setup="ablation, 4 workloads")
+
+    # ---- open loop: the mixes as timed MSR-format traces -------------------------------------------------
+    mixdir = os.path.join(b.out, "mixes")
+    os.makedirs(mixdir, exist_ok=True)
+    loads = ["0.5"] if quick else ["0.5", "0.9"]
+    for w in sub:
+        b.run(R.exe, "--seed", "1", "--requests", R.requests, "--key-scale", "0.1", "mix", w, os.path.join(mixdir, f"w{w}.csv"))
+    open_pts = {f"{p} vs {base}": [] for p in ("2pm", "2pm+") for base in ("PAQ", "readfirst")}
+    for load in loads:
+        rows = []
+        for w in sub:
+            for host_sched in ("rr", "cars"):
+                pols = knob_pol + ["fcfs"] if host_sched == "rr" else ["paq", "fcfs"]
+                got = R.run(f"open-{load}-{host_sched}", [w], ["1"], pols, ["--trace", os.path.join(mixdir, f"w{w}.csv"),
+                            "--load", load, "--host", host_sched, "--key-scale", "0.1"], sweep="load", value=load)
+                for r in got:
+                    if host_sched == "cars":
+                        r["policy"] = "cars-host" if r["policy"] == "fcfs" else "paq-cars"
+                rows += got
+        for p in ("2pm", "2pm+"):
+            for base, bn in (("paq", "PAQ"), ("readfirst", "readfirst")):
+                vals = list(rel(rows, "key_ns", base).values())
+                m = statistics.mean(v[p] for v in vals)
+                b.headline(f"open loop at load {load} (MSR-format traces): {p.upper()} key-request latency vs {bn}",
+                           round(m, 1), "%", setup="open loop, 4 workloads, 1 seed")
+                open_pts[f"{p} vs {bn}"].append(m)
+        vals = list(rel(rows, "key_ns", "fcfs").values())
+        b.headline(f"open loop at load {load}: CARS (host queue, FCFS chips) key-request latency vs round robin (FCFS chips)",
+                   round(statistics.mean(v["cars-host"] for v in vals), 1), "%", setup="open loop, 4 workloads, 1 seed")
+        dev = [r["key_dev_ns"] / r["key_ns"] for r in rows if r["policy"] == "readfirst" and r["key_ns"]]
+        b.headline(f"open loop at load {load}: share of a key request's latency under readfirst spent in the device",
+                   round(100.0 * statistics.mean(dev), 1), "%", setup="open loop, 4 workloads, 1 seed")
+    b.plot("open_loop.png", "Open loop from MSR-format traces: key latency change vs offered load",
+           "offered load (share of the chips' time)", "key latency change (%)",
+           {k: ([float(l) for l in loads], v) for k, v in open_pts.items()})
+
+    # ---- program/erase suspension ------------------------------------------------------------------------
+    rows_on = R.run("suspend", sub, sweep_seeds, ["paq", "fcfs", "readfirst", "2pm", "2pm+"], FAITHFUL + ["--suspend", "1"])
+    sub_names = {r["workload"] for r in rows_on}
+    rows_off = [r for r in fig9 if r["workload"] in sub_names and r["seed"] in {r2["seed"] for r2 in rows_on}]
+    for p in ("2pm", "2pm+"):
+        for base, bn in (("paq", "PAQ"), ("readfirst", "readfirst")):
+            entry(b, f"with program/erase suspension: {p.upper()} key-request latency vs {bn}",
+                  per_seed(rel(rows_on, "key_ns", base), p), setup="faithful + flash_suspend, 4 workloads")
+            entry(b, f"without suspension, same workloads: {p.upper()} key-request latency vs {bn}",
+                  per_seed(rel(rows_off, "key_ns", base), p), setup="faithful, 4 workloads")
+    for p in ("paq", "fcfs", "readfirst", "2pm+"):
+        on = {(r["workload"], r["seed"]): r["key_ns"] for r in rows_on if r["policy"] == p}
+        off = {(r["workload"], r["seed"]): r["key_ns"] for r in rows_off if r["policy"] == p}
+        ks = [k for k in on if k in off]
+        seeds_ = sorted({s for (_, s) in ks})
+        vals = [statistics.mean(100.0 * (on[k] / off[k] - 1) for k in ks if k[1] == s) for s in seeds_]
+        entry(b, f"suspension's own effect: {NAME[p]} key-request latency with vs without", vals,
+              setup="faithful, 4 workloads")
+    b.headline("suspensions per host write under readfirst",
+               round(sum(r["suspends"] for r in rows_on if r["policy"] == "readfirst") /
+                     max(1.0, sum(r["writes"] for r in rows_on if r["policy"] == "readfirst")), 2), "count",
+               setup="faithful + flash_suspend, 4 workloads")
+
+    # ---- Fig. 10 -----------------------------------------------------------------------------------------
+    f10 = [r for r in R.run("fig10", sub, ["1"], ["paq", "2pm+"], FAITHFUL + ["--fig10"]) if r["policy"] == "2pm+"]
+    ooo = statistics.mean(r["fig10_ooo_ns"] for r in f10) / 1e3
+    ino = statistics.mean(r["fig10_ino_ns"] for r in f10) / 1e3
+    b.headline("Fig. 10: wait of a landed page for its first stage, out of order (mean)", round(ooo, 2), "us",
+               setup="faithful, 2PM+, 4 workloads")
+    b.headline("Fig. 10: wait of a landed page for its first stage, in order (mean)", round(ino, 2), "us",
+               setup="faithful, 2PM+, 4 workloads")
+    b.headline("Fig. 10: p99 wait of a landed page, out of order (largest over workloads)",
+               round(max(r["fig10_ooo_p99_ns"] for r in f10) / 1e3, 2), "us", setup="faithful, 2PM+, 4 workloads")
+    b.headline("Fig. 10: p99 wait of a landed page, in order (largest over workloads)",
+               round(max(r["fig10_ino_p99_ns"] for r in f10) / 1e3, 2), "us", setup="faithful, 2PM+, 4 workloads")
+    fw = [r["workload"] for r in f10]
+    b.plot("fig10.png", "Fig. 10: wait of a landed page for its first stage (2PM+)", "workload", "mean wait (us)",
+           {"out of order (as run)": (fw, [r["fig10_ooo_ns"] / 1e3 for r in f10]),
+            "in order": (fw, [r["fig10_ino_ns"] / 1e3 for r in f10])}, kind="bar")
+
+    # ---- Fig. 12 -----------------------------------------------------------------------------------------
+    f12 = {}
+    sens = (("isp-qd", "qd", ["4", "8", "16", "32"], "tasklet requests in the group (queue depth per group)"),
+            ("slots", "slots", ["4", "8", "16", "32"], "sub-request queue size (entries per chip)"),
+            ("chips", "chips", ["2", "4", "8", "16", "32", "64"], "chips per group"))
+    for flag, short, values, label in sens:
+        if quick and short != "qd":
+            continue
+        ys = {"2pm": [], "2pm+": []}
+        for v in values:
+            rows = R.run(f"fig12-{short}-{v}", sub, ["1"], knob_pol, FAITHFUL + [f"--{flag}", v])
+            if short == "qd":
+                det = [r["key_detect_ns"] / r["key_ns"] for r in rows if r["policy"] == "readfirst" and r["key_detected"]]
+                b.headline(f"Fig. 12: at {short} = {v}, first matching page classified at this share of a key request's "
+                           "latency under readfirst", round(100.0 * statistics.mean(det), 1), "%",
+                           setup="faithful, 4 workloads, 1 seed")
+            for p in ys:
+                y = 1 + statistics.mean(per_seed(rel(rows, "key_ns", "readfirst"), p)) / 100
+                ys[p].append(y)
+                b.headline(f"Fig. 12: {p.upper()} key latency / readfirst's at {short} = {v}", round(y, 3), "x",
+                           setup="faithful, 4 workloads, 1 seed")
+        f12[short] = (values, ys)
+        b.plot(f"fig12_{short}.png", f"Fig. 12: key latency normalized to readfirst vs {short}", label,
+               "key latency / readfirst's", {p: ([int(v) for v in values], y) for p, y in ys.items()},
+               logx=short == "chips")
+
+    # ---- claims (the paper's stated results, qualitatively) ----------------------------------------------
+    find = lambda n: next(e for e in b.summary if e["name"] == n)
+    k2p = find("Fig. 9: 2PM+ key-request latency vs PAQ")
+    n2p = find("Fig. 9: 2PM+ non-key latency vs PAQ")
+    claim(b, "2PM+ reduces key-request latency against PAQ (Fig. 9)", k2p["ci_high"] < 0,
+          f"{k2p['ours']} % [{k2p['ci_low']}, {k2p['ci_high']}]")
+    claim(b, "2PM+ reduces key-request latency by about half against PAQ (-52.6 %, within 10 points)",
+          abs(k2p["ours"] + 52.6) <= 10, f"{k2p['ours']} %")
+    claim(b, "2PM+ costs non-key requests little against PAQ (+1.5 %: at most +5 %)", n2p["ours"] <= 5,
+          f"{n2p['ours']} %")
+    kb2 = find("Fig. 9 against 2PM's basic rules: 2PM+ key-request latency vs readfirst")
+    nb2 = find("Fig. 9 against 2PM's basic rules: 2PM+ non-key latency vs readfirst")
+    claim(b, "detection-guided reordering speeds key requests at a small cost to the others (2PM+ vs its basic rules)",
+          kb2["ci_high"] < 0 and nb2["ours"] <= 5, f"key {kb2['ours']} %, non-key {nb2['ours']} %")
+    bal = [(find(f"Fig. 9: {NAME[p]} key-request latency vs PAQ")["ours"], find(f"Fig. 9: {NAME[p]} non-key latency vs PAQ")["ours"])
+           for p in ("slacker", "cars", "flin")]
+    claim(b, "prior schedulers (Slacker, CARS, FLIN) change key and non-key latency alike (within 5 points)",
+          all(abs(k - n) <= 5 for k, n in bal), "; ".join(f"{k} / {n} %" for k, n in bal))
+    claim(b, "prior schedulers improve on PAQ by only a few percent (Slacker 4.5-5.4 %, CARS and FLIN 1-3 %)",
+          all(-10 <= k <= 0 for k, _ in bal), "; ".join(f"{k} %" for k, _ in bal))
+    if "PAQ" in f11:
+        claim(b, "anti-starvation reduces the total delay of key requests (Fig. 11: 2PM+ against 2PM)", f11["PAQ"] < 0,
+              "; ".join(f"vs {k}: {v:+.1f} %" for k, v in f11.items()))
+    s2 = find("Fig. 11: key requests delayed vs PAQ under 2PM+, share of all requests")
+    claim(b, "about 3 % of requests are delayed key requests, p99.99 delay under 1 ms (Fig. 11)",
+          s2["ours"] <= 5 and p9999 < 1.0, f"{s2['ours']} %, p99.99 {p9999:.3f} ms")
+    claim(b, "out-of-order processing shortens the wait of landed sub-requests against in-order (Fig. 10)", ooo < ino,
+          f"{ooo:.1f} us against {ino:.1f} us")
+    v, ys = f12["qd"]
+    claim(b, "the gain grows with the request queue depth (Fig. 12(a))", ys["2pm+"][-1] < ys["2pm+"][0],
+          f"2PM+ / readfirst {ys['2pm+'][0]:.3f} at {v[0]}, {ys['2pm+'][-1]:.3f} at {v[-1]}")
+    if "slots" in f12:
+        v, ys = f12["slots"]
+        claim(b, "the gain grows with the sub-request queue size (Fig. 12(b))", ys["2pm+"][-1] < ys["2pm+"][0],
+              f"{ys['2pm+'][0]:.3f} at {v[0]}, {ys['2pm+'][-1]:.3f} at {v[-1]}")
+        v, ys = f12["chips"]
+        i16 = v.index("16")
+        claim(b, "the gain grows with the chips up to 16 and shrinks slightly from 32 (Fig. 12(c))",
+              min(range(len(v)), key=lambda i: ys["2pm+"][i]) in (i16, i16 - 1) and ys["2pm+"][-1] > ys["2pm+"][i16],
+              ", ".join(f"{x}: {y:.3f}" for x, y in zip(v, ys["2pm+"])))
+
+    b.write_csv(R.rows, list(R.rows[0].keys()))
+    b.headline("bench 2pm: simulated part's wall time", round(time.time() - t0, 1), "s", setup="this machine")
+
+    # ---- a grep job under a host writer, and the real jobs -----------------------------------------------
+    if not quick:
+        with tempfile.TemporaryDirectory() as tmp:
+            jobs = list(csv.DictReader(io.StringIO(b.run(b.tool("bench_2pm_jobs"), tmp, "32", "32", "256"))))
+        b.write_csv(jobs, list(jobs[0].keys()), name="jobs.csv")
+        base = next(j for j in jobs if j["policy"] == "paq" and j["stages"] == "2")
+        for j in jobs:
+            tag = f"{j['policy']}" + (" in order (stages=1)" if j["stages"] == "1" else "")
+            b.headline(f"grep job under a writer, {tag}: splits with matches, mean device time",
+                       round(float(j["key_split_ns"]) / 1e6, 3), "ms", setup="bench_2pm_jobs")
+            if j["stages"] == "2" and j is not base:
+                b.headline(f"grep job under a writer, {tag}: splits with matches vs PAQ",
+                           round(100.0 * (float(j["key_split_ns"]) / float(base["key_split_ns"]) - 1), 1), "%",
+                           setup="bench_2pm_jobs")
+        two = [j for j in jobs if j["stages"] == "2"]
+        b.plot("jobs.png", "grep job (grep2 in splits) while a host writer overwrites, per chip policy", "chip policy",
+               "device time (ms)", {
+                   "splits with matches": ([j["policy"] for j in two], [float(j["key_split_ns"]) / 1e6 for j in two]),
+                   "splits without": ([j["policy"] for j in two], [float(j["nonkey_split_ns"]) / 1e6 for j in two]),
+                   "job": ([j["policy"] for j in two], [float(j["job_ns"]) / 1e6 for j in two])}, kind="bar")
+        if "--no-real-jobs" not in b.args:
+            real_jobs(b, quick)
+
     table = []
     for w in wls:
-        k = next(k for k in key_rel if k[1] == w)
         row = {"workload": w, "kind": kind_of(w)}
-        for p in POLICIES[1:]:
-            row[f"{p} key %"] = round(key_rel[k][p], 1)
-            row[f"{p} non-key %"] = round(non_rel[k][p], 1)
+        for p in ("readfirst", "2pm", "2pm+"):
+            row[f"{p} key %"] = round(statistics.mean(v[p] for (w2, _), v in key.items() if w2 == w), 1)
+            row[f"{p} non-key %"] = round(statistics.mean(v[p] for (w2, _), v in non.items() if w2 == w), 1)
         table.append(row)
-    for p in POLICIES[1:]:
-        mk = statistics.mean(key_rel[k][p] for k in key_rel)
-        mn = statistics.mean(non_rel[k][p] for k in non_rel)
-        b.headline(f"Fig. 9: {p} key-request latency vs paq, mean of {len(wls)} workloads", round(mk, 1), "%",
-                   paper=PAPER_KEY[p])
-        b.headline(f"Fig. 9: {p} non-key latency vs paq, mean of {len(wls)} workloads", round(mn, 1), "%",
-                   paper=PAPER_NONKEY[p])
-    det = [r["key_detect_ns"] / r["key_ns"] for r in fig9 if r["policy"] == "paq" and r["key_ns"] and r["key_detected"]]
-    if det:
-        b.headline("key requests: first matching page classified at this share of their paq latency (mean)",
-                   round(100.0 * statistics.mean(det), 1), "%")
-    for kind in ("write-intensive", "balanced", "read-intensive"):
-        ks = [k for k in key_rel if kind_of(k[1]) == kind]
-        if ks:
-            b.headline(f"Fig. 9: 2pm key latency vs paq, {kind} workloads", round(statistics.mean(
-                key_rel[k]["2pm"] for k in ks), 1), "%")
-    for name, rr in (("key", key_rel), ("non-key", non_rel)):
-        series = {p: (wls, [rr[next(k for k in rr if k[1] == w)][p] for w in wls]) for p in POLICIES[1:]}
-        b.plot(f"fig9_{name.replace('-', '')}.png", f"Fig. 9: {name} request latency vs paq (2pm preset, QD 16)",
-               "workload", f"{name} latency change vs paq (%)", series, kind="bar")
-
-    # ---- Fig. 11 -----------------------------------------------------------------------------------
-    by = {(r["workload"], r["policy"]): r for r in fig9}
-    tot = {p: sum(by[(w, p)]["delay_total_ns"] for w in wls) for p in ("2pm", "2pm+")}
-    reqs = sum(by[(w, "2pm+")]["isp_key"] + by[(w, "2pm+")]["isp_nonkey"] + by[(w, "2pm+")]["writes"] for w in wls)
-    delayed = {p: sum(by[(w, p)]["delayed_key"] for w in wls) for p in ("2pm", "2pm+")}
-    p9999 = max(by[(w, "2pm+")]["delay_p9999_ns"] for w in wls)
-    if tot["2pm"]:
-        b.headline("Fig. 11: total delay of key requests vs paq, 2pm+ against 2pm (anti-starvation)",
-                   round(100.0 * (tot["2pm+"] / tot["2pm"] - 1), 1), "%", paper=-79.8)
-    b.headline("Fig. 11: key requests delayed vs paq under 2pm+, share of all requests",
-               round(100.0 * delayed["2pm+"] / reqs, 2), "%", paper=3.0)
-    b.headline("Fig. 11: key requests delayed vs paq under 2pm, share of all requests",
-               round(100.0 * delayed["2pm"] / reqs, 2), "%")
-    b.headline("Fig. 11: p99.99 delay of a key request under 2pm+ (largest over workloads)", round(p9999 / 1e6, 3),
-               "ms", paper=1.0)
-    b.plot("fig11_delay.png", "Fig. 11: total delay of key requests against paq", "workload", "total delay (ms)",
-           {p: (wls, [by[(w, p)]["delay_total_ns"] / 1e6 for w in wls]) for p in ("2pm", "2pm+")}, kind="bar")
-    b.plot("fig11_ratio.png", "Fig. 11: key requests delayed against paq", "workload",
-           "delayed key requests (% of all requests)",
-           {p: (wls, [100.0 * by[(w, p)]["delayed_key"] / (by[(w, p)]["isp_key"] + by[(w, p)]["isp_nonkey"] +
-                                                          by[(w, p)]["writes"]) for w in wls]) for p in ("2pm", "2pm+")},
-           kind="bar")
-
-    # ---- Fig. 12 and density -----------------------------------------------------------------------
-    for what, col, label in (("qd", "qd", "requests in the device (queue depth per group)"),
-                             ("slots", "slots", "sub-request queue size (entries per chip)"),
-                             ("chips", "chips", "chips per group")):
-        sr = [r for r in rows if r["exp"] == f"sens-{what}"]
-        kr = rel(sr, "key_ns")
-        xs = sorted({r[col] for r in sr})
-        series = {}
-        for p in POLICIES[1:]:
-            series[p] = ([int(x) for x in xs],
-                         [1 + statistics.mean(v[p] for k, v in kr.items() if k[{"qd": 2, "slots": 3, "chips": 4}[what]] == x)
-                          / 100.0 for x in xs])
-        b.plot(f"fig12_{what}.png", f"Fig. 12: key latency normalized to paq vs {what}", label,
-               "key latency / paq's", series, logx=what == "chips")
-        for x, y in zip(*series["2pm"]):
-            b.headline(f"Fig. 12: 2pm key latency / paq at {what} = {x}", round(y, 3), "x")
-    dr = [r for r in rows if r["exp"] == "density"]
-    kr = rel(dr, "key_ns")
-    ds = sorted({k[5] for k in kr})
-    b.plot("density.png", "Key latency vs paq by the share of a key request's pages that match",
-           "matching lines per page of a key request", "key latency change vs paq (%)",
-           {p: (ds, [statistics.mean(v[p] for k, v in kr.items() if k[5] == d) for d in ds]) for p in ("2pm", "2pm+")})
-    for d in ds:
-        b.headline(f"density {d}: 2pm key latency vs paq (4 workloads)",
-                   round(statistics.mean(v["2pm"] for k, v in kr.items() if k[5] == d), 1), "%")
-    # ---- a grep job under a host writer --------------------------------------------------------------
-    import tempfile
-    with tempfile.TemporaryDirectory() as tmp:
-        jobs = list(csv.DictReader(io.StringIO(b.run(b.tool("bench_2pm_jobs"), tmp, "8" if quick else "32", "32",
-                                                     "256"))))
-    b.write_csv(jobs, list(jobs[0].keys()), name="jobs.csv")
-    base = next(j for j in jobs if j["policy"] == "paq" and j["stages"] == "2")
-    for j in jobs:
-        tag = f"{j['policy']}" + (" in order (stages=1)" if j["stages"] == "1" else "")
-        b.headline(f"grep job under a writer, {tag}: splits with matches, mean device time",
-                   round(float(j["key_split_ns"]) / 1e6, 3), "ms")
-        if j["stages"] == "2" and j is not base:
-            b.headline(f"grep job under a writer, {tag}: splits with matches vs paq",
-                       round(100.0 * (float(j["key_split_ns"]) / float(base["key_split_ns"]) - 1), 1), "%")
-    b.plot("jobs.png", "grep job (grep2 in splits) while a host writer overwrites, per chip policy", "chip policy",
-           "device time (ms)", {
-               "splits with matches": ([j["policy"] for j in jobs if j["stages"] == "2"],
-                                       [float(j["key_split_ns"]) / 1e6 for j in jobs if j["stages"] == "2"]),
-               "splits without": ([j["policy"] for j in jobs if j["stages"] == "2"],
-                                  [float(j["nonkey_split_ns"]) / 1e6 for j in jobs if j["stages"] == "2"]),
-               "job": ([j["policy"] for j in jobs if j["stages"] == "2"],
-                       [float(j["job_ns"]) / 1e6 for j in jobs if j["stages"] == "2"])}, kind="bar")
-
-    real_jobs(b, quick)
-
-    cols = ["workload", "kind"] + [f"{p} {m}" for p in POLICIES[1:] for m in ("key %", "non-key %")]
-    b.finish(table, cols)
+    b.finish(table, list(table[0].keys()))
+    print(f"bench 2pm: {time.time() - t0:.0f} s in all")
 
 
 # ---- real jobs: Hadoop and Spark on a daemon, a host writer beside them ------------------------------
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-JOB_POLICIES = ["fcfs", "paq", "2pm", "2pm+", "slacker", "cars", "flin"]
+JOB_POLICIES = ["fcfs", "paq", "2pm", "2pm+", "readfirst", "slacker", "cars", "flin"]
 KEY = "timeout"
 SPLIT = 2 << 20   # bytes per split of both jobs: 4 or 8 splits, so several run at once
 

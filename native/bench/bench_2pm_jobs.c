@@ -94,8 +94,8 @@ int main(int argc, char **argv) {
     uint8_t *wbuf = calloc(1, write_kib << 10);
     CHECK(wbuf);
     static const struct { const char *policy; int stages; } RUNS[] = {
-        { "paq", 1 }, { "fcfs", 2 }, { "paq", 2 }, { "slacker", 2 }, { "cars", 2 }, { "flin", 2 }, { "2pm", 2 },
-        { "2pm+", 2 },
+        { "paq", 1 }, { "fcfs", 2 }, { "paq", 2 }, { "readfirst", 2 }, { "slacker", 2 }, { "cars", 2 }, { "flin", 2 },
+        { "2pm", 2 }, { "2pm+", 2 },
     };
     int bad = 0;
     printf("policy,stages,splits,key_splits,key_split_ns,nonkey_split_ns,job_ns,write_cmds,write_mean_ns,count,"

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "util/bufpool.h"
+#include "host/bufpool.h"
 #include "runtime/exec.h"
 #include "smartssd/tasklet.h"
 #include "smartssd/v1/device.pb-c.h"

@@ -11,7 +11,7 @@
 #include "runtime/exec.h"
 #include "smartssd/tasklet.h"
 #include "smartssd/v1/device.pb-c.h"
-#include "tasklets/parquet.h"
+#include "query/parquet.h"
 
 static uint8_t *plan_bytes;
 static size_t plan_len;

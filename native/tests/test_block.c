@@ -75,6 +75,24 @@ static size_t poll_all(csd_device *d, csd_block_cpl *by_id, size_t n, uint64_t *
     return k;
 }
 
+/* The DRS paper's Fig. 10 parts of a completion (docs/BLOCK-IO.md): each non-negative, and with the
+ * flash command queue part they add up to its latency. Returns the flash command queue part. */
+static uint64_t check_parts(const csd_block_cpl *c) {
+    CHECK(c->admit_ns >= c->arrival_ns);
+    CHECK(c->submit_ns >= c->admit_ns);
+    CHECK(c->done_ns >= c->submit_ns);
+    if (!c->flash_done_ns) {
+        CHECK_EQ_U64(c->flash_busy_ns, 0);
+        return 0;
+    }
+    CHECK(c->flash_done_ns >= c->submit_ns && c->flash_done_ns <= c->done_ns);
+    CHECK(c->flash_busy_ns <= c->flash_done_ns - c->submit_ns);
+    uint64_t ioq = c->admit_ns - c->arrival_ns, link = (c->submit_ns - c->admit_ns) + (c->done_ns - c->flash_done_ns);
+    uint64_t fcq = c->flash_done_ns - c->submit_ns - c->flash_busy_ns;
+    CHECK_EQ_U64(ioq + link + c->flash_busy_ns + fcq, c->done_ns - c->arrival_ns);
+    return fcq;
+}
+
 static void fill_expect(uint8_t *buf, uint64_t lba, uint32_t count, uint64_t fill) {
     for (uint32_t k = 0; k < count; k++)
         for (int o = 0; o < 4096; o += 8) {
@@ -154,6 +172,58 @@ static void test_hand_checked(const char *dir) {
     CHECK_EQ_U64(c[0].done_ns, T3 + 126000);
     CHECK_EQ_U64(c[1].admit_ns, T3 + 1000);
     CHECK_EQ_U64(c[1].done_ns, T3 + 51000);
+
+    /* sub-page requests: the host link carries the bytes the host asked for (the flash still reads and
+     * programs whole pages; TIMING-MODEL.md section 3). 1 KiB of LBA 0 (ch1 chip0): link ..5000, tR
+     * ..15000, ch1 ..25000, F ..26000, then ceil(1024e9 / 409.6e6) = 2500 on the link: ..28500 (a whole
+     * page: 36000) */
+    uint64_t T6 = c[0].done_ns + 100000;
+    csd_block_req sub = { .id = 0, .op = CSD_BLOCK_READ, .lba = 0, .count = 1, .arrival_ns = T6, .bytes = 1024 };
+    submit_ok(d, &sub, 1);
+    poll_all(d, c, 1, NULL);
+    CHECK_EQ_U64(c[0].first_flash_ns, T6 + 5000);
+    CHECK_EQ_U64(c[0].done_ns, T6 + 28500);
+    CHECK_EQ_U64(c[0].flash_ops, 1);
+    /* 4 KiB not aligned to a page, over LBA 0 (ch1 chip0) and LBA 1 (ch0 chip1): both array reads
+     * ..15000, both channels ..25000, the firmware finishes them at 26000 and 27000; the first page to
+     * land carries the request's 4096 bytes 26000..36000, the second nothing: done 36000 (both pages
+     * on the link would end at 46000) */
+    uint64_t T7 = T6 + 100000;
+    csd_block_req mis = { .id = 0, .op = CSD_BLOCK_READ, .lba = 0, .count = 2, .arrival_ns = T7, .bytes = 4096 };
+    submit_ok(d, &mis, 1);
+    poll_all(d, c, 1, NULL);
+    CHECK_EQ_U64(c[0].done_ns, T7 + 36000);
+    CHECK_EQ_U64(c[0].flash_ops, 2);
+    mis.arrival_ns = T7 + 100000;
+    mis.bytes = 0;
+    submit_ok(d, &mis, 1);
+    poll_all(d, c, 1, NULL);
+    CHECK_EQ_U64(c[0].done_ns, T7 + 100000 + 46000);
+    /* a 100-byte write of LBA 3: link 5000 + ceil(100e9 / 409.6e6) = 245, F, channel, tProg */
+    uint64_t T8 = c[0].done_ns + 100000;
+    csd_block_req sw = { .id = 0, .op = CSD_BLOCK_WRITE, .lba = 3, .count = 1, .arrival_ns = T8, .fill = 5,
+                         .bytes = 100 };
+    submit_ok(d, &sw, 1);
+    poll_all(d, c, 1, NULL);
+    CHECK_EQ_U64(c[0].first_flash_ns, T8 + 5245);
+    CHECK_EQ_U64(c[0].done_ns, T8 + 5245 + 1000 + 10000 + 100000);
+    /* a write of zeros (zeroes) is timed as the write it stands for: its page over the link, F,
+     * channel, tProg; it reads back as zeros, and its page (fresh, in a block the image held as a
+     * hole) was never written on the host */
+    uint64_t T9 = c[0].done_ns + 100000;
+    csd_block_req zw = { .id = 0, .op = CSD_BLOCK_WRITE, .lba = 4, .count = 1, .arrival_ns = T9, .zeroes = 1 };
+    submit_ok(d, &zw, 1);
+    poll_all(d, c, 1, NULL);
+    CHECK_EQ_U64(c[0].first_flash_ns, T9 + 15000);
+    CHECK_EQ_U64(c[0].done_ns, T9 + 126000);
+    CHECK_EQ_U64(c[0].flash_ops, 1);
+    memset(buf, 0xAA, sizeof buf);
+    csd_block_req zr = { .id = 0, .op = CSD_BLOCK_READ, .lba = 4, .count = 1, .buf = buf };
+    submit_ok(d, &zr, 1);
+    poll_all(d, c, 1, NULL);
+    memset(want, 0, sizeof want);
+    CHECK(!memcmp(buf, want, 4096));
+    CHECK_EQ_U64(c[0].flash_ops, 1);   /* a page on flash, not a hole */
     csd_device_close(d);
 
     /* queue depth 1: the second of two reads at once waits for the first to complete */
@@ -180,6 +250,22 @@ static void test_hand_checked(const char *dir) {
     CHECK_EQ_U64(c[0].flash_ops, 0);
     CHECK_EQ_U64(c[0].first_flash_ns, 0);
     CHECK_EQ_U64(c[0].done_ns, T5 + 5000 + 20000);
+    /* a flush: no LBAs and no flash command (the device has no volatile write cache), only its
+     * command on the link; at queue depth 1 it waits for the write ahead of it. The write of LBA 3 (an
+     * idle chip: link ..15000, F ..16000, channel ..26000, tProg ..126000), then the flush, admitted at
+     * 126000, on the link ..131000. */
+    uint64_t T10 = c[0].done_ns;
+    csd_block_req wf[2] = { { .id = 0, .op = CSD_BLOCK_WRITE, .lba = 3, .count = 1, .arrival_ns = T10, .fill = 3 },
+                            { .id = 1, .op = CSD_BLOCK_FLUSH, .arrival_ns = T10 } };
+    submit_ok(d, wf, 2);
+    poll_all(d, c, 2, order);
+    CHECK_EQ_U64(c[0].done_ns, T10 + 126000);
+    CHECK_EQ_U64(c[1].op, CSD_BLOCK_FLUSH);
+    CHECK_EQ_U64(c[1].admit_ns, T10 + 126000);
+    CHECK_EQ_U64(c[1].done_ns, T10 + 126000 + 5000);
+    CHECK_EQ_U64(c[1].flash_ops, 0);
+    CHECK_EQ_U64(c[1].first_flash_ns, 0);
+    CHECK_EQ_INT(c[1].status, 0);
     csd_device_close(d);
 }
 
@@ -194,7 +280,8 @@ static void test_drs_preset(const char *dir) {
     unlink(path);
     csd_params p;
     CHECK_EQ_INT(csd_params_preset(&p, "drs"), 0);
-    CHECK_EQ_U64(p.block_queue_depth, 256);
+    CHECK_EQ_U64(p.block_queue_depth, 65536);
+    CHECK_EQ_U64(p.flash_queue_depth, 256);
     CHECK(!strcmp(p.ftl, "dftl"));
     CHECK_EQ_U64(p.map_cache_bytes, 1024);
     CHECK(csd_format(path, 16u << 20, &p, err, sizeof err) == 0);
@@ -263,6 +350,11 @@ static void test_dftl_sets(const char *dir, const char *sched, int drs) {
     CHECK_EQ_U64(c[0].flash_ops, 2);
     CHECK_EQ_U64(c[0].first_flash_ns, T1 + 5000);
     CHECK_EQ_U64(c[0].done_ns, T1 + 148040);
+    /* Fig. 10: no I/O queue, the link's 5000 before and 2560 after, its two commands back to back */
+    CHECK_EQ_U64(c[0].submit_ns, T1 + 5000);
+    CHECK_EQ_U64(c[0].flash_done_ns, T1 + 145480);
+    CHECK_EQ_U64(c[0].flash_busy_ns, 2 * 70240);
+    CHECK_EQ_U64(check_parts(&c[0]), 0);
     /* a hit (LBA 4 shares LBA 3's line of 8 entries): the data read alone, 5000 + 70240 + 2560 */
     uint64_t T2 = c[0].done_ns + 1000;
     r = (csd_block_req){ .id = 0, .op = CSD_BLOCK_READ, .lba = 4, .count = 1, .arrival_ns = T2 };
@@ -289,6 +381,15 @@ static void test_dftl_sets(const char *dir, const char *sched, int drs) {
     CHECK_EQ_U64(c[0].done_ns, T3 + 858280);
     CHECK_EQ_U64(c[1].first_flash_ns, T3 + 77800);
     CHECK_EQ_U64(c[1].done_ns, T3 + 150600);
+    /* Fig. 10: R's wait for W's map read (12560..77800) is flash command queue time, not its flash
+     * operation time (its own DR only); W waits behind R's DR (77800..148040) */
+    CHECK_EQ_U64(c[1].flash_busy_ns, 70240);
+    CHECK_EQ_U64(check_parts(&c[1]), 77800 - 12560);
+    CHECK_EQ_U64(c[1].clf_delayed, 1);   /* a CLF-delayed request (V-C) */
+    CHECK_EQ_U64(c[1].dle_delayed, 0);
+    CHECK_EQ_U64(c[0].clf_delayed + c[0].dle_delayed, 0);
+    CHECK_EQ_U64(c[0].flash_busy_ns, 70240 + 710240);
+    CHECK_EQ_U64(check_parts(&c[0]), 70240);
     /* where the schedulers differ: at T4 A reads LBA 16 (line 2, a miss: MR 5000..75240), B writes
      * LBA 5 (line 0, cached: its DP is queued at 12560 after the link 5000..12560) and C reads LBA 4
      * (a hit: its DR queued at 17560 after the link 12560..17560). When A's MR ends at 75240:
@@ -309,7 +410,12 @@ static void test_dftl_sets(const char *dir, const char *sched, int drs) {
     CHECK_EQ_U64(c[0].done_ns, T4 + (drs ? 218280 : 928520));
     CHECK_EQ_U64(c[1].done_ns, T4 + (drs ? 925960 : 785480));
     CHECK_EQ_U64(c[2].done_ns, T4 + (drs ? 148040 : 858280));
-    uint64_t want_order[2][3] = { { 1, 2, 0 }, { 2, 0, 1 } };
+    /* the order moves the queue waits, never a request's own operation time (DRS VI-C) */
+    CHECK_EQ_U64(c[0].flash_busy_ns, 2 * 70240);
+    CHECK_EQ_U64(c[1].flash_busy_ns, 710240);
+    CHECK_EQ_U64(c[2].flash_busy_ns, 70240);
+    CHECK_EQ_U64(check_parts(&c[2]), drs ? 75240 - 17560 : 785480 - 17560);
+        uint64_t want_order[2][3] = { { 1, 2, 0 }, { 2, 0, 1 } };
     for (int i = 0; i < 3; i++) CHECK_EQ_U64(order[i], want_order[drs][i]);
     /* the data read back is what was written */
     uint8_t buf[4096], want[4096];
@@ -319,6 +425,99 @@ static void test_dftl_sets(const char *dir, const char *sched, int drs) {
     fill_expect(want, 5, 1, 4);
     CHECK(!memcmp(buf, want, sizeof buf));
     CHECK(csd_device_close(d) == 0);
+}
+
+/* The flash command queue holds flash_queue_depth commands, one per command set in progress (the DRS
+ * paper's queue depth, VI-A): a request waits in the I/O request queue until its sets fit, so the
+ * depth limits which commands the scheduler can choose among. On the drs preset under drs, with the
+ * cache warm (every request a hit: one data command per page), at T: A writes LBA 0, B writes LBA 8,
+ * C reads LBA 16, each one page, submitted in that order. A's link 0..7560 (overhead + its page), its
+ * DP 7560..717800 (10240 + 700000). Then:
+ *   depth 3 (or more): all three are admitted at T; B's DP is queued at 15120 and C's DR at 20120
+ *     (their links after A's); at 717800 drs takes the read: DR_C ..788040 (C done +2560 = 790600),
+ *     DP_B ..1498280.
+ *   depth 2: C waits in the I/O request queue until A's set completes at 717800; its command (link
+ *     717800..722800) misses the decision at 717800, which takes B's DP (..1428040); DR_C
+ *     1428040..1498280, C done 1500840.
+ *   depth 1: B waits for A (admitted 717800, link ..725360, DP ..1435600), C for B (admitted 1435600,
+ *     link ..1440600, DR ..1510840, done 1513400).
+ * And a request with more sets than the queue holds enters it empty: at depth 2, E reads LBA 16, D
+ * reads LBAs 0..3 and F reads LBA 8, at T'. E: link ..5000, DR ..75240, page out ..77800. D (4 sets)
+ * waits for the empty queue at 75240 (E's set done); its command follows E's page on the link
+ * (..82800), its DRs run 82800..153040..223280..293520..363760. F waits behind D until D holds one
+ * entry (its third set done at 293520): F's command follows D's third page on the link
+ * (296080..301080), its DR after D's last 363760..434000, F done 436560; D done 366320. */
+static csd_device *reopen_fqd(const char *dir, const char *sched, uint32_t fqd) {
+    csd_device *d = dftl_cold(dir, sched);
+    char path[4300], err[512];
+    snprintf(path, sizeof path, "%s/dftl-%s.img", dir, sched);
+    CHECK(csd_device_close(d) == 0);
+    csd_params p;
+    CHECK_EQ_INT(csd_params_preset(&p, "drs"), 0);
+    snprintf(p.flash_scheduler, sizeof p.flash_scheduler, "%s", sched);
+    p.flash_queue_depth = fqd;
+    csd_open_opts o = { .override = &p, .background = 0 };
+    CHECK(csd_device_open(&d, path, &o, err, sizeof err) == 0);
+    csd_block_info bi;
+    CHECK_EQ_INT(csd_block_info_get(d, &bi, err, sizeof err), 0);
+    CHECK_EQ_U64(bi.flash_queue_depth, fqd);
+    /* warm lines 0, 1 and 2, one request at a time */
+    for (uint64_t lba = 0; lba < 24; lba += 8) {
+        csd_block_req r = { .id = 0, .op = CSD_BLOCK_READ, .lba = lba, .count = 1 };
+        submit_ok(d, &r, 1);
+        csd_block_cpl c[1];
+        poll_all(d, c, 1, NULL);
+        CHECK_EQ_U64(c[0].flash_ops, 2);
+    }
+    return d;
+}
+
+static void test_flash_queue_depth(const char *dir) {
+    const uint32_t depths[4] = { 1, 2, 3, 256 };
+    const uint64_t c_done[4] = { 1513400, 1500840, 790600, 790600 };
+    const uint64_t b_done[4] = { 1435600, 1428040, 1498280, 1498280 };
+    const uint64_t c_admit[4] = { 1435600, 717800, 0, 0 };
+    for (int k = 0; k < 4; k++) {
+        csd_device *d = reopen_fqd(dir, "drs", depths[k]);
+        uint64_t T = csd_device_clock(d) + 1000;
+        csd_block_req q[3] = { { .id = 0, .op = CSD_BLOCK_WRITE, .lba = 0, .count = 1, .fill = 9, .arrival_ns = T },
+                               { .id = 1, .op = CSD_BLOCK_WRITE, .lba = 8, .count = 1, .fill = 9, .arrival_ns = T },
+                               { .id = 2, .op = CSD_BLOCK_READ, .lba = 16, .count = 1, .arrival_ns = T } };
+        submit_ok(d, q, 3);
+        csd_block_cpl c[3];
+        poll_all(d, c, 3, NULL);
+        for (int i = 0; i < 3; i++) {
+            CHECK_EQ_U64(c[i].flash_ops, 1);
+            (void)check_parts(&c[i]);
+        }
+        CHECK_EQ_U64(c[0].admit_ns, T);
+        CHECK_EQ_U64(c[0].done_ns, T + 717800);
+        CHECK_EQ_U64(c[1].admit_ns, T + (depths[k] == 1 ? 717800 : 0));
+        CHECK_EQ_U64(c[1].done_ns, T + b_done[k]);
+        CHECK_EQ_U64(c[2].admit_ns, T + c_admit[k]);
+        CHECK_EQ_U64(c[2].done_ns, T + c_done[k]);
+        /* the flash command queue wait of C: behind A's DP, then (depth 1, 2) B's */
+        CHECK_EQ_U64(c[2].flash_busy_ns, 70240);
+        CHECK_EQ_U64(check_parts(&c[2]), depths[k] >= 3 ? 717800 - 20120 : depths[k] == 2 ? 1428040 - 722800 : 0);
+        if (depths[k] == 2) {
+            uint64_t T2 = csd_device_clock(d) + 1000;
+            csd_block_req e[3] = { { .id = 0, .op = CSD_BLOCK_READ, .lba = 16, .count = 1, .arrival_ns = T2 },
+                                   { .id = 1, .op = CSD_BLOCK_READ, .lba = 0, .count = 4, .arrival_ns = T2 },
+                                   { .id = 2, .op = CSD_BLOCK_READ, .lba = 8, .count = 1, .arrival_ns = T2 } };
+            submit_ok(d, e, 3);
+            poll_all(d, c, 3, NULL);
+            CHECK_EQ_U64(c[0].done_ns, T2 + 77800);
+            CHECK_EQ_U64(c[1].admit_ns, T2 + 75240);
+            CHECK_EQ_U64(c[1].submit_ns, T2 + 82800);
+            CHECK_EQ_U64(c[1].done_ns, T2 + 366320);
+            CHECK_EQ_U64(c[1].flash_busy_ns, 4 * 70240);
+            CHECK_EQ_U64(c[2].admit_ns, T2 + 293520);
+            CHECK_EQ_U64(c[2].submit_ns, T2 + 301080);
+            CHECK_EQ_U64(c[2].done_ns, T2 + 436560);
+            for (int i = 0; i < 3; i++) CHECK_EQ_U64(check_parts(&c[i]), i == 2 ? 363760 - 301080 : 0);
+        }
+        CHECK(csd_device_close(d) == 0);
+    }
 }
 
 /* Random reads, writes and trims in batches with arrival gaps, on a small device (GC runs often);
@@ -380,6 +579,7 @@ static void test_random(const char *dir) {
             CHECK(c[i].done_ns >= c[i].admit_ns);
             CHECK(c[i].first_flash_ns == 0 || c[i].first_flash_ns >= c[i].admit_ns);
             CHECK_EQ_INT(c[i].status, 0);
+            (void)check_parts(&c[i]);
             uint32_t inside = 0;
             for (int j = 0; j < BATCH; j++) inside += c[j].admit_ns <= c[i].admit_ns && c[i].admit_ns < c[j].done_ns;
             CHECK(inside <= qd);
@@ -669,13 +869,21 @@ static void test_protocol(const char *dir) {
     BAD((b.lba = 250, b.count = 7), CSD_OUT_OF_RANGE, "past the end");
     BAD(b.count = 0, CSD_INVALID_ARGUMENT, "request 1 (id 77): count is 0");
     BAD(b.count = CSD_BLOCK_MAX_LBAS + 1, CSD_INVALID_ARGUMENT, "exceeds 4096 LBAs");
-    BAD(b.op = 0, CSD_INVALID_ARGUMENT, "op must be READ, WRITE or TRIM (got 0)");
+    BAD(b.op = 0, CSD_INVALID_ARGUMENT, "op must be READ, WRITE, TRIM or FLUSH (got 0)");
+    BAD(b.op = SMARTSSD__V1__BLOCK_OP__BLOCK_FLUSH, CSD_INVALID_ARGUMENT, "a FLUSH covers no LBAs (lba and count 0; got 0 +1)");
+    BAD((b.op = SMARTSSD__V1__BLOCK_OP__BLOCK_FLUSH, b.count = 0, b.lba = 5), CSD_INVALID_ARGUMENT, "a FLUSH covers no LBAs");
     BAD(b.op = 9, CSD_INVALID_ARGUMENT, "(got 9)");
     BAD((b.op = SMARTSSD__V1__BLOCK_OP__BLOCK_WRITE, b.data.data = data, b.data.len = 100), CSD_INVALID_ARGUMENT,
         "100 data bytes for 1 LBAs");
     BAD((b.data.data = data, b.data.len = 4096), CSD_INVALID_ARGUMENT, "a READ carries no data");
     BAD(b.fill = 5, CSD_INVALID_ARGUMENT, "fill is for writes");
     BAD((b.op = SMARTSSD__V1__BLOCK_OP__BLOCK_TRIM, b.return_data = 1), CSD_INVALID_ARGUMENT, "return_data is for reads");
+    BAD((b.op = SMARTSSD__V1__BLOCK_OP__BLOCK_TRIM, b.bytes = 100), CSD_INVALID_ARGUMENT, "bytes is for reads and writes");
+    BAD(b.zeroes = 1, CSD_INVALID_ARGUMENT, "zeroes is for writes without data or fill");
+    BAD((b.op = SMARTSSD__V1__BLOCK_OP__BLOCK_WRITE, b.zeroes = 1, b.fill = 3), CSD_INVALID_ARGUMENT,
+        "zeroes is for writes without data or fill");
+    BAD(b.bytes = 4097, CSD_INVALID_ARGUMENT, "bytes 4097 does not fit 1 LBAs of 4096 bytes (more than 0, at most 4096)");
+    BAD((b.count = 3, b.bytes = 4096), CSD_INVALID_ARGUMENT, "bytes 4096 does not fit 3 LBAs of 4096 bytes (more than 4096");
     uint64_t now = csd_device_clock(d);
     BAD(b.arrival_ns = now - 1, CSD_INVALID_ARGUMENT, "is before the device clock");
     BAD(b.arrival_ns = UINT64_MAX, CSD_INVALID_ARGUMENT, "arrival_ns 18446744073709551615 is past 4611686018427387904");
@@ -916,6 +1124,7 @@ int main(void) {
     test_hint(dir);
     test_dftl_sets(dir, "fifo", 0);
     test_dftl_sets(dir, "drs", 1);
+    test_flash_queue_depth(dir);
     test_protocol(dir);
     test_crash(dir);
     test_kill(dir);

@@ -2,9 +2,9 @@
  * chips, and randomized checks of the anti-starvation bound, of the sub-request queue size, and that
  * two-stage answers do not depend on the policy.
  *
- * The hand-checked device: 2 channels x 1 chip (no channel is shared), t_read 10000, one page on a
- * channel 10000, t_prog 100000, no firmware cost: a read holds its chip 20000 and completes when its
- * transfer ends; a program holds it 110000 (transfer in, then the program). */
+ * The hand-checked device: 2 (or 3) channels x 1 chip (no channel is shared), t_read 10000, one page
+ * on a channel 10000, t_prog 100000, no firmware cost: a read holds its chip 20000 and completes when
+ * its transfer ends; a program holds it 110000 (transfer in, then the program). */
 #include "check.h"
 #include "flash/flash.h"
 #include "engine/engine.h"
@@ -24,7 +24,7 @@ typedef struct harness {
     csd_flash *f;
     op_rec ops[64];
     int n;
-    char order[2][256];            /* per chip: names in completion order */
+    char order[3][256];            /* per chip: names in completion order */
 } harness;
 
 static void on_done(csd_flash_op *op, uint64_t t) {
@@ -38,19 +38,26 @@ static void on_done(csd_flash_op *op, uint64_t t) {
     strcat(o, r->name);
 }
 
-static void h_init(harness *h, const char *policy, uint32_t slots, uint32_t max_passes) {
+static uint32_t h_suspend;   /* flash_suspend of the next harness */
+
+static void h_init_n(harness *h, const char *policy, uint32_t slots, uint32_t max_passes, uint32_t chips) {
     memset(h, 0, sizeof *h);
     CHECK_EQ_INT(csd_params_preset(&h->p, "tiny"), 0);
-    h->p.channels = 2;
+    h->p.channels = chips;
     h->p.chips_per_channel = 1;
     h->p.blocks_per_plane = 16;
     h->p.fw_page_ns = 0;
     h->p.chip_queue_slots = slots;
     h->p.chip_max_passes = max_passes;
+    h->p.flash_suspend = h_suspend;
     snprintf(h->p.chip_scheduler, sizeof h->p.chip_scheduler, "%s", policy);
     h->sim = csd_sim_create();
     char err[256];
     CHECK_EQ_INT(csd_flash_create(&h->f, &h->p, h->sim, err, sizeof err), 0);
+}
+
+static void h_init(harness *h, const char *policy, uint32_t slots, uint32_t max_passes) {
+    h_init_n(h, policy, slots, max_passes, 2);
 }
 
 static void h_free(harness *h) {
@@ -118,6 +125,7 @@ typedef struct reorder_plan { uint64_t at; const char *owner; uint8_t match; } r
 static void run_plan(harness *h, const plan *pl, size_t n, const reorder_plan *ro, size_t nro) {
     submit_ev s = { h, pl, n };
     reorder_ev r[8];
+    CHECK(nro <= 8);
     uint64_t last = UINT64_MAX;
     for (size_t i = 0; i < n; i++) {
         if (pl[i].at == last) continue;
@@ -155,11 +163,18 @@ static void test_hand_checked(void) {
         /* 2pm+: slack at 1000: chip 0 ends at 220000 (W1's rest + W2), chip 1 is idle; with the group's
          * own reads and A's before B's, A0 and B0 have slack 0, A1 and B1 219000. On chip 0 A0 and B0
          * pass W2 (priority). On chip 1, B1 arrives behind A1 and passes it (219000 > a read's 20000):
-         * B1 1000..21000, A1 ..41000. At 2000 B matched, but A0 is A's first page and A has no
-         * first-stage result: nothing may pass it (IV-D), so A0 110000..130000, B0 ..150000. */
-        { "2pm+", "W1 A0 B0 W2", "B1 A1", 130000, 41000, 150000, 21000, 260000 },
-        /* paq: reads first, then the oldest; no reordering: A0 B0 pass W2 */
-        { "paq", "W1 A0 B0 W2", "A1 B1", 130000, 21000, 150000, 41000, 260000 },
+         * B1 1000..21000, A1 ..41000; A1 has been pushed back, so A0 is the last of A's sub-requests
+         * nothing has passed. At 2000 B matched, but A has no first-stage result and none of its
+         * sub-requests has started: A0 may not be passed too (IV-D). At 21000 A1 starts, the guard lifts
+         * and B0 moves ahead of A0 then: B0 110000..130000, A0 ..150000. */
+        { "2pm+", "W1 B0 A0 W2", "B1 A1", 150000, 41000, 130000, 21000, 260000 },
+        /* paq: conflict-free groups, no read priority. W2 is released when W1 starts (chip 0 has nothing
+         * released waiting then); A conflicts with W2 on chip 0, so A1 waits too (A reserves chip 1, so
+         * B cannot take it either): A is released when W2 starts at 110000 (A1 110000..130000), B when
+         * A0 starts at 220000 (B1 220000..240000); chip 0: A0 ..240000, B0 ..260000. */
+        { "paq", "W1 W2 A0 B0", "A1 B1", 240000, 130000, 260000, 240000, 220000 },
+        /* readfirst (the 2PM basic rules alone): reads first, then the oldest: A0 B0 pass W2 */
+        { "readfirst", "W1 A0 B0 W2", "A1 B1", 130000, 21000, 150000, 41000, 260000 },
         /* slacker: paq's order, and slack as in 2pm+: chip 0 as paq (A0 and B0 have no slack); on chip 1
          * B1 passes A1 (slack 219000) */
         { "slacker", "W1 A0 B0 W2", "B1 A1", 130000, 41000, 150000, 21000, 260000 },
@@ -209,15 +224,17 @@ static void test_slots_and_bound(void) {
     CHECK_STR(h.order[0], "W1 A0 B0 W2");
     CHECK_EQ_U64(done_of(&h, "B0"), 150000);
     h_free(&h);
-    /* 2pm+ with one pass at most: a read passing programs is read priority, not counted, so the
-     * scenario runs as with 8: A0 (guarded) B0 W2 */
+    /* 2pm+ with one pass at most: a read passing programs is read priority, not counted, and A0 and A1
+     * are passed once each, so the scenario runs as with 8: B0 moves ahead of A0 when A1 starts */
     h_init(&h, "2pm+", 0, 1);
     run_scenario(&h);
-    CHECK_STR(h.order[0], "W1 A0 B0 W2");
+    CHECK_STR(h.order[0], "W1 B0 A0 W2");
+    CHECK_EQ_U64(done_of(&h, "B0"), 130000);
     h_free(&h);
-    /* The bound on swaps: three one-page requests on chip 0 behind W1, none a request's first page.
-     * At 2000 D matched and moves ahead of C0 and A0 (one swap each); at 3000 C matched: with a bound
-     * of one, A0 may not be passed again (W1 D0 A0 C0); unbounded, or under 2pm, C0 passes it. */
+    /* The bound on swaps: three one-page requests on chip 0 behind W1, all found mismatched at 1500 (so
+     * the guard of IV-D (a) does not hold them). At 2000 D matched and moves ahead of C0 and A0 (one
+     * swap each); at 3000 C matched: with a bound of one, A0 may not be passed again (W1 D0 A0 C0);
+     * unbounded, or under 2pm, C0 passes it. */
     static const char C[] = "C", D[] = "D";
     static const plan THREE[] = {
         { 0, "W1", CSD_FLASH_PROGRAM, 0, CSD_SRC_HOST, W1, 0 },
@@ -225,27 +242,222 @@ static void test_slots_and_bound(void) {
         { 1000, "C0", CSD_FLASH_READ, 0, CSD_SRC_ISP, C, 1 },
         { 1000, "D0", CSD_FLASH_READ, 0, CSD_SRC_ISP, D, 1 },
     };
-    static const reorder_plan RO[] = { { 2000, D, CSD_MATCH_MATCHED }, { 3000, C, CSD_MATCH_MATCHED } };
+    static const reorder_plan RO[] = { { 1500, A, CSD_MATCH_MISMATCHED }, { 1500, C, CSD_MATCH_MISMATCHED },
+                                       { 1500, D, CSD_MATCH_MISMATCHED }, { 2000, D, CSD_MATCH_MATCHED },
+                                       { 3000, C, CSD_MATCH_MATCHED } };
     struct { const char *policy; uint32_t bound; const char *order; uint64_t a0, c0, d0; } cases[] = {
         { "2pm+", 1, "W1 D0 A0 C0", 150000, 170000, 130000 },
         { "2pm+", 0, "W1 D0 C0 A0", 170000, 150000, 130000 },
         { "2pm", 1, "W1 D0 C0 A0", 170000, 150000, 130000 },
-        { "paq", 1, "W1 A0 C0 D0", 130000, 150000, 170000 },
+        { "readfirst", 1, "W1 A0 C0 D0", 130000, 150000, 170000 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         h_init(&h, cases[i].policy, 0, cases[i].bound);
-        run_plan(&h, THREE, 4, RO, 2);
+        run_plan(&h, THREE, 4, RO, 5);
         CHECK_STR(h.order[0], cases[i].order);
         CHECK_EQ_U64(done_of(&h, "A0"), cases[i].a0);
         CHECK_EQ_U64(done_of(&h, "C0"), cases[i].c0);
         CHECK_EQ_U64(done_of(&h, "D0"), cases[i].d0);
         h_free(&h);
     }
+    /* Unevaluated, each of the three requests has one sub-request, and it is the last of its request
+     * nothing has passed: under 2pm+ none may be passed (IV-D (a)), so the reports of D and C move
+     * nothing; 2pm moves D0 to the front, then C0 behind it. */
+    static const reorder_plan RO2[] = { { 2000, D, CSD_MATCH_MATCHED }, { 3000, C, CSD_MATCH_MATCHED } };
+    h_init(&h, "2pm+", 0, 0);
+    run_plan(&h, THREE, 4, RO2, 2);
+    CHECK_STR(h.order[0], "W1 A0 C0 D0");
+    CHECK_EQ_U64(done_of(&h, "D0"), 170000);
+    h_free(&h);
+    h_init(&h, "2pm", 0, 0);
+    run_plan(&h, THREE, 4, RO2, 2);
+    CHECK_STR(h.order[0], "W1 D0 C0 A0");
+    h_free(&h);
 }
 
 
+/* PAQ's conflict-free groups, hand-checked on 3 chips:
+ *   t=0     host programs W1, W2 on chip 0
+ *   t=1000  request A: A0 (chip 0), A1 (chip 1); request C: C0 (chip 2); request D: D0 (chip 1)
+ * paq: W1 is released and starts at once; W2 is released then (chip 0 holds nothing released waiting)
+ * and A, which needs chip 0, conflicts with it: A waits, and reserves chip 1 and chip 0 as the oldest
+ * waiting request; C needs only chip 2: released at 1000, out of arrival order (C0 1000..21000); D
+ * needs chip 1, which A reserved: it waits though chip 1 is idle. At 110000 W2 starts, A is released:
+ * A1 110000..130000 on chip 1; D conflicts with A1 until A1 starts, then is released behind it: D0
+ * 130000..150000. Chip 0 serves W2 (no read priority) then A0: 220000..240000.
+ * fcfs: each chip in arrival order: chip 1 A1 1000..21000, D0 ..41000; chip 0 W1 W2 A0 (240000). */
+static void test_paq_groups(void) {
+    static const char C[] = "C", D[] = "D";
+    static const plan P[] = {
+        { 0, "W1", CSD_FLASH_PROGRAM, 0, CSD_SRC_HOST, W1, 0 },
+        { 0, "W2", CSD_FLASH_PROGRAM, 0, CSD_SRC_HOST, W2, 0 },
+        { 1000, "A0", CSD_FLASH_READ, 0, CSD_SRC_ISP, A, 0 },
+        { 1000, "A1", CSD_FLASH_READ, 1, CSD_SRC_ISP, A, 1 },
+        { 1000, "C0", CSD_FLASH_READ, 2, CSD_SRC_ISP, C, 0 },
+        { 1000, "D0", CSD_FLASH_READ, 1, CSD_SRC_ISP, D, 0 },
+    };
+    struct { const char *policy, *chip0, *chip1, *chip2; uint64_t a0, a1, c0, d0, w2; } E[] = {
+        { "paq", "W1 W2 A0", "A1 D0", "C0", 240000, 130000, 21000, 150000, 220000 },
+        { "fcfs", "W1 W2 A0", "A1 D0", "C0", 240000, 21000, 21000, 41000, 220000 },
+        /* the 2PM basic rules: A0 passes W2 */
+        { "readfirst", "W1 A0 W2", "A1 D0", "C0", 130000, 21000, 21000, 41000, 240000 },
+    };
+    for (size_t i = 0; i < sizeof E / sizeof E[0]; i++) {
+        harness h;
+        h_init_n(&h, E[i].policy, 0, 0, 3);
+        run_plan(&h, P, sizeof P / sizeof P[0], NULL, 0);
+        CHECK_STR(h.order[0], E[i].chip0);
+        CHECK_STR(h.order[1], E[i].chip1);
+        CHECK_STR(h.order[2], E[i].chip2);
+        CHECK_EQ_U64(done_of(&h, "W1"), 110000);
+        CHECK_EQ_U64(done_of(&h, "A0"), E[i].a0);
+        CHECK_EQ_U64(done_of(&h, "A1"), E[i].a1);
+        CHECK_EQ_U64(done_of(&h, "C0"), E[i].c0);
+        CHECK_EQ_U64(done_of(&h, "D0"), E[i].d0);
+        CHECK_EQ_U64(done_of(&h, "W2"), E[i].w2);
+        h_free(&h);
+    }
+    /* a request is never in conflict with itself: A grows by a page on chip 0 (A2, at 1500) while A0
+     * waits there: released at once behind A0, ahead of B, released when A2 starts */
+    static const char Bq[] = "B";
+    static const plan G[] = {
+        { 0, "W1", CSD_FLASH_PROGRAM, 0, CSD_SRC_HOST, W1, 0 },
+        { 1000, "A0", CSD_FLASH_READ, 0, CSD_SRC_ISP, A, 0 },
+        { 1200, "B0", CSD_FLASH_READ, 0, CSD_SRC_ISP, Bq, 0 },
+        { 1500, "A2", CSD_FLASH_READ, 0, CSD_SRC_ISP, A, 2 },
+    };
+    harness h;
+    h_init_n(&h, "paq", 0, 0, 3);
+    run_plan(&h, G, 4, NULL, 0);
+    CHECK_STR(h.order[0], "W1 A0 A2 B0");
+    CHECK_EQ_U64(done_of(&h, "B0"), 170000);
+    h_free(&h);
+}
+
+/* The paper's Fig. 2(c) swap under 2pm+, and the guard of IV-D (a) (3 chips):
+ *   t=0     host programs W1 on chip 1 and W2 on chip 2 (0..110000 each)
+ *   t=1000  request A: A0 (chip 1, its first page) and, when two, A1 (chip 2); request B: B0 (chip 0),
+ *           B1 (chip 1); chip 1 queues A0 then B1
+ *   t=21000 B0 (1000..21000) found B matched
+ * A1 has not been passed and A has not started: A0 may be pushed back, and B1 swaps ahead of it, as in
+ * Fig. 2(c): B1 110000..130000, A0 ..150000. With A0 alone, it is the only sub-request of an
+ * unevaluated request: 2pm+ keeps it (A0 ..130000, B1 ..150000); 2pm swaps. */
+static void test_fig2c(void) {
+    static const plan TWO[] = {
+        { 0, "W1", CSD_FLASH_PROGRAM, 1, CSD_SRC_HOST, W1, 0 },
+        { 0, "W2", CSD_FLASH_PROGRAM, 2, CSD_SRC_HOST, W2, 0 },
+        { 1000, "A0", CSD_FLASH_READ, 1, CSD_SRC_ISP, A, 0 },
+        { 1000, "A1", CSD_FLASH_READ, 2, CSD_SRC_ISP, A, 1 },
+        { 1000, "B0", CSD_FLASH_READ, 0, CSD_SRC_ISP, B, 0 },
+        { 1000, "B1", CSD_FLASH_READ, 1, CSD_SRC_ISP, B, 1 },
+    };
+    static const plan ONE[] = {
+        { 0, "W1", CSD_FLASH_PROGRAM, 1, CSD_SRC_HOST, W1, 0 },
+        { 0, "W2", CSD_FLASH_PROGRAM, 2, CSD_SRC_HOST, W2, 0 },
+        { 1000, "A0", CSD_FLASH_READ, 1, CSD_SRC_ISP, A, 0 },
+        { 1000, "B0", CSD_FLASH_READ, 0, CSD_SRC_ISP, B, 0 },
+        { 1000, "B1", CSD_FLASH_READ, 1, CSD_SRC_ISP, B, 1 },
+    };
+    static const reorder_plan RO[] = { { 21000, B, CSD_MATCH_MATCHED } };
+    /* paq: B conflicts with A on chip 1 and waits whole until A0 starts: B0 110000..130000 */
+    struct { const char *policy; const plan *pl; size_t n; const char *chip1; uint64_t a0, b0, b1; } E[] = {
+        { "2pm+", TWO, 6, "W1 B1 A0", 150000, 21000, 130000 },
+        { "2pm", TWO, 6, "W1 B1 A0", 150000, 21000, 130000 },
+        { "2pm+", ONE, 5, "W1 A0 B1", 130000, 21000, 150000 },
+        { "2pm", ONE, 5, "W1 B1 A0", 150000, 21000, 130000 },
+        { "paq", TWO, 6, "W1 A0 B1", 130000, 130000, 150000 },
+    };
+    for (size_t i = 0; i < sizeof E / sizeof E[0]; i++) {
+        harness h;
+        h_init_n(&h, E[i].policy, 0, 8, 3);
+        run_plan(&h, E[i].pl, E[i].n, RO, 1);
+        CHECK_STR(h.order[1], E[i].chip1);
+        CHECK_EQ_U64(done_of(&h, "B0"), E[i].b0);
+        CHECK_EQ_U64(done_of(&h, "A0"), E[i].a0);
+        CHECK_EQ_U64(done_of(&h, "B1"), E[i].b1);
+        h_free(&h);
+    }
+}
+
+/* 2pm+'s slack-aware insertion never lets a program take a read's slack; Slacker's does. Request A:
+ * A0..A6 on chip 0 and A7 on chip 1, both chips programming until 110000: A7's slack is chip 0's
+ * expected end (110000 + 7 reads) minus chip 1's (110000 + 1 read) = 120000, more than a program's
+ * 110000. Host program W4 arrives on chip 1 at 2000, behind A7. */
+static void test_program_no_read_slack(void) {
+    static const char W0[] = "W0", W4[] = "W4";
+    plan P[11] = {
+        { 0, "W0", CSD_FLASH_PROGRAM, 1, CSD_SRC_HOST, W0, 0 },
+        { 0, "W1", CSD_FLASH_PROGRAM, 0, CSD_SRC_HOST, W1, 0 },
+        { 2000, "W4", CSD_FLASH_PROGRAM, 1, CSD_SRC_HOST, W4, 0 },
+    };
+    static const char *const names[] = { "A0", "A1", "A2", "A3", "A4", "A5", "A6", "A7" };
+    for (int k = 0; k < 8; k++)
+        P[3 + k] = (plan){ 1000, names[k], CSD_FLASH_READ, k < 7 ? 0 : 1, CSD_SRC_ISP, A, (uint64_t)k };
+    /* sorted by time for run_plan's one event per instant */
+    plan S[11] = { P[0], P[1], P[3], P[4], P[5], P[6], P[7], P[8], P[9], P[10], P[2] };
+    harness h;
+    h_init(&h, "2pm+", 0, 0);
+    run_plan(&h, S, 11, NULL, 0);
+    CHECK_STR(h.order[1], "W0 A7 W4");
+    CHECK_EQ_U64(done_of(&h, "A7"), 130000);
+    CHECK_EQ_U64(done_of(&h, "W4"), 240000);
+    h_free(&h);
+    h_init(&h, "slacker", 0, 0);
+    run_plan(&h, S, 11, NULL, 0);
+    CHECK_STR(h.order[1], "W0 W4 A7");
+    CHECK_EQ_U64(done_of(&h, "A7"), 240000);
+    h_free(&h);
+}
+
+/* Program/erase suspension (flash_suspend), ideal: no cost.
+ *   t=0      host programs W1, W2 on chip 0 (W1: data in 0..10000, program 10000..110000); an erase E on
+ *            chip 1 (0..1000000)
+ *   t=20000  read A0 on chip 0; t=25000 read A1 on chip 0; t=30000 read B0 on chip 1
+ * readfirst: A0 is next, so it suspends W1 with 90000 to go: A0 20000..40000; A1, next then too,
+ * 40000..60000; W1 resumes 60000..150000, W2 150000..260000. B0 suspends E (970000 to go): B0
+ * 30000..50000, E ..1020000. fcfs: W2 is next on chip 0 at 20000, so nothing suspends W1 (W2 waits,
+ * chosen); W2 starts at 110000 (data in ..120000), and A0, next then, suspends it: A0 120000..140000,
+ * A1 ..160000, W2 resumes ..260000; chip 1's next is B0, which suspends E as above. Without
+ * suspension chip 0 runs W1 A0 A1 W2 (readfirst) and B0 waits for E: 1020000. */
+static void test_suspend(void) {
+    static const char E0[] = "E", A1n[] = "A1", B0n[] = "B0";
+    static const plan P[] = {
+        { 0, "W1", CSD_FLASH_PROGRAM, 0, CSD_SRC_HOST, W1, 0 },
+        { 0, "W2", CSD_FLASH_PROGRAM, 0, CSD_SRC_HOST, W2, 0 },
+        { 0, "E", CSD_FLASH_ERASE, 1, CSD_SRC_GC, E0, 0 },
+        { 20000, "A0", CSD_FLASH_READ, 0, CSD_SRC_ISP, A, 0 },
+        { 25000, "A1", CSD_FLASH_READ, 0, CSD_SRC_ISP, A1n, 0 },
+        { 30000, "B0", CSD_FLASH_READ, 1, CSD_SRC_ISP, B0n, 0 },
+    };
+    struct { const char *policy; uint32_t on; const char *chip0; uint64_t a0, a1, w1, w2, b0, e, suspends; } X[] = {
+        { "readfirst", 1, "A0 A1 W1 W2", 40000, 60000, 150000, 260000, 50000, 1020000, 2 },
+        { "fcfs", 1, "W1 A0 A1 W2", 140000, 160000, 110000, 260000, 50000, 1020000, 2 },
+        { "readfirst", 0, "W1 A0 A1 W2", 130000, 150000, 110000, 260000, 1020000, 1000000, 0 },
+    };
+    for (size_t i = 0; i < sizeof X / sizeof X[0]; i++) {
+        harness h;
+        h_suspend = X[i].on;
+        h_init(&h, X[i].policy, 0, 0);
+        h_suspend = 0;
+        run_plan(&h, P, sizeof P / sizeof P[0], NULL, 0);
+        CHECK_STR(h.order[0], X[i].chip0);
+        CHECK_EQ_U64(done_of(&h, "A0"), X[i].a0);
+        CHECK_EQ_U64(done_of(&h, "A1"), X[i].a1);
+        CHECK_EQ_U64(done_of(&h, "W1"), X[i].w1);
+        CHECK_EQ_U64(done_of(&h, "W2"), X[i].w2);
+        CHECK_EQ_U64(done_of(&h, "B0"), X[i].b0);
+        CHECK_EQ_U64(done_of(&h, "E"), X[i].e);
+        csd_flash_stats st;
+        csd_flash_stats_get(h.f, &st);
+        CHECK_EQ_U64(st.suspends, X[i].suspends);
+        CHECK_EQ_U64(st.programs, 2);
+        CHECK_EQ_U64(st.erases, 1);
+        h_free(&h);
+    }
+}
+
 /* cars serves the sources in turn: a garbage-collection read that arrived after A0 and B0 goes first,
- * the host's turn (W1) having just been served; paq keeps the age order. */
+ * the host's turn (W1) having just been served; readfirst keeps the age order. */
 static void test_cars_turns(void) {
     static const char G[] = "G";
     static const plan P[] = {
@@ -263,7 +475,7 @@ static void test_cars_turns(void) {
     CHECK_EQ_U64(done_of(&h, "B0"), 170000);
     CHECK_EQ_U64(done_of(&h, "W2"), 280000);
     h_free(&h);
-    h_init(&h, "paq", 0, 0);
+    h_init(&h, "readfirst", 0, 0);
     run_plan(&h, P, 5, NULL, 0);
     CHECK_STR(h.order[0], "W1 A0 B0 G0 W2");
     h_free(&h);
@@ -581,6 +793,10 @@ static void test_answers_every_policy(void) {
 int main(void) {
     test_hand_checked();
     test_slots_and_bound();
+    test_paq_groups();
+    test_fig2c();
+    test_program_no_read_slack();
+    test_suspend();
     test_cars_turns();
     test_no_starvation();
     test_answers_every_policy();

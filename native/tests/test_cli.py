@@ -265,7 +265,7 @@ def test_errors_are_clear(image, tmp_path):
 
 
 @pytest.mark.parametrize("cmd", ["format", "put", "get", "ls", "rm", "mv", "run", "stats", "identify", "check",
-                                 "replay"])
+                                 "replay", "nbd"])
 def test_help_on_every_subcommand(cmd):
     p = csd(cmd, "--help", raw=True)
     assert p.returncode == 0 and f"usage: csd {cmd}".encode() in p.stdout
@@ -383,7 +383,7 @@ def test_grep2_two_stage_matches_grep(tmp_path):
                              text=True).stdout)
     ref_lines = subprocess.run(["grep", "-n", "/french/.*304", str(text)], capture_output=True,
                                text=True).stdout.splitlines()
-    for policy in ("fcfs", "paq", "2pm", "2pm+", "slacker", "cars", "flin"):
+    for policy in ("fcfs", "paq", "readfirst", "2pm", "2pm+", "slacker", "cars", "flin", "flin-src"):
         r = csd("run", img, "grep2", "--input", "access.log", "--param", "start=GET /images/",
                 "--param", 'end=HTTP/1.0" 304', "--set", f"chip_scheduler={policy}", "--json")
         assert r["results"]["count"] == ref, policy

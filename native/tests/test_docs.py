@@ -171,8 +171,9 @@ def run_block(page, start, lines, tmp_path, env):
     daemons = []
     try:
         for line in lines:
-            # sockets in /tmp as written: one block at a time may use a path, so take it over
-            for sock in re.findall(r"--socket (\S+)", line):
+            # sockets in /tmp as written: one block at a time may use a path, so a daemon takes it over
+            # (a client's --socket, as csd nbd's, is the daemon's it reaches)
+            for sock in re.findall(r"--socket (\S+)", line) if " csd serve " in line else []:
                 if os.path.exists(sock):
                     os.unlink(sock)
             if " csd serve " in line:

@@ -206,6 +206,7 @@ int main(void) {
     const char *tmp = getenv("CSD_TEST_TMP");
     char dir[4096], image[4200], err[512];
     snprintf(dir, sizeof dir, "%s", tmp ? tmp : "/tmp");
+    mkdir(dir, 0700);   /* a fresh build tree's scratch directory may not exist yet */
     snprintf(image, sizeof image, "%s/grep2-jobs-%d.img", dir, (int)getpid());
     csd_params p;
     CHECK(csd_params_preset(&p, "2pm") == 0);
@@ -228,7 +229,7 @@ int main(void) {
     CHECK(ref.n > 100);
     run_job(image, &p, "fcfs", log_id, sink, &base);
     check_same(&base, &ref, "fcfs against the log");
-    static const char *const policies[] = { "paq", "2pm", "2pm+", "slacker", "cars", "flin" };
+    static const char *const policies[] = { "paq", "readfirst", "2pm", "2pm+", "slacker", "cars", "flin", "flin-src" };
     for (size_t i = 0; i < sizeof policies / sizeof *policies; i++) {
         hits h = { 0 };
         run_job(image, &p, policies[i], log_id, sink, &h);

@@ -15,10 +15,10 @@
 #include "check.h"
 #include "devutil.h"
 #include "runtime/exec.h"
-#include "tasklets/parquet.h"
+#include "query/parquet.h"
 #include "test_plan_build.h"
 #include "test_tasklets_util.h"
-#include "util/bufpool.h"
+#include "host/bufpool.h"
 
 static const csd_tasklet_ops *plan_ops;
 

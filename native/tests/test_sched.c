@@ -301,17 +301,19 @@ static void test_whole_groups(void) {
 
 /* ---- the paper adaptation of the baselines (sched/adapt.h) ---------------------------------- */
 
-/* Runs reqs under policy and adaptation on the model device (N_pl planes, quota, 64 pages of buffer)
- * and checks both cores' slots, the finish times and the flash reads. */
-static void run_adapted(const char *policy, const char *adapt, uint32_t planes, uint32_t quota,
-                        const csd_synth_req *reqs, size_t n, const char *core0, const char *core1,
-                        const uint64_t *fin, uint64_t reads) {
+/* Runs reqs under policy and adaptation (and param = value, when param is not NULL) on the model
+ * device (N_pl planes, quota, 64 pages of buffer) and checks both cores' slots, the finish times and
+ * the flash reads. */
+static void run_adapted_set(const char *policy, const char *adapt, const char *param, const char *value,
+                            uint32_t planes, uint32_t quota, const csd_synth_req *reqs, size_t n, const char *core0,
+                            const char *core1, const uint64_t *fin, uint64_t reads) {
     csd_params p = model(policy, planes, quota, 64);
     snprintf(p.baseline_adaptation, sizeof p.baseline_adaptation, "%s", adapt);
+    char err[256] = "";
+    if (param) CHECK_EQ_INT(csd_params_set(&p, param, value, err, sizeof err), 0);
     trace t;
     memset(&t, 0, sizeof t);
     csd_synth_result res;
-    char err[256] = "";
     int rc = csd_synth_run(&p, reqs, n, 1, on_slot, &t, &res, err, sizeof err);
     if (rc) fprintf(stderr, "%s %s: %s\n", policy, adapt, err);
     CHECK_EQ_INT(rc, 0);
@@ -323,6 +325,12 @@ static void run_adapted(const char *policy, const char *adapt, uint32_t planes, 
     CHECK_EQ_U64(res.flash_reads, reads);
     CHECK_EQ_U64(res.forced, 0);
     csd_synth_result_free(&res);
+}
+
+static void run_adapted(const char *policy, const char *adapt, uint32_t planes, uint32_t quota,
+                        const csd_synth_req *reqs, size_t n, const char *core0, const char *core1,
+                        const uint64_t *fin, uint64_t reads) {
+    run_adapted_set(policy, adapt, NULL, NULL, planes, quota, reqs, n, core0, core1, fin, reads);
 }
 
 /* Three requests under paper, Q = 2, N_pl = 1: X (c = 50 us, 2 pages at LBA 200), A (c = 12 us) and B
@@ -348,16 +356,32 @@ static void test_paper_schedules(void) {
     /* CFS: A and B start at the same vruntime, A first; its slice (3 ms) outlasts the example and the
      * slice's holder keeps the core while it waits for its batch: the schedule of FCFS. */
     run_adapted("cfs", "paper", 1, 2, reqs, 3, x, fcfs1, fin_fcfs, 10);
-    /* HORAE, critical path = predecessor stages' time (core time + T_f per read returned): A and B
-     * tie at 0 (A first) and from then on A's path is the longer one, so A is served whenever it can
-     * run, its stage P first: B's sends wait behind A's processing (II-B) until A is done at 80000.
-     * At 92000 B's second page lands just after the core chose: B sends its third page alone (read
-     * 93000-103000), processes its second (93000), sends its fourth (read 95000-105000). */
+    /* HORAE, critical path = the work still to do (horae_critical_path = remaining): S's T_s and F's
+     * T_f / 2 chips per unsent page plus c_i per unprocessed page: 72000 for A against 28000 for B at
+     * 0, so A runs, P first when it has data, until its path falls under B's: at 56000 (A's third page
+     * landed, two pages of 12 us left: 24000 < 28000) B sends the one page the quota allows (read
+     * 57000-67000); at 57000 B's path is 22000, so A processes (57000-69000); at 69000 A's last page
+     * (12000) against B's 21000: B processes its page and at 70000 sends two more (reads 71000-81000,
+     * 72000-82000); at 72000 B's path is 9000: A finishes (72000-84000), then B (its fourth page read
+     * 87000-97000). A done at 84000, B at 98000, where the predecessor reading below needs 80000 and
+     * 106000. */
+    const uint64_t fin_horae[3] = { 111000, 84000, 98000 };
     run_adapted("horae", "paper", 1, 2, reqs, 3, x,
-                "S2x2@0-2000 P2@21000-33000 P2@33000-45000 S2x2@45000-47000 P2@56000-68000 P2@68000-80000 "
-                "f2@80000-80000 S3x2@80000-82000 P3@91000-92000 S3x1@92000-93000 P3@93000-94000 S3x1@94000-95000 "
-                "P3@103000-104000 P3@105000-106000 f3@106000-106000",
-                fin_fcfs, 10);
+                "S2x2@0-2000 P2@21000-33000 P2@33000-45000 S2x2@45000-47000 S3x1@56000-57000 P2@57000-69000 "
+                "P3@69000-70000 S3x2@70000-72000 P2@72000-84000 f2@84000-84000 P3@84000-85000 P3@85000-86000 "
+                "S3x1@86000-87000 P3@97000-98000 f3@98000-98000",
+                fin_horae, 10);
+    /* HORAE, critical path = predecessor stages' time (horae_critical_path = predecessor: core time +
+     * T_f per read returned): A and B tie at 0 (A first) and from then on A's path is the longer one,
+     * so A is served whenever it can run, its stage P first: B's sends wait behind A's processing
+     * (II-B) until A is done at 80000. At 92000 B's second page lands just after the core chose: B
+     * sends its third page alone (read 93000-103000), processes its second (93000), sends its fourth
+     * (read 95000-105000). */
+    run_adapted_set("horae", "paper", "horae_critical_path", "predecessor", 1, 2, reqs, 3, x,
+                    "S2x2@0-2000 P2@21000-33000 P2@33000-45000 S2x2@45000-47000 P2@56000-68000 P2@68000-80000 "
+                    "f2@80000-80000 S3x2@80000-82000 P3@91000-92000 S3x1@92000-93000 P3@93000-94000 S3x1@94000-95000 "
+                    "P3@103000-104000 P3@105000-106000 f3@106000-106000",
+                    fin_fcfs, 10);
     /* SERICO, halves of Q = 2 pages (B = 2Q, the others' buffer), a half processed once it has landed
      * and to its end: core 0 processes X from 12000. Core 1, deadlines of time 0 (d_S(A) = D - 58000
      * < d_P(A) = D - 48000 < d_S(B) = D - 14000): A's first half 0-2000; at 22000 (its half landed)
@@ -522,6 +546,60 @@ static void test_adaptation_parts(void) {
  * to 4 (capped: 2) and processes page 0. 12000: Q_cur 2 < 4: process page 1 (capped: Q_cur 2 >= 2,
  * send the next pair). 13000: nothing ready: line 15, Q_thres = max(Q_cur, N_pl) = 2, and the pair
  * goes (read 14000-24000): a whole page later than capped (25000). */
+/* SERICO's readings (serico_half_pages, serico_edf, serico_period_ns; docs/SCHEDULERS.md, 7.9) on the
+ * three requests of test_paper_schedules with Q = 8: X on core 0, A (c = 12 us) and B (c = 1 us) on
+ * core 1. Over stages, B sends while A waits for its pages; over requests, A holds the core (its
+ * deadline is the earlier: more work left) and B's first stage comes after A is done. Halves of one
+ * page: every send is one page. */
+static trace serico_run(const char *param, const char *value, uint64_t *reads) {
+    const csd_synth_req reqs[3] = { { 50000, 2, 200, 0 }, { 12000, 4, 0, 0 }, { 1000, 4, 64, 0 } };
+    csd_params p = model("serico", 1, 8, 64);
+    snprintf(p.baseline_adaptation, sizeof p.baseline_adaptation, "paper");
+    char err[256] = "";
+    if (param) CHECK_EQ_INT(csd_params_set(&p, param, value, err, sizeof err), 0);
+    trace t;
+    memset(&t, 0, sizeof t);
+    csd_synth_result res;
+    CHECK_EQ_INT(csd_synth_run(&p, reqs, 3, 1, on_slot, &t, &res, err, sizeof err), 0);
+    CHECK_EQ_U64(res.forced, 0);
+    *reads = res.flash_reads;
+    csd_synth_result_free(&res);
+    return t;
+}
+
+static void test_serico_readings(void) {
+    uint64_t reads;
+    trace t = serico_run(NULL, NULL, &reads);
+    CHECK(strstr(t.core[1], "S3x") && strstr(t.core[1], "S3x") < strstr(t.core[1], "f2@"));
+    CHECK_EQ_U64(reads, 10);
+    t = serico_run("serico_edf", "request", &reads);
+    CHECK(strstr(t.core[1], "S3x") > strstr(t.core[1], "f2@"));
+    CHECK(strstr(t.core[1], "P3@") > strstr(t.core[1], "f2@"));
+    CHECK_EQ_U64(reads, 10);
+    t = serico_run("serico_half_pages", "1", &reads);
+    for (int k = 0; k < 2; k++)
+        for (const char *q = t.core[k]; (q = strstr(q, "x")) != NULL; q++) CHECK(q[1] == '1' && q[2] == '@');
+    CHECK_EQ_U64(reads, 10);
+    t = serico_run(NULL, NULL, &reads);
+    CHECK(strstr(t.core[1], "x4@") != NULL);   /* the default half (Q pages) sends A's four at once */
+    /* the values refused (on a preset that validates otherwise) */
+    csd_params p;
+    char err[256] = "";
+    CHECK_EQ_INT(csd_params_preset(&p, "ys9203"), 0);
+    CHECK_EQ_INT(csd_params_validate(&p, err, sizeof err), 0);
+    CHECK_EQ_INT(csd_params_set(&p, "serico_edf", "job", err, sizeof err), 0);
+    CHECK(csd_params_validate(&p, err, sizeof err) != 0);
+    CHECK_CONTAINS(err, "serico_edf is stage or request");
+    CHECK_EQ_INT(csd_params_preset(&p, "ys9203"), 0);
+    CHECK_EQ_INT(csd_params_set(&p, "horae_critical_path", "total", err, sizeof err), 0);
+    CHECK(csd_params_validate(&p, err, sizeof err) != 0);
+    CHECK_CONTAINS(err, "horae_critical_path is remaining or predecessor");
+    CHECK_EQ_INT(csd_params_preset(&p, "ys9203"), 0);
+    CHECK_EQ_INT(csd_params_set(&p, "serico_period_ns", "999", err, sizeof err), 0);
+    CHECK(csd_params_validate(&p, err, sizeof err) != 0);
+    CHECK_CONTAINS(err, "serico_period_ns must be 1000..");
+}
+
 static void test_qthres_uncapped(void) {
     csd_params p = model("remus", 2, 0, 64);
     p.remus_qthres_cap = 0;
@@ -763,6 +841,7 @@ int main(void) {
     test_paper_multiplane();
     test_adaptation_parts();
     test_qthres_uncapped();
+    test_serico_readings();
     test_optimum();
     test_names_and_params();
     test_failure_paths();

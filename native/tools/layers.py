@@ -20,8 +20,8 @@ import sys
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
 
 # Top of the device to the bottom: a folder may depend only on folders after it.
-LAYERS = ["transport", "hil", "tasklets", "sandbox", "runtime", "engine", "sched", "ftl", "flash", "store", "sim",
-          "trace", "config", "util"]
+LAYERS = ["transport", "hil", "tasklets", "query", "sandbox", "runtime", "engine", "sched", "ftl", "flash", "store",
+          "sim", "trace", "config", "host", "util"]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

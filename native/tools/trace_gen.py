@@ -5,14 +5,22 @@ The paper replays the real traces; they are not public here, so each workload is
 four figures and written in the SNIA/MSR-Cambridge CSV format that `csd replay` reads.
 
 How a trace is generated (docs/BLOCK-IO.md):
-  * arrivals: a Poisson process at the table's rate (exponential inter-arrival times, mean 1/rate s);
+  * arrivals: in bursts of --burst requests (default 1), --burst-gap seconds apart within a burst
+    (default 50 us, near the real Movie trace's median gap inside its bursts, 36 us); the bursts' starts are a
+    Poisson process at the table's rate / burst, so the mean rate is the table's. --burst 1 is a
+    Poisson process at the table's rate (exponential inter-arrival times, mean 1/rate s);
   * type: each request is a write with the table's probability, else a read;
   * size: a whole number of 4 KiB pages, 1 + a geometric number, so the mean is the table's size
-    (kB read as 1024 bytes): pages ~ Geometric(p = 4 KiB / mean size) on {1, 2, ...};
-  * offset: 4 KiB aligned; with probability --seq the request continues where the previous request of
-    its type ended (a sequential stream), else it starts uniformly at random in the first --span bytes.
+    (kB read as 1024 bytes, as the real traces' sizes show): pages ~ Geometric(p = 4 KiB / mean size)
+    on {1, 2, ...};
+  * offset: 4 KiB aligned; a read follows a recent write with probability --raw (default 0): it starts
+    where the latest write started (the map cache line that write is fetching, the locality DRS's
+    delayed requests come from); otherwise, with probability --seq the request continues where the
+    previous request of its type ended (a sequential stream), else it starts uniformly at random in the
+    first --span bytes.
 
   python3 native/tools/trace_gen.py --workload Movie --requests 20000 --out movie.csv
+  python3 native/tools/trace_gen.py --workload Radio/WB --requests 2000 --burst 16 --raw 0.5 --out rwb.csv
   python3 native/tools/trace_gen.py --all --requests 20000 --outdir traces --check
   python3 native/tools/trace_gen.py --stats movie.csv
 """
@@ -54,25 +62,36 @@ def pages(rnd, mean_bytes):
     return 1 + int(math.log(u) / math.log(1.0 - p))
 
 
-def generate(workload, n, seed=1, span=256 << 20, seq=0.5):
-    """[(time_ns, is_write, offset, size)] of n requests."""
+BURST_GAP_S = 50e-6
+
+
+def generate(workload, n, seed=1, span=256 << 20, seq=0.5, burst=1, burst_gap=BURST_GAP_S, raw=0.0):
+    """[(time_ns, is_write, offset, size)] of n requests, in arrival order. burst = 1 and raw = 0 give
+    the same trace as before either existed (same seed, same draws)."""
     rd, wr, wpct, rate = TABLE1[workload]
     rnd = random.Random(f"{workload}/{seed}")
     t = 0.0
     nxt = {False: None, True: None}
+    last_write = None
     out = []
     span_pages = span // PAGE
     for i in range(n):
-        if i:
-            t += rnd.expovariate(rate)
+        if i and i % burst == 0:
+            t += rnd.expovariate(rate / burst)
         w = rnd.random() < wpct / 100.0
         k = pages(rnd, (wr if w else rd) * KB)
         k = min(k, span_pages)
-        start = nxt[w]
-        if start is None or rnd.random() >= seq or start + k > span_pages:
-            start = rnd.randrange(span_pages - k + 1)
-        nxt[w] = start + k
-        out.append((int(round(t * 1e9)), w, start * PAGE, k * PAGE))
+        if not w and raw > 0 and rnd.random() < raw and last_write is not None:
+            start = min(last_write, span_pages - k)
+        else:
+            start = nxt[w]
+            if start is None or rnd.random() >= seq or start + k > span_pages:
+                start = rnd.randrange(span_pages - k + 1)
+            nxt[w] = start + k
+        if w:
+            last_write = start
+        out.append((int(round((t + (i % burst) * burst_gap) * 1e9)), w, start * PAGE, k * PAGE))
+    out.sort(key=lambda r: r[0])   # bursts longer than the gap to the next one interleave with it
     return out
 
 
@@ -128,6 +147,11 @@ def main(argv=None):
     ap.add_argument("--span", type=size_arg, default=256 << 20, help="bytes the offsets fall in, e.g. 64M (default 256M)")
     ap.add_argument("--seq", type=float, default=0.5, help="share of requests that continue their type's "
                     "previous request (default 0.5)")
+    ap.add_argument("--burst", type=int, default=1, help="requests per burst (default 1: Poisson arrivals)")
+    ap.add_argument("--burst-gap", type=float, default=BURST_GAP_S, help="seconds between the requests of a "
+                    "burst (default 50e-6)")
+    ap.add_argument("--raw", type=float, default=0.0, help="share of reads that start where the latest write "
+                    "started (default 0)")
     ap.add_argument("--out", help="trace file (--workload)")
     ap.add_argument("--outdir", default=".", help="directory for --all (default .)")
     ap.add_argument("--check", action="store_true", help="print the generated statistics beside Table 1")
@@ -139,6 +163,10 @@ def main(argv=None):
         return 0
     if a.requests < 2 or a.span < PAGE:
         ap.error("--requests must be at least 2 and --span at least one page")
+    if not 1 <= a.burst <= 4096:
+        ap.error("--burst must be 1..4096")
+    if a.burst_gap < 0 or not 0 <= a.raw <= 1 or not 0 <= a.seq <= 1:
+        ap.error("--burst-gap must be >= 0, --raw and --seq 0..1")
     names = sorted(TABLE1) if a.all else [a.workload] if a.workload else None
     if not names:
         ap.error("give --workload NAME or --all")
@@ -148,7 +176,7 @@ def main(argv=None):
     rows = []
     for name in names:
         path = a.out if not a.all else os.path.join(a.outdir, file_name(name))
-        write_msr(generate(name, a.requests, a.seed, a.span, a.seq), path)
+        write_msr(generate(name, a.requests, a.seed, a.span, a.seq, a.burst, a.burst_gap, a.raw), path)
         rows.append((name, stats(path)))
     if a.check:
         table(rows)

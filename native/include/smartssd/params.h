@@ -62,6 +62,14 @@ typedef struct csd_params {
     char baseline_adaptation[CSD_NAME_MAX]; /* "shared-engine" (default) or "paper", +modifiers */
     uint32_t remus_qthres_cap;          /* bool: 1 = REMUS's Q_thres never exceeds Q (default); 0 =
                                          * Algorithm 1 as written (uncapped) */
+    char horae_critical_path[CSD_NAME_MAX]; /* HORAE's priority: "remaining" (the work its stages still
+                                         * need, default) or "predecessor" (the time its stages have had) */
+    uint64_t serico_period_ns;          /* ns between SERICO's deadline updates (default 1 ms) */
+    char serico_edf[CSD_NAME_MAX];      /* what SERICO's deadlines order: "stage" (every request's
+                                         * stages, default) or "request" (the earliest request holds the
+                                         * core) */
+    uint32_t serico_half_pages;         /* pages in a half of SERICO's ping-pong buffer; 0 = the
+                                         * adaptation's (shared-engine ceil(Q/2), paper Q) */
     /* observing (docs/TRACING.md) */
     char trace_file[CSD_PATH_MAX];      /* timeline of this session, written at close ("" = off); {image}
                                          * and {pid} in it become the image's file name and the pid */
@@ -78,6 +86,8 @@ typedef struct csd_params {
                                          * 0 = unlimited */
     uint32_t chip_max_passes;           /* count: times a queued operation may be passed by later ones under
                                          * 2pm+ before nothing passes it any more (2PM IV-D); 0 = no bound */
+    uint32_t flash_suspend;             /* bool: a read the chip's policy serves next suspends a program or
+                                         * erase in progress, which resumes after it (ideal: no cost) */
     /* user tasklets: programs users install (docs/USER-TASKLETS.md) */
     uint64_t tasklet_memory_bytes;      /* bytes of linear memory one sandboxed execution may have */
     uint64_t tasklet_fuel_per_page;     /* instructions (fuel) a sandboxed call may run: init, one page, finish */
@@ -124,6 +134,11 @@ typedef struct csd_params {
     /* host block I/O (docs/BLOCK-IO.md) */
     uint32_t block_queue_depth;         /* requests: block requests in service at once; later arrivals
                                          * wait in the I/O request queue for a slot (1..65536) */
+    uint32_t flash_queue_depth;         /* commands: the flash command queue's entries (DRS paper VI-A);
+                                         * each command set in progress holds one (its current command)
+                                         * from its request's admission until its last command completes;
+                                         * a request waits in the I/O request queue until its sets fit
+                                         * (any request fits an empty queue); 0 = no limit */
     /* map-cached FTL (ftl = dftl; DRS paper II-A) */
     uint64_t map_cache_bytes;           /* bytes of device DRAM for cached map entries (8 bytes each) */
     uint32_t map_cache_line_entries;    /* entries per cache line: the unit fetched from a map page */

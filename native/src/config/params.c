@@ -56,6 +56,10 @@ static const field FIELDS[] = {
     /* request schedulers: the baselines' multi-core adaptation */
     FLD(baseline_adaptation, F_NAME, "name"),
     FLD(remus_qthres_cap, F_U32, "bool"),
+    FLD(horae_critical_path, F_NAME, "name"),
+    FLD(serico_period_ns, F_U64, "ns"),
+    FLD(serico_edf, F_NAME, "name"),
+    FLD(serico_half_pages, F_U32, "pages"),
     FLD(trace_file, F_PATH, "path"),
     FLD(trace_events, F_U64, "events"),
     FLD(trace_from_ns, F_U64, "ns"),
@@ -64,6 +68,7 @@ static const field FIELDS[] = {
     FLD(pm_bytes_per_s, F_U64, "bytes/s"),
     FLD(chip_queue_slots, F_U32, "count"),
     FLD(chip_max_passes, F_U32, "count"),
+    FLD(flash_suspend, F_U32, "bool"),
     /* user tasklets */
     FLD(tasklet_memory_bytes, F_BYTES, "bytes"),
     FLD(tasklet_fuel_per_page, F_U64, "instructions"),
@@ -92,6 +97,7 @@ static const field FIELDS[] = {
     FLD(level_phi_pct, F_U32, "percent"),
     /* host block I/O */
     FLD(block_queue_depth, F_U32, "requests"),
+    FLD(flash_queue_depth, F_U32, "commands"),
     /* map-cached FTL */
     FLD(map_cache_bytes, F_BYTES, "bytes"),
     FLD(map_cache_line_entries, F_U32, "entries"),
@@ -146,6 +152,9 @@ static void preset_paper(csd_params *p) {
     name_set(p->placement, "stripe");
     name_set(p->baseline_adaptation, "shared-engine");
     p->remus_qthres_cap = 1;
+    name_set(p->horae_critical_path, "remaining");
+    p->serico_period_ns = 1000000;      /* an assumption: the paper gives no period (docs/SCHEDULERS.md) */
+    name_set(p->serico_edf, "stage");
     p->orphan_timeout_ms = 60000;
     p->map_cache_bytes = 1024;          /* the DRS paper's default (VI-A) */
     p->map_cache_line_entries = 8;
@@ -287,8 +296,8 @@ static void preset_hybrid(csd_params *p) {
 }
 
 /* The DRS paper's device (section VI-A): a low-end embedded flash storage of one channel and one way,
- * 4 KB pages, tR 60 us and tProg 700 us, a flash command queue depth of 256 (taken here as the block
- * queue depth). What the paper leaves open is an assumption named in docs/BLOCK-IO.md: the erase time
+ * 4 KB pages, tR 60 us and tProg 700 us, a flash command queue depth of 256 commands (the host's
+ * queue of requests is not what limits it: block_queue_depth at its largest). What the paper leaves open is an assumption named in docs/BLOCK-IO.md: the erase time
  * (3.5 ms, the 2PM paper's TLC figure), the channel rate (400 MB/s: a 4 KB page in 10.24 us), no
  * firmware cost per page, 256 pages per block and the command overhead. The FTL is the map-cached one
  * with the paper's 1 KB map cache. */
@@ -306,7 +315,8 @@ static void preset_drs(csd_params *p) {
     p->fw_page_ns = 0;
     p->host_link_bytes_per_s = 1600000000ull;
     p->cmd_overhead_ns = 5000;
-    p->block_queue_depth = 256;
+    p->block_queue_depth = 65536;
+    p->flash_queue_depth = 256;
     /* flash_scheduler stays fifo unless chosen (bench drs runs every scheduler) */
     name_set(p->ftl, "dftl");
     p->map_cache_bytes = 1024;
@@ -498,8 +508,10 @@ int csd_config_check_values(const csd_params *p, char *err, size_t errlen) {
     REQUIRE(p->max_objects >= 1 && p->max_objects <= (1u << 24), "max_objects must be 1..16777216");
     REQUIRE(p->paced <= 1 && p->sync_writes <= 1 && p->discard_data <= 1, "paced, sync_writes and discard_data are 0 or 1");
     REQUIRE(p->host_reader <= 1, "host_reader is 0 or 1");
+    REQUIRE(p->flash_suspend <= 1, "flash_suspend is 0 or 1");
     REQUIRE(p->orphan_timeout_ms <= 86400000ull, "orphan_timeout_ms must be 0..86400000 (one day)");
     REQUIRE(p->block_queue_depth >= 1 && p->block_queue_depth <= 65536, "block_queue_depth must be 1..65536");
+    REQUIRE(p->flash_queue_depth <= 65536, "flash_queue_depth must be 0 (no limit) or 1..65536");
     REQUIRE(p->map_cache_line_entries >= 1 && p->map_cache_line_entries <= 4096,
             "map_cache_line_entries must be 1..4096");
     REQUIRE(p->map_cache_bytes >= 8ull * p->map_cache_line_entries && p->map_cache_bytes <= (1ull << 30),
@@ -508,6 +520,11 @@ int csd_config_check_values(const csd_params *p, char *err, size_t errlen) {
             "map_cache_line_entries must fit a map page: at most (page_bytes - 24) / 8");
     REQUIRE(p->host_threads >= 1 && p->host_threads <= 64, "host_threads must be 1..64");
     REQUIRE(p->remus_qthres_cap <= 1, "remus_qthres_cap is 0 or 1");
+    REQUIRE(!strcmp(p->horae_critical_path, "remaining") || !strcmp(p->horae_critical_path, "predecessor"),
+            "horae_critical_path is remaining or predecessor");
+    REQUIRE(!strcmp(p->serico_edf, "stage") || !strcmp(p->serico_edf, "request"), "serico_edf is stage or request");
+    REQUIRE(p->serico_period_ns >= 1000 && p->serico_period_ns <= 3600000000000ull,
+            "serico_period_ns must be 1000..3600000000000 (1 us to an hour)");
     REQUIRE(p->trace_events >= 1 && p->trace_events <= (1ull << 32), "trace_events must be 1..4294967296");
     REQUIRE(p->tasklet_memory_bytes >= (1u << 20) && p->tasklet_memory_bytes <= (4ull << 30),
             "tasklet_memory_bytes must be 1M..4G");

@@ -8,7 +8,7 @@
  * change with the number of threads. A request whose first pages prove cheaper than their hand-off
  * (host_ahead_min_ns) goes back to the engine's thread once its pages fed ahead are published. */
 #include "engine/engine_int.h"
-#include "util/spin.h"
+#include "host/spin.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -36,7 +36,7 @@ enum { PREP_FREE, PREP_BUSY, PREP_DONE, PREP_NONE /* nothing prepared: fed whole
 /* The pool's lock is held briefly (a page claimed or marked fed), but three threads take it several
  * times a page, and a mutex found taken sleeps at once: with two host threads the text plan's workers
  * went to sleep on it about as often as on their condition variables (perf sched_switch), each sleep
- * a wake-up system call on the holder's side. So spin briefly first (util/spin.h). */
+ * a wake-up system call on the holder's side. So spin briefly first (host/spin.h). */
 static void pool_lock(csd_pool *pl) { csd_mutex_lock_spin(&pl->mu); }
 
 /* Claim a's next page to prepare, with pl->mu held: its index, or UINT64_MAX when there is none

@@ -1,10 +1,12 @@
 /* Host block I/O in virtual time (engine.h, "Block I/O"): NVMe-like requests, many outstanding, each
- * arriving at its own time. A request that arrives while block_queue_depth requests are in service
- * waits in the I/O request queue (arrival order) for a slot. Once admitted it holds the host link for
- * cmd_overhead_ns plus its bytes in, then submits all its flash operations at once to the
- * flash-command scheduler, so the operations of different requests overlap on the chips; reads
- * stream their pages to the host as they land (as csd_engine_host_io does). It completes when its
- * last operation and its last link transfer are done, which need not be in arrival order. */
+ * arriving at its own time. A request that arrives while block_queue_depth requests are in service,
+ * or whose command sets do not fit the flash command queue (flash_queue_depth entries, one per set in
+ * progress: the DRS paper's queue depth counts flash commands, VI-A), waits in the I/O request queue
+ * (arrival order). Once admitted it holds the host link for cmd_overhead_ns plus its bytes in, then
+ * submits all its flash operations at once to the flash-command scheduler, so the operations of
+ * different requests overlap on the chips; reads stream their pages to the host as they land (as
+ * csd_engine_host_io does). It completes when its last operation and its last link transfer are done,
+ * which need not be in arrival order. */
 #include "engine/engine_int.h"
 
 #include <errno.h>
@@ -24,6 +26,12 @@ struct csd_blk_req {
     uint64_t id;                  /* flash ops' req_id, unique among the engine's block requests */
     int dropped;                  /* its session ended: freed when it completes */
     size_t n, pending;
+    uint32_t fq_need, fq_held;    /* flash command queue entries (command sets) it takes / still holds */
+    /* the DRS paper's Fig. 10 parts: when its commands went to the scheduler, when the last of them
+     * completed, and the service intervals of its own commands (not GC's) */
+    uint64_t submit, flash_done, flash_busy;
+    uint64_t (*iv)[2];
+    size_t niv;
     /* a map-cached FTL's batch (labelled with command sets) runs through the command-set submitter
      * (flash/cmdset.h), which copies it at the start: kept until then */
     csd_flash_req *sets;
@@ -64,13 +72,70 @@ static csd_blk_sess *sess_get(csd_engine *e, uint64_t session) {
     return s;
 }
 
+/* The flash command queue's entries: a request fits when it is first in line and the queue has room
+ * for all its sets, or is empty (a request larger than the queue enters it alone). */
+static int fq_fits(const csd_engine *e, const csd_blk_req *r) {
+    uint32_t qd = e->p.flash_queue_depth;
+    return !qd || !e->blk_fq_used || e->blk_fq_used + r->fq_need <= qd;
+}
+
+static void blk_admit(csd_engine *e, csd_blk_req *r, uint64_t now);
+
+/* Admit waiting requests, in arrival order, while there is room. */
+static void admit_waiting(csd_engine *e, uint64_t now) {
+    csd_blk_req *w;
+    while ((w = e->blk_wait_head) != NULL && e->blk_inflight < e->p.block_queue_depth && fq_fits(e, w)) {
+        e->blk_wait_head = w->next;
+        if (!e->blk_wait_head) e->blk_wait_tail = NULL;
+        blk_admit(e, w, now);
+    }
+}
+
+static void fq_release(csd_blk_req *r, uint32_t k, uint64_t now) {
+    if (k > r->fq_held) k = r->fq_held;
+    if (!k) return;
+    r->fq_held -= k;
+    r->e->blk_fq_used -= k;
+    admit_waiting(r->e, now);
+}
+
+/* One of its flash operations held the flash from start to t: the request's last flash time, and, for
+ * its own commands (not GC's), that interval. */
+static void note_op(csd_blk_req *r, const csd_flash_op *op, uint64_t t, uint64_t start) {
+    if (t > r->flash_done) r->flash_done = t;
+    if (op->src == CSD_SRC_GC || !r->iv) return;
+    r->iv[r->niv][0] = start;
+    r->iv[r->niv][1] = t;
+    r->niv++;
+}
+
+static int iv_cmp(const void *a, const void *b) {
+    const uint64_t *x = a, *y = b;
+    return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* Time covered by the request's own commands: their sum when they never overlap (one chip). */
+static uint64_t own_flash_ns(csd_blk_req *r) {
+    if (!r->niv) return 0;
+    qsort(r->iv, r->niv, sizeof *r->iv, iv_cmp);
+    uint64_t sum = 0, s = r->iv[0][0], e = r->iv[0][1];
+    for (size_t i = 1; i < r->niv; i++) {
+        if (r->iv[i][0] > e) {
+            sum += e - s;
+            s = r->iv[i][0];
+            e = r->iv[i][1];
+        } else if (r->iv[i][1] > e) {
+            e = r->iv[i][1];
+        }
+    }
+    return sum + (e - s);
+}
+
 static void unlink_all(csd_engine *e, csd_blk_req *r) {
     if (r->aprev) r->aprev->anext = r->anext;
     else e->blk_all = r->anext;
     if (r->anext) r->anext->aprev = r->aprev;
 }
-
-static void blk_admit(csd_engine *e, csd_blk_req *r, uint64_t now);
 
 static void blk_done_ev(csd_sim *sim, void *arg) {
     csd_blk_req *r = arg;
@@ -78,6 +143,12 @@ static void blk_done_ev(csd_sim *sim, void *arg) {
     uint64_t now = csd_sim_now(sim);
     r->done = now;
     e->blk_inflight--;
+    uint32_t held = r->fq_held;   /* sets that never ran (out of memory): their entries */
+    r->fq_held = 0;
+    e->blk_fq_used -= held;
+    r->flash_busy = own_flash_ns(r);
+    free(r->iv);
+    r->iv = NULL;
     if (r->dropped) {
         /* nobody will poll for it */
         unlink_all(e, r);
@@ -91,13 +162,8 @@ static void blk_done_ev(csd_sim *sim, void *arg) {
         csd_blk_sess *ss = sess_find(e, r->tag.session);
         if (ss) ss->ready++;
     }
-    /* the freed slot goes to the longest waiting request */
-    csd_blk_req *w = e->blk_wait_head;
-    if (w) {
-        e->blk_wait_head = w->next;
-        if (!e->blk_wait_head) e->blk_wait_tail = NULL;
-        blk_admit(e, w, now);
-    }
+    /* the freed slot goes to the longest waiting requests */
+    admit_waiting(e, now);
 }
 
 static void blk_ops_done(csd_blk_req *r, uint64_t now) {
@@ -116,12 +182,15 @@ static void blk_op_done(csd_flash_op *op, uint64_t t) {
     uint64_t svc = service_ns(e, op->kind), start = t > svc ? t - svc : 0;
     if (start < op->submit_ns) start = op->submit_ns;
     if (!r->first || start < r->first) r->first = start;
+    note_op(r, op, t, start);
     if (op->kind == CSD_FLASH_READ && r->to_host) {
         uint64_t chunk = r->to_host < e->p.page_bytes ? r->to_host : e->p.page_bytes;
         r->to_host -= chunk;
         uint64_t end = csd_serial_reserve(&e->link, t, csd_xfer_ns(chunk, e->p.host_link_bytes_per_s));
         if (end > r->link_end) r->link_end = end;
     }
+    /* each operation outside GC is a command set of its own (no map cache) */
+    if (op->src != CSD_SRC_GC) fq_release(r, 1, t);
     if (--r->pending == 0) blk_ops_done(r, t);
 }
 
@@ -132,6 +201,7 @@ static void blk_set_op(csd_hreq *h, const csd_flash_op *op, uint64_t t) {
     uint64_t svc = service_ns(e, op->kind), start = t > svc ? t - svc : 0;
     if (start < op->submit_ns) start = op->submit_ns;
     if (!r->first || start < r->first) r->first = start;
+    note_op(r, op, t, start);
     if (op->kind == CSD_FLASH_READ && op->src == CSD_SRC_HOST && r->to_host) {
         uint64_t chunk = r->to_host < e->p.page_bytes ? r->to_host : e->p.page_bytes;
         r->to_host -= chunk;
@@ -142,8 +212,11 @@ static void blk_set_op(csd_hreq *h, const csd_flash_op *op, uint64_t t) {
 
 static void blk_set_done(csd_hreq *h, uint64_t t) { blk_ops_done(h->arg, t); }
 
+static void blk_one_set_done(csd_hreq *h, uint64_t t) { fq_release(h->arg, 1, t); }
+
 static void blk_start_ev(csd_sim *sim, void *arg) {
     csd_blk_req *r = arg;
+    r->submit = csd_sim_now(sim);
     if (r->n == 0) {
         blk_ops_done(r, csd_sim_now(sim));
         return;
@@ -156,7 +229,8 @@ static void blk_start_ev(csd_sim *sim, void *arg) {
         uint64_t pages = 0;
         for (size_t i = 0; i < r->n; i++) pages += r->sets[i].role == CSD_ROLE_DATA;
         r->hr = (csd_hreq){ .type = r->to_host ? CSD_REQ_READ : CSD_REQ_WRITE, .pages = pages, .id = r->id,
-                            .done = blk_set_done, .op_done = blk_set_op, .arg = r };
+                            .done = blk_set_done, .op_done = blk_set_op, .set_done = blk_one_set_done,
+                            .arg = r };
         csd_flash_batch b = { r->sets, r->n, r->n };
         int rc = csd_cmdset_submit(r->e->cmdset, &r->hr, &b);
         free(r->sets);
@@ -169,6 +243,8 @@ static void blk_start_ev(csd_sim *sim, void *arg) {
 
 static void blk_admit(csd_engine *e, csd_blk_req *r, uint64_t now) {
     e->blk_inflight++;
+    e->blk_fq_used += r->fq_need;
+    r->fq_held = r->fq_need;
     r->admit = now;
     uint64_t t_in = csd_serial_reserve(&e->link, now,
                                        e->p.cmd_overhead_ns + csd_xfer_ns(r->to_dev, e->p.host_link_bytes_per_s));
@@ -179,7 +255,8 @@ static void blk_admit(csd_engine *e, csd_blk_req *r, uint64_t now) {
 static void blk_arrive_ev(csd_sim *sim, void *arg) {
     csd_blk_req *r = arg;
     csd_engine *e = r->e;
-    if (e->blk_inflight < e->p.block_queue_depth) {
+    /* behind those already waiting, in arrival order */
+    if (!e->blk_wait_head && e->blk_inflight < e->p.block_queue_depth && fq_fits(e, r)) {
         blk_admit(e, r, csd_sim_now(sim));
         return;
     }
@@ -204,15 +281,21 @@ int csd_engine_blk_submit(csd_engine *e, uint64_t arrival_ns, const csd_flash_ba
     *r = (csd_blk_req){ .e = e, .tag = *tag, .arrival = arrival_ns > now ? arrival_ns : now,
                         .to_dev = bytes_to_device, .to_host = bytes_to_host, .id = ++e->blk_next_id,
                         .n = n, .pending = n };
+    r->iv = n ? malloc(n * sizeof *r->iv) : NULL;
+    if (labelled) r->sets = malloc(n * sizeof *r->sets);
+    if ((n && !r->iv) || (labelled && !r->sets)) {
+        free(r->iv);
+        free(r->sets);
+        free(r);
+        ss->outstanding--;
+        e->blk_data_bytes -= tag->data ? tag->data_len : 0;
+        return -ENOMEM;
+    }
     if (labelled) {
-        r->sets = malloc(n * sizeof *r->sets);
-        if (!r->sets) {
-            free(r);
-            ss->outstanding--;
-            e->blk_data_bytes -= tag->data ? tag->data_len : 0;
-            return -ENOMEM;
-        }
         memcpy(r->sets, ops->ops, n * sizeof *r->sets);
+        r->fq_need = (uint32_t)csd_cmdset_count(ops);
+    } else {
+        for (size_t i = 0; i < n; i++) r->fq_need += !ops->ops[i].gc;
     }
     for (size_t i = 0; i < n && !labelled; i++) {
         const csd_flash_req *q = &ops->ops[i];
@@ -245,7 +328,10 @@ size_t csd_engine_blk_reap(csd_engine *e, uint64_t session, csd_blk_done *out, s
         else e->blk_done_head = next;
         if (e->blk_done_tail == r) e->blk_done_tail = prev;
         out[k++] = (csd_blk_done){ .tag = r->tag, .arrival_ns = r->arrival, .admit_ns = r->admit,
-                                   .first_flash_ns = r->first, .done_ns = r->done, .flash_ops = (uint32_t)r->n };
+                                   .first_flash_ns = r->first, .done_ns = r->done, .flash_ops = (uint32_t)r->n,
+                                   .submit_ns = r->submit, .flash_done_ns = r->flash_done,
+                                   .flash_busy_ns = r->flash_busy, .clf_delayed = r->hr.delayed[CSD_DELAY_CLF],
+                                   .dle_delayed = r->hr.delayed[CSD_DELAY_DLE] };
         ss->ready--;
         ss->outstanding--;
         e->blk_outstanding--;
@@ -308,11 +394,13 @@ void csd_eng_blk_free(csd_engine *e) {
         csd_blk_req *n = r->anext;
         free(r->tag.data);
         free(r->sets);
+        free(r->iv);
         csd_cmdset_forget(e->cmdset, &r->hr);
         free(r);
         r = n;
     }
     e->blk_all = e->blk_done_head = e->blk_done_tail = e->blk_wait_head = e->blk_wait_tail = NULL;
+    e->blk_fq_used = 0;
     free(e->blk_sess);
     e->blk_sess = NULL;
     e->blk_nsess = e->blk_capsess = 0;

@@ -311,6 +311,7 @@ void csd_engine_progress(const csd_engine *e, const csd_isp_req *r, csd_isp_prog
     p->core_ns = r->view.core_ns;
     p->match = r->match;
     p->matched_ns = r->matched_ns;
+    p->id = r->view.id;
 }
 
 void csd_engine_release(csd_engine *e, csd_isp_req *r) {

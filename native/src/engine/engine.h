@@ -141,6 +141,7 @@ typedef struct csd_isp_progress {
     uint64_t core_ns;
     uint8_t match;           /* two-stage: the best class of its pages so far (csd_match) */
     uint64_t matched_ns;     /* two-stage: when a page first matched (0 = none has) */
+    uint64_t id;             /* the request's number: its flash operations' req_id, its timeline spans' req */
 } csd_isp_progress;
 
 typedef struct csd_engine_stats {
@@ -202,8 +203,9 @@ void csd_engine_visit_requests(const csd_engine *e, void (*fn)(void *arg, uint64
 void csd_engine_release(csd_engine *e, csd_isp_req *r);
 
 /* ---- Block I/O (block.c): host block requests, NVMe-like (docs/BLOCK-IO.md) ----
- * A request arrives at arrival_ns (clamped to now); if block_queue_depth requests are in service it
- * waits in the I/O request queue (arrival order) for a slot. Admitted at t_adm, it holds the host link
+ * A request arrives at arrival_ns (clamped to now); if block_queue_depth requests are in service, or
+ * its command sets do not fit the flash command queue (flash_queue_depth entries, one per set in
+ * progress; an empty queue takes any request), it waits in the I/O request queue (arrival order). Admitted at t_adm, it holds the host link
  * for cmd_overhead_ns + xfer(bytes_to_device), then submits all of ops (the FTL's, in issue order; GC
  * ones as CSD_SRC_GC) to the flash-command scheduler at once; each READ streams min(page, bytes left)
  * to the host link as it lands, the rest after the last op. It completes at the end of its last op or
@@ -229,6 +231,16 @@ typedef struct csd_blk_done {
                                * service time (flash.h) when it never waits once started; 0 = none */
     uint64_t done_ns;
     uint32_t flash_ops;
+    /* the DRS paper's Fig. 10: done - arrival = (admit - arrival) [I/O request queue]
+     * + (submit - admit) + (done - flash_done) [host link: command, data in; data out after the last
+     * flash command] + flash_busy [its own commands on the flash] + the rest [flash command queue:
+     * its commands waiting for the chip, for other requests' delaying commands, for GC] */
+    uint64_t submit_ns;       /* its commands went to the flash-command scheduler (after the link) */
+    uint64_t flash_done_ns;   /* its last flash command completed (0 = none) */
+    uint64_t flash_busy_ns;   /* time its own commands (map and data, not GC) held the flash: their
+                               * service times summed where they do not overlap */
+    uint32_t clf_delayed, dle_delayed;   /* its command sets that waited for another request's cache-line
+                                          * fetch / dirty-line eviction (DRS V-C's delayed requests) */
 } csd_blk_done;
 /* 0 or -ENOMEM. tag comes back with the completion. */
 int csd_engine_blk_submit(csd_engine *e, uint64_t arrival_ns, const csd_flash_batch *ops, uint64_t bytes_to_device,

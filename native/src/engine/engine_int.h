@@ -206,6 +206,7 @@ struct csd_engine {
     csd_blk_req *blk_wait_head, *blk_wait_tail;  /* the I/O request queue: arrived, no slot yet */
     csd_blk_req *blk_done_head, *blk_done_tail;  /* completed, in completion order */
     uint64_t blk_inflight, blk_outstanding, blk_next_id;
+    uint64_t blk_fq_used;                        /* flash command queue entries held (flash_queue_depth) */
     uint64_t blk_data_bytes;                     /* read data the requests not reaped hold */
     csd_blk_sess *blk_sess;                      /* per session: its requests' counters */
     size_t blk_nsess, blk_capsess;

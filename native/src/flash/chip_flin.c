@@ -1,7 +1,13 @@
-/* Chip-queue policy "flin" (Tavakkol et al., "FLIN: enabling fairness and enhancing performance in
- * modern NVMe solid state drives", ISCA'18, a baseline of the 2PM paper, V-A), adapted to one chip's
- * queue with the sources of operations (host commands, garbage collection, tasklet requests, map
- * pages) as FLIN's flows:
+/* Chip-queue policies "flin" and "flin-src" (Tavakkol et al., "FLIN: enabling fairness and enhancing
+ * performance in modern NVMe solid state drives", ISCA'18, a baseline of the 2PM paper, V-A). FLIN is
+ * a transaction scheduler on each chip's queues, as here; its flows are the host's I/O streams (the
+ * NVMe submission queues). The two policies are two readings of what a flow is in this device:
+ *   flin      the paper's: the host's two submission paths, host commands and tasklet requests; garbage
+ *             collection and mapping-table operations belong to no flow (FLIN keeps them apart from
+ *             the fairness): they join the tail of their kind and are neither counted nor protected;
+ *   flin-src  every source of operations is a flow (host, garbage collection, tasklets, map pages), so
+ *             migration competes for fairness with the host's streams.
+ * What both do:
  *   stage 1, fairness-aware queue insertion, within reads and within programs and erases: an operation
  *     of a low-intensity flow (one that brought fewer than a fair share of the chip's operations in the
  *     last epoch) goes behind the other low-intensity ones, ahead of the high-intensity ones; one of a
@@ -28,10 +34,14 @@ typedef struct flin_chip {
     uint32_t now_count[NFLOW], last_count[NFLOW];
 } flin_chip;
 
-typedef struct flin { flin_chip *c; } flin;
+typedef struct flin { flin_chip *c; int host_flows; } flin;
 
 static int is_read(const csd_flash_op *op) { return op->kind == CSD_FLASH_READ; }
-static int flow(const csd_flash_op *op) { return op->src % NFLOW; }
+/* op's flow, or -1 for an operation that belongs to none (flin: garbage collection, map pages) */
+static int flow_of(const flin *s, const csd_flash_op *op) {
+    if (s->host_flows && op->src != CSD_SRC_HOST && op->src != CSD_SRC_ISP) return -1;
+    return op->src % NFLOW;
+}
 
 static void roll(flin_chip *fc, uint64_t now) {
     uint64_t ep = now / EPOCH_NS;
@@ -55,14 +65,15 @@ static int low_intensity(const flin_chip *fc, int fl) {
 /* Average slowdown per flow of the operations of op's kind in the queue. */
 static void slowdowns(const cq *q, uint32_t chip, int reads, uint64_t now, double *avg, int *present) {
     const cq_chip *c = &q->c[chip];
+    const flin *s = q->pol;
     double sum[NFLOW] = { 0 };
     uint32_t n[NFLOW] = { 0 };
     uint64_t ahead = c->busy_until > now ? c->busy_until - now : 0, own_ahead[NFLOW] = { 0 };
     for (size_t i = 0; i < c->n; i++) {
         const csd_flash_op *o = c->q[i];
         uint64_t est = cq_est(q, o);
-        if (is_read(o) == reads) {
-            int fl = flow(o);
+        int fl = flow_of(s, o);
+        if (is_read(o) == reads && fl >= 0) {
             double shared = (double)(now - o->submit_ns + ahead + est);
             double alone = (double)(own_ahead[fl] + est);
             sum[fl] += shared / alone;
@@ -81,13 +92,18 @@ static void place(cq *q, uint32_t chip, csd_flash_op *op, uint64_t now) {
     flin *s = q->pol;
     flin_chip *fc = &s->c[chip];
     roll(fc, now);
-    int fl = flow(op);
-    fc->now_count[fl]++;
+    int fl = flow_of(s, op);
     cq_chip *c = &q->c[chip];
+    if (fl < 0) {
+        cq_insert(q, chip, c->n, op);   /* no flow: the tail, outside the fairness */
+        return;
+    }
+    fc->now_count[fl]++;
     /* the tail of this kind's low-intensity operations */
     size_t low_end = 0;
     for (size_t i = 0; i < c->n; i++)
-        if (is_read(c->q[i]) == is_read(op) && low_intensity(fc, flow(c->q[i]))) low_end = i + 1;
+        if (is_read(c->q[i]) == is_read(op) && flow_of(s, c->q[i]) >= 0 && low_intensity(fc, flow_of(s, c->q[i])))
+            low_end = i + 1;
     if (low_intensity(fc, fl)) {
         cq_insert(q, chip, low_end, op);
         return;
@@ -108,7 +124,7 @@ static void place(cq *q, uint32_t chip, csd_flash_op *op, uint64_t now) {
     /* MoveForward: ahead of other flows' operations, not past its own flow's, a barrier, or the
      * low-intensity ones */
     size_t i = c->n - 1;
-    while (i > low_end && flow(c->q[i - 1]) != fl && !c->q[i - 1]->barrier) {
+    while (i > low_end && flow_of(s, c->q[i - 1]) != fl && !c->q[i - 1]->barrier) {
         csd_flash_op *b = c->q[i - 1];
         c->q[i - 1] = c->q[i];
         c->q[i] = b;
@@ -140,12 +156,13 @@ static csd_flash_op *take(cq *q, uint32_t chip, uint64_t now) {
     return cq_remove(q, chip, (size_t)pick);
 }
 
-static int init(void **state, const csd_params *p, uint32_t chips) {
+static int init_common(void **state, const csd_params *p, uint32_t chips, int host_flows) {
     flin *s = calloc(1, sizeof *s);
     if (!s || !(s->c = calloc(chips ? chips : 1, sizeof *s->c))) {
         free(s);
         return -ENOMEM;
     }
+    s->host_flows = host_flows;
     cq_hooks h = { .place = place, .take = take };
     int rc = cq_init(state, p, chips, &h, s);
     if (rc) {
@@ -162,6 +179,14 @@ static void destroy(void *state) {
     cq_destroy(state);
 }
 
+static int init_host(void **state, const csd_params *p, uint32_t chips) { return init_common(state, p, chips, 1); }
+static int init_src(void **state, const csd_params *p, uint32_t chips) { return init_common(state, p, chips, 0); }
+
 const csd_chip_sched_ops csd_chip_sched_flin = {
-    .name = "flin", .init = init, .enqueue = cq_enqueue, .next = cq_next, .destroy = destroy, .attach = cq_attach,
+    .name = "flin", .init = init_host, .enqueue = cq_enqueue, .next = cq_next, .destroy = destroy, .attach = cq_attach,
+};
+
+const csd_chip_sched_ops csd_chip_sched_flin_src = {
+    .name = "flin-src", .init = init_src, .enqueue = cq_enqueue, .next = cq_next, .destroy = destroy,
+    .attach = cq_attach,
 };

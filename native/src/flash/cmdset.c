@@ -146,12 +146,33 @@ static void op_done(csd_flash_op *op, uint64_t t) {
     s->cur++;
     csd_hreq *r = s->r;
     if (s->cur < s->n) submit_cur(s);
+    else if (r->set_done) r->set_done(r, t);
     while (waiters) {
         cset *w = waiters;
         waiters = w->next_waiter;
         start(w);
     }
     req_op_done(r, t);   /* last: may free s */
+}
+
+size_t csd_cmdset_count(const csd_flash_batch *b) {
+    size_t n = b ? b->n : 0, sets = 0, cap = 16;
+    while (cap < 2 * n) cap <<= 1;
+    uint64_t *h = n ? calloc(cap, sizeof *h) : NULL;
+    for (size_t i = 0; i < n; i++) {
+        const csd_flash_req *q = &b->ops[i];
+        if (q->gc || !q->set) continue;
+        if (!h) {   /* out of memory: a set per labelled command, an upper bound */
+            sets++;
+            continue;
+        }
+        size_t j = (size_t)(q->set * 0x9e3779b97f4a7c15ull >> 17) & (cap - 1);
+        while (h[j] && h[j] != q->set) j = (j + 1) & (cap - 1);
+        if (!h[j]) sets++;
+        h[j] = q->set;
+    }
+    free(h);
+    return sets;
 }
 
 static uint64_t kind_ns(csd_cmdset *cs, const csd_flash_req *q) { return csd_flash_op_ns(cs->f, q->kind); }
@@ -167,6 +188,7 @@ int csd_cmdset_submit(csd_cmdset *cs, csd_hreq *r, const csd_flash_batch *b) {
     r->submit_ns = csd_flash_now(cs->f);
     r->sets = NULL;
     r->fot_ns = 0;
+    memset(r->delayed, 0, sizeof r->delayed);
     r->left = 1;   /* held until every set is placed */
     cset *last = NULL;
     size_t n = b ? b->n : 0;
@@ -247,6 +269,7 @@ int csd_cmdset_submit(csd_cmdset *cs, csd_hreq *r, const csd_flash_batch *b) {
     for (cset *s = r->sets; s; s = s->next_in_req) {
         tagrec *tr = s->wait ? tag_find(cs, s->wait) : NULL;
         if (tr && tr->owner != s) {
+            if (tr->owner->r != r && s->wait_kind <= CSD_DELAY_DLE) r->delayed[s->wait_kind]++;
             s->next_waiter = tr->waiters;
             tr->waiters = s;
             join(tr->owner, &mine, s->wait_kind);

@@ -21,9 +21,14 @@ struct csd_hreq {
     void *arg;
     /* Optional: each command as it completes (before done), e.g. to stream read data */
     void (*op_done)(csd_hreq *r, const csd_flash_op *op, uint64_t t);
+    /* Optional: one of its command sets has completed its last command (after that command's
+     * op_done; a flash command queue entry is free again) */
+    void (*set_done)(csd_hreq *r, uint64_t t);
     /* filled by csd_cmdset_submit */
     uint64_t submit_ns, done_ns;
     uint64_t fot_ns;         /* its FOT: own commands plus the delaying commands it waits for */
+    uint32_t delayed[3];     /* its sets that wait for another request's map command, by csd_delay_kind
+                              * (CLF- and DLE-delayed: DRS V-C's delayed requests) */
     uint64_t left;           /* commands not yet completed (internal) */
     void *sets;              /* internal */
 };
@@ -33,6 +38,8 @@ void csd_cmdset_destroy(csd_cmdset *cs);
 /* Submit request r with the FTL's batch b (copied) at the current time. r stays valid until its
  * done callback has run. 0 or -ENOMEM. */
 int csd_cmdset_submit(csd_cmdset *cs, csd_hreq *r, const csd_flash_batch *b);
+/* The command sets b's operations form (GC operations belong to none). */
+size_t csd_cmdset_count(const csd_flash_batch *b);
 /* Free the sets of a request that will never complete (its engine is going away, with the flash
  * commands in flight); r may be one never submitted (zeroed). */
 void csd_cmdset_forget(csd_cmdset *cs, csd_hreq *r);

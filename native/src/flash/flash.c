@@ -21,6 +21,13 @@ typedef struct chip {
     uint64_t wait_since;     /* when it began waiting for its channel */
     uint64_t busy_since;
     uint32_t queued;         /* operations in its queue */
+    uint32_t queued_reads;   /* of those, reads */
+    /* program/erase suspension (flash_suspend) */
+    uint64_t op_end;         /* when the program or erase in progress ends (a stale completion is ignored) */
+    csd_flash_op *susp;      /* suspended program or erase, resumed when no read is next */
+    uint8_t susp_phase;
+    uint64_t susp_left;      /* its array time still to go */
+    csd_flash_op *held;      /* what the policy chose next while a program or erase was in progress */
 } chip;
 
 typedef struct channel {
@@ -77,8 +84,14 @@ static void sched(csd_flash *f, uint64_t t, csd_sim_fn fn, void *arg) {
     if (csd_sim_at(f->sim, t, fn, arg) != 0) abort();
 }
 
+/* A chip programming or erasing that a read queued for it may suspend (flash_suspend). */
+static int suspendable(const chip *c) {
+    return c->f->p.flash_suspend && (c->phase == CHIP_PROGRAM || c->phase == CHIP_ERASE) && !c->held &&
+           c->queued_reads;
+}
+
 static void chip_kick(chip *c) {
-    if (c->phase != CHIP_IDLE || c->kick_pending) return;
+    if ((c->phase != CHIP_IDLE && !suspendable(c)) || c->kick_pending) return;
     c->kick_pending = 1;
     sched(c->f, csd_sim_now(c->f->sim), chip_kick_ev, c);
 }
@@ -119,6 +132,11 @@ int csd_flash_chip_idle(const csd_flash *f, uint32_t chip) {
     return chip < f->nchips && f->chips[chip].phase == CHIP_IDLE;
 }
 
+void csd_flash_kick(const csd_flash *f, uint32_t chip) {
+    /* the chip's own state, not the model's parameters: a policy holds the model const */
+    if (chip < f->nchips) chip_kick(&((csd_flash *)f)->chips[chip]);
+}
+
 static void chip_array_done_ev(csd_sim *sim, void *arg) {
     (void)sim;
     chip_wait_channel(arg);
@@ -129,6 +147,8 @@ static void chip_op_done_ev(csd_sim *sim, void *arg) {
     chip *c = arg;
     csd_flash *f = c->f;
     csd_flash_op *op = c->cur;
+    if ((c->phase != CHIP_PROGRAM && c->phase != CHIP_ERASE) || csd_sim_now(sim) != c->op_end)
+        return;   /* it was suspended: it ends later, in the event its resumption scheduled */
     if (op->kind == CSD_FLASH_ERASE) {
         f->st.erases++;
     } else {
@@ -139,15 +159,53 @@ static void chip_op_done_ev(csd_sim *sim, void *arg) {
     op->done(op, csd_sim_now(sim));   /* last: the owner may reuse op */
 }
 
+/* The program or erase in progress (or suspended) runs on for its time left from now. */
+static void chip_array_start(chip *c, uint8_t phase, uint64_t ns) {
+    c->phase = phase;
+    c->op_end = csd_sim_now(c->f->sim) + ns;
+    sched(c->f, c->op_end, chip_op_done_ev, c);
+}
+
 static void chip_kick_ev(csd_sim *sim, void *arg) {
     chip *c = arg;
     csd_flash *f = c->f;
     c->kick_pending = 0;
-    if (c->phase != CHIP_IDLE) return;
     uint64_t now = csd_sim_now(sim);
-    csd_flash_op *op = f->policy->next(f->policy_state, c->index, now);
+    if (suspendable(c)) {
+        /* a read next suspends the program or erase; anything else waits until it ends */
+        csd_flash_op *op = f->policy->next(f->policy_state, c->index, now);
+        if (!op) return;
+        if (op->kind != CSD_FLASH_READ) {
+            c->held = op;
+            return;
+        }
+        f->st.chip_busy_ns += now - c->busy_since;
+        f->st.suspends++;
+        c->susp = c->cur;
+        c->susp_phase = c->phase;
+        c->susp_left = c->op_end - now;
+        c->held = op;
+        c->phase = CHIP_IDLE;
+    }
+    if (c->phase != CHIP_IDLE) return;
+    csd_flash_op *op = c->held;
+    c->held = NULL;
+    if (!op && c->susp) {
+        /* after the reads that suspended it: another read goes first too, anything else waits */
+        op = f->policy->next(f->policy_state, c->index, now);
+        if (!op || op->kind != CSD_FLASH_READ) {
+            c->held = op;
+            c->cur = c->susp;
+            c->susp = NULL;
+            c->busy_since = now;
+            chip_array_start(c, c->susp_phase, c->susp_left);
+            return;
+        }
+    }
+    if (!op) op = f->policy->next(f->policy_state, c->index, now);
     if (!op) return;
     queue_change(f, c, -1);
+    if (op->kind == CSD_FLASH_READ) c->queued_reads--;
     c->cur = op;
     c->busy_since = now;
     switch (op->kind) {
@@ -160,12 +218,13 @@ static void chip_kick_ev(csd_sim *sim, void *arg) {
     case CSD_FLASH_PROGRAM:
         chip_wait_channel(c);      /* data in first, then the array program */
         break;
-    default:
-        c->phase = CHIP_ERASE;
+    default: {
         uint64_t t_e = csd_flash_cell_ns(&f->p, CSD_FLASH_ERASE, op->ppn);
         if (f->trace) csd_trace_span(f->trace, CSD_TRACK_CHIP, c->index, PHASE_ERASE, op->req_id, now, now + t_e, op->ppn);
-        sched(f, now + t_e, chip_op_done_ev, c);
+        chip_array_start(c, CHIP_ERASE, t_e);
+        chip_kick(c);   /* a read waiting may suspend it */
         break;
+    }
     }
 }
 
@@ -180,11 +239,11 @@ static void chan_xfer_done_ev(csd_sim *sim, void *arg) {
         chip_release(c);           /* the page is out of the chip's register */
         fw_push(f, op);
     } else {
-        c->phase = CHIP_PROGRAM;
         uint64_t now = csd_sim_now(sim);
         uint64_t t_p = csd_flash_cell_ns(&f->p, CSD_FLASH_PROGRAM, op->ppn);
         if (f->trace) csd_trace_span(f->trace, CSD_TRACK_CHIP, c->index, PHASE_PROGRAM, op->req_id, now, now + t_p, op->ppn);
-        sched(f, now + t_p, chip_op_done_ev, c);
+        chip_array_start(c, CHIP_PROGRAM, t_p);
+        chip_kick(c);   /* a read waiting may suspend it */
     }
     chan_request(ch);
 }
@@ -240,6 +299,7 @@ static void fw_done_ev(csd_sim *sim, void *arg) {
 }
 
 static void chip_enqueue(csd_flash *f, chip *c, csd_flash_op *op, uint64_t now) {
+    if (op->kind == CSD_FLASH_READ) c->queued_reads++;
     f->policy->enqueue(f->policy_state, c->index, op, now);
     queue_change(f, c, +1);
     chip_kick(c);

@@ -189,6 +189,7 @@ typedef struct csd_flash_stats {
     uint64_t bytes_read, bytes_written;
     uint64_t chip_busy_ns, channel_busy_ns;    /* summed over all chips / channels */
     uint64_t fw_busy_ns;                       /* firmware (serial) */
+    uint64_t suspends;                         /* programs and erases a read suspended (flash_suspend) */
 } csd_flash_stats;
 
 /* The flash model with the policies p names (chip_scheduler, flash_scheduler). 0, -EINVAL (unknown
@@ -218,6 +219,9 @@ uint64_t csd_flash_op_ns(const csd_flash *f, uint8_t kind);
 uint32_t csd_flash_chip_of(const csd_flash *f, const csd_flash_op *op);
 /* 1 when chip has no operation in service. */
 int csd_flash_chip_idle(const csd_flash *f, uint32_t chip);
+/* For chip-queue policies that hold queued operations back (paq): chip may have work now; if it is
+ * idle it asks the policy's next() in an event at the current time. Changes nothing else. */
+void csd_flash_kick(const csd_flash *f, uint32_t chip);
 void csd_flash_stats_get(const csd_flash *f, csd_flash_stats *s);
 /* Record chip, channel and firmware spans and chip queue depths into t (NULL: stop). */
 typedef struct csd_trace csd_trace;

@@ -31,6 +31,7 @@ typedef struct csd_obj_info {
 
 typedef struct csd_ftl_counters {
     uint64_t host_pages_written, host_pages_read;
+    uint64_t zero_pages_unstored;   /* pages of zeros (csd_ftl_write_zeroes) the image held already */
     uint64_t flash_reads, flash_programs, flash_erases;
     uint64_t gc_runs, gc_pages_moved;
     uint64_t trimmed_pages;
@@ -77,6 +78,8 @@ uint64_t csd_ftl_group_pages(const csd_ftl *f);
 /* Session override of params.sync_writes (the image stores the format-time value): 1 = fdatasync
  * before any write, trim or object-table change returns. */
 void csd_ftl_set_sync_writes(csd_ftl *f, int on);
+/* fdatasync the image now (a host's flush): what is written survives a host crash. 0 or -errno. */
+int csd_ftl_sync(csd_ftl *f);
 
 /* The rule every new name follows (names.c: UTF-8, NFC, no control characters, no empty, "." or ".."
  * component). 0, or -EINVAL with why set; -ENOMEM. */
@@ -110,6 +113,10 @@ int csd_ftl_write(csd_ftl *f, uint64_t id, uint64_t offset, const void *data, si
 #define CSD_FTL_HINT_MAX 255u
 int csd_ftl_write_hint(csd_ftl *f, uint64_t id, uint64_t offset, const void *data, size_t len, uint32_t hint,
                        csd_flash_batch *ops);
+/* A write of len zero bytes at offset, as csd_ftl_write_hint with that data (the same pages, records,
+ * mapping and flash programs: NVMe's Write Zeroes done by programming), except that a whole page the
+ * store knows reads as zeros already (a fresh page of a block reserved as a hole) is not written. */
+int csd_ftl_write_zeroes(csd_ftl *f, uint64_t id, uint64_t offset, size_t len, uint32_t hint, csd_flash_batch *ops);
 /* The hint ppn's page was written with (0 = none or unknown). */
 uint32_t csd_ftl_page_hint(const csd_ftl *f, uint64_t ppn);
 int csd_ftl_read(csd_ftl *f, uint64_t id, uint64_t offset, void *buf, size_t len, csd_flash_batch *ops);

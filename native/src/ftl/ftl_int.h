@@ -137,6 +137,8 @@ struct csd_ftl {
     uint64_t hidden_id;          /* the mapping policy's own object (map pages), 0 = none */
 
     uint8_t *pagebuf;             /* host read-modify-write */
+    uint32_t zero_crc;            /* CRC-32 of a page of zeros, once computed (zero_crc_set) */
+    int zero_crc_set;
     uint8_t *gcbuf;               /* GC copies (GC runs inside a host write) */
     csd_buf mbuf;
     ftl_run hrun, gcrun;          /* pages of a host write group / of a GC pass not yet in the file */

@@ -99,11 +99,19 @@ static int group_commit(csd_ftl *f, ftl_obj *o, grp_page *g, uint32_t n, int kin
     return 0;
 }
 
+/* Logical pages the host's objects hold: the mapping policy's own map pages (the hidden object) live in
+ * the spare area, as a real device's do, not in the capacity the host was given. */
+static uint64_t host_lused(const csd_ftl *f) {
+    const ftl_obj *h = f->hidden_id ? csd_objtab_by_id(&f->tab, f->hidden_id) : NULL;
+    return f->lused - (h ? h->data_pages + h->tomb_pages : 0);
+}
+
 int csd_ftl_write(csd_ftl *f, uint64_t id, uint64_t offset, const void *data, size_t len, csd_flash_batch *ops) {
     return csd_ftl_write_hint(f, id, offset, data, len, 0, ops);
 }
 
-int csd_ftl_write_hint(csd_ftl *f, uint64_t id, uint64_t offset, const void *data, size_t len, uint32_t hint,
+/* data NULL: zeros (csd_ftl_write_zeroes) */
+static int write_pages(csd_ftl *f, uint64_t id, uint64_t offset, const void *data, size_t len, uint32_t hint,
                        csd_flash_batch *ops) {
     if (f->broken) return -EIO;
     if (hint > CSD_FTL_HINT_MAX) return -EINVAL;
@@ -111,12 +119,11 @@ int csd_ftl_write_hint(csd_ftl *f, uint64_t id, uint64_t offset, const void *dat
     if (!o) return -ENOENT;
     if (offset > o->size || len > UINT64_MAX - offset) return -ERANGE;
     if (len == 0) return 0;
-    if (!data) return -EINVAL;
     const uint64_t pb = f->pb, end = offset + len, first = offset / pb, last = (end - 1) / pb;
     if (last >= f->lpages) return -ENOSPC;
     uint64_t np = ftl_obj_pages(f, o), added = last + 1 > np ? last + 1 - np : 0;
     for (uint64_t i = first; i < np && i <= last; i++) added += o->map[i] == MAP_NONE;
-    if (f->lused + added > f->lpages) return -ENOSPC;
+    if (host_lused(f) + added > f->lpages) return -ENOSPC;
     if (csd_obj_reserve(o, last + 1)) return -ENOMEM;
     uint64_t gmax = min64(f->group_pages, last - first + 1);
     grp_page *g = malloc((size_t)gmax * sizeof *g);
@@ -133,7 +140,10 @@ int csd_ftl_write_hint(csd_ftl *f, uint64_t id, uint64_t offset, const void *dat
             uint64_t ps = i * pb, lo = max64(ps, offset), hi = min64(ps + pb, end);
             uint8_t *buf = ftl_run_slot(f, &f->hrun);
             f->op_set = i + 1;
-            if (lo == ps && hi == ps + pb) {
+            int zero_page = !src && lo == ps && hi == ps + pb;
+            if (zero_page) {
+                /* filled below, once it is known whether the page is written at all */
+            } else if (lo == ps && hi == ps + pb) {
                 memcpy(buf, src + (ps - offset), pb);
             } else {
                 uint64_t e = o->map[i];
@@ -145,14 +155,24 @@ int csd_ftl_write_hint(csd_ftl *f, uint64_t id, uint64_t offset, const void *dat
                 } else {
                     memset(buf, 0, pb);
                 }
-                memcpy(buf + (lo - ps), src + (lo - offset), hi - lo);
+                if (src) memcpy(buf + (lo - ps), src + (lo - offset), hi - lo);
+                else memset(buf + (lo - ps), 0, hi - lo);
             }
             uint64_t ppn;
             f->cur_update = map_is_data(o->map[i]);
             rc = ftl_alloc_host(f, ops, &ppn);
             if (rc) break;
-            g[n++] = (grp_page){ i, ppn, csd_crc32(0, buf, pb), (uint32_t)min64(pb, size_after - ps) };
-            rc = ftl_run_add(f, &f->hrun, ppn);
+            /* a page of zeros where the store reads zeros already is not written */
+            int elide = zero_page && csd_store_fresh_zero(f->st, ppn);
+            if (zero_page && (!elide || !f->zero_crc_set)) memset(buf, 0, pb);
+            if (zero_page && !f->zero_crc_set) {
+                f->zero_crc = csd_crc32(0, buf, pb);
+                f->zero_crc_set = 1;
+            }
+            g[n++] = (grp_page){ i, ppn, zero_page ? f->zero_crc : csd_crc32(0, buf, pb),
+                                 (uint32_t)min64(pb, size_after - ps) };
+            if (!elide) rc = ftl_run_add(f, &f->hrun, ppn);
+            else f->c.zero_pages_unstored++;
             if (rc) break;
             f->op_set = i + 1;   /* GC in the allocation may have served other pages */
             ftl_op(f, ops, CSD_FLASH_PROGRAM, 0, ppn);
@@ -171,6 +191,16 @@ int csd_ftl_write_hint(csd_ftl *f, uint64_t id, uint64_t offset, const void *dat
     f->cur_update = 0;
     free(g);
     return rc;
+}
+
+int csd_ftl_write_hint(csd_ftl *f, uint64_t id, uint64_t offset, const void *data, size_t len, uint32_t hint,
+                       csd_flash_batch *ops) {
+    if (len && !data) return -EINVAL;
+    return write_pages(f, id, offset, data, len, hint, ops);
+}
+
+int csd_ftl_write_zeroes(csd_ftl *f, uint64_t id, uint64_t offset, size_t len, uint32_t hint, csd_flash_batch *ops) {
+    return write_pages(f, id, offset, NULL, len, hint, ops);
 }
 
 int csd_ftl_read(csd_ftl *f, uint64_t id, uint64_t offset, void *buf, size_t len, csd_flash_batch *ops) {
@@ -347,7 +377,7 @@ int csd_ftl_extend(csd_ftl *f, uint64_t id, uint64_t size, csd_flash_batch *ops)
     if (last >= f->lpages) return -ENOSPC;
     /* growing inside the last page would need its record rewritten: not what a namespace needs */
     if (last < ftl_obj_pages(f, o)) return -EINVAL;
-    if (f->lused + 1 > f->lpages) return -ENOSPC;
+    if (host_lused(f) + 1 > f->lpages) return -ENOSPC;
     if (csd_obj_reserve(o, last + 1)) return -ENOMEM;
     /* a tombstone on the new last page carries the size across a crash (recovery derives sizes from
      * records) and keeps every page before it a hole that reads as zeros */

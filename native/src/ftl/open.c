@@ -656,6 +656,8 @@ uint64_t csd_ftl_capacity(const csd_ftl *f) { return f->l.capacity; }
 uint64_t csd_ftl_physical_pages(const csd_ftl *f) { return f->physical; }
 uint64_t csd_ftl_group_pages(const csd_ftl *f) { return f->group_pages; }
 
+int csd_ftl_sync(csd_ftl *f) { return csd_store_sync(f->st); }
+
 void csd_ftl_set_sync_writes(csd_ftl *f, int on) {
     f->p.sync_writes = on != 0;
     f->st->sync_writes = on != 0;

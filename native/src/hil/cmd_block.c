@@ -49,7 +49,8 @@ static int blk_ns(csd_device *d, cmd_ctx *c) {
 }
 
 static const char *op_name(uint8_t op) {
-    return op == CSD_BLOCK_READ ? "READ" : op == CSD_BLOCK_WRITE ? "WRITE" : op == CSD_BLOCK_TRIM ? "TRIM" : "?";
+    return op == CSD_BLOCK_READ ? "READ" : op == CSD_BLOCK_WRITE ? "WRITE" : op == CSD_BLOCK_TRIM ? "TRIM"
+         : op == CSD_BLOCK_FLUSH ? "FLUSH" : "?";
 }
 
 /* Every field of every request before any is applied. data_len[i] is request i's data bytes (for
@@ -70,15 +71,18 @@ static int blk_check(csd_device *d, cmd_ctx *c, const csd_block_req *q, size_t n
     uint64_t prev = d->blk_last_arrival > now ? d->blk_last_arrival : now, held = csd_engine_blk_data_bytes(d->eng);
     for (size_t i = 0; i < n; i++) {
         const csd_block_req *r = &q[i];
-        if (r->op < CSD_BLOCK_READ || r->op > CSD_BLOCK_TRIM)
+        if (r->op < CSD_BLOCK_READ || r->op > CSD_BLOCK_FLUSH)
             return cmd_fail(c, CSD_INVALID_ARGUMENT, "block_submit: request %zu (id %" PRIu64 "): op must be READ, "
-                            "WRITE or TRIM (got %u)", i, r->id, (unsigned)r->op);
-        if (r->count == 0)
+                            "WRITE, TRIM or FLUSH (got %u)", i, r->id, (unsigned)r->op);
+        if (r->op == CSD_BLOCK_FLUSH && (r->lba || r->count))
+            return cmd_fail(c, CSD_INVALID_ARGUMENT, "block_submit: request %zu (id %" PRIu64 "): a FLUSH covers no "
+                            "LBAs (lba and count 0; got %" PRIu64 " +%u)", i, r->id, r->lba, r->count);
+        if (r->count == 0 && r->op != CSD_BLOCK_FLUSH)
             return cmd_fail(c, CSD_INVALID_ARGUMENT, "block_submit: request %zu (id %" PRIu64 "): count is 0", i, r->id);
         if (r->count > CSD_BLOCK_MAX_LBAS)
             return cmd_fail(c, CSD_INVALID_ARGUMENT, "block_submit: request %zu (id %" PRIu64 "): count %u exceeds "
                             "%u LBAs", i, r->id, r->count, CSD_BLOCK_MAX_LBAS);
-        if (r->lba >= d->blk_lbas || r->count > d->blk_lbas - r->lba)
+        if (r->op != CSD_BLOCK_FLUSH && (r->lba >= d->blk_lbas || r->count > d->blk_lbas - r->lba))
             return cmd_fail(c, CSD_OUT_OF_RANGE, "block_submit: request %zu (id %" PRIu64 "): LBAs [%" PRIu64 ", +%u) "
                             "are past the end of the namespace (%" PRIu64 " LBAs)", i, r->id, r->lba, r->count,
                             d->blk_lbas);
@@ -101,6 +105,18 @@ static int blk_check(csd_device *d, cmd_ctx *c, const csd_block_req *q, size_t n
             return cmd_fail(c, CSD_INVALID_ARGUMENT, "block_submit: request %zu (id %" PRIu64 "): hint %u is out of "
                             "range (0..%u: 0 = none, else a lifetime class such as an LSM level + 1)", i, r->id,
                             r->hint, CSD_FTL_HINT_MAX);
+        if (r->zeroes && (r->op != CSD_BLOCK_WRITE || data_len[i] || r->fill))
+            return cmd_fail(c, CSD_INVALID_ARGUMENT, "block_submit: request %zu (id %" PRIu64 "): zeroes is for "
+                            "writes without data or fill", i, r->id);
+        if (r->bytes && r->op == CSD_BLOCK_TRIM)
+            return cmd_fail(c, CSD_INVALID_ARGUMENT, "block_submit: request %zu (id %" PRIu64 "): bytes is for "
+                            "reads and writes", i, r->id);
+        /* a sub-page range touches every LBA of the request: the inner ones whole, the two ends in part */
+        uint64_t least = r->count > 2 ? bytes - 2 * pb : 0;
+        if (r->bytes && (r->bytes > bytes || r->bytes <= least))
+            return cmd_fail(c, CSD_INVALID_ARGUMENT, "block_submit: request %zu (id %" PRIu64 "): bytes %" PRIu64
+                            " does not fit %u LBAs of %" PRIu64 " bytes (more than %" PRIu64 ", at most %" PRIu64 ")",
+                            i, r->id, r->bytes, r->count, pb, least, bytes);
         if (r->fill && r->op != CSD_BLOCK_WRITE)
             return cmd_fail(c, CSD_INVALID_ARGUMENT, "block_submit: request %zu (id %" PRIu64 "): fill is for "
                             "writes", i, r->id);
@@ -152,12 +168,19 @@ static void fill_pattern(uint8_t *buf, uint64_t lba, uint32_t count, uint64_t pb
  * own: buf is malloc'd and goes with the completion. 0, or -errno when the engine cannot take it. */
 static int blk_apply(csd_device *d, const csd_block_req *r, uint64_t arrival, int own) {
     const uint64_t pb = d->params.page_bytes, off = r->lba * pb, bytes = (uint64_t)r->count * pb;
+    /* the host link carries what the host asked for; the flash moves whole pages */
+    const uint64_t link = r->bytes ? r->bytes : bytes;
     csd_flash_batch *ops = &d->blk_ops;
     csd_flash_batch_clear(ops);
     uint64_t to_dev = 0, to_host = 0;
     int rc = 0;
     switch (r->op) {
     case CSD_BLOCK_WRITE: {
+        to_dev = link;
+        if (r->zeroes) {
+            rc = csd_ftl_write_zeroes(d->ftl, d->blk_ns, off, bytes, r->hint, ops);
+            break;
+        }
         const void *src = r->data;
         if (!src) {
             rc = grow_buf(d, bytes);
@@ -165,12 +188,11 @@ static int blk_apply(csd_device *d, const csd_block_req *r, uint64_t arrival, in
             fill_pattern(d->blk_buf, r->lba, r->count, pb, r->fill);
             src = d->blk_buf;
         }
-        to_dev = bytes;
         rc = csd_ftl_write_hint(d->ftl, d->blk_ns, off, src, bytes, r->hint, ops);
         break;
     }
     case CSD_BLOCK_READ:
-        to_host = bytes;
+        to_host = link;
         if (r->buf) {
             rc = csd_ftl_read(d->ftl, d->blk_ns, off, r->buf, bytes, ops);
         } else {
@@ -188,8 +210,13 @@ static int blk_apply(csd_device *d, const csd_block_req *r, uint64_t arrival, in
             }
         }
         break;
-    default:
+    case CSD_BLOCK_TRIM:
         rc = csd_ftl_trim(d->ftl, d->blk_ns, off, bytes, ops);
+        break;
+    default:
+        /* FLUSH: the data of every request before it is in the image already (it moved at submission);
+         * make it durable there. No flash operation: the device has no volatile write cache. */
+        rc = csd_ftl_sync(d->ftl);
         break;
     }
     csd_blk_tag tag = { .id = r->id, .lba = r->lba, .count = r->count, .op = r->op,
@@ -236,7 +263,10 @@ static void blk_run(csd_device *d, uint64_t session, size_t min, uint64_t until_
 static void to_cpl(const csd_blk_done *x, csd_block_cpl *o) {
     *o = (csd_block_cpl){ .id = x->tag.id, .lba = x->tag.lba, .count = x->tag.count, .op = x->tag.op,
                           .status = x->tag.status, .arrival_ns = x->arrival_ns, .admit_ns = x->admit_ns,
-                          .first_flash_ns = x->first_flash_ns, .done_ns = x->done_ns, .flash_ops = x->flash_ops };
+                          .first_flash_ns = x->first_flash_ns, .done_ns = x->done_ns, .flash_ops = x->flash_ops,
+                          .submit_ns = x->submit_ns, .flash_done_ns = x->flash_done_ns,
+                          .flash_busy_ns = x->flash_busy_ns, .clf_delayed = x->clf_delayed,
+                          .dle_delayed = x->dle_delayed };
 }
 
 /* ---- protocol ------------------------------------------------------------------------------- */
@@ -250,6 +280,7 @@ int cmd_block_info(csd_device *d, const Smartssd__V1__BlockInfo *m, cmd_ctx *c) 
     rep->lba_bytes = d->params.page_bytes;
     rep->lbas = d->blk_lbas;
     rep->queue_depth = d->params.block_queue_depth;
+    rep->flash_queue_depth = d->params.flash_queue_depth;
     rep->max_outstanding = CSD_BLOCK_MAX_OUTSTANDING;
     rep->namespace_object = d->blk_ns;
     c->resp->result_case = SMARTSSD__V1__RESPONSE__RESULT_BLOCK_INFO;
@@ -270,7 +301,7 @@ int cmd_block_submit(csd_device *d, const Smartssd__V1__BlockSubmit *m, cmd_ctx 
         const Smartssd__V1__BlockRequest *r = m->requests[i];
         q[i] = (csd_block_req){ .id = r->id, .op = r->op > 255 ? 255 : (uint8_t)r->op, .lba = r->lba, .count = r->count,
                                 .arrival_ns = r->arrival_ns, .data = r->data.len ? r->data.data : NULL,
-                                .fill = r->fill, .hint = r->hint };
+                                .fill = r->fill, .hint = r->hint, .bytes = r->bytes, .zeroes = r->zeroes };
         len[i] = r->data.len;
         want[i] = r->return_data;
     }
@@ -352,6 +383,11 @@ int cmd_block_poll(csd_device *d, const Smartssd__V1__BlockPoll *m, cmd_ctx *c) 
         cm[i].first_flash_ns = x->first_flash_ns;
         cm[i].done_ns = x->done_ns;
         cm[i].flash_ops = x->flash_ops;
+        cm[i].submit_ns = x->submit_ns;
+        cm[i].flash_done_ns = x->flash_done_ns;
+        cm[i].flash_busy_ns = x->flash_busy_ns;
+        cm[i].clf_delayed = x->clf_delayed;
+        cm[i].dle_delayed = x->dle_delayed;
         cm[i].lba = x->tag.lba;
         cm[i].count = x->tag.count;
         if (x->tag.data) {
@@ -386,7 +422,8 @@ int csd_block_info_get(csd_device *d, csd_block_info *out, char *err, size_t err
     int rc = blk_ns(d, &c);
     if (!rc) *out = (csd_block_info){ .lba_bytes = d->params.page_bytes, .lbas = d->blk_lbas,
                                       .queue_depth = d->params.block_queue_depth,
-                                      .max_outstanding = CSD_BLOCK_MAX_OUTSTANDING, .namespace_object = d->blk_ns };
+                                      .max_outstanding = CSD_BLOCK_MAX_OUTSTANDING, .namespace_object = d->blk_ns,
+                                      .flash_queue_depth = d->params.flash_queue_depth };
     pthread_mutex_unlock(&d->mu);
     return rc ? api_fail(&c, err, errlen) : 0;
 }

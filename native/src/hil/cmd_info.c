@@ -205,6 +205,7 @@ int cmd_stats(csd_device *d, const Smartssd__V1__Stats *m, cmd_ctx *c) {
     add_u64(&l, "isp.buffer_peak_bytes", es.isp_buffer_peak_bytes);
     add_u64(&l, "ftl.host_pages_written", fc.host_pages_written);
     add_u64(&l, "ftl.host_pages_read", fc.host_pages_read);
+    add_u64(&l, "ftl.zero_pages_unstored", fc.zero_pages_unstored);
     add_u64(&l, "ftl.gc_runs", fc.gc_runs);
     add_u64(&l, "ftl.gc_pages_moved", fc.gc_pages_moved);
     add_u64(&l, "ftl.trimmed_pages", fc.trimmed_pages);
@@ -229,6 +230,7 @@ int cmd_stats(csd_device *d, const Smartssd__V1__Stats *m, cmd_ctx *c) {
     add_u64(&l, "block.reads", d->counters.blk_by_op[1]);
     add_u64(&l, "block.writes", d->counters.blk_by_op[2]);
     add_u64(&l, "block.trims", d->counters.blk_by_op[3]);
+    add_u64(&l, "block.flushes", d->counters.blk_by_op[4]);
     add_u64(&l, "block.failed", d->counters.blk_failed);
     add_u64(&l, "block.outstanding", csd_engine_blk_outstanding_all(d->eng));
     add_u64(&l, "commands.errors", d->counters.errors);

@@ -5,7 +5,7 @@
  * (a staging object renamed over the old one). A TASKLET object then names it like a built-in. */
 #include "hil/cmd.h"
 #include "sandbox/sandbox.h"
-#include "tasklets/row_filter.h"
+#include "query/row_filter.h"
 
 #include <errno.h>
 #include <inttypes.h>

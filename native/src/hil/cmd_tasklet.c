@@ -3,7 +3,7 @@
 #include "hil/cmd.h"
 #include "sandbox/sandbox.h"
 #include "tasklets/builtin_hooks.h"
-#include "tasklets/row_filter.h"
+#include "query/row_filter.h"
 
 #include <errno.h>
 #include <inttypes.h>

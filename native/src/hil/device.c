@@ -5,7 +5,7 @@
 #include "hil/pace.h"
 #include "hil/timeline.h"
 #include "store/store.h"
-#include "util/bufpool.h"
+#include "host/bufpool.h"
 
 #include <errno.h>
 #include <stdio.h>

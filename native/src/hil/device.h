@@ -22,7 +22,7 @@ typedef struct csd_cmd_counters {
     uint64_t errors, bad_packets;
     uint64_t vobjs_reclaimed, runs_cancelled;   /* the orphan rule's work (vobj_reclaim) */
     uint64_t io_commands, io_ns;     /* write_object and read_object of data: count, device ns */
-    uint64_t blk_by_op[4];                      /* block requests accepted, by csd_block_op */
+    uint64_t blk_by_op[5];                      /* block requests accepted, by csd_block_op */
     uint64_t blk_failed;                        /* of them, failed in the FTL (NO_SPACE, IO_ERROR) */
 } csd_cmd_counters;
 
@@ -61,7 +61,7 @@ struct csd_device {
     uint8_t *blk_buf;                /* fill-pattern writes */
     size_t blk_buf_cap;
     csd_flash_batch blk_ops;
-    struct csd_bufpool *pool;        /* large buffers of tasklet requests, reused (util/bufpool.h) */
+    struct csd_bufpool *pool;        /* large buffers of tasklet requests, reused (host/bufpool.h) */
 };
 
 /* The block namespace's object: object commands neither list nor touch names under the prefix. */

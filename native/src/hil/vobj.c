@@ -2,7 +2,7 @@
  * ids from CSD_VOLATILE_ID_BASE up; each output holds at most one run of a tasklet request. */
 #include "hil/vobj.h"
 #include "sandbox/sandbox.h"
-#include "tasklets/row_filter.h"
+#include "query/row_filter.h"
 
 #include <errno.h>
 #include <stdio.h>

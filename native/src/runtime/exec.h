@@ -95,7 +95,7 @@ int csd_exec_finish(csd_exec *t, csd_cost *cost);
 int csd_exec_stage1(csd_exec *t, uint64_t page_index, const uint8_t *data, size_t len, csd_cost *cost,
                     int *cls, int *need_next);
 
-/* A filter on output rows (tasklets/row_filter.c): 1 keep, 0 drop, < 0 with err; cycles grows by the
+/* A filter on output rows (query/row_filter.c): 1 keep, 0 drop, < 0 with err; cycles grows by the
  * work it did. vals are the row's values (runtime/exec_io.h), strings in arena. */
 struct csd_io_val;
 typedef int (*csd_row_keep_fn)(void *ctx, const struct csd_io_val *vals, size_t n, const uint8_t *arena,

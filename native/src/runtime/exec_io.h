@@ -1,6 +1,6 @@
 /* The csd_tasklet_io a tasklet talks to: cost accumulators, the row under construction and the first
  * failure. Shared by exec.c (which owns one per execution) and tasklet_io.c (the csd_io_* API);
- * a row filter (tasklets/row_filter.c) reads csd_io_val; nothing else should look inside. */
+ * a row filter (query/row_filter.c) reads csd_io_val; nothing else should look inside. */
 #ifndef CSD_RUNTIME_EXEC_IO_H
 #define CSD_RUNTIME_EXEC_IO_H
 

@@ -8,13 +8,14 @@
  *   paper          each baseline as a plain multi-core adaptation (section IV-A: "modified to adapt
  *                  to multiple cores"): a request runs whole on the least loaded core and contends
  *                  for every chip, sends in LBA order with a multi-plane read only where the batch
- *                  happens to be aligned, FCFS and CFS couple send and process (Fig. 2), HORAE's
- *                  critical path is its predecessor stages' time and SERICO's ping-pong halves add up
- *                  to the others' buffer (section II-B)
+ *                  happens to be aligned, FCFS and CFS couple send and process (Fig. 2) and SERICO's
+ *                  ping-pong halves add up to the others' buffer, each processed whole (section II-B);
+ *                  HORAE's reading of its critical path is a parameter of its own
+ *                  (horae_critical_path), the same under every adaptation
  *
  * Modifiers switch one engine advantage on for the ablation: "+split", "+mp" (whole multi-plane
- * groups), "+order" (chip-aware send order), "+loop" (decoupled loop), "+pol" (HORAE's and SERICO's
- * shared-engine versions), all four under paper only, and "+eq12" (the baselines' buffers by REMUS
+ * groups), "+order" (chip-aware send order), "+loop" (decoupled loop), "+pol" (SERICO's
+ * shared-engine version), all four under paper only, and "+eq12" (the baselines' buffers by REMUS
  * eq. 12; either base). E.g. "paper+split+mp"; "paper+split+mp+order+loop+pol" is shared-engine. */
 #ifndef CSD_SCHED_ADAPT_H
 #define CSD_SCHED_ADAPT_H
@@ -27,7 +28,7 @@ enum {
     CSD_ADAPT_WHOLE_MP = 1u << 1,     /* multi-plane groups go whole; a policy sees N_pl-page units */
     CSD_ADAPT_CHIP_ORDER = 1u << 2,   /* a send picks the pages whose chips are least busy */
     CSD_ADAPT_DECOUPLED = 1u << 3,    /* fcfs / cfs refill while processing (else Fig. 2's loop) */
-    CSD_ADAPT_PAPER_POLICY = 1u << 4, /* horae: predecessor-time critical path; serico: halves of Q */
+    CSD_ADAPT_PAPER_POLICY = 1u << 4, /* serico: halves of Q, each processed whole */
     CSD_ADAPT_EQ12 = 1u << 5,         /* baselines' buffer B_i = Q + ceil(c_i) pages (III-D) */
 };
 #define CSD_ADAPT_ENGINE (CSD_ADAPT_SPLIT | CSD_ADAPT_WHOLE_MP | CSD_ADAPT_CHIP_ORDER | CSD_ADAPT_DECOUPLED)

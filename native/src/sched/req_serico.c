@@ -4,9 +4,10 @@
  *   Buffer: two halves of H = ceil(Q / 2) pages (B = 2H; H = B / 2 if admission gave less, and at
  *   least one whole flash request); a sub-request sends only into an empty half, one half (H pages,
  *   fewer at its end) at a time. Under the paper adaptation (CSD_ADAPT_PAPER_POLICY) the two halves
- *   add up to the other baselines' buffer: H = Q, B = 2Q (or eq. 12's B_i with CSD_ADAPT_EQ12).
+ *   add up to the other baselines' buffer: H = Q, B = 2Q (or eq. 12's B_i with CSD_ADAPT_EQ12);
+ *   serico_half_pages sets H under either.
  *   Deadlines: every request has the same deadline D (REMUS paper IV-A: "We assign the same deadline
- *   for all requests"). Every SERICO_PERIOD_NS the core recomputes, for each sub-request, the latest
+ *   for all requests"). Every serico_period_ns (1 ms) the core recomputes, for each sub-request, the latest
  *   start of its remaining processing, d_P = D - (total - P) * c_i, and of its next fetch,
  *   d_S = d_P - T_f (the data must arrive before it is processed). Between updates they are stale.
  *   The eligible stage (S: a half is empty and quota allows; P: data ready) with the earliest
@@ -21,24 +22,35 @@
 #include "sched/stage_common.h"
 
 #include <stdint.h>
+#include <string.h>
 
-#define SERICO_PERIOD_NS 1000000     /* deadline update period: 1 ms (assumption, docs/SCHEDULERS.md) */
 #define SERICO_D ((int64_t)1 << 62)
 
-enum { LAST_UPDATE, RUN_ID, SERICO_SLOTS };
+/* per core: the last deadline update, the sub-request whose half is being processed, and the
+ * parameters (the update period, serico_period_ns: 1 ms by default, an assumption; the half's pages,
+ * serico_half_pages: 0 = the adaptation's) */
+enum { LAST_UPDATE, RUN_ID, PERIOD, HALF, BY_REQUEST, SERICO_SLOTS };
 enum { D_P, D_S, D_SET, RUN_END };   /* csd_sreq.pol; RUN_END: P at which its half's run ends */
 
 static int serico_init(void **state, const csd_params *p) {
     int rc = csd_sched_percore_init(state, p, SERICO_SLOTS);
-    if (rc == 0)
-        for (uint32_t k = 0; k < p->cores; k++) csd_sched_slot(*state, k)[LAST_UPDATE] = -1;
+    if (rc == 0) {
+        for (uint32_t k = 0; k < ((csd_sched_percore *)*state)->cores; k++) {
+            int64_t *st = csd_sched_slot(*state, k);
+            st[LAST_UPDATE] = -1;
+            st[PERIOD] = (int64_t)p->serico_period_ns;
+            st[HALF] = p->serico_half_pages;
+            st[BY_REQUEST] = !strcmp(p->serico_edf, "request");
+        }
+    }
     return rc;
 }
 
 static uint64_t half(const csd_core_view *cv) { return (cv->Q + 1) / 2; }
 
 static uint64_t serico_buffer(void *state, const csd_core_view *cv, const csd_sreq *s) {
-    (void)state;
+    uint64_t h = (uint64_t)csd_sched_slot(state, cv->core)[HALF];
+    if (h) return 2 * h;
     if (cv->adapt & (CSD_ADAPT_PAPER_POLICY | CSD_ADAPT_EQ12)) return csd_sched_buffer_2q(cv, s);
     return 2 * half(cv);
 }
@@ -59,7 +71,7 @@ static void deadlines(const csd_core_view *cv, csd_sreq *v) {
 
 static csd_stage_choice serico_decide(void *state, const csd_core_view *cv) {
     int64_t *st = csd_sched_slot(state, cv->core);
-    int update = st[LAST_UPDATE] < 0 || cv->now >= (uint64_t)st[LAST_UPDATE] + SERICO_PERIOD_NS;
+    int update = st[LAST_UPDATE] < 0 || cv->now >= (uint64_t)(st[LAST_UPDATE] + st[PERIOD]);
     if (update) st[LAST_UPDATE] = (int64_t)cv->now;
     uint64_t qcur = csd_sched_qcur(cv);
     int halves = (cv->adapt & CSD_ADAPT_PAPER_POLICY) != 0;
@@ -71,11 +83,19 @@ static csd_stage_choice serico_decide(void *state, const csd_core_view *cv) {
         }
         st[RUN_ID] = 0;
     }
+    /* serico_edf = request: the request with the earliest deadline holds the core; only its stages run */
+    size_t holder = SIZE_MAX;
+    for (size_t i = 0; i < cv->n; i++) {
+        csd_sreq *v = cv->reqs[i];
+        if (update || !v->pol[D_SET]) deadlines(cv, v);
+        if (st[BY_REQUEST] && v->P < v->total && (holder == SIZE_MAX || v->pol[D_P] < cv->reqs[holder]->pol[D_P]))
+            holder = i;
+    }
     csd_stage_choice best = csd_stage_wait();
     int64_t best_d = INT64_MAX;
     for (size_t i = 0; i < cv->n; i++) {
         csd_sreq *v = cv->reqs[i];
-        if (update || !v->pol[D_SET]) deadlines(cv, v);
+        if (st[BY_REQUEST] && i != holder) continue;
         uint64_t h = half_of(cv, v), left = v->total - v->S;
         uint64_t unprocessed = v->total - v->P, run = unprocessed < h ? unprocessed : h;
         /* ping-pong: a half is processed once it has landed (all of it, or all that was sent) */

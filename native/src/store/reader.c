@@ -21,7 +21,7 @@
  * marked stale and dropped when its read returns. So a view returns the bytes a serial read at that
  * moment would, and the CRC is compared by the caller exactly as for a serial read. */
 #include "store/store.h"
-#include "util/spin.h"
+#include "host/spin.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -89,7 +89,7 @@ static uint64_t blk(const csd_store *s, uint64_t ppn) { return ppn / s->l.pages_
  * but a plain mutex found taken puts the caller to sleep at once and its holder into the kernel to
  * wake it: the engine's views and the reader's publishing met that way often enough for the futex
  * sleeps and wake-ups to take about 14 % of weblog-q1's samples with two host threads (perf). So spin
- * briefly first (util/spin.h). */
+ * briefly first (host/spin.h). */
 static void rd_lock(struct csd_store_reader *rd) { csd_mutex_lock_spin(&rd->mu); }
 
 static rd_run *set_of(struct csd_store_reader *rd, uint64_t ppn) {

@@ -198,6 +198,7 @@ fail:
 void csd_store_close(csd_store *s) {
     if (!s) return;
     csd_store_reader_stop(s);
+    free(s->bzero);
     if (s->runs)
         for (size_t i = 0; i < RUN_SETS * RUN_WAYS; i++) free(s->runs[i].buf);
     free(s->runs);
@@ -293,10 +294,36 @@ static int reader_drop(csd_store *s, uint64_t first, uint64_t n, int rc) {
     return rc;
 }
 
+static int fill_block(csd_store *s, uint64_t off, uint64_t len);
+
+static int reserve(csd_store *s, uint64_t first, uint64_t npages);
+
+/* A block reserved as a hole is allocated and filled with zeros before its first data write (see
+ * csd_store_reserve). */
+static int fill_deferred(csd_store *s, uint64_t first, uint64_t n) {
+    if (!s->bzero || !n) return 0;
+    const uint64_t ppb = s->l.pages_per_block;
+    for (uint64_t b = first / ppb; b <= (first + n - 1) / ppb; b++) {
+        if (s->bzero[b] != 1) continue;
+        uint64_t len = ppb;
+        if (b * ppb + len > s->l.physical_pages) len = s->l.physical_pages - b * ppb;
+        int rc = reserve(s, b * ppb, len);
+        if (rc) return rc;
+        s->bzero[b] = 2;
+    }
+    return 0;
+}
+
+int csd_store_fresh_zero(const csd_store *s, uint64_t ppn) {
+    return s->bzero && ppn < s->l.physical_pages && s->bzero[ppn / s->l.pages_per_block] != 0;
+}
+
 int csd_store_write_data(csd_store *s, uint64_t ppn, const void *page) {
     if (!ppn_ok(s, ppn, 1)) return -EINVAL;
     runs_invalidate(s, ppn, 1);
     if (s->discard) return reader_drop(s, ppn, 1, 0);
+    int rc = fill_deferred(s, ppn, 1);
+    if (rc) return reader_drop(s, ppn, 1, rc);
     return reader_drop(s, ppn, 1, pwrite_full(s->fd, page, s->l.page_bytes, s->l.data_off + ppn * s->l.page_bytes));
 }
 
@@ -304,6 +331,8 @@ int csd_store_write_data_run(csd_store *s, uint64_t ppn, uint64_t n, const void 
     if (!ppn_ok(s, ppn, n)) return -EINVAL;
     runs_invalidate(s, ppn, n);
     if (s->discard) return reader_drop(s, ppn, n, 0);
+    int rc = fill_deferred(s, ppn, n);
+    if (rc) return reader_drop(s, ppn, n, rc);
     return reader_drop(s, ppn, n,
                        pwrite_full(s->fd, pages, (size_t)(n * s->l.page_bytes), s->l.data_off + ppn * s->l.page_bytes));
 }
@@ -380,8 +409,15 @@ static int write_zeros(int fd, uint64_t off, uint64_t len) {
  * pages in place instead of re-allocating them after a punch (punching every erased block cost the
  * kernel more than the writes themselves); csd_store_punch gives free blocks back to the host's
  * disk in large runs at a clean close. */
+static void bzero_forget(csd_store *s, uint64_t first, uint64_t npages) {
+    if (!s->bzero || !npages) return;
+    for (uint64_t b = first / s->l.pages_per_block; b <= (first + npages - 1) / s->l.pages_per_block; b++)
+        s->bzero[b] = 0;
+}
+
 int csd_store_erase(csd_store *s, uint64_t first, uint64_t npages) {
     if (!ppn_ok(s, first, npages)) return -EINVAL;
+    bzero_forget(s, first, npages);      /* the dead bytes stay */
     runs_invalidate(s, first, npages);   /* the block's pages are dead: drop read-ahead copies of them */
     return reader_drop(s, first, npages, write_zeros(s->fd, s->l.oob_off + first * CSD_OOB_BYTES, npages * CSD_OOB_BYTES));
 }
@@ -394,28 +430,52 @@ int csd_store_erase(csd_store *s, uint64_t first, uint64_t npages) {
  * CPU time of a scan, for about 1.2x the CPU time of the put. */
 static int fill_block(csd_store *s, uint64_t off, uint64_t len) { return write_zeros(s->fd, off, len); }
 
+/* 1 when the file holds no data in [off, off+len): a hole, which reads as zeros. */
+static int is_hole(int fd, uint64_t off, uint64_t len) {
+#ifdef SEEK_DATA
+    off_t d = lseek(fd, (off_t)off, SEEK_DATA);
+    if (d < 0) return errno == ENXIO;   /* no data at or after off */
+    return (uint64_t)d >= off + len;
+#else
+    (void)fd, (void)off, (void)len;
+    return 0;
+#endif
+}
+
 /* Writing into a hole makes the file system allocate (delayed allocation) page by page, which cost
  * the kernel about three times the write itself; one fallocate per block opened for programming
  * allocates the block's pages in one extent (a no-op when they are allocated already, as after an
  * erase), and a full host disk shows up here, before any page of the block is written. */
 static int reserve(csd_store *s, uint64_t first, uint64_t npages) {
     if (s->discard) return 0;   /* the data area stays a hole: it reads as zeros */
+    uint64_t off = s->l.data_off + first * s->l.page_bytes, len = npages * s->l.page_bytes;
 #ifdef FALLOC_FL_KEEP_SIZE
     if (s->reserve) {
-        uint64_t off = s->l.data_off + first * s->l.page_bytes, len = npages * s->l.page_bytes;
         if (fallocate(s->fd, FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) == 0) return fill_block(s, off, len);
         if (errno == ENOSPC || errno == EDQUOT) return -EDQUOT;
         if (errno != EOPNOTSUPP && errno != ENOSYS) return -errno;
         s->reserve = 0;   /* this file system cannot: pages are allocated as they are written */
     }
 #endif
-    return fill_block(s, first * s->l.page_bytes + s->l.data_off, npages * s->l.page_bytes);
+    return fill_block(s, off, len);
 }
 
+/* A whole block that is a hole in the file (never written, or punched) already reads as zeros: it is
+ * only marked, and allocated and filled at its first data write (fill_deferred), so pages of zeros
+ * (csd_ftl_write_zeroes) there cost the host's disk nothing. Any other block is reserved now. */
 int csd_store_reserve(csd_store *s, uint64_t first, uint64_t npages) {
     if (!ppn_ok(s, first, npages)) return -EINVAL;
+    const uint64_t ppb = s->l.pages_per_block;
+    if (!s->bzero && !(s->bzero = calloc(s->l.physical_pages / ppb + 1, 1))) return -ENOMEM;
     runs_invalidate(s, first, npages);   /* the block is filled with zeros */
-    return reader_drop(s, first, npages, reserve(s, first, npages));
+    int whole = first % ppb == 0 && (npages == ppb || first + npages == s->l.physical_pages);
+    if (whole && is_hole(s->fd, s->l.data_off + first * s->l.page_bytes, npages * s->l.page_bytes)) {
+        s->bzero[first / ppb] = 1;
+        return reader_drop(s, first, npages, 0);
+    }
+    int rc = reserve(s, first, npages);
+    if (whole) s->bzero[first / ppb] = rc ? 0 : 2;
+    return reader_drop(s, first, npages, rc);
 }
 
 static int punch(csd_store *s, uint64_t first, uint64_t npages) {
@@ -432,6 +492,7 @@ static int punch(csd_store *s, uint64_t first, uint64_t npages) {
 
 int csd_store_punch(csd_store *s, uint64_t first, uint64_t npages) {
     if (!ppn_ok(s, first, npages)) return -EINVAL;
+    bzero_forget(s, first, npages);
     runs_invalidate(s, first, npages);
     return reader_drop(s, first, npages, punch(s, first, npages));
 }

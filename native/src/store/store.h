@@ -96,6 +96,8 @@ typedef struct csd_store {
     uint64_t run_clock;      /* use stamp of the runs (LRU within a set) */
     int wear_present;        /* the file holds a wear record after the data area */
     struct csd_store_reader *rd;  /* the reader thread (reader.c), or NULL */
+    uint8_t *bzero;          /* per block since this open: 0 unknown, 1 a hole (reads as zeros; the
+                              * zero fill waits for its first data write), 2 filled with zeros */
 } csd_store;
 
 /* Create (or truncate) path as a sparse image and write the superblock. 0 or -errno with err. */
@@ -110,6 +112,9 @@ int csd_store_read_data(csd_store *s, uint64_t ppn, uint32_t off, void *buf, siz
 int csd_store_write_data(csd_store *s, uint64_t ppn, const void *page);
 /* n whole pages at consecutive ppns from ppn, in one write (pages: n * page_bytes). */
 int csd_store_write_data_run(csd_store *s, uint64_t ppn, uint64_t n, const void *pages);
+/* 1 when a page of ppn's block not written since the block was reserved (csd_store_reserve, in this
+ * open) reads as zeros, so a page of zeros needs no write there; 0 when unknown. */
+int csd_store_fresh_zero(const csd_store *s, uint64_t ppn);
 /* Physical page ppn, read-only, from a read-ahead buffer: a sequential reader of a flash block (the
  * FTL stripes an object's pages over the units, each unit's pages consecutive in its block) gets its
  * next pages with one pread of up to 8 pages, copied into a buffer that stays in the CPU's caches

@@ -1,4 +1,5 @@
 #include "transport/server.h"
+#include "transport/frame.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -35,46 +36,6 @@ struct csd_server {
     csd_server_opts opts;
     uid_t self;
 };
-
-/* Read n bytes. timeout_ms < 0: wait as long as it takes; else at most that long for each piece. */
-static int read_full_t(int fd, void *buf, size_t n, int timeout_ms) {
-    uint8_t *p = buf;
-    while (n) {
-        if (timeout_ms >= 0) {
-            struct pollfd pf = { fd, POLLIN, 0 };
-            int r = poll(&pf, 1, timeout_ms);
-            if (r < 0 && errno == EINTR) continue;
-            if (r == 0) return -ETIMEDOUT;
-            if (r < 0) return -errno;
-        }
-        ssize_t k = read(fd, p, n);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) return k == 0 ? -ECONNRESET : -errno;
-        p += k;
-        n -= (size_t)k;
-    }
-    return 0;
-}
-
-static int read_full(int fd, void *buf, size_t n) { return read_full_t(fd, buf, n, -1); }
-
-static int write_full(int fd, const void *buf, size_t n) {
-    const uint8_t *p = buf;
-    while (n) {
-        ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
-        if (k < 0 && errno == EINTR) continue;
-        if (k < 0) return -errno;
-        p += k;
-        n -= (size_t)k;
-    }
-    return 0;
-}
-
-static int write_frame(int fd, const uint8_t *p, size_t n) {
-    uint8_t hdr[4] = { (uint8_t)n, (uint8_t)(n >> 8), (uint8_t)(n >> 16), (uint8_t)(n >> 24) };
-    int rc = write_full(fd, hdr, 4);
-    return rc ? rc : write_full(fd, p, n);
-}
 
 /* One Response frame with a status and a message, for a client the daemon will not serve. Written
  * without blocking: it is small, and a client that does not read it is hung up on regardless. */
@@ -126,8 +87,8 @@ static int check_peer(csd_server *s, int fd) {
 static int read_frame(csd_server *s, int fd, uint8_t **out, uint32_t *len) {
     uint8_t hdr[4];
     int tmo = (int)(s->opts.frame_timeout_ms ? s->opts.frame_timeout_ms : 30000);
-    int rc = read_full(fd, hdr, 1);   /* between frames a client may idle */
-    if (!rc) rc = read_full_t(fd, hdr + 1, 3, tmo);
+    int rc = csd_frame_read(fd, hdr, 1, -1);   /* between frames a client may idle */
+    if (!rc) rc = csd_frame_read(fd, hdr + 1, 3, tmo);
     if (rc) return rc;
     uint32_t n = (uint32_t)hdr[0] | (uint32_t)hdr[1] << 8 | (uint32_t)hdr[2] << 16 | (uint32_t)hdr[3] << 24;
     if (n > CSD_MAX_PACKET) return -EMSGSIZE;
@@ -182,7 +143,7 @@ void csd_server_serve_fd(csd_server *s, int fd) {
             size_t resp_len;
             static const uint8_t junk[1] = { 0xff };
             if (!csd_device_command_as(s->dev, session, junk, 1, NULL, &resp, &resp_len)) {
-                write_frame(fd, resp, resp_len);
+                csd_frame_write(fd, resp, resp_len);
                 csd_free(resp);
             }
             break;
@@ -193,7 +154,7 @@ void csd_server_serve_fd(csd_server *s, int fd) {
         rc = csd_device_command_as(s->dev, session, req, n, NULL, &resp, &resp_len);
         free(req);
         if (rc) break;
-        rc = write_frame(fd, resp, resp_len);
+        rc = csd_frame_write(fd, resp, resp_len);
         csd_free(resp);
         if (rc) break;   /* the client went away mid-command: the command itself completed */
     }
@@ -391,48 +352,4 @@ void csd_server_destroy(csd_server *s) {
     close(s->wake[1]);
     pthread_mutex_destroy(&s->mu);
     free(s);
-}
-
-int csd_client_connect(const char *path, char *err, size_t errlen) {
-    struct sockaddr_un a = { .sun_family = AF_UNIX };
-    if (!path || strlen(path) >= sizeof a.sun_path) {
-        snprintf(err, errlen, "bad socket path");
-        return -EINVAL;
-    }
-    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return -errno;
-    if (connect(fd, (struct sockaddr *)&a, sizeof a)) {
-        int e = errno;
-        snprintf(err, errlen, "connect %s: %s", path, strerror(e));
-        close(fd);
-        return -e;
-    }
-    struct ucred cr;
-    socklen_t crlen = sizeof cr;
-    if (!getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) && cr.uid != geteuid() && cr.uid != 0) {
-        snprintf(err, errlen, "%s is served by uid %u (pid %d), not by this user or root; refusing to send it "
-                 "commands", path, (unsigned)cr.uid, (int)cr.pid);
-        close(fd);
-        return -EPERM;
-    }
-    return fd;
-}
-
-int csd_client_call(int fd, const uint8_t *req, size_t len, uint8_t **resp, size_t *resp_len) {
-    int rc = write_frame(fd, req, len);
-    if (rc) return rc;
-    uint8_t hdr[4];
-    if ((rc = read_full(fd, hdr, 4))) return rc;
-    uint32_t n = (uint32_t)hdr[0] | (uint32_t)hdr[1] << 8 | (uint32_t)hdr[2] << 16 | (uint32_t)hdr[3] << 24;
-    if (n > CSD_MAX_PACKET) return -EPROTO;
-    uint8_t *b = malloc(n ? n : 1);
-    if (!b) return -ENOMEM;
-    if ((rc = read_full(fd, b, n))) {
-        free(b);
-        return rc;
-    }
-    *resp = b;
-    *resp_len = n;
-    return 0;
 }

@@ -44,9 +44,13 @@ void csd_server_destroy(csd_server *s);
  * framing (the peer check included); fd stays open. For the framing fuzzer and tests. */
 void csd_server_serve_fd(csd_server *s, int fd);
 
-/* Client side of the same framing, for tools and tests. connect refuses a socket served by another
+/* Client side of the same framing, for tools and tests (client.c). connect refuses a socket served by another
  * user than this one or root (a socket someone else planted). */
 int csd_client_connect(const char *socket_path, char *err, size_t errlen);   /* fd or -errno */
 int csd_client_call(int fd, const uint8_t *req, size_t len, uint8_t **resp, size_t *resp_len); /* 0 or -errno */
+/* The two halves of csd_client_call, so a client may send several frames before it reads their
+ * replies (the daemon answers a connection's frames in order). recv's *resp is malloc'd. */
+int csd_client_send(int fd, const uint8_t *req, size_t len);
+int csd_client_recv(int fd, uint8_t **resp, size_t *resp_len);
 
 #endif

@@ -69,6 +69,6 @@ int cli_parse(cli *c, const subcmd *s, int argc, char **argv, const struct optio
 uint64_t cli_find_object(cli *c, const char *name, uint64_t *size);  /* 0 on failure (printed) */
 
 extern const subcmd CMD_FORMAT, CMD_PUT, CMD_GET, CMD_LS, CMD_RM, CMD_RUN, CMD_STATS, CMD_IDENTIFY,
-    CMD_CHECK, CMD_MV, CMD_SERVE, CMD_TOP, CMD_TASKLET, CMD_TRIM, CMD_REPLAY;
+    CMD_CHECK, CMD_MV, CMD_SERVE, CMD_TOP, CMD_TASKLET, CMD_TRIM, CMD_REPLAY, CMD_NBD;
 
 #endif

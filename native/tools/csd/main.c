@@ -5,7 +5,7 @@
 
 static const subcmd *const CMDS[] = {
     &CMD_FORMAT, &CMD_PUT, &CMD_GET, &CMD_LS, &CMD_RM, &CMD_MV, &CMD_TRIM, &CMD_RUN, &CMD_STATS, &CMD_IDENTIFY, &CMD_CHECK, &CMD_SERVE,
-    &CMD_TOP, &CMD_TASKLET, &CMD_REPLAY,
+    &CMD_TOP, &CMD_TASKLET, &CMD_REPLAY, &CMD_NBD,
 };
 #define NCMDS (sizeof CMDS / sizeof CMDS[0])
 

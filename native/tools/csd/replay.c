@@ -1,9 +1,8 @@
 /* csd replay IMAGE TRACE: a block trace replayed on the device's block namespace (docs/BLOCK-IO.md).
- * Formats: SNIA / MSR-Cambridge CSV (timestamp,host,disk,type,offset,size,response; timestamps in
- * Windows filetime, 100 ns units) and blkparse's default text output (Q events; R/W/D in the RWBS
- * field; sectors of 512 bytes). Requests go to the device in BlockSubmit packets of up to CHUNK, with
- * their arrival times (the trace's, relative to its first request, from the device clock at the
- * start) or at once (--as-fast-as-possible); BlockPoll packets bring the completions back. */
+ * The trace is read whole first (trace_load.c: its format detected or forced, its requests on the
+ * namespace's LBAs) and summarised; requests then go to the device in BlockSubmit packets of up to
+ * CHUNK, with their arrival times (the trace's, relative to its first request, from the device clock
+ * at the start) or at once (--as-fast-as-possible); BlockPoll packets bring the completions back. */
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -14,487 +13,286 @@
 #include <sys/wait.h>
 
 #include "cli.h"
+#include "replay.h"
+#include "trace_fmt.h"
 
 #define CHUNK 4096u
 #define MAX_LBAS 4096u              /* CSD_BLOCK_MAX_LBAS */
-#define MAX_OUTSTANDING 65536u      /* CSD_BLOCK_MAX_OUTSTANDING */
 #define MAX_SUBMIT_LBAS 262144u     /* CSD_BLOCK_MAX_SUBMIT_LBAS */
+/* A request the device has no room for waits on the host; the device gets more once this many
+ * completions made room (so such a request enters the device at most HOST_BATCH - 1 completions late) */
+#define HOST_BATCH 64u
 
-enum { FMT_AUTO, FMT_MSR, FMT_BLKPARSE };
-enum { OP_READ = 1, OP_WRITE = 2, OP_TRIM = 3 };
+typedef tf_req treq;
+enum { OP_READ = TF_READ, OP_WRITE = TF_WRITE, OP_TRIM = TF_TRIM };
 
-typedef struct treq {
-    uint64_t t_ns;                  /* trace time, relative to the first request */
-    uint64_t lba;
-    uint32_t count;
-    uint8_t op;
-    uint32_t line;
-} treq;
 
-typedef struct rres {
-    uint64_t arrival, admit, first, done;
-    uint32_t flash_ops;
-    int status;
-} rres;
+enum { PREFILL_NONE, PREFILL_DATA, PREFILL_MAP };
 
 typedef struct replay_opts {
-    int format, afap, wrap, skip, prefill;
-    uint64_t limit;
+    int afap, wrap, prefill, stats_only, pattern;
+    tf_opts tf;
     const char *csv, *plot;
     char qd_set[64];
 } replay_opts;
 
-typedef struct trace {
-    treq *r;
-    size_t n, cap;
-    uint64_t skipped;
-    uint64_t t0;                    /* raw time of the first request, in ns */
-    uint64_t last_raw;
-    int have_t0;
-} trace;
+typedef tf_trace trace;
 
-/* ---- parsing -------------------------------------------------------------------------------- */
+/* ---- the trace's requests on the namespace --------------------------------------------------- */
 
-static int parse_u64(const char *s, size_t len, uint64_t *out) {
-    if (len == 0 || len > 20) return -1;
-    uint64_t v = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] < '0' || s[i] > '9') return -1;
-        uint64_t d = (uint64_t)(s[i] - '0');
-        if (v > (UINT64_MAX - d) / 10) return -1;
-        v = v * 10 + d;
-    }
-    *out = v;
-    return 0;
-}
+typedef struct ns_map {
+    uint64_t lbas;
+    uint32_t lba_bytes;
+    int wrap;
+} ns_map;
 
-/* "SECONDS.FRACTION" -> ns (blkparse prints 9 decimals) */
-static int parse_secs(const char *s, size_t len, uint64_t *out) {
-    const char *dot = memchr(s, '.', len);
-    size_t il = dot ? (size_t)(dot - s) : len;
-    uint64_t sec, frac = 0;
-    if (parse_u64(s, il, &sec) || sec > 18000000000ull) return -1;
-    if (dot) {
-        size_t fl = len - il - 1;
-        if (fl == 0 || fl > 9 || parse_u64(dot + 1, fl, &frac)) return -1;
-        for (size_t k = fl; k < 9; k++) frac *= 10;
-    }
-    *out = sec * 1000000000ull + frac;
-    return 0;
-}
-
-typedef struct tok { const char *s; size_t len; } tok;
-
-static size_t split_ws(const char *line, tok *t, size_t max) {
-    size_t n = 0;
-    const char *p = line;
-    while (*p && n < max) {
-        while (*p == ' ' || *p == '\t') p++;
-        if (!*p || *p == '\n' || *p == '\r') break;
-        const char *b = p;
-        while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') p++;
-        t[n++] = (tok){ b, (size_t)(p - b) };
-    }
-    return n;
-}
-
-static int is_devno(const tok *t) {
-    const char *c = memchr(t->s, ',', t->len);
-    uint64_t a, b;
-    return c && !parse_u64(t->s, (size_t)(c - t->s), &a) && !parse_u64(c + 1, t->len - (size_t)(c - t->s) - 1, &b);
-}
-
-/* One line: 1 = a request in *out (byte offset and length in lba/count for now), 0 = nothing (a
- * comment, a blank line, an event that is not a request), 2 = the end (blkparse's summary), -1 =
- * bad with why. */
-static int parse_msr(const char *line, uint32_t lineno, treq *out, uint64_t *off, uint64_t *size, uint64_t *t_ns,
-                     char *why, size_t wl) {
-    tok f[8];
-    size_t n = 0;
-    const char *p = line, *b = line;
-    for (;; p++) {
-        if (*p == ',' || *p == 0 || *p == '\n' || *p == '\r') {
-            if (n < 8) f[n] = (tok){ b, (size_t)(p - b) };
-            n++;
-            if (*p != ',') break;
-            b = p + 1;
-        }
-    }
-    if (n == 1 && f[0].len == 0) return 0;
-    if (n != 7) {
-        snprintf(why, wl, "expected 7 comma-separated fields (timestamp,host,disk,type,offset,size,response), got %zu", n);
+/* A request covers every LBA its bytes touch. */
+static int map_lbas(void *arg, tf_req *q, char *why, size_t wl) {
+    const ns_map *m = arg;
+    uint64_t first = q->off / m->lba_bytes, last = (q->off + q->size - 1) / m->lba_bytes;
+    uint64_t count = last - first + 1;
+    if (count > UINT32_MAX) {
+        snprintf(why, wl, "%" PRIu64 " LBAs of %u bytes are more than a request may have", count, m->lba_bytes);
         return -1;
     }
-    uint64_t ts;
-    if (parse_u64(f[0].s, f[0].len, &ts)) {
-        if (lineno == 1 && f[0].len == 9 && !strncasecmp(f[0].s, "timestamp", 9)) return 0;   /* a header */
-        snprintf(why, wl, "timestamp '%.*s' is not an integer", (int)(f[0].len > 40 ? 40 : f[0].len), f[0].s);
-        return -1;
-    }
-    if (f[3].len == 4 && !strncasecmp(f[3].s, "read", 4)) out->op = OP_READ;
-    else if (f[3].len == 5 && !strncasecmp(f[3].s, "write", 5)) out->op = OP_WRITE;
-    else {
-        snprintf(why, wl, "type '%.*s' is not Read or Write", (int)(f[3].len > 40 ? 40 : f[3].len), f[3].s);
-        return -1;
-    }
-    if (parse_u64(f[4].s, f[4].len, off)) {
-        snprintf(why, wl, "offset '%.*s' is not an integer", (int)(f[4].len > 40 ? 40 : f[4].len), f[4].s);
-        return -1;
-    }
-    if (parse_u64(f[5].s, f[5].len, size)) {
-        snprintf(why, wl, "size '%.*s' is not an integer", (int)(f[5].len > 40 ? 40 : f[5].len), f[5].s);
-        return -1;
-    }
-    if (ts > UINT64_MAX / 100) {
-        snprintf(why, wl, "timestamp %" PRIu64 " is out of range", ts);
-        return -1;
-    }
-    *t_ns = ts * 100;   /* Windows filetime: 100 ns units */
-    return 1;
-}
-
-static int parse_blk(const char *line, treq *out, uint64_t *off, uint64_t *size, uint64_t *t_ns, char *why, size_t wl) {
-    tok t[12];
-    size_t n = split_ws(line, t, 12);
-    if (n == 0) return 0;
-    if ((t[0].len >= 3 && !strncmp(t[0].s, "CPU", 3)) || (t[0].len == 5 && !strncmp(t[0].s, "Total", 5)))
-        return 2;   /* blkparse's per-CPU and total summaries close its output */
-    if (n < 7 || !is_devno(&t[0])) {
-        snprintf(why, wl, "not a blkparse event line (DEV CPU SEQ TIME PID ACTION RWBS ...)");
-        return -1;
-    }
-    if (!(t[5].len == 1 && t[5].s[0] == 'Q')) return 0;   /* only queued events are requests */
-    int r = 0, w = 0, dsc = 0;
-    for (size_t i = 0; i < t[6].len; i++) {
-        char ch = t[6].s[i];
-        r |= ch == 'R';
-        w |= ch == 'W';
-        dsc |= ch == 'D';
-        if (!strchr("RWDFSMAN", ch)) {
-            snprintf(why, wl, "RWBS '%.*s' has an unknown flag '%c'", (int)t[6].len, t[6].s, ch);
+    if (last >= m->lbas) {
+        if (!m->wrap || count > m->lbas) {
+            snprintf(why, wl, "bytes [%" PRIu64 ", +%" PRIu64 ") are past the namespace (%" PRIu64 " LBAs of %u "
+                     "bytes); --wrap folds them in", q->off, q->size, m->lbas, m->lba_bytes);
             return -1;
         }
+        first %= m->lbas;
+        if (first + count > m->lbas) first = m->lbas - count;
     }
-    if (!r && !w && !dsc) return 0;   /* a flush or a barrier without data */
-    if (parse_secs(t[3].s, t[3].len, t_ns)) {
-        snprintf(why, wl, "time '%.*s' is not a number of seconds", (int)(t[3].len > 40 ? 40 : t[3].len), t[3].s);
-        return -1;
-    }
-    if (n < 10 || !(t[8].len == 1 && t[8].s[0] == '+')) {
-        snprintf(why, wl, "expected 'SECTOR + COUNT' after the RWBS field");
-        return -1;
-    }
-    uint64_t sec, cnt;
-    if (parse_u64(t[7].s, t[7].len, &sec) || sec > UINT64_MAX / 512) {
-        snprintf(why, wl, "sector '%.*s' is not an integer", (int)(t[7].len > 40 ? 40 : t[7].len), t[7].s);
-        return -1;
-    }
-    if (parse_u64(t[9].s, t[9].len, &cnt) || cnt > UINT32_MAX) {
-        snprintf(why, wl, "sector count '%.*s' is not an integer", (int)(t[9].len > 40 ? 40 : t[9].len), t[9].s);
-        return -1;
-    }
-    out->op = dsc ? OP_TRIM : w ? OP_WRITE : OP_READ;
-    *off = sec * 512;
-    *size = cnt * 512;
-    return 1;
-}
-
-static int detect(const char *line) {
-    size_t commas = 0;
-    for (const char *p = line; *p; p++) commas += *p == ',';
-    tok t[2];
-    if (split_ws(line, t, 2) >= 1 && is_devno(&t[0]) && commas == 1) return FMT_BLKPARSE;
-    if (commas == 6) return FMT_MSR;
-    return FMT_AUTO;
+    q->lba = first;
+    q->count = (uint32_t)count;
+    return 0;
 }
 
 /* Read the whole trace; 0, or EXIT_DEVICE after printing the first bad line (--on-error stop). */
-static int load(cli *c, const char *path, const replay_opts *o, uint64_t lbas, uint32_t lba_bytes, trace *tr) {
+static int load(cli *c, const char *path, const replay_opts *o, const ns_map *m, trace *tr) {
     FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
     if (!f) return cli_error(c, "NOT_FOUND", "cannot open trace %s: %s", path, strerror(errno));
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    uint32_t lineno = 0;
-    int fmt = o->format, rc = 0;
-    uint64_t printed = 0;
-    while ((len = getline(&line, &cap, f)) >= 0) {
-        lineno++;
-        if (o->limit && tr->n >= o->limit) break;
-        if (len && line[len - 1] == '\n') line[--len] = 0;
-        if (len && line[len - 1] == '\r') line[--len] = 0;
-        const char *s = line;
-        while (*s == ' ' || *s == '\t') s++;
-        if (!*s || *s == '#') continue;
-        if (fmt == FMT_AUTO) {
-            fmt = detect(line);
-            if (fmt == FMT_AUTO) {
-                rc = cli_error(c, "INVALID_ARGUMENT", "%s:%u: cannot tell the trace format (neither MSR CSV nor "
-                               "blkparse); give --format", path, lineno);
-                break;
-            }
-        }
-        treq q = { .line = lineno };
-        uint64_t off = 0, size = 0, t_ns = 0;
-        char why[300];
-        int k = fmt == FMT_MSR ? parse_msr(line, lineno, &q, &off, &size, &t_ns, why, sizeof why)
-                               : parse_blk(line, &q, &off, &size, &t_ns, why, sizeof why);
-        if (k == 2) break;
-        if (k == 1) {
-            if (size == 0) {
-                snprintf(why, sizeof why, "size is 0");
-                k = -1;
-            } else if (tr->have_t0 && t_ns < tr->last_raw) {
-                snprintf(why, sizeof why, "time goes backwards (%" PRIu64 " ns after %" PRIu64 " ns)", t_ns, tr->last_raw);
-                k = -1;
-            } else {
-                uint64_t first = off / lba_bytes, last = (off + size - 1) / lba_bytes;
-                uint64_t count = last - first + 1;
-                if (off + size < off) {
-                    snprintf(why, sizeof why, "offset + size overflows");
-                    k = -1;
-                } else if (count > MAX_LBAS) {
-                    snprintf(why, sizeof why, "%" PRIu64 " LBAs of %u bytes exceed the %u a request may have", count,
-                             lba_bytes, MAX_LBAS);
-                    k = -1;
-                } else if (last >= lbas) {
-                    if (o->wrap && count <= lbas) {
-                        first %= lbas;
-                        if (first + count > lbas) first = lbas - count;
-                    } else {
-                        snprintf(why, sizeof why, "bytes [%" PRIu64 ", +%" PRIu64 ") are past the namespace (%" PRIu64
-                                 " LBAs of %u bytes); --wrap folds them in", off, size, lbas, lba_bytes);
-                        k = -1;
-                    }
-                }
-                q.lba = first;
-                q.count = (uint32_t)count;
-            }
-        }
-        if (k < 0) {
-            if (!o->skip) {
-                rc = cli_error(c, "INVALID_ARGUMENT", "%s:%u: %s", path, lineno, why);
-                break;
-            }
-            tr->skipped++;
-            if (printed++ < 10 && !c->json) fprintf(stderr, "csd replay: %s:%u: %s (skipped)\n", path, lineno, why);
-            continue;
-        }
-        if (k == 0) continue;
-        if (!tr->have_t0) {
-            tr->have_t0 = 1;
-            tr->t0 = t_ns;
-        }
-        tr->last_raw = t_ns;
-        q.t_ns = t_ns - tr->t0;
-        if (tr->n == tr->cap) {
-            size_t nc = tr->cap ? tr->cap * 2 : 4096;
-            treq *nr = realloc(tr->r, nc * sizeof *nr);
-            if (!nr) {
-                rc = cli_error(c, "RESOURCE_EXHAUSTED", "out of memory at line %u", lineno);
-                break;
-            }
-            tr->r = nr;
-            tr->cap = nc;
-        }
-        tr->r[tr->n++] = q;
-    }
-    if (printed > 10 && !c->json) fprintf(stderr, "csd replay: %" PRIu64 " more bad lines skipped\n", printed - 10);
-    free(line);
+    char err[400];
+    int rc = tf_load(f, &o->tf, m ? map_lbas : NULL, (void *)m, tr, err, sizeof err);
     if (f != stdin) fclose(f);
-    return rc;
+    if (rc) return cli_error(c, "INVALID_ARGUMENT", "%s:%s", path, err);
+    if (!c->json) {
+        for (size_t i = 0; i < tr->nmsgs; i++) fprintf(stderr, "csd replay: %s:%s (skipped)\n", path, tr->msgs[i]);
+        if (tr->skipped > tr->nmsgs)
+            fprintf(stderr, "csd replay: %" PRIu64 " more bad lines skipped\n", tr->skipped - tr->nmsgs);
+    }
+    return 0;
 }
 
 /* ---- device --------------------------------------------------------------------------------- */
 
-static Smartssd__V1__Response *poll(cli *c, uint32_t min, uint64_t until) {
+/* One of the device's counters (csd stats), or 0. */
+static uint64_t device_counter(cli *c, const char *key) {
+    Smartssd__V1__Request req = SMARTSSD__V1__REQUEST__INIT;
+    Smartssd__V1__Stats st = SMARTSSD__V1__STATS__INIT;
+    req.command_case = SMARTSSD__V1__REQUEST__COMMAND_STATS;
+    req.stats = &st;
+    Smartssd__V1__Response *r = cli_call(c, &req, NULL);
+    uint64_t v = 0;
+    for (size_t i = 0; r && i < r->stats->n_counters; i++)
+        if (!strcmp(r->stats->counters[i]->key, key)) v = strtoull(r->stats->counters[i]->value, NULL, 10);
+    if (r) smartssd__v1__response__free_unpacked(r, NULL);
+    return v;
+}
+
+typedef struct rstate {
+    cli *c;
+    const trace *tr;
+    rres *res;
+    Smartssd__V1__BlockRequest *br;
+    Smartssd__V1__BlockRequest **bp;
+    int64_t outstanding;
+    uint64_t now;                   /* the device clock after the last poll */
+    uint64_t nflash;
+    uint32_t lba_bytes;
+    int pattern;                    /* writes carry the fill pattern (else zeros) */
+} rstate;
+
+/* A completion into its trace request (ids past the trace are the prefill's). */
+static void merge(rres *x, const Smartssd__V1__BlockCompletion *c) {
+    if (x->seen++ == 0) {
+        x->submit = c->arrival_ns;
+        x->admit = c->admit_ns;
+        x->first = c->first_flash_ns;
+        x->done = c->done_ns;
+        x->flash_ops = c->flash_ops;
+        x->status = (int)c->status;
+        x->fsubmit = c->submit_ns;
+        x->flash_done = c->flash_done_ns;
+        x->flash_busy = c->flash_busy_ns;
+        x->clf_delayed = c->clf_delayed;
+        x->dle_delayed = c->dle_delayed;
+        return;
+    }
+    x->clf_delayed += c->clf_delayed;
+    x->dle_delayed += c->dle_delayed;
+    if (c->submit_ns < x->fsubmit) x->fsubmit = c->submit_ns;
+    if (c->flash_done_ns > x->flash_done) x->flash_done = c->flash_done_ns;
+    x->flash_busy += c->flash_busy_ns;
+    if (c->arrival_ns < x->submit) x->submit = c->arrival_ns;
+    if (c->admit_ns < x->admit) x->admit = c->admit_ns;
+    if (c->first_flash_ns && (!x->first || c->first_flash_ns < x->first)) x->first = c->first_flash_ns;
+    if (c->done_ns > x->done) x->done = c->done_ns;
+    x->flash_ops += c->flash_ops;
+    if (!x->status) x->status = (int)c->status;
+}
+
+/* Run the device until min completions are ready, then on to until (if later); take them. */
+static int poll_take(rstate *s, uint32_t min, uint64_t until) {
     Smartssd__V1__Request req = SMARTSSD__V1__REQUEST__INIT;
     Smartssd__V1__BlockPoll bp = SMARTSSD__V1__BLOCK_POLL__INIT;
     bp.min_completions = min;
     bp.until_ns = until;
     req.command_case = SMARTSSD__V1__REQUEST__COMMAND_BLOCK_POLL;
     req.block_poll = &bp;
-    return cli_call(c, &req, NULL);
-}
-
-/* Collect a poll's completions; returns the outstanding count or -1. */
-static int64_t take(cli *c, Smartssd__V1__Response *r, rres *res, size_t n, uint64_t *nflash) {
+    Smartssd__V1__Response *r = cli_call(s->c, &req, NULL);
     if (!r) return -1;
     for (size_t i = 0; i < r->block_poll->n_completions; i++) {
         const Smartssd__V1__BlockCompletion *x = r->block_poll->completions[i];
-        if (x->id >= n) continue;
-        res[x->id] = (rres){ x->arrival_ns, x->admit_ns, x->first_flash_ns, x->done_ns, x->flash_ops, (int)x->status };
-        *nflash += x->flash_ops;
+        s->nflash += x->flash_ops;
+        if (x->id < s->tr->n) merge(&s->res[x->id], x);
     }
-    int64_t out = (int64_t)r->block_poll->outstanding;
+    s->outstanding = (int64_t)r->block_poll->outstanding;
+    s->now = r->device_clock_ns;
     smartssd__v1__response__free_unpacked(r, NULL);
-    (void)c;
-    return out;
+    return 0;
+}
+
+static int submit(rstate *s, size_t k) {
+    Smartssd__V1__BlockSubmit bs = SMARTSSD__V1__BLOCK_SUBMIT__INIT;
+    bs.n_requests = k;
+    bs.requests = s->bp;
+    Smartssd__V1__Request req = SMARTSSD__V1__REQUEST__INIT;
+    req.command_case = SMARTSSD__V1__REQUEST__COMMAND_BLOCK_SUBMIT;
+    req.block_submit = &bs;
+    Smartssd__V1__Response *r = cli_call(s->c, &req, NULL);
+    if (!r) return -1;
+    s->outstanding = (int64_t)r->block_submit->outstanding;
+    smartssd__v1__response__free_unpacked(r, NULL);
+    return 0;
+}
+
+static int drain(rstate *s) {
+    while (s->outstanding > 0)
+        if (poll_take(s, (uint32_t)(s->outstanding > 262144 ? 262144 : s->outstanding), 0)) return -1;
+    return 0;
 }
 
 /* Write, as fast as possible, every LBA the trace reads before it writes it, so those reads find data
- * on flash (as they would on a device in use) rather than holes that need no flash read. Returns the
- * LBAs written, or -1 after an error was printed. */
-static int64_t prefill(cli *c, const trace *tr, uint64_t lbas, Smartssd__V1__BlockRequest *br,
-                       Smartssd__V1__BlockRequest **bp) {
+ * on flash (as they would on a device in use) rather than holes that need no flash read. map: as
+ * writes of zeros (BlockRequest.zeroes), which map and program the same pages without the data.
+ * Returns the LBAs written, or -1 after an error was printed. */
+static int64_t prefill(rstate *s, uint64_t lbas, int map) {
+    const trace *tr = s->tr;
     uint8_t *st = calloc(lbas ? lbas : 1, 1);   /* 1 = written by the trace first, 2 = to fill */
-    if (!st) return cli_error(c, "RESOURCE_EXHAUSTED", "out of memory"), -1;
+    if (!st) return cli_error(s->c, "RESOURCE_EXHAUSTED", "out of memory"), -1;
     for (size_t i = 0; i < tr->n; i++) {
         const treq *q = &tr->r[i];
         for (uint64_t k = q->lba; k < q->lba + q->count; k++)
             if (!st[k]) st[k] = q->op == OP_READ ? 2 : 1;
     }
-    int64_t total = 0, outstanding = 0;
-    uint64_t id = tr->n, nflash = 0, chunk_lbas = 0;
+    int64_t total = 0;
+    uint64_t id = tr->n, chunk_lbas = 0;
     size_t k = 0;
-    for (uint64_t l = 0; l <= lbas; l++) {
-        if (l < lbas && st[l] == 2 && chunk_lbas + MAX_LBAS > MAX_SUBMIT_LBAS) {
-            l--;   /* this run goes in the next packet */
-            goto flush;
-        }
+    int rc = 0;
+    for (uint64_t l = 0; l <= lbas && !rc; l++) {
+        uint64_t run = 0;
         if (l < lbas && st[l] == 2) {
-            uint64_t run = 1;
             while (l + run < lbas && st[l + run] == 2 && run < MAX_LBAS) run++;
-            smartssd__v1__block_request__init(&br[k]);
-            br[k].id = id++;
-            br[k].op = SMARTSSD__V1__BLOCK_OP__BLOCK_WRITE;
-            br[k].lba = l;
-            br[k].count = (uint32_t)run;
-            br[k].fill = l + 1;
-            bp[k] = &br[k];
-            k++;
+            if (chunk_lbas + run > MAX_SUBMIT_LBAS || k == CHUNK) {
+                rc = submit(s, k) || drain(s);
+                k = 0;
+                chunk_lbas = 0;
+            }
+            Smartssd__V1__BlockRequest *b = &s->br[k];
+            smartssd__v1__block_request__init(b);
+            b->id = id++;
+            b->op = SMARTSSD__V1__BLOCK_OP__BLOCK_WRITE;
+            b->lba = l;
+            b->count = (uint32_t)run;
+            if (map) b->zeroes = 1;
+            else b->fill = l + 1;
+            s->bp[k++] = b;
             total += (int64_t)run;
             chunk_lbas += run;
             l += run - 1;
         }
-        if (k == CHUNK || (l == lbas && k)) {
-        flush:;
-            Smartssd__V1__BlockSubmit bs = SMARTSSD__V1__BLOCK_SUBMIT__INIT;
-            bs.n_requests = k;
-            bs.requests = bp;
-            Smartssd__V1__Request req = SMARTSSD__V1__REQUEST__INIT;
-            req.command_case = SMARTSSD__V1__REQUEST__COMMAND_BLOCK_SUBMIT;
-            req.block_submit = &bs;
-            Smartssd__V1__Response *r = cli_call(c, &req, NULL);
-            if (!r) {
-                free(st);
-                return -1;
-            }
-            outstanding = (int64_t)r->block_submit->outstanding;
-            smartssd__v1__response__free_unpacked(r, NULL);
-            k = 0;
-            chunk_lbas = 0;
-            while (outstanding > 0) {
-                outstanding = take(c, poll(c, (uint32_t)(outstanding > 262144 ? 262144 : outstanding), 0), NULL, 0,
-                                   &nflash);
-                if (outstanding < 0) {
-                    free(st);
-                    return -1;
-                }
-            }
-        }
+        if (l == lbas && k && !rc) rc = submit(s, k) || drain(s);
     }
     free(st);
-    return total;
+    return rc ? -1 : total;
 }
 
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Nearest rank: the ceil(p/100 * n)-th smallest (1-based). */
-static uint64_t pct(const uint64_t *v, size_t n, double p) {
-    if (!n) return 0;
-    double rank = p / 100.0 * (double)n;
-    size_t k = (size_t)rank;
-    if ((double)k < rank) k++;
-    if (k < 1) k = 1;
-    return v[k - 1];
-}
-
-typedef struct summary { size_t n; double mean; uint64_t p50, p90, p99, p999, max; } summary;
-
-static summary summarize(uint64_t *v, size_t n) {
-    summary s = { .n = n };
-    if (!n) return s;
-    qsort(v, n, sizeof *v, cmp_u64);
-    double sum = 0;
-    for (size_t i = 0; i < n; i++) sum += (double)v[i];
-    s.mean = sum / (double)n;
-    s.p50 = pct(v, n, 50);
-    s.p90 = pct(v, n, 90);
-    s.p99 = pct(v, n, 99);
-    s.p999 = pct(v, n, 99.9);
-    s.max = v[n - 1];
-    return s;
-}
-
-static const char *PLOT_PY =
-    "import csv, subprocess, sys\n"
-    "try:\n"
-    "    import matplotlib\n"
-    "except ImportError:\n"   /* as the other plotting tools do */
-    "    subprocess.run([sys.executable, '-m', 'pip', 'install', '-q', '--root-user-action=ignore', 'matplotlib'], check=True)\n"
-    "    import matplotlib\n"
-    "matplotlib.use('Agg')\n"
-    "import matplotlib.pyplot as plt\n"
-    "lat = {'read': [], 'write': [], 'trim': []}\n"
-    "with open(sys.argv[1]) as f:\n"
-    "    for r in csv.DictReader(f):\n"
-    "        if r['status'] == '0': lat[r['op']].append(int(r['latency_ns']) / 1000.0)\n"
-    "fig, ax = plt.subplots(figsize=(7, 4.5))\n"
-    "for op, v in lat.items():\n"
-    "    if not v: continue\n"
-    "    v.sort()\n"
-    "    ax.plot(v, [(i + 1) / len(v) for i in range(len(v))], label='%s (%d)' % (op, len(v)))\n"
-    "ax.set_xscale('log')\n"
-    "ax.set_xlabel('latency (us, arrival to completion)')\n"
-    "ax.set_ylabel('fraction of requests')\n"
-    "ax.set_title(sys.argv[3])\n"
-    "ax.grid(True, alpha=0.3)\n"
-    "ax.legend()\n"
-    "fig.tight_layout()\n"
-    "fig.savefig(sys.argv[2], dpi=110)\n";
-
-static const char *OPN[] = { "?", "read", "write", "trim" };
-
-static int write_csv(const char *path, const trace *tr, const rres *res) {
-    FILE *f = fopen(path, "w");
-    if (!f) return -errno;
-    fprintf(f, "id,line,op,lba,count,arrival_ns,admit_ns,first_flash_ns,done_ns,latency_ns,io_queue_ns,"
-               "flash_queue_ns,flash_ns,flash_ops,status\n");
-    for (size_t i = 0; i < tr->n; i++) {
-        const treq *q = &tr->r[i];
-        const rres *x = &res[i];
-        uint64_t fq = x->first ? x->first - x->admit : x->done - x->admit, fl = x->first ? x->done - x->first : 0;
-        fprintf(f, "%zu,%u,%s,%" PRIu64 ",%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-                   ",%" PRIu64 ",%" PRIu64 ",%u,%d\n",
-                i, q->line, OPN[q->op], q->lba, q->count, x->arrival, x->admit, x->first, x->done, x->done - x->arrival,
-                x->admit - x->arrival, fq, fl, x->flash_ops, x->status);
-    }
-    return fclose(f) ? -errno : 0;
-}
-
-static int plot(const char *csv, const char *png, const char *title) {
-    char script[] = "/tmp/csd-replay-plot-XXXXXX";
-    int fd = mkstemp(script);
-    if (fd < 0) return -errno;
-    size_t len = strlen(PLOT_PY);
-    int ok = write(fd, PLOT_PY, len) == (ssize_t)len;
-    close(fd);
-    int rc = -EIO;
-    if (ok) {
-        pid_t pid = fork();
-        if (pid == 0) {
-            execlp("python3", "python3", script, csv, png, title, (char *)NULL);
-            _exit(127);
+/* The trace's requests to the device. Timed: each arrives at its time, or, when the device already
+ * holds all it may (max_outstanding), waits on the host until a completion makes room (it then
+ * arrives at the device clock: its host-queue wait). As fast as possible: at once, about a chunk kept
+ * outstanding so the device never runs dry. A request wider than MAX_LBAS goes in pieces. */
+static int run_trace(rstate *s, int afap, uint64_t base, uint64_t max_out, uint64_t *split) {
+    const trace *tr = s->tr;
+    size_t i = 0;
+    uint32_t done_lbas = 0;   /* of request i, in earlier pieces */
+    while (i < tr->n) {
+        size_t room = s->outstanding < (int64_t)max_out ? max_out - (size_t)s->outstanding : 0;
+        if (room == 0) {
+            /* the host queue: hand the device more as HOST_BATCH completions make room */
+            uint32_t want = s->outstanding < HOST_BATCH ? (uint32_t)s->outstanding : HOST_BATCH;
+            uint64_t next = base + tr->r[i].t_ns;
+            if (poll_take(s, want, afap || next <= s->now ? 0 : next)) return -1;
+            continue;
         }
-        int st;
-        if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0) rc = 0;
+        size_t k = 0;
+        uint64_t lsum = 0, last = 0;
+        while (i < tr->n && k < CHUNK && k < room) {
+            const treq *q = &tr->r[i];
+            uint32_t cnt = q->count - done_lbas;
+            if (cnt > MAX_LBAS) cnt = MAX_LBAS;
+            if (lsum + cnt > MAX_SUBMIT_LBAS) break;
+            if (done_lbas == 0) {
+                s->res[i].pieces = (q->count + MAX_LBAS - 1) / MAX_LBAS;
+                *split += s->res[i].pieces > 1;
+                s->res[i].arrival = afap ? 0 : base + q->t_ns;
+            }
+            Smartssd__V1__BlockRequest *b = &s->br[k];
+            smartssd__v1__block_request__init(b);
+            b->id = i;
+            b->op = (Smartssd__V1__BlockOp)q->op;
+            b->lba = q->lba + done_lbas;
+            b->count = cnt;
+            /* the host queue: a request the device had no room for arrives when it gets there */
+            b->arrival_ns = afap ? 0 : base + q->t_ns > s->now ? base + q->t_ns : s->now;
+            if (q->op == OP_WRITE && s->pattern) b->fill = i + 1;
+            else if (q->op == OP_WRITE) b->zeroes = 1;
+            if (q->op != OP_TRIM) {
+                /* the host link carries the piece's share of the bytes the trace asked for */
+                uint64_t lo = (q->off / s->lba_bytes + done_lbas) * s->lba_bytes, hi = lo + (uint64_t)cnt * s->lba_bytes;
+                uint64_t a = q->off > lo ? q->off : lo, z = q->off + q->size < hi ? q->off + q->size : hi;
+                if (z - a < hi - lo) b->bytes = z - a;
+            }
+            last = b->arrival_ns;
+            s->bp[k++] = b;
+            lsum += cnt;
+            done_lbas += cnt;
+            if (done_lbas == q->count) {
+                i++;
+                done_lbas = 0;
+            }
+        }
+        if (submit(s, k)) return -1;
+        /* timed: run the device to this chunk's last arrival (later arrivals are never in its past);
+         * as fast as possible: keep about a chunk outstanding */
+        uint32_t min = afap && s->outstanding > (int64_t)CHUNK ? (uint32_t)(s->outstanding - CHUNK) : 0;
+        if (poll_take(s, min, afap ? 0 : last)) return -1;
     }
-    unlink(script);
-    return rc;
+    if (drain(s)) return -1;
+    if (afap)   /* every request arrived when it reached the device */
+        for (size_t j = 0; j < tr->n; j++) s->res[j].arrival = s->res[j].submit;
+    return 0;
 }
 
 static double wall_s(void) {
@@ -507,12 +305,19 @@ static int replay_opt(cli *c, int opt, const char *arg, void *a) {
     replay_opts *o = a;
     char *end;
     switch (opt) {
-    case 'f':
-        if (!strcmp(arg, "msr")) o->format = FMT_MSR;
-        else if (!strcmp(arg, "blkparse")) o->format = FMT_BLKPARSE;
-        else if (!strcmp(arg, "auto")) o->format = FMT_AUTO;
-        else return cli_usage_error(c, &CMD_REPLAY, "--format is msr, blkparse or auto, not '%s'", arg);
+    case 'f': {
+        int f = tf_format_parse(arg);
+        if (f < 0)
+            return cli_usage_error(c, &CMD_REPLAY, "--format is auto, msr, systor, tencent, csv, disksim (mqsim), "
+                                   "blkparse or biotracer, not '%s'", arg);
+        o->tf.format = (tf_format)f;
         return 0;
+    }
+    case 'u':
+        if (!(o->tf.time_unit_ns = tf_time_unit(arg)))
+            return cli_usage_error(c, &CMD_REPLAY, "--time-unit is ns, 100ns, us, ms or s, not '%s'", arg);
+        return 0;
+    case 's': o->stats_only = 1; return 0;
     case 'a': o->afap = 1; return 0;
     case 'w': o->wrap = 1; return 0;
     case 'q': {
@@ -524,33 +329,31 @@ static int replay_opt(cli *c, int opt, const char *arg, void *a) {
         return 0;
     }
     case 'e':
-        if (!strcmp(arg, "stop")) o->skip = 0;
-        else if (!strcmp(arg, "skip")) o->skip = 1;
+        if (!strcmp(arg, "stop")) o->tf.skip_bad = 0;
+        else if (!strcmp(arg, "skip")) o->tf.skip_bad = 1;
         else return cli_usage_error(c, &CMD_REPLAY, "--on-error is stop or skip, not '%s'", arg);
         return 0;
-    case 'P': o->prefill = 1; return 0;
+    case 'P':
+        if (!arg || !strcmp(arg, "data")) o->prefill = PREFILL_DATA;
+        else if (!strcmp(arg, "map")) o->prefill = PREFILL_MAP;
+        else return cli_usage_error(c, &CMD_REPLAY, "--prefill is --prefill, --prefill=data or --prefill=map, not "
+                                    "'--prefill=%s'", arg);
+        return 0;
+    case 'W':
+        if (!strcmp(arg, "zeroes")) o->pattern = 0;
+        else if (!strcmp(arg, "pattern")) o->pattern = 1;
+        else return cli_usage_error(c, &CMD_REPLAY, "--write-data is zeroes or pattern, not '%s'", arg);
+        return 0;
     case 'c': o->csv = arg; return 0;
     case 'p': o->plot = arg; return 0;
     case 'l': {
         unsigned long long v = strtoull(arg, &end, 10);
         if (*end || !*arg || v < 1) return cli_usage_error(c, &CMD_REPLAY, "--limit must be a positive count");
-        o->limit = v;
+        o->tf.limit = v;
         return 0;
     }
     }
     return -1;
-}
-
-static void add_summary(json_object *o, const char *name, const summary *s) {
-    json_object *x = json_object_new_object();
-    json_object_object_add(x, "count", json_object_new_int64((int64_t)s->n));
-    json_object_object_add(x, "mean_us", json_object_new_double(s->mean / 1000.0));
-    json_object_object_add(x, "p50_us", json_object_new_double((double)s->p50 / 1000.0));
-    json_object_object_add(x, "p90_us", json_object_new_double((double)s->p90 / 1000.0));
-    json_object_object_add(x, "p99_us", json_object_new_double((double)s->p99 / 1000.0));
-    json_object_object_add(x, "p99.9_us", json_object_new_double((double)s->p999 / 1000.0));
-    json_object_object_add(x, "max_us", json_object_new_double((double)s->max / 1000.0));
-    json_object_object_add(o, name, x);
 }
 
 static int run_replay(cli *c, int argc, char **argv) {
@@ -559,13 +362,27 @@ static int run_replay(cli *c, int argc, char **argv) {
         { "queue-depth", required_argument, 0, 'q' }, { "wrap", no_argument, 0, 'w' },
         { "on-error", required_argument, 0, 'e' }, { "csv", required_argument, 0, 'c' },
         { "plot", required_argument, 0, 'p' }, { "limit", required_argument, 0, 'l' },
-        { "prefill", no_argument, 0, 'P' },
+        { "prefill", optional_argument, 0, 'P' }, { "time-unit", required_argument, 0, 'u' },
+        { "stats-only", no_argument, 0, 's' }, { "write-data", required_argument, 0, 'W' },
     };
     replay_opts o = { 0 };
     char *pos[2];
-    int np, rc = cli_parse(c, &CMD_REPLAY, argc, argv, extra, sizeof extra / sizeof extra[0], replay_opt, &o, pos, 2,
+    int np, rc = cli_parse(c, &CMD_REPLAY, argc, argv, extra, sizeof extra / sizeof extra[0], replay_opt, &o, pos, 1,
                            2, &np);
     if (rc >= 0) return rc;
+    const char *path = pos[np - 1];
+    trace tr = { 0 };
+    if (o.stats_only) {
+        /* the trace alone (an IMAGE before it is not opened) */
+        if ((rc = load(c, path, &o, NULL, &tr))) return rc;
+        tf_stats ts;
+        tf_summarize(&tr, &ts);
+        if (c->json) cli_json_print(replay_trace_json(path, &tr, &ts));
+        else replay_print_trace(stdout, path, &tr, &ts);
+        tf_free(&tr);
+        return 0;
+    }
+    if (np != 2) return cli_usage_error(c, &CMD_REPLAY, "needs IMAGE TRACE (or --stats-only TRACE)");
     if ((rc = cli_open(c, pos[0]))) return rc;
     Smartssd__V1__Request req = SMARTSSD__V1__REQUEST__INIT;
     Smartssd__V1__BlockInfo bi = SMARTSSD__V1__BLOCK_INFO__INIT;
@@ -575,131 +392,54 @@ static int run_replay(cli *c, int argc, char **argv) {
     if (!r) return EXIT_DEVICE;
     uint64_t lbas = r->block_info->lbas;
     uint32_t lba_bytes = r->block_info->lba_bytes, qd = r->block_info->queue_depth;
-    uint64_t base = r->device_clock_ns;
+    uint32_t fqd = r->block_info->flash_queue_depth;
+    uint64_t base = r->device_clock_ns, max_out = r->block_info->max_outstanding;
     smartssd__v1__response__free_unpacked(r, NULL);
 
-    trace tr = { 0 };
     double w0 = wall_s();
-    if ((rc = load(c, pos[1], &o, lbas, lba_bytes, &tr))) {
-        free(tr.r);
+    ns_map m = { lbas, lba_bytes, o.wrap };
+    if ((rc = load(c, path, &o, &m, &tr))) {
+        tf_free(&tr);
         return rc;
     }
     double w_parse = wall_s() - w0;
+    tf_stats ts;
+    tf_summarize(&tr, &ts);
+    if (!c->json) {
+        replay_print_trace(stdout, path, &tr, &ts);
+        putchar('\n');
+    }
     rres *res = calloc(tr.n ? tr.n : 1, sizeof *res);
     Smartssd__V1__BlockRequest *br = calloc(CHUNK, sizeof *br);
     Smartssd__V1__BlockRequest **bp = calloc(CHUNK, sizeof *bp);
+    rstate st = { .c = c, .tr = &tr, .res = res, .br = br, .bp = bp, .now = base, .lba_bytes = lba_bytes,
+                  .pattern = o.pattern };
+    replay_result rr = { .path = path, .tr = &tr, .res = res, .queue_depth = qd, .flash_queue_depth = fqd,
+                         .afap = o.afap, .prefill = o.prefill,
+                         .prefill_mode = o.prefill == PREFILL_MAP ? "map" : "data", .parse_wall_s = w_parse };
     if (!res || !br || !bp) {
-        free(tr.r);
-        free(res);
-        free(br);
-        free(bp);
-        return cli_error(c, "RESOURCE_EXHAUSTED", "out of memory");
+        rc = cli_error(c, "RESOURCE_EXHAUSTED", "out of memory");
+        goto out;
     }
-    uint64_t nflash = 0;
-    int64_t outstanding = 0, filled = 0;
     if (o.prefill) {
-        filled = prefill(c, &tr, lbas, br, bp);
-        if (filled < 0) {
-            free(tr.r);
-            free(res);
-            free(br);
-            free(bp);
-            return EXIT_DEVICE;
-        }
-        /* the trace starts once the prefill is done */
-        Smartssd__V1__Response *pr = poll(c, 0, 0);
-        if (!pr) return EXIT_DEVICE;
-        base = pr->device_clock_ns;
-        smartssd__v1__response__free_unpacked(pr, NULL);
-    }
-    double w1 = wall_s();
-    for (size_t i = 0; i < tr.n && rc == 0;) {
-        size_t room = MAX_OUTSTANDING - (size_t)outstanding, k = tr.n - i;
-        if (k > CHUNK) k = CHUNK;
-        if (k > room) k = room;
-        uint64_t lsum = 0;
-        for (size_t j = 0; j < k; j++) {
-            lsum += tr.r[i + j].count;
-            if (lsum > MAX_SUBMIT_LBAS) {
-                k = j;
-                break;
-            }
-        }
-        if (k == 0 && room) k = 1;   /* one request is at most MAX_LBAS */
-        if (k == 0) {
-            /* the device holds the most it may: run it up to the next arrival (or for one completion) */
-            outstanding = take(c, poll(c, o.afap ? 1 : 0, o.afap ? 0 : base + tr.r[i].t_ns), res, tr.n, &nflash);
-            if (outstanding < 0) rc = EXIT_DEVICE;
-            else if ((size_t)outstanding >= MAX_OUTSTANDING)
-                rc = cli_error(c, "RESOURCE_EXHAUSTED", "%s:%u: the device is %u requests behind the trace; replay "
-                               "it --as-fast-as-possible or at a lower rate", pos[1], tr.r[i].line, MAX_OUTSTANDING);
-            continue;
-        }
-        for (size_t j = 0; j < k; j++) {
-            const treq *q = &tr.r[i + j];
-            smartssd__v1__block_request__init(&br[j]);
-            br[j].id = i + j;
-            br[j].op = (Smartssd__V1__BlockOp)q->op;
-            br[j].lba = q->lba;
-            br[j].count = q->count;
-            br[j].arrival_ns = o.afap ? 0 : base + q->t_ns;
-            br[j].fill = q->op == OP_WRITE ? i + j + 1 : 0;
-            bp[j] = &br[j];
-        }
-        Smartssd__V1__BlockSubmit bs = SMARTSSD__V1__BLOCK_SUBMIT__INIT;
-        bs.n_requests = k;
-        bs.requests = bp;
-        req = (Smartssd__V1__Request)SMARTSSD__V1__REQUEST__INIT;
-        req.command_case = SMARTSSD__V1__REQUEST__COMMAND_BLOCK_SUBMIT;
-        req.block_submit = &bs;
-        r = cli_call(c, &req, NULL);
-        if (!r) {
+        double w = wall_s();
+        if ((rr.prefilled = prefill(&st, lbas, o.prefill == PREFILL_MAP)) < 0 || poll_take(&st, 0, 0)) {
             rc = EXIT_DEVICE;
-            break;
+            goto out;
         }
-        outstanding = (int64_t)r->block_submit->outstanding;
-        smartssd__v1__response__free_unpacked(r, NULL);
-        i += k;
-        /* timed: run the device to this chunk's last arrival (later arrivals are never in its past);
-         * as fast as possible: keep about a chunk outstanding so the device never runs dry */
-        uint32_t min = o.afap && outstanding > (int64_t)CHUNK ? (uint32_t)(outstanding - CHUNK) : 0;
-        outstanding = take(c, poll(c, min, o.afap ? 0 : base + tr.r[i - 1].t_ns), res, tr.n, &nflash);
-        if (outstanding < 0) rc = EXIT_DEVICE;
+        base = st.now;   /* the trace starts once the prefill is done */
+        rr.prefill_wall_s = wall_s() - w;
     }
-    while (rc == 0 && outstanding > 0) {
-        outstanding = take(c, poll(c, (uint32_t)(outstanding > 262144 ? 262144 : outstanding), 0), res, tr.n, &nflash);
-        if (outstanding < 0) rc = EXIT_DEVICE;
+    st.nflash = 0;
+    double w1 = wall_s();
+    if (run_trace(&st, o.afap, base, max_out, &rr.split)) {
+        rc = EXIT_DEVICE;
+        goto out;
     }
-    double w_replay = wall_s() - w1;
-    if (rc) goto out;
-
-    uint64_t *lat[4];
-    size_t nl[4] = { 0 }, failed = 0;
-    for (int k = 0; k < 4; k++) lat[k] = malloc((tr.n ? tr.n : 1) * sizeof(uint64_t));
-    uint64_t first_arr = UINT64_MAX, last_done = 0;
-    double iq = 0, fq = 0, fl = 0;
-    for (size_t i = 0; i < tr.n; i++) {
-        const rres *x = &res[i];
-        if (x->status) {
-            failed++;
-            continue;
-        }
-        uint64_t l = x->done - x->arrival;
-        lat[tr.r[i].op][nl[tr.r[i].op]++] = l;
-        lat[0][nl[0]++] = l;
-        if (x->arrival < first_arr) first_arr = x->arrival;
-        if (x->done > last_done) last_done = x->done;
-        iq += (double)(x->admit - x->arrival);
-        fq += (double)((x->first ? x->first : x->done) - x->admit);
-        fl += (double)(x->first ? x->done - x->first : 0);
-    }
-    summary s[4];
-    for (int k = 0; k < 4; k++) s[k] = summarize(lat[k], nl[k]);
-    for (int k = 0; k < 4; k++) free(lat[k]);
-    double dev_s = last_done > first_arr ? (double)(last_done - first_arr) / 1e9 : 0;
-    double fps = w_replay > 0 ? (double)nflash / w_replay : 0;
-    size_t ok = nl[0] ? nl[0] : 1;
-    if (o.csv && (rc = write_csv(o.csv, &tr, res))) {
+    rr.replay_wall_s = wall_s() - w1;
+    rr.nflash = st.nflash;
+    rr.zero_pages_unstored = device_counter(c, "ftl.zero_pages_unstored");
+    if (o.csv && (rc = replay_write_csv(o.csv, &tr, res))) {
         rc = cli_error(c, "IO_ERROR", "cannot write %s: %s", o.csv, strerror(-rc));
         goto out;
     }
@@ -708,67 +448,24 @@ static int run_replay(cli *c, int argc, char **argv) {
         const char *csv = o.csv;
         if (!csv) {
             snprintf(tmp, sizeof tmp, "/tmp/csd-replay-%d.csv", (int)getpid());
-            if (write_csv(tmp, &tr, res)) {
+            if (replay_write_csv(tmp, &tr, res)) {
                 rc = cli_error(c, "IO_ERROR", "cannot write %s", tmp);
                 goto out;
             }
             csv = tmp;
         }
         char title[300];
-        snprintf(title, sizeof title, "latency CDF: %s", pos[1]);
-        int prc = plot(csv, o.plot, title);
+        snprintf(title, sizeof title, "latency CDF: %s", path);
+        int prc = replay_plot(csv, o.plot, title);
         if (*tmp) unlink(tmp);
         if (prc) {
             rc = cli_error(c, "UNAVAILABLE", "cannot draw %s: python3 with matplotlib is needed", o.plot);
             goto out;
         }
     }
-    if (c->json) {
-        json_object *j = json_object_new_object(), *l = json_object_new_object(), *w = json_object_new_object();
-        json_object_object_add(j, "requests", json_object_new_int64((int64_t)tr.n));
-        json_object_object_add(j, "reads", json_object_new_int64((int64_t)s[OP_READ].n));
-        json_object_object_add(j, "writes", json_object_new_int64((int64_t)s[OP_WRITE].n));
-        json_object_object_add(j, "trims", json_object_new_int64((int64_t)s[OP_TRIM].n));
-        json_object_object_add(j, "failed", json_object_new_int64((int64_t)failed));
-        json_object_object_add(j, "skipped_lines", json_object_new_int64((int64_t)tr.skipped));
-        json_object_object_add(j, "prefilled_lbas", json_object_new_int64(filled));
-        json_object_object_add(j, "queue_depth", json_object_new_int((int)qd));
-        json_object_object_add(j, "device_s", json_object_new_double(dev_s));
-        json_object_object_add(j, "flash_commands", json_object_new_int64((int64_t)nflash));
-        json_object_object_add(j, "parse_wall_s", json_object_new_double(w_parse));
-        json_object_object_add(j, "replay_wall_s", json_object_new_double(w_replay));
-        json_object_object_add(j, "flash_commands_per_wall_s", json_object_new_double(fps));
-        add_summary(l, "read", &s[OP_READ]);
-        add_summary(l, "write", &s[OP_WRITE]);
-        if (s[OP_TRIM].n) add_summary(l, "trim", &s[OP_TRIM]);
-        add_summary(l, "all", &s[0]);
-        json_object_object_add(j, "latency", l);
-        json_object_object_add(w, "io_queue_us", json_object_new_double(iq / (double)ok / 1000.0));
-        json_object_object_add(w, "flash_queue_us", json_object_new_double(fq / (double)ok / 1000.0));
-        json_object_object_add(w, "flash_us", json_object_new_double(fl / (double)ok / 1000.0));
-        json_object_object_add(j, "mean_breakdown", w);
-        cli_json_print(j);
-    } else {
-        printf("replayed %zu requests (%zu reads, %zu writes, %zu trims; %zu failed, %" PRIu64 " lines skipped) "
-               "at queue depth %u%s\n", tr.n, s[OP_READ].n, s[OP_WRITE].n, s[OP_TRIM].n, failed, tr.skipped, qd,
-               o.afap ? ", as fast as possible" : "");
-        if (o.prefill) printf("prefilled %" PRId64 " LBAs the trace reads before writing them\n", filled);
-        printf("device time %.6f s; %" PRIu64 " flash commands in %.3f s of wall time (%.0f per second)\n", dev_s,
-               nflash, w_replay, fps);
-        printf("\nlatency (us)   count       mean        p50        p90        p99      p99.9        max\n");
-        const char *names[4] = { "all", "read", "write", "trim" };
-        for (int k = 1; k <= 4; k++) {
-            int x = k % 4;
-            if (x == OP_TRIM && !s[x].n) continue;
-            printf("%-10s %9zu %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f\n", names[x], s[x].n, s[x].mean / 1000.0,
-                   (double)s[x].p50 / 1000.0, (double)s[x].p90 / 1000.0, (double)s[x].p99 / 1000.0,
-                   (double)s[x].p999 / 1000.0, (double)s[x].max / 1000.0);
-        }
-        printf("\nmean wait (us): I/O request queue %.1f, flash command queue %.1f, flash operations %.1f\n",
-               iq / (double)ok / 1000.0, fq / (double)ok / 1000.0, fl / (double)ok / 1000.0);
-    }
+    replay_report(&rr, c->json, replay_trace_json(path, &tr, &ts));
 out:
-    free(tr.r);
+    tf_free(&tr);
     free(res);
     free(br);
     free(bp);
@@ -778,20 +475,37 @@ out:
 const subcmd CMD_REPLAY = {
     "replay", "IMAGE TRACE", "replay a block trace on the device's block namespace; latency percentiles",
     run_replay,
-    "TRACE is SNIA/MSR-Cambridge CSV (timestamp,host,disk,type,offset,size,response; timestamps in\n"
-    "100 ns units) or blkparse's default text output (Q events; R, W, D in RWBS; 512-byte sectors);\n"
-    "'-' reads standard input. One LBA is one device page; a request covers every page it touches.\n"
-    "Requests arrive at the trace's times (relative to its first request) on the device clock.\n\n"
+    "TRACE is a block trace in one of these formats (auto-detected from its first line; docs/BLOCK-IO.md\n"
+    "has an example line of each); '-' reads standard input:\n"
+    "  msr        SNIA / MSR-Cambridge CSV: timestamp,host,disk,type,offset,size,response (100 ns units)\n"
+    "  systor     SNIA SYSTOR'17 CSV: Timestamp,Response,IOType,LUN,Offset,Size (seconds, bytes)\n"
+    "  tencent    Tencent CBS CSV: Timestamp,Offset,Size,IOType,VolumeID (seconds, sectors, 0 read 1 write)\n"
+    "  csv        timestamp,op,offset,size (--time-unit, default ns; op R W T F; bytes)\n"
+    "  disksim    DiskSim / MQSim ASCII: time device lba sectors type (type bit 0 = read; --time-unit, ns)\n"
+    "  blkparse   blkparse's default text: requests from Q events, or D events if it has no Q\n"
+    "  biotracer  BIOTracer (Nexus 5 eMMC): sector sectors bytes type generated processed issued finished\n"
+    "A summary comes first (the format, requests, reads, writes, trims, flushes, span, rate, mean sizes:\n"
+    "the DRS paper's Table 1 columns). One LBA is one device page; a request covers every page it\n"
+    "touches. Requests arrive at the trace's times (relative to its first request) on the device clock.\n\n"
     "options:\n"
-    "  --format FMT           msr, blkparse or auto (default: auto, from the first line)\n"
+    "  --format FMT           one of the above, or auto (default)\n"
+    "  --time-unit U          ns, 100ns, us, ms or s: the unit of the trace's timestamps (default: the\n"
+    "                         format's own)\n"
+    "  --stats-only           print the trace's summary and stop (IMAGE may be left out)\n"
     "  --as-fast-as-possible  every request arrives at once; the device queue depth paces them\n"
     "  --queue-depth N        the device's block queue depth for this session (block_queue_depth)\n"
     "  --wrap                 fold offsets past the namespace back into it (default: a bad line)\n"
     "  --on-error stop|skip   on a bad line: stop with its line number and reason (default), or skip it\n"
     "  --limit N              replay the first N requests only\n"
-    "  --prefill              first write every LBA the trace reads before writing it (as fast as\n"
-    "                         possible), so its reads find data on flash; the trace starts after\n"
-    "  --csv FILE             one row per request: arrival, admission, first flash command, completion\n"
+    "  --prefill[=data|map]   first write every LBA the trace reads before writing it (as fast as\n"
+    "                         possible), so its reads find data on flash; the trace starts after.\n"
+    "                         map: as writes of zeros, which map and program the same pages (the\n"
+    "                         same latencies after) without moving or storing the data\n"
+    "  --write-data zeroes|pattern\n"
+    "                         what the trace's writes write: zeros (default; timed as any write, but the\n"
+    "                         image stores no page data for them) or each request's fill pattern\n"
+    "  --csv FILE             one row per request: arrival, admission, first flash command, completion,\n"
+    "                         and its latency in parts (docs/BLOCK-IO.md)\n"
     "  --plot FILE            a PNG of the latency CDF per read / write (python3 with matplotlib)\n"
     "Percentiles are nearest-rank over the requests that completed OK; latency = completion - arrival.\n",
 };

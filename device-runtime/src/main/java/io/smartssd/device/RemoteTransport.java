@@ -3,10 +3,12 @@ package io.smartssd.device;
 import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.WireFormat;
 import io.smartssd.proto.ReadObject;
 import io.smartssd.proto.ReadObjectReply;
 import io.smartssd.proto.Request;
 import io.smartssd.proto.Response;
+import io.smartssd.proto.WriteObject;
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
@@ -72,6 +74,13 @@ public final class RemoteTransport implements Transport {
     private static final int DIRECT_READ_MIN = 4096;
     /** locateData: the frame has no data field to stream (an error, an empty read, another reply). */
     static final long[] NOT_A_READ = new long[0];
+
+    // The fields framed and walked by hand, by the generated classes' numbers (device.proto is the one source).
+    private static final int REQUEST_WRITE = Request.WRITE_OBJECT_FIELD_NUMBER;
+    private static final int WRITE_DATA = WriteObject.DATA_FIELD_NUMBER;
+    private static final int RESPONSE_READ = Response.READ_OBJECT_FIELD_NUMBER;
+    private static final int READ_REPLY_DATA = ReadObjectReply.DATA_FIELD_NUMBER;
+    private static final int LEN = WireFormat.WIRETYPE_LENGTH_DELIMITED;
 
     private final Path socket;
     private final UnixDomainSocketAddress address;
@@ -274,13 +283,14 @@ public final class RemoteTransport implements Transport {
         if (!req.hasWriteObject() || !req.getWriteObject().getData().isEmpty()) {
             throw new IllegalArgumentException("a payload buffer goes only with a write_object without inline data");
         }
-        // Request { <other fields>, write_object(13) { object_id, offset, data(3) = payload } }: protobuf
+        // Request { <other fields>, write_object { object_id, offset, data = payload } }: protobuf
         // allows fields in any order, and the C side packs and parses by number, not position.
         Request head = req.toBuilder().clearWriteObject().build();
         byte[] w = req.getWriteObject().toByteArray();
         int d = in.remaining();
-        long wLen = (long) w.length + CodedOutputStream.computeTagSize(3) + CodedOutputStream.computeUInt32SizeNoTag(d) + d;
-        long total = head.getSerializedSize() + CodedOutputStream.computeTagSize(13)
+        long wLen = (long) w.length + CodedOutputStream.computeTagSize(WRITE_DATA)
+                + CodedOutputStream.computeUInt32SizeNoTag(d) + d;
+        long total = head.getSerializedSize() + CodedOutputStream.computeTagSize(REQUEST_WRITE)
                 + CodedOutputStream.computeUInt64SizeNoTag(wLen) + wLen;
         if (total > MAX_PACKET) {
             throw new IllegalArgumentException("a write to a device daemon carries at most about "
@@ -293,10 +303,10 @@ public final class RemoteTransport implements Transport {
         try {
             CodedOutputStream o = CodedOutputStream.newInstance(b, 4, headLen);
             head.writeTo(o);
-            o.writeTag(13, 2);
+            o.writeTag(REQUEST_WRITE, LEN);
             o.writeUInt64NoTag(wLen);
             o.writeRawBytes(w);
-            o.writeTag(3, 2);
+            o.writeTag(WRITE_DATA, LEN);
             o.writeUInt32NoTag(d);
             o.checkNoSpaceLeft();
         } catch (IOException e) {
@@ -330,8 +340,8 @@ public final class RemoteTransport implements Transport {
     }
 
     /**
-     * Walks the fields of a Response in rx[4, end) up to read_object (12) and its first field, data (1).
-     * Returns {tag offset of field 12, its contents' offset, their length, data offset, data length},
+     * Walks the fields of a Response in rx[4, end) up to read_object and its first field, data.
+     * Returns {tag offset of read_object, its contents' offset, their length, data offset, data length},
      * null when more bytes are needed, NOT_A_READ when the frame has no data field to stream.
      */
     static long[] locateData(ByteBuffer rx, int end, int total) {
@@ -343,9 +353,9 @@ public final class RemoteTransport implements Transport {
                 return null;
             }
             p = (int) tag[1];
-            int field = (int) (tag[0] >>> 3);
-            int wire = (int) (tag[0] & 7);
-            if (field == 12 && wire == 2) {
+            int field = WireFormat.getTagFieldNumber((int) tag[0]);
+            int wire = WireFormat.getTagWireType((int) tag[0]);
+            if (tag[0] >>> 32 == 0 && field == RESPONSE_READ && wire == LEN) {
                 long[] len = varint(rx, p, end);
                 long[] dt = len == null ? null : varint(rx, (int) len[1], end);
                 long[] dl = dt == null ? null : varint(rx, (int) dt[1], end);
@@ -353,19 +363,19 @@ public final class RemoteTransport implements Transport {
                     return null;
                 }
                 // a varint length may be anything up to 2^64 - 1: bound it before adding offsets to it
-                if (dt[0] != ((1 << 3) | 2) || len[0] < 0 || len[0] > total || dl[0] < 0 || dl[0] > total
+                if (dt[0] != ((READ_REPLY_DATA << 3) | LEN) || len[0] < 0 || len[0] > total || dl[0] < 0 || dl[0] > total
                         || len[1] + len[0] > total || dl[1] + dl[0] > len[1] + len[0]) {
                     return NOT_A_READ;
                 }
                 return new long[] {tagAt, len[1], len[0], dl[1], dl[0]};
             }
-            if (wire == 0) {
+            if (wire == WireFormat.WIRETYPE_VARINT) {
                 long[] v = varint(rx, p, end);
                 if (v == null) {
                     return null;
                 }
                 p = (int) v[1];
-            } else if (wire == 2) {
+            } else if (wire == LEN) {
                 long[] len = varint(rx, p, end);
                 if (len == null) {
                     return null;
@@ -374,9 +384,9 @@ public final class RemoteTransport implements Transport {
                     return NOT_A_READ;
                 }
                 p = (int) (len[1] + len[0]);
-            } else if (wire == 1) {
+            } else if (wire == WireFormat.WIRETYPE_FIXED64) {
                 p += 8;
-            } else if (wire == 5) {
+            } else if (wire == WireFormat.WIRETYPE_FIXED32) {
                 p += 4;
             } else {
                 return NOT_A_READ;
@@ -601,7 +611,7 @@ public final class RemoteTransport implements Transport {
          * reply comes back with payload_length set instead of data, as from the in-process device.
          */
         private Response receiveInto(ByteBuffer out, long[] at, int total) throws IOException {
-            int tag12 = (int) at[0];
+            int readAt = (int) at[0];
             int innerEnd = (int) (at[1] + at[2]);
             int dataAt = (int) at[3];
             int d = (int) at[4];
@@ -624,7 +634,7 @@ public final class RemoteTransport implements Transport {
             while (rest.hasRemaining()) {
                 fill(rest);
             }
-            byte[] head = new byte[tag12 - 4];
+            byte[] head = new byte[readAt - 4];
             rx.get(4, head);
             Response.Builder b = Response.newBuilder().mergeFrom(head);
             int innerTail = innerEnd - afterData;

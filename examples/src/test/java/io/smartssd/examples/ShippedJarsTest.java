@@ -1,5 +1,6 @@
 package io.smartssd.examples;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -60,5 +61,50 @@ class ShippedJarsTest {
             assertFalse(c.contains("/examples/") || c.contains("/bench/") || c.endsWith("Test.class"),
                     module + " ships an example, bench or test class: " + c);
         }
+    }
+
+    /**
+     * The runtime jars are the one jar a user adds: our classes, the native library, the service entries
+     * that name the FileSystem (and the data source), and protobuf-java only under our own package, so a
+     * cluster's protobuf-java (another version) never meets ours.
+     */
+    @ParameterizedTest
+    @CsvSource({
+        "spark-runtime, spark-smartssd-runtime, io/smartssd/spark/;io/smartssd/hadoop/;io/smartssd/device/",
+        "hadoop-runtime, hadoop-smartssd-runtime, io/smartssd/hadoop/;io/smartssd/device/",
+    })
+    void runtimeJarIsWholeAndRelocated(String module, String artifact, String packages) throws IOException {
+        Path target = Paths.get(System.getProperty("smartssd.repo", "..")).resolve(module).resolve("target");
+        Path jarPath = target.resolve(artifact + "-0.1.0-SNAPSHOT.jar");
+        assertTrue(Files.isRegularFile(jarPath), "no " + jarPath + ": package the modules first (mvn verify)");
+        List<String> names = new ArrayList<>();
+        String services = "";
+        String fileSystems = "";
+        try (JarFile jar = new JarFile(jarPath.toFile())) {
+            for (Enumeration<JarEntry> e = jar.entries(); e.hasMoreElements(); ) {
+                names.add(e.nextElement().getName());
+            }
+            JarEntry ds = jar.getJarEntry("META-INF/services/org.apache.spark.sql.sources.DataSourceRegister");
+            if (ds != null) {
+                services = new String(jar.getInputStream(ds).readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            }
+            JarEntry fs = jar.getJarEntry("META-INF/services/org.apache.hadoop.fs.FileSystem");
+            if (fs != null) {
+                fileSystems = new String(jar.getInputStream(fs).readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            }
+        }
+        for (String p : packages.split(";")) {
+            assertTrue(names.stream().anyMatch(n -> n.startsWith(p) && n.endsWith(".class")), artifact + " lacks " + p);
+        }
+        assertTrue(names.contains("linux/amd64/libsmartssd_jni.so"), artifact + " lacks the native library");
+        assertTrue(names.contains("io/smartssd/shaded/com/google/protobuf/Message.class"),
+                artifact + " lacks the relocated protobuf-java");
+        for (String n : names) {
+            assertFalse(n.startsWith("com/google/protobuf/"), artifact + " ships protobuf-java unrelocated: " + n);
+            assertFalse(n.startsWith("org/apache/hadoop/") || n.startsWith("org/apache/spark/")
+                    || n.startsWith("org/slf4j/") || n.startsWith("scala/"), artifact + " ships the cluster's " + n);
+        }
+        assertTrue(fileSystems.contains("io.smartssd.hadoop.fs.SmartSsdFileSystem"), fileSystems);
+        assertEquals(module.startsWith("spark"), services.contains("io.smartssd.spark.SmartSsdDataSource"), services);
     }
 }

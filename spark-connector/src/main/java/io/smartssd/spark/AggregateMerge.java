@@ -161,7 +161,7 @@ final class AggregateMerge implements Serializable {
             return compareDoubles((Float) x, (Float) y);
         }
         if (t instanceof StringType) {
-            return ((UTF8String) x).binaryCompare((UTF8String) y);
+            return ((UTF8String) x).compareTo((UTF8String) y); // byte order: binaryCompare in Spark 4, only this in 3.5
         }
         if (t instanceof BooleanType) {
             return Boolean.compare((Boolean) x, (Boolean) y);

@@ -54,7 +54,9 @@ record DeviceObject(String uri, long id, long size, String host) implements Seri
     /**
      * A Configuration holding fsConf, shared by the partitions of a table: a new one parses Hadoop's default
      * resources (XML) on first use, about 4 ms of CPU, once per device request otherwise. Only read
-     * (FileSystem.get looks keys up), so sharing it between task threads is safe.
+     * (FileSystem.get looks keys up), so sharing it between task threads is safe. The smartssd://
+     * FileSystem is named in it unless fsConf names one ({@link SmartSsdFileSystem#register}), so the
+     * scheme resolves however the jar arrived.
      */
     static Configuration configuration(Map<String, String> fsConf) {
         if (CONFS.size() >= CONF_CACHE_MAX) {
@@ -63,7 +65,9 @@ record DeviceObject(String uri, long id, long size, String host) implements Seri
         return CONFS.computeIfAbsent(Map.copyOf(fsConf), m -> {
             Configuration conf = new Configuration();
             m.forEach(conf::set);
-            return conf;
+            // through this jar's own class loader: the jar may have come with spark.jars or --jars
+            conf.setClassLoader(SmartSsdFileSystem.class.getClassLoader());
+            return SmartSsdFileSystem.register(conf);
         });
     }
 

@@ -1,8 +1,10 @@
 package io.smartssd.spark;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import io.smartssd.hadoop.fs.SmartSsdFileSystem;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.connector.catalog.Table;
@@ -11,7 +13,6 @@ import org.apache.spark.sql.connector.expressions.Transform;
 import org.apache.spark.sql.sources.DataSourceRegister;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * The {@code smartssd} format (DataSource V2):
@@ -43,7 +44,7 @@ public final class SmartSsdDataSource implements TableProvider, DataSourceRegist
         }
         if (o.isParquet()) {
             Map<String, String> fsc = fsConf(options.asCaseSensitiveMap(), sessionConf());
-            java.util.List<DeviceObject> objects = DeviceObject.resolve(o.path, fsc);
+            List<DeviceObject> objects = DeviceObject.resolve(o.path, fsc);
             if (objects.isEmpty()) {
                 throw new IllegalArgumentException("option path = '" + o.path + "': no Parquet objects to read");
             }
@@ -67,31 +68,26 @@ public final class SmartSsdDataSource implements TableProvider, DataSourceRegist
                     + " partition transforms)");
         }
         String tasklet = lower(properties).get(UserTaskletTable.TASKLET);
+        if (tasklet != null && tasklet.isBlank()) {
+            throw new IllegalArgumentException("option tasklet is empty: name an installed user tasklet");
+        }
+        Map<String, String> fsConf = fsConf(properties, conf);
+        List<DeviceObject> objects = DeviceObject.resolve(o.path, fsConf);
         if (tasklet != null) {
             /* a user tasklet's rows, by the declared schema (docs/USER-TASKLETS.md) */
-            if (tasklet.isBlank()) {
-                throw new IllegalArgumentException("option tasklet is empty: name an installed user tasklet");
-            }
-            Map<String, String> fsc = fsConf(properties, conf);
-            return new UserTaskletTable(tasklet, lower(properties), schema, fsc, DeviceObject.resolve(o.path, fsc),
-                    o.splitSize, o.path);
+            return new UserTaskletTable(tasklet, lower(properties), schema, fsConf, objects, o.splitSize, o.path);
         }
         if (o.isText()) {
-            Map<String, String> fsc = fsConf(properties, conf);
-            return new TextTable(o, TextTable.schema(schema), fsc, DeviceObject.resolve(o.path, fsc));
+            return new TextTable(o, TextTable.schema(schema), fsConf, objects);
         }
         if (o.isParquet()) {
-            Map<String, String> fsc = fsConf(properties, conf);
-            java.util.List<DeviceObject> objects = DeviceObject.resolve(o.path, fsc);
-            Map<Long, long[]> rowGroups = new java.util.HashMap<>();
-            Map<Long, byte[]> footers = new java.util.HashMap<>();
-            TableLayout layout = ParquetLayout.layout(schema, objects, fsc, rowGroups, footers);
-            return new SmartSsdTable(o, layout, fsc, objects, rowGroups, footers);
+            Map<Long, long[]> rowGroups = new HashMap<>();
+            Map<Long, byte[]> footers = new HashMap<>();
+            TableLayout layout = ParquetLayout.layout(schema, objects, fsConf, rowGroups, footers);
+            return new SmartSsdTable(o, layout, fsConf, objects, rowGroups, footers);
         }
         TableLayout layout = o.isWc98() ? Wc98Layout.layout(schema, o.entryBytes)
                 : TableLayout.text(schema, o.delimiter, o.quote, o.escape, o.header);
-        Map<String, String> fsConf = fsConf(properties, conf);
-        java.util.List<DeviceObject> objects = DeviceObject.resolve(o.path, fsConf);
         if (o.isWc98()) {
             for (DeviceObject obj : objects) {
                 if (obj.size() % o.entryBytes != 0) {
@@ -114,7 +110,16 @@ public final class SmartSsdDataSource implements TableProvider, DataSourceRegist
         if (s.isEmpty()) {
             s = SparkSession.getDefaultSession();
         }
-        return s.isEmpty() ? Map.of() : CollectionConverters.asJava(s.get().conf().getAll());
+        Map<String, String> out = new HashMap<>();
+        if (s.isDefined()) {
+            // by the iterator, which Scala 2.12 and 2.13 both have (their converters differ)
+            scala.collection.Iterator<scala.Tuple2<String, String>> it = s.get().conf().getAll().iterator();
+            while (it.hasNext()) {
+                scala.Tuple2<String, String> e = it.next();
+                out.put(e._1(), e._2());
+            }
+        }
+        return out;
     }
 
     /**
@@ -127,6 +132,8 @@ public final class SmartSsdDataSource implements TableProvider, DataSourceRegist
         scala.Option<SparkSession> s = SparkSession.getActiveSession();
         if (s.isDefined()) {
             Configuration hc = s.get().sparkContext().hadoopConfiguration();
+            // Spark's own readers and writers (df.write.parquet("smartssd://...")) find the scheme too
+            SmartSsdFileSystem.register(hc);
             out.putAll(hc.getPropsWithPrefix("fs.smartssd.").entrySet().stream().collect(
                     java.util.stream.Collectors.toMap(e -> "fs.smartssd." + e.getKey(), Map.Entry::getValue)));
         }

@@ -1,21 +1,14 @@
 package io.smartssd.spark;
 
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import org.apache.spark.sql.connector.catalog.SupportsRead;
-import org.apache.spark.sql.connector.catalog.TableCapability;
 import org.apache.spark.sql.connector.read.ScanBuilder;
-import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
-/** A smartssd table: checked options, the column layout, and the device objects it reads. */
-final class SmartSsdTable implements SupportsRead {
+/** A table the device's declarative plan answers (csv, wc98, parquet): checked options and the column layout. */
+final class SmartSsdTable extends DeviceTable {
     private final SmartSsdOptions options;
     private final TableLayout layout;
-    private final Map<String, String> fsConf;
-    private final List<DeviceObject> objects;
 
     private final Map<Long, long[]> rowGroupBytes;   // Parquet: per object id, its row groups' compressed bytes
     private final Map<Long, byte[]> footers;         // Parquet: per object id, its footer bytes
@@ -26,10 +19,9 @@ final class SmartSsdTable implements SupportsRead {
 
     SmartSsdTable(SmartSsdOptions options, TableLayout layout, Map<String, String> fsConf, List<DeviceObject> objects,
                   Map<Long, long[]> rowGroupBytes, Map<Long, byte[]> footers) {
+        super(options.path, layout.schema(), fsConf, objects, options.splitSize);
         this.options = options;
         this.layout = layout;
-        this.fsConf = fsConf;
-        this.objects = objects;
         this.rowGroupBytes = rowGroupBytes;
         this.footers = footers;
     }
@@ -45,22 +37,6 @@ final class SmartSsdTable implements SupportsRead {
     }
 
     @Override
-    public String name() {
-        return "smartssd " + options.path;
-    }
-
-    @Override
-    @SuppressWarnings("deprecation")
-    public StructType schema() {
-        return layout.schema();
-    }
-
-    @Override
-    public Set<TableCapability> capabilities() {
-        return EnumSet.of(TableCapability.BATCH_READ);
-    }
-
-    @Override
     public ScanBuilder newScanBuilder(CaseInsensitiveStringMap ignored) {
         return new SmartSsdScanBuilder(this);
     }
@@ -71,13 +47,5 @@ final class SmartSsdTable implements SupportsRead {
 
     TableLayout layout() {
         return layout;
-    }
-
-    Map<String, String> fsConf() {
-        return fsConf;
-    }
-
-    List<DeviceObject> objects() {
-        return objects;
     }
 }

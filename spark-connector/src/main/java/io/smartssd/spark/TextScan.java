@@ -1,10 +1,7 @@
 package io.smartssd.spark;
 
-import io.smartssd.device.Extent;
-import io.smartssd.device.PollingPolicy;
 import io.smartssd.device.ReadResult;
 import io.smartssd.device.SmartSsd;
-import io.smartssd.device.TaskProgress;
 import io.smartssd.device.TaskletRun;
 import io.smartssd.proto.Row;
 import io.smartssd.spark.metrics.BytesToHostMetric;
@@ -12,20 +9,15 @@ import io.smartssd.spark.metrics.DeviceTimeMetric;
 import io.smartssd.spark.metrics.FlashBytesReadMetric;
 import io.smartssd.spark.metrics.TaskMetric;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
-import org.apache.spark.sql.connector.metric.CustomMetric;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
-import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReader;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
-import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.unsafe.types.UTF8String;
 
@@ -35,54 +27,32 @@ import org.apache.spark.unsafe.types.UTF8String;
  * extent owns the lines that start in it; '\n' ends a line, one trailing '\r' is dropped; a last line
  * without '\n' counts), so the partitions' lines add up to the object's, as Spark's text reader's.
  */
-final class TextScan implements Scan, Batch {
+final class TextScan extends DeviceScan {
     private final TextTable table;
     private final TextTable.Grep2Pattern pattern;
     private final Predicate pushed;
-    private final StructType readSchema;
 
     TextScan(TextTable table, TextTable.Grep2Pattern pattern, Predicate pushed, StructType readSchema) {
+        super(table, readSchema);
         this.table = table;
         this.pattern = pattern;
         this.pushed = pushed;
-        this.readSchema = readSchema;
     }
 
     @Override
-    public StructType readSchema() {
-        return readSchema;
+    String what() {
+        return "text";
     }
 
     @Override
-    public String description() {
-        return "SmartSsdScan " + table.options().path + " [text, " + table.objects().size() + " object(s), split_size="
-                + table.options().splitSize + "] PushedFilters: [" + (pushed == null ? "" : pushed.toString()) + "], "
-                + (pattern == null ? "lines read as stored" : pattern.describe()) + ", ReadSchema: "
-                + readSchema.simpleString();
-    }
-
-    @Override
-    public Batch toBatch() {
-        return this;
-    }
-
-    @Override
-    public InputPartition[] planInputPartitions() {
-        List<InputPartition> parts = new ArrayList<>();
-        for (DeviceObject o : table.objects()) {
-            parts.addAll(o.partitions(table.options().splitSize));
-        }
-        return parts.toArray(new InputPartition[0]);
+    String pushed() {
+        return "PushedFilters: [" + (pushed == null ? "" : pushed.toString()) + "], "
+                + (pattern == null ? "lines read as stored" : pattern.describe());
     }
 
     @Override
     public PartitionReaderFactory createReaderFactory() {
-        return new Factory(pattern, readSchema.fields().length, table.fsConf());
-    }
-
-    @Override
-    public CustomMetric[] supportedCustomMetrics() {
-        return new CustomMetric[] {new DeviceTimeMetric(), new FlashBytesReadMetric(), new BytesToHostMetric()};
+        return new Factory(pattern, readSchema().fields().length, table.fsConf());
     }
 
     /** Serializable: travels to executors. */
@@ -101,8 +71,8 @@ final class TextScan implements Scan, Batch {
         @Override
         public PartitionReader<InternalRow> createReader(InputPartition partition) {
             SmartSsdPartition part = (SmartSsdPartition) partition;
-            SmartSsd ssd = DeviceObject.fileSystem(part.uri(), fsConf).device();
-            return pattern == null ? new LineReader(ssd, part, width) : new Grep2Reader(ssd, part, pattern, width);
+            return pattern == null ? new LineReader(DeviceObject.fileSystem(part.uri(), fsConf).device(), part, width)
+                    : new Grep2Reader(part, fsConf, pattern, width);
         }
     }
 
@@ -116,19 +86,18 @@ final class TextScan implements Scan, Batch {
 
     /** grep2 in lines mode over the extent: rows (offset, line) of the matching lines only. */
     static final class Grep2Reader implements PartitionReader<InternalRow> {
-        private final TaskletRun run;
+        private final DeviceRun run;
         private final int width;
         private InternalRow current;
 
-        Grep2Reader(SmartSsd ssd, SmartSsdPartition part, TextTable.Grep2Pattern g, int width) {
+        Grep2Reader(SmartSsdPartition part, Map<String, String> fsConf, TextTable.Grep2Pattern g, int width) {
             Map<String, String> params = new HashMap<>();
             params.put("start", g.start());
             if (!g.end().isEmpty()) {
                 params.put("end", g.end());
             }
             params.put("mode", "lines");
-            this.run = TaskletRun.start(ssd, TaskletRun.Spec.of("grep2", params),
-                    Extent.of(part.objectId(), part.offset(), part.length()), PollingPolicy.DEFAULT, null);
+            this.run = new DeviceRun(part, TaskletRun.Spec.of("grep2", params), fsConf);
             this.width = width;
         }
 
@@ -150,12 +119,7 @@ final class TextScan implements Scan, Batch {
 
         @Override
         public CustomTaskMetric[] currentMetricsValues() {
-            TaskProgress p = run.progress();
-            return new CustomTaskMetric[] {
-                new TaskMetric(DeviceTimeMetric.NAME, p == null ? 0 : p.deviceNanos()),
-                new TaskMetric(FlashBytesReadMetric.NAME, p == null ? 0 : p.flashBytesRead()),
-                new TaskMetric(BytesToHostMetric.NAME, p == null ? 0 : p.bytesToHost()),
-            };
+            return run.metrics();
         }
 
         @Override

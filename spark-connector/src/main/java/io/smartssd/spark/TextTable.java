@@ -2,12 +2,8 @@ package io.smartssd.spark;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import org.apache.spark.sql.connector.catalog.SupportsRead;
-import org.apache.spark.sql.connector.catalog.TableCapability;
 import org.apache.spark.sql.connector.expressions.Expression;
 import org.apache.spark.sql.connector.expressions.NamedReference;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
@@ -27,19 +23,14 @@ import org.apache.spark.unsafe.types.UTF8String;
  * filter on the line goes to the two-stage {@code grep2} tasklet (docs/2PM.md), so only matching lines
  * cross the host link; without one the extent's lines are read from the device as they are.
  */
-final class TextTable implements SupportsRead {
+final class TextTable extends DeviceTable {
     static final StructType SCHEMA = new StructType().add("value", DataTypes.StringType, false);
 
-    private final SmartSsdOptions options;
-    private final StructType schema;
-    private final Map<String, String> fsConf;
-    private final List<DeviceObject> objects;
+    private final boolean pushdown;
 
     TextTable(SmartSsdOptions options, StructType schema, Map<String, String> fsConf, List<DeviceObject> objects) {
-        this.options = options;
-        this.schema = schema;
-        this.fsConf = fsConf;
-        this.objects = objects;
+        super(options.path, schema, fsConf, objects, options.splitSize);
+        this.pushdown = options.pushdown;
     }
 
     /** The table's schema: the user's when it is one string column (any name, as Spark's text reader), else value. */
@@ -55,36 +46,8 @@ final class TextTable implements SupportsRead {
     }
 
     @Override
-    public String name() {
-        return "smartssd " + options.path;
-    }
-
-    @Override
-    @SuppressWarnings("deprecation")
-    public StructType schema() {
-        return schema;
-    }
-
-    @Override
-    public Set<TableCapability> capabilities() {
-        return EnumSet.of(TableCapability.BATCH_READ);
-    }
-
-    @Override
     public ScanBuilder newScanBuilder(CaseInsensitiveStringMap ignored) {
         return new Builder(this);
-    }
-
-    SmartSsdOptions options() {
-        return options;
-    }
-
-    Map<String, String> fsConf() {
-        return fsConf;
-    }
-
-    List<DeviceObject> objects() {
-        return objects;
     }
 
     /**
@@ -145,15 +108,15 @@ final class TextTable implements SupportsRead {
 
         Builder(TextTable table) {
             this.table = table;
-            this.required = table.schema;
+            this.required = table.schema();
         }
 
         @Override
         public Predicate[] pushPredicates(Predicate[] predicates) {
-            if (!table.options.pushdown) {
+            if (!table.pushdown) {
                 return predicates;
             }
-            String column = table.schema.fields()[0].name();
+            String column = table.schema().fields()[0].name();
             for (Predicate p : predicates) {
                 Grep2Pattern g = grep2Of(p, column);
                 if (g != null && (pattern == null || better(g, pattern))) {
@@ -190,7 +153,7 @@ final class TextTable implements SupportsRead {
         @Override
         public Scan build() {
             StructField[] f = required.fields();
-            StructType read = f.length == 0 ? new StructType() : table.schema;
+            StructType read = f.length == 0 ? new StructType() : table.schema();
             return new TextScan(table, pattern, pushed, read);
         }
     }

@@ -3,20 +3,11 @@ package io.smartssd.spark;
 import io.smartssd.device.TaskletRun;
 import io.smartssd.device.UserTasklet;
 import io.smartssd.proto.Expr;
-import io.smartssd.spark.metrics.BytesToHostMetric;
-import io.smartssd.spark.metrics.DeviceTimeMetric;
-import io.smartssd.spark.metrics.FlashBytesReadMetric;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.apache.spark.sql.catalyst.InternalRow;
-import org.apache.spark.sql.connector.catalog.SupportsRead;
-import org.apache.spark.sql.connector.catalog.TableCapability;
-import org.apache.spark.sql.connector.metric.CustomMetric;
-import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReader;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
@@ -37,24 +28,20 @@ import org.slf4j.LoggerFactory;
  * device's list of installed tasklets) are pushed: the device drops the rows they reject before shipping
  * them. Every other filter, column choice and aggregate is Spark's.
  */
-final class UserTaskletTable implements SupportsRead {
+final class UserTaskletTable extends DeviceTable {
     private static final Logger LOG = LoggerFactory.getLogger(UserTaskletTable.class);
     static final String TASKLET = "tasklet";
     static final String PARAM_PREFIX = "param.";
 
     private final String tasklet;
     private final Map<String, String> params;
-    private final StructType schema;
-    private final Map<String, String> fsConf;
-    private final List<DeviceObject> objects;
-    private final long splitSize;
-    private final String path;
     private final boolean pushdown;
     private boolean looked;
     private TaskletFilters filters;   // what may be pushed, once looked up; null: nothing
 
     UserTaskletTable(String tasklet, Map<String, String> options, StructType schema, Map<String, String> fsConf,
                      List<DeviceObject> objects, long splitSize, String path) {
+        super(path, schema, fsConf, objects, splitSize);
         this.tasklet = tasklet;
         this.params = new LinkedHashMap<>();
         options.forEach((k, v) -> {
@@ -62,29 +49,13 @@ final class UserTaskletTable implements SupportsRead {
                 params.put(k.substring(PARAM_PREFIX.length()), v);
             }
         });
-        this.schema = schema;
-        this.fsConf = fsConf;
-        this.objects = objects;
-        this.splitSize = splitSize;
-        this.path = path;
         this.pushdown = SmartSsdOptions.bool(SmartSsdOptions.PUSHDOWN, options.getOrDefault(SmartSsdOptions.PUSHDOWN,
                 "true"));
     }
 
     @Override
     public String name() {
-        return "smartssd " + path + " (tasklet " + tasklet + ")";
-    }
-
-    @Override
-    @SuppressWarnings("deprecation")
-    public StructType schema() {
-        return schema;
-    }
-
-    @Override
-    public Set<TableCapability> capabilities() {
-        return EnumSet.of(TableCapability.BATCH_READ);
+        return super.name() + " (tasklet " + tasklet + ")";
     }
 
     @Override
@@ -100,14 +71,14 @@ final class UserTaskletTable implements SupportsRead {
      * cannot be asked).
      */
     private void lookUp() {
-        if (looked || objects.isEmpty()) {
+        if (looked || objects().isEmpty()) {
             return;
         }
         looked = true;
         List<UserTasklet> installed;
         List<String> builtIn;
         try {
-            io.smartssd.device.SmartSsd ssd = DeviceObject.fileSystem(objects.get(0).uri(), fsConf).device();
+            io.smartssd.device.SmartSsd ssd = DeviceObject.fileSystem(objects().get(0).uri(), fsConf()).device();
             installed = ssd.listTasklets();
             builtIn = ssd.identify().tasklets();
         } catch (RuntimeException e) {
@@ -117,7 +88,7 @@ final class UserTaskletTable implements SupportsRead {
         }
         for (UserTasklet t : installed) {
             if (t.name().equals(tasklet)) {
-                filters = pushdown ? TaskletFilters.of(schema, t.columns()) : null;
+                filters = pushdown ? TaskletFilters.of(schema(), t.columns()) : null;
                 return;
             }
         }
@@ -125,7 +96,7 @@ final class UserTaskletTable implements SupportsRead {
             List<String> names = new ArrayList<>();
             installed.forEach(t -> names.add(t.name()));
             throw new IllegalArgumentException("option tasklet = '" + tasklet + "': unknown tasklet '" + tasklet
-                    + "' on " + path + " (installed: " + (names.isEmpty() ? "none" : String.join(", ", names))
+                    + "' on " + path() + " (installed: " + (names.isEmpty() ? "none" : String.join(", ", names))
                     + "; built in: " + String.join(", ", builtIn) + ")");
         }
     }
@@ -151,50 +122,30 @@ final class UserTaskletTable implements SupportsRead {
         }
     }
 
-    private final class TaskletScan implements Scan, Batch {
+    private final class TaskletScan extends DeviceScan {
         private final Expr filter;
         private final String pushedDescription;
 
         TaskletScan(Expr filter, String pushedDescription) {
+            super(UserTaskletTable.this, UserTaskletTable.this.schema());
             this.filter = filter;
             this.pushedDescription = pushedDescription;
         }
 
         @Override
-        public StructType readSchema() {
-            return schema;
+        String what() {
+            return "user tasklet " + tasklet + " " + params;
         }
 
         @Override
-        public String description() {
-            return "SmartSsdScan " + path + " [user tasklet " + tasklet + " " + params + ", " + objects.size()
-                    + " object(s), split_size=" + splitSize + "] " + pushedDescription + ", ReadSchema: "
-                    + schema.simpleString();
-        }
-
-        @Override
-        public Batch toBatch() {
-            return this;
-        }
-
-        @Override
-        public InputPartition[] planInputPartitions() {
-            List<InputPartition> parts = new ArrayList<>();
-            for (DeviceObject o : objects) {
-                parts.addAll(o.partitions(splitSize));
-            }
-            return parts.toArray(new InputPartition[0]);
+        String pushed() {
+            return pushedDescription;
         }
 
         @Override
         public PartitionReaderFactory createReaderFactory() {
             return new Factory(new TaskletRun.Spec(tasklet, Map.copyOf(params), null, Map.of(), List.of(), 0, filter),
-                    schema, fsConf);
-        }
-
-        @Override
-        public CustomMetric[] supportedCustomMetrics() {
-            return new CustomMetric[] {new DeviceTimeMetric(), new FlashBytesReadMetric(), new BytesToHostMetric()};
+                    schema(), fsConf());
         }
     }
 

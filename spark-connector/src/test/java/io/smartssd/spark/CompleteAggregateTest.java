@@ -20,7 +20,6 @@ import org.apache.spark.sql.execution.exchange.Exchange;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * Complete aggregate pushdown: one partition runs every extent's request and merges their partial
@@ -91,7 +90,7 @@ class CompleteAggregateTest {
         while (!todo.isEmpty()) {
             SparkPlan p = todo.remove(todo.size() - 1);
             out.add(p);
-            todo.addAll(CollectionConverters.asJava(p.children()));
+            todo.addAll(TestSpark.list(p.children()));
         }
         return out;
     }

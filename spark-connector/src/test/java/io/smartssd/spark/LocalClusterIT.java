@@ -27,7 +27,6 @@ import org.apache.spark.sql.execution.datasources.v2.BatchScanExec;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * Spark on more than one JVM: {@code local-cluster[2,1,1024]} (a standalone master and two workers in
@@ -157,7 +156,7 @@ class LocalClusterIT {
         Partition[] parts = rdd.partitions();
         assertEquals(partitions(length), parts.length, table + " partitions");
         for (Partition p : parts) {
-            assertEquals(List.of(host), CollectionConverters.asJava(rdd.preferredLocations(p)),
+            assertEquals(List.of(host), TestSpark.list(rdd.preferredLocations(p)),
                     table + " partition " + p.index());
         }
     }
@@ -168,7 +167,7 @@ class LocalClusterIT {
 
     private static BatchScanExec scan(Dataset<Row> df) {
         SparkPlan plan = df.queryExecution().executedPlan();
-        for (SparkPlan p : CollectionConverters.asJava(plan.collectLeaves())) {
+        for (SparkPlan p : TestSpark.list(plan.collectLeaves())) {
             if (p instanceof BatchScanExec s) {
                 return s;
             }

@@ -19,7 +19,6 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.datasources.v2.BatchScanExec;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * One local[2] SparkSession and one embedded device image for every test class of this JVM (Spark
@@ -116,10 +115,20 @@ final class TestSpark {
         return out;
     }
 
+    /** A Scala collection's elements (Scala 2.12 and 2.13 alike: no converter that only one of them has). */
+    static <T> List<T> list(scala.collection.Iterable<T> c) {
+        List<T> out = new ArrayList<>();
+        scala.collection.Iterator<T> it = c.iterator();
+        while (it.hasNext()) {
+            out.add(it.next());
+        }
+        return out;
+    }
+
     /** The smartssd scan of a query's physical plan (its description is what EXPLAIN prints). */
     static BatchScanExec scan(Dataset<Row> df) {
         SparkPlan plan = df.queryExecution().executedPlan();
-        for (SparkPlan p : CollectionConverters.asJava(plan.collectLeaves())) {
+        for (SparkPlan p : list(plan.collectLeaves())) {
             if (p instanceof BatchScanExec b) {
                 return b;
             }

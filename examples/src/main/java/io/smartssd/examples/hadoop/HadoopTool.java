@@ -1,6 +1,7 @@
 package io.smartssd.examples.hadoop;
 
 import io.smartssd.examples.cli.Cli;
+import io.smartssd.examples.local.InProcessLocalFileSystem;
 import io.smartssd.hadoop.mapreduce.DeviceCounter;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -30,6 +31,10 @@ abstract class HadoopTool extends Configured implements Tool, Callable<Integer> 
 
     @Override
     public final int run(String[] args) {
+        if ("local".equals(getConf().get("mapreduce.framework.name", "local"))) {
+            // LocalJobRunner stages and runs in this JVM: no chmod process per staged file
+            InProcessLocalFileSystem.use(getConf());
+        }
         CommandLine cl = Cli.configure(new CommandLine(this), out, err);
         List<String> generic = genericOptions();
         cl.getCommandSpec().usageMessage()

@@ -3,7 +3,7 @@ package io.smartssd.examples.weblog;
 import io.smartssd.device.DeviceStats;
 import io.smartssd.device.SmartSsd;
 import io.smartssd.hadoop.fs.SmartSsdFileSystem;
-import io.smartssd.hadoop.local.InProcessLocalFileSystem;
+import io.smartssd.examples.local.InProcessLocalFileSystem;
 import io.smartssd.hadoop.mapreduce.DeviceJob;
 import io.smartssd.hadoop.mapreduce.DeviceMapper;
 import java.io.BufferedReader;

@@ -16,6 +16,12 @@ public final class Constants {
     /** The URI scheme: {@value}. */
     public static final String FS_SCHEME = "smartssd";
 
+    /** {@value}: the FileSystem class of {@code smartssd://} paths ({@link SmartSsdFileSystem#register}). */
+    public static final String FS_IMPL = "fs.smartssd.impl";
+
+    /** {@value}: the same for FileContext ({@link SmartSsdFs}). */
+    public static final String AFS_IMPL = "fs.AbstractFileSystem.smartssd.impl";
+
     /** Prefix of the per-device keys: {@value}{@code <id>.<name>}. */
     public static final String DEVICE_PREFIX = "fs.smartssd.device.";
 

@@ -1,8 +1,10 @@
 package io.smartssd.hadoop.fs;
 
+import static io.smartssd.hadoop.fs.Constants.AFS_IMPL;
 import static io.smartssd.hadoop.fs.Constants.BLOCK_SIZE;
 import static io.smartssd.hadoop.fs.Constants.DEFAULT_BLOCK_SIZE;
 import static io.smartssd.hadoop.fs.Constants.DEFAULT_READ_BUFFER_SIZE;
+import static io.smartssd.hadoop.fs.Constants.FS_IMPL;
 import static io.smartssd.hadoop.fs.Constants.DEFAULT_WRITE_BUFFER_SIZE;
 import static io.smartssd.hadoop.fs.Constants.FS_SCHEME;
 import static io.smartssd.hadoop.fs.Constants.READ_BUFFER_SIZE;
@@ -70,6 +72,24 @@ public class SmartSsdFileSystem extends FileSystem implements IOStatisticsSource
     @Override
     public String getScheme() {
         return FS_SCHEME;
+    }
+
+    /**
+     * Names this class and {@link SmartSsdFs} for {@code smartssd://} in conf ({@value Constants#FS_IMPL},
+     * {@value Constants#AFS_IMPL}) where conf names none, and returns conf. Hadoop finds a FileSystem by
+     * its service entry, but reads the entries once per JVM, through the class loader of that moment: a
+     * jar added later (Spark's {@code spark.jars} and {@code --jars}, Hadoop's {@code -libjars}) is not
+     * among them, and {@code No FileSystem for scheme "smartssd"} follows. A class the configuration
+     * names is loaded through the configuration's own class loader instead.
+     */
+    public static Configuration register(Configuration conf) {
+        if (conf.get(FS_IMPL) == null) {
+            conf.set(FS_IMPL, SmartSsdFileSystem.class.getName());
+        }
+        if (conf.get(AFS_IMPL) == null) {
+            conf.set(AFS_IMPL, SmartSsdFs.class.getName());
+        }
+        return conf;
     }
 
     @Override

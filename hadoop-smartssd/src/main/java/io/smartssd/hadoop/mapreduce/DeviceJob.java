@@ -1,14 +1,13 @@
 package io.smartssd.hadoop.mapreduce;
 
 import java.io.IOException;
+import io.smartssd.hadoop.fs.SmartSsdFileSystem;
 import org.apache.hadoop.conf.Configuration;
-import io.smartssd.hadoop.local.InProcessLocalFileSystem;
 import io.smartssd.hadoop.mapreduce.format.ColumnsFormat;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.io.LongWritable;
 import org.apache.hadoop.io.Text;
 import org.apache.hadoop.mapreduce.Job;
-import org.apache.hadoop.mapreduce.MRConfig;
 import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.Mapper;
 import org.apache.hadoop.mapreduce.lib.input.FileInputFormat;
@@ -52,12 +51,8 @@ public class DeviceJob extends Job {
         setMapperClass(Mapper.class); // identity: the tasklet is the map function
         setJarByClass(DeviceJob.class);
         smallSortBuffer(getConfiguration());
-        if (MRConfig.LOCAL_FRAMEWORK_NAME.equals(getConfiguration().get(MRConfig.FRAMEWORK_NAME,
-                MRConfig.LOCAL_FRAMEWORK_NAME))) {
-            // LocalJobRunner stages and runs in this JVM: no chmod process per staged file. Not on a
-            // cluster, whose daemons would need this class before they read the job's jar.
-            InProcessLocalFileSystem.use(getConfiguration());
-        }
+        // the scheme resolves when this jar came with -libjars or a job's classpath, not Hadoop's own
+        SmartSsdFileSystem.register(getConfiguration());
     }
 
     /** Map-side sort buffer (MB) a DeviceJob uses unless the job's configuration sets one. */

@@ -19,20 +19,11 @@ class DeviceJobConfigTest {
     }
 
     @Test
-    void inProcessLocalFileSystemUnlessTheUserNamesOne() throws Exception {
-        DeviceJob job = DeviceJob.getInstance(new Configuration(), "local fs");
-        assertEquals(io.smartssd.hadoop.local.InProcessLocalFileSystem.class,
-                job.getConfiguration().getClass("fs.file.impl", null));
-
-        Configuration mine = new Configuration();
-        mine.set("fs.file.impl", org.apache.hadoop.fs.LocalFileSystem.class.getName());
-        assertEquals(org.apache.hadoop.fs.LocalFileSystem.class,
-                DeviceJob.getInstance(mine, "mine").getConfiguration().getClass("fs.file.impl", null));
-
-        // on a cluster the job's file system stays Hadoop's: its daemons load fs.file.impl before the job's jar
+    void leavesTheLocalFileSystemToHadoop() throws Exception {
+        // the library sets no file:// class of its own, on LocalJobRunner or a cluster alike
+        assertEquals(null, DeviceJob.getInstance(new Configuration(), "local fs").getConfiguration().get("fs.file.impl"));
         Configuration yarn = new Configuration();
         yarn.set("mapreduce.framework.name", "yarn");
-        assertEquals(null, DeviceJob.getInstance(yarn, "yarn").getConfiguration().get("fs.file.impl"),
-                "unset: Hadoop finds its LocalFileSystem itself");
+        assertEquals(null, DeviceJob.getInstance(yarn, "yarn").getConfiguration().get("fs.file.impl"));
     }
 }
