@@ -63,10 +63,10 @@ def run(b, o, g, trace, t0):
                    "x", 0.80)
         b.headline(f"sweep, fill-random 10% SLC: highest durability level/combo ({label})",
                    max(t[f"durability_{v}"] for t in table if not math.isinf(t[f"durability_{v}"])), "x", 1.38)
+    hybrid.timing(t0, b)
     b.finish(table, ["point", "latency_literal", "latency_ours", "durability_literal", "durability_ours",
                      "slc_writes_literal_%", "slc_writes_ours_%", "slc_writes_combo_%"])
     reach = [t["point"] for t in table for v in hybrid.VARIANTS
              if abs(t[f"latency_{v}"] - 0.80) <= 0.08 and abs(t[f"durability_{v}"] - 1.38) <= 0.138]
     print(f"lowest latency ratio at '{best_l['point']}', highest durability ratio at '{best_d['point']}'; "
           f"0.80x and 1.38x within 10% at once: {', '.join(sorted(set(reach))) or 'nowhere in this sweep'}")
-    hybrid.timing(t0)
