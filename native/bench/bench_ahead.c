@@ -12,9 +12,10 @@
 #include <time.h>
 
 #include "engine/engine.h"
+#include "host/settings.h"
 #include "runtime/exec.h"
 #include "smartssd/tasklet.h"
-#include "tasklets/builtin_hooks.h"
+#include "tasklets/registry.h"
 
 #define P 4096u
 
@@ -62,7 +63,7 @@ int main(int argc, char **argv) {
     p.cores = 2;
     p.isp_buffer_bytes = 1u << 20;
     p.isp_batch_pages = 32;
-    p.host_threads = threads;
+    CSD_HOST_THREADS(&p) = threads;
     char err[256] = "";
     csd_engine *e;
     if (csd_engine_create(&e, &p, err, sizeof err)) {
@@ -88,7 +89,7 @@ int main(int argc, char **argv) {
         csd_tasklet_args a = { .static_params = &KINDS[k].kv, .n_static = 1, .page_bytes = P };
         const csd_tasklet_ops *ops = csd_tasklet_find(KINDS[k].name);
         csd_outbuf_init(&out[i], 64u << 20, 0);
-        if (!ops || csd_exec_create_hooked(&t[i], ops, csd_tasklet_builtin_hooks(ops), &a, &out[i], err, sizeof err)) {
+        if (!ops || csd_exec_create_hooked(&t[i], ops, csd_builtin_hooks_of(ops), NULL, &a, &out[i], err, sizeof err)) {
             fprintf(stderr, "%s: %s\n", KINDS[k].name, err);
             return 1;
         }

@@ -13,6 +13,7 @@
 
 #include "host/bufpool.h"
 #include "runtime/exec.h"
+#include "tasklets/registry.h"
 #include "smartssd/tasklet.h"
 #include "smartssd/v1/device.pb-c.h"
 
@@ -176,8 +177,7 @@ int main(int argc, char **argv) {
     csd_bufpool *pool = csd_bufpool_new(CSD_BUFPOOL_KEEP_BYTES, CSD_BUFPOOL_MIN);
     for (int rep = 0; rep < reps && !rc; rep++) {
         csd_tasklet_args a = {0};
-        a.pool = pool;
-        a.host_threads = threads > 0 ? (uint32_t)threads : 1;
+        const csd_exec_host host = { threads > 0 ? (uint32_t)threads : 1, pool };
         a.plan = plan;
         a.plan_len = plen;
         a.page_bytes = P;
@@ -187,7 +187,8 @@ int main(int argc, char **argv) {
         char err[256] = "";
         uint64_t fp = 0, lp = 0, fed = 0, needed = 0;
         double t0 = now();
-        rc = csd_exec_create(&t, csd_tasklet_find("plan"), &a, &ob, err, sizeof err);
+        const csd_tasklet_ops *plan_ops = csd_tasklet_find("plan");
+        rc = csd_exec_create_hooked(&t, plan_ops, csd_builtin_hooks_of(plan_ops), &host, &a, &ob, err, sizeof err);
         if (!rc) rc = csd_exec_begin(t, size, 0, size, P, &fp, &lp, err, sizeof err);
         for (uint64_t pg = fp; !rc && pg <= lp; pg++) {
             size_t n = (size_t)(size - pg * P < P ? size - pg * P : P);

@@ -591,7 +591,7 @@ static int overhead(FILE *out) {
     enum { N = 10, CALLS = 2000000, REPS = 5 };
     static const char *const ALL[] = { "fcfs", "cfs", "horae", "serico", "remus" };
     for (size_t k = 0; k < sizeof ALL / sizeof ALL[0]; k++) {
-        const csd_req_sched_ops *ops = csd_req_sched_find(ALL[k]);
+        const csd_req_stage_ops *ops = csd_req_stage_find(ALL[k]);
         csd_params p = ys9203();
         set_policy(&p, ALL[k], "shared-engine");
         void *st = NULL;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../tests/devutil.h"
+#include "host/settings.h"
 #include "../tests/test_plan_build.h"
 
 /* every baseline under both adaptations (baseline_adaptation), REMUS once (the same under both) */
@@ -133,7 +134,7 @@ int main(int argc, char **argv) {
         csd_params ov = p;
         snprintf(ov.request_scheduler, sizeof ov.request_scheduler, "%s", RUNS[pi].policy);
         snprintf(ov.baseline_adaptation, sizeof ov.baseline_adaptation, "%s", RUNS[pi].adapt);
-        ov.host_threads = threads;
+        CSD_HOST_THREADS(&ov) = threads;
         csd_device *d;
         csd_open_opts o = { .override = &ov, .background = 0 };
         if (csd_device_open(&d, image, &o, err, sizeof err)) {

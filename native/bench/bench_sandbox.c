@@ -55,7 +55,7 @@ static result run(const csd_tasklet_ops *ops, const csd_exec_hooks *hooks, const
     csd_outbuf_init(&ob, 1 << 20, 0);
     double t0 = now();
     csd_exec *t;
-    if (csd_exec_create_hooked(&t, ops, hooks, &args, &ob, err, sizeof err)) {
+    if (csd_exec_create_hooked(&t, ops, hooks, NULL, &args, &ob, err, sizeof err)) {
         fprintf(stderr, "create: %s\n", err);
         exit(1);
     }
@@ -163,7 +163,7 @@ int main(int argc, char **argv) {
     t0 = now();
     for (int i = 0; i < n_inst; i++) {
         csd_exec *t;
-        if (csd_exec_create_hooked(&t, csd_user_tasklet_ops(uw), csd_user_tasklet_hooks(uw), &args, &ob, err, sizeof err))
+        if (csd_exec_create_hooked(&t, csd_user_tasklet_ops(uw), csd_user_tasklet_hooks(uw), NULL, &args, &ob, err, sizeof err))
             return 1;
         csd_exec_destroy(t);
     }

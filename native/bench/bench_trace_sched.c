@@ -53,6 +53,7 @@ int main(int argc, char **argv) {
         p.core_mhz = 1000;
         p.page_cycles = 0;
         p.dram_access_ns = 0;
+        snprintf(p.issue_model, sizeof p.issue_model, "stage");
         p.isp_send_ns = 1000;
         p.isp_buffer_bytes = 128 * 4096;
         snprintf(p.request_scheduler, sizeof p.request_scheduler, "%s", argv[i]);

@@ -27,7 +27,7 @@ static void run_program(csd_sandbox *sb, const csd_program *prog) {
     csd_outbuf_init(&ob, 1 << 16, 100);
     csd_exec *t;
     csd_tasklet_args args = { .page_bytes = 64 };
-    if (!csd_exec_create_hooked(&t, csd_user_tasklet_ops(u), csd_user_tasklet_hooks(u), &args, &ob, err, sizeof err)) {
+    if (!csd_exec_create_hooked(&t, csd_user_tasklet_ops(u), csd_user_tasklet_hooks(u), NULL, &args, &ob, err, sizeof err)) {
         uint8_t obj[192];
         for (size_t i = 0; i < sizeof obj; i++) obj[i] = (uint8_t)(i * 37);
         uint64_t first, last;

@@ -3,6 +3,7 @@
 #define CSD_TEST_DEVUTIL_H
 
 #include "check.h"
+#include "host/settings.h"
 #include "smartssd/csd.h"
 #include "smartssd/v1/device.pb-c.h"
 
@@ -11,8 +12,8 @@
 static inline void dev_test_threads(csd_params *p) {
     const char *ht = getenv("CSD_TEST_HOST_THREADS");
     if (ht && *ht) {
-        p->host_threads = (uint32_t)strtoul(ht, NULL, 10);
-        p->host_ahead_min_ns = 0;   /* every request runs ahead, however cheap its pages */
+        CSD_HOST_THREADS(p) = (uint32_t)strtoul(ht, NULL, 10);
+        CSD_HOST_AHEAD_MIN_NS(p) = 0;   /* every request runs ahead, however cheap its pages */
     }
 }
 

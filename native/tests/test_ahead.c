@@ -7,9 +7,11 @@
  * Both issue models (batch under fcfs, stage under remus) and tight output buffers (the gate that
  * waits for the engine, and the output-buffer-full failure) are covered. */
 #include "check.h"
+#include "sched_names.h"
+#include "host/settings.h"
 #include "engine/engine.h"
 #include "runtime/exec.h"
-#include "tasklets/builtin_hooks.h"
+#include "tasklets/registry.h"
 #include "test_plan_build.h"
 
 #include <errno.h>
@@ -155,9 +157,9 @@ static outcome run(uint64_t seed, uint32_t threads, uint32_t min_ns, const char 
     CHECK(csd_params_preset(&p, "tiny") == 0);
     p.blocks_per_plane = 16;
     p.cores = 2;
-    p.host_threads = threads;
-    if (min_ns != UINT32_MAX) p.host_ahead_min_ns = min_ns;
-    snprintf(p.request_scheduler, sizeof p.request_scheduler, "%s", policy);
+    CSD_HOST_THREADS(&p) = threads;
+    if (min_ns != UINT32_MAX) CSD_HOST_AHEAD_MIN_NS(&p) = min_ns;
+    sched_set(&p, policy);
     csd_engine *e = NULL;
     char err[256] = "";
     CHECK_EQ_INT(csd_engine_create(&e, &p, err, sizeof err), 0);
@@ -202,7 +204,7 @@ static outcome run(uint64_t seed, uint32_t threads, uint32_t min_ns, const char 
         }
         const csd_tasklet_ops *ops = csd_tasklet_find(name);
         CHECK(ops != NULL);
-        CHECK_EQ_INT(csd_exec_create_hooked(&q->t, ops, csd_tasklet_builtin_hooks(ops), &a, &q->out, err, sizeof err), 0);
+        CHECK_EQ_INT(csd_exec_create_hooked(&q->t, ops, csd_builtin_hooks_of(ops), NULL, &a, &q->out, err, sizeof err), 0);
         /* extents: record-aligned for records, anywhere for text */
         uint64_t off = rng(&s) % o->size, len = rng(&s) % (o->size - off + 1);
         if (kind == 2 || kind == 3) {
@@ -332,8 +334,8 @@ static uint64_t probe_run(object *recs, uint32_t slow_mask, int *unaheads) {
     csd_params p;
     CHECK(csd_params_preset(&p, "tiny") == 0);
     p.blocks_per_plane = 16;
-    p.host_threads = 2;
-    p.host_ahead_min_ns = 5000000;
+    CSD_HOST_THREADS(&p) = 2;
+    CSD_HOST_AHEAD_MIN_NS(&p) = 5000000;
     csd_engine *e = NULL;
     char err[256] = "";
     CHECK_EQ_INT(csd_engine_create(&e, &p, err, sizeof err), 0);

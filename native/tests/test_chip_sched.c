@@ -6,6 +6,7 @@
  * on a channel 10000, t_prog 100000, no firmware cost: a read holds its chip 20000 and completes when
  * its transfer ends; a program holds it 110000 (transfer in, then the program). */
 #include "check.h"
+#include "flash/chip_queue.h"
 #include "flash/flash.h"
 #include "engine/engine.h"
 #include "runtime/exec.h"
@@ -70,9 +71,8 @@ static uint64_t ppn_on(const harness *h, uint32_t chip, uint32_t page) {
     return csd_ppn_encode(&h->p, &a);
 }
 
-/* An operation to submit: at, kind, chip, source, owner (a name), position in its request. */
-typedef struct plan { uint64_t at; const char *name; uint8_t kind; uint32_t chip; uint8_t src; const char *owner;
-                      uint64_t pos; } plan;
+/* An operation to submit: at, kind, chip, source, owner (a name). */
+typedef struct plan { uint64_t at; const char *name; uint8_t kind; uint32_t chip; uint8_t src; const char *owner; } plan;
 
 /* owners are identified by the address of their name's first character */
 typedef struct submit_ev { harness *h; const plan *pl; size_t n; } submit_ev;
@@ -86,7 +86,7 @@ static void submit_now(csd_sim *sim, void *arg) {
         op_rec *r = &h->ops[h->n++];
         r->name = pl->name;
         r->op = (csd_flash_op){ .kind = pl->kind, .src = pl->src, .ppn = ppn_on(h, pl->chip, (uint32_t)h->n),
-                                .owner = (void *)pl->owner, .sub_pos = pl->pos, .done = on_done, .arg = h };
+                                .owner = (void *)pl->owner, .done = on_done, .arg = h };
         csd_flash_submit(h->f, &r->op);
     }
 }
@@ -112,12 +112,12 @@ static uint64_t done_of(const harness *h, const char *name) {
  *   t=2000  the result analyzer reports that B matched */
 static const char W1[] = "W1", W2[] = "W2", A[] = "A", B[] = "B";
 static const plan SCENARIO[] = {
-    { 0, "W1", CSD_FLASH_PROGRAM, 0, CSD_SRC_HOST, W1, 0 },
-    { 0, "W2", CSD_FLASH_PROGRAM, 0, CSD_SRC_HOST, W2, 0 },
-    { 1000, "A0", CSD_FLASH_READ, 0, CSD_SRC_ISP, A, 0 },
-    { 1000, "A1", CSD_FLASH_READ, 1, CSD_SRC_ISP, A, 1 },
-    { 1000, "B0", CSD_FLASH_READ, 0, CSD_SRC_ISP, B, 0 },
-    { 1000, "B1", CSD_FLASH_READ, 1, CSD_SRC_ISP, B, 1 },
+    { 0, "W1", CSD_FLASH_PROGRAM, 0, CSD_SRC_HOST, W1 },
+    { 0, "W2", CSD_FLASH_PROGRAM, 0, CSD_SRC_HOST, W2 },
+    { 1000, "A0", CSD_FLASH_READ, 0, CSD_SRC_ISP, A },
+    { 1000, "A1", CSD_FLASH_READ, 1, CSD_SRC_ISP, A },
+    { 1000, "B0", CSD_FLASH_READ, 0, CSD_SRC_ISP, B },
+    { 1000, "B1", CSD_FLASH_READ, 1, CSD_SRC_ISP, B },
 };
 
 typedef struct reorder_plan { uint64_t at; const char *owner; uint8_t match; } reorder_plan;
@@ -237,10 +237,10 @@ static void test_slots_and_bound(void) {
      * unbounded, or under 2pm, C0 passes it. */
     static const char C[] = "C", D[] = "D";
     static const plan THREE[] = {
-        { 0, "W1", CSD_FLASH_PROGRAM, 0, CSD_SRC_HOST, W1, 0 },
-        { 1000, "A0", CSD_FLASH_READ, 0, CSD_SRC_ISP, A, 1 },
-        { 1000, "C0", CSD_FLASH_READ, 0, CSD_SRC_ISP, C, 1 },
-        { 1000, "D0", CSD_FLASH_READ, 0, CSD_SRC_ISP, D, 1 },
+        { 0, "W1", CSD_FLASH_PROGRAM, 0, CSD_SRC_HOST, W1 },
+        { 1000, "A0", CSD_FLASH_READ, 0, CSD_SRC_ISP, A },
+        { 1000, "C0", CSD_FLASH_READ, 0, CSD_SRC_ISP, C },
+        { 1000, "D0", CSD_FLASH_READ, 0, CSD_SRC_ISP, D },
     };
     static const reorder_plan RO[] = { { 1500, A, CSD_MATCH_MISMATCHED }, { 1500, C, CSD_MATCH_MISMATCHED },
                                        { 1500, D, CSD_MATCH_MISMATCHED }, { 2000, D, CSD_MATCH_MATCHED },
@@ -289,12 +289,12 @@ static void test_slots_and_bound(void) {
 static void test_paq_groups(void) {
     static const char C[] = "C", D[] = "D";
     static const plan P[] = {
-        { 0, "W1", CSD_FLASH_PROGRAM, 0, CSD_SRC_HOST, W1, 0 },
-        { 0, "W2", CSD_FLASH_PROGRAM, 0, CSD_SRC_HOST, W2, 0 },
-        { 1000, "A0", CSD_FLASH_READ, 0, CSD_SRC_ISP, A, 0 },
-        { 1000, "A1", CSD_FLASH_READ, 1, CSD_SRC_ISP, A, 1 },
-        { 1000, "C0", CSD_FLASH_READ, 2, CSD_SRC_ISP, C, 0 },
-        { 1000, "D0", CSD_FLASH_READ, 1, CSD_SRC_ISP, D, 0 },
+        { 0, "W1", CSD_FLASH_PROGRAM, 0, CSD_SRC_HOST, W1 },
+        { 0, "W2", CSD_FLASH_PROGRAM, 0, CSD_SRC_HOST, W2 },
+        { 1000, "A0", CSD_FLASH_READ, 0, CSD_SRC_ISP, A },
+        { 1000, "A1", CSD_FLASH_READ, 1, CSD_SRC_ISP, A },
+        { 1000, "C0", CSD_FLASH_READ, 2, CSD_SRC_ISP, C },
+        { 1000, "D0", CSD_FLASH_READ, 1, CSD_SRC_ISP, D },
     };
     struct { const char *policy, *chip0, *chip1, *chip2; uint64_t a0, a1, c0, d0, w2; } E[] = {
         { "paq", "W1 W2 A0", "A1 D0", "C0", 240000, 130000, 21000, 150000, 220000 },
@@ -321,10 +321,10 @@ static void test_paq_groups(void) {
      * waits there: released at once behind A0, ahead of B, released when A2 starts */
     static const char Bq[] = "B";
     static const plan G[] = {
-        { 0, "W1", CSD_FLASH_PROGRAM, 0, CSD_SRC_HOST, W1, 0 },
-        { 1000, "A0", CSD_FLASH_READ, 0, CSD_SRC_ISP, A, 0 },
-        { 1200, "B0", CSD_FLASH_READ, 0, CSD_SRC_ISP, Bq, 0 },
-        { 1500, "A2", CSD_FLASH_READ, 0, CSD_SRC_ISP, A, 2 },
+        { 0, "W1", CSD_FLASH_PROGRAM, 0, CSD_SRC_HOST, W1 },
+        { 1000, "A0", CSD_FLASH_READ, 0, CSD_SRC_ISP, A },
+        { 1200, "B0", CSD_FLASH_READ, 0, CSD_SRC_ISP, Bq },
+        { 1500, "A2", CSD_FLASH_READ, 0, CSD_SRC_ISP, A },
     };
     harness h;
     h_init_n(&h, "paq", 0, 0, 3);
@@ -344,19 +344,19 @@ static void test_paq_groups(void) {
  * unevaluated request: 2pm+ keeps it (A0 ..130000, B1 ..150000); 2pm swaps. */
 static void test_fig2c(void) {
     static const plan TWO[] = {
-        { 0, "W1", CSD_FLASH_PROGRAM, 1, CSD_SRC_HOST, W1, 0 },
-        { 0, "W2", CSD_FLASH_PROGRAM, 2, CSD_SRC_HOST, W2, 0 },
-        { 1000, "A0", CSD_FLASH_READ, 1, CSD_SRC_ISP, A, 0 },
-        { 1000, "A1", CSD_FLASH_READ, 2, CSD_SRC_ISP, A, 1 },
-        { 1000, "B0", CSD_FLASH_READ, 0, CSD_SRC_ISP, B, 0 },
-        { 1000, "B1", CSD_FLASH_READ, 1, CSD_SRC_ISP, B, 1 },
+        { 0, "W1", CSD_FLASH_PROGRAM, 1, CSD_SRC_HOST, W1 },
+        { 0, "W2", CSD_FLASH_PROGRAM, 2, CSD_SRC_HOST, W2 },
+        { 1000, "A0", CSD_FLASH_READ, 1, CSD_SRC_ISP, A },
+        { 1000, "A1", CSD_FLASH_READ, 2, CSD_SRC_ISP, A },
+        { 1000, "B0", CSD_FLASH_READ, 0, CSD_SRC_ISP, B },
+        { 1000, "B1", CSD_FLASH_READ, 1, CSD_SRC_ISP, B },
     };
     static const plan ONE[] = {
-        { 0, "W1", CSD_FLASH_PROGRAM, 1, CSD_SRC_HOST, W1, 0 },
-        { 0, "W2", CSD_FLASH_PROGRAM, 2, CSD_SRC_HOST, W2, 0 },
-        { 1000, "A0", CSD_FLASH_READ, 1, CSD_SRC_ISP, A, 0 },
-        { 1000, "B0", CSD_FLASH_READ, 0, CSD_SRC_ISP, B, 0 },
-        { 1000, "B1", CSD_FLASH_READ, 1, CSD_SRC_ISP, B, 1 },
+        { 0, "W1", CSD_FLASH_PROGRAM, 1, CSD_SRC_HOST, W1 },
+        { 0, "W2", CSD_FLASH_PROGRAM, 2, CSD_SRC_HOST, W2 },
+        { 1000, "A0", CSD_FLASH_READ, 1, CSD_SRC_ISP, A },
+        { 1000, "B0", CSD_FLASH_READ, 0, CSD_SRC_ISP, B },
+        { 1000, "B1", CSD_FLASH_READ, 1, CSD_SRC_ISP, B },
     };
     static const reorder_plan RO[] = { { 21000, B, CSD_MATCH_MATCHED } };
     /* paq: B conflicts with A on chip 1 and waits whole until A0 starts: B0 110000..130000 */
@@ -386,13 +386,13 @@ static void test_fig2c(void) {
 static void test_program_no_read_slack(void) {
     static const char W0[] = "W0", W4[] = "W4";
     plan P[11] = {
-        { 0, "W0", CSD_FLASH_PROGRAM, 1, CSD_SRC_HOST, W0, 0 },
-        { 0, "W1", CSD_FLASH_PROGRAM, 0, CSD_SRC_HOST, W1, 0 },
-        { 2000, "W4", CSD_FLASH_PROGRAM, 1, CSD_SRC_HOST, W4, 0 },
+        { 0, "W0", CSD_FLASH_PROGRAM, 1, CSD_SRC_HOST, W0 },
+        { 0, "W1", CSD_FLASH_PROGRAM, 0, CSD_SRC_HOST, W1 },
+        { 2000, "W4", CSD_FLASH_PROGRAM, 1, CSD_SRC_HOST, W4 },
     };
     static const char *const names[] = { "A0", "A1", "A2", "A3", "A4", "A5", "A6", "A7" };
     for (int k = 0; k < 8; k++)
-        P[3 + k] = (plan){ 1000, names[k], CSD_FLASH_READ, k < 7 ? 0 : 1, CSD_SRC_ISP, A, (uint64_t)k };
+        P[3 + k] = (plan){ 1000, names[k], CSD_FLASH_READ, k < 7 ? 0 : 1, CSD_SRC_ISP, A };
     /* sorted by time for run_plan's one event per instant */
     plan S[11] = { P[0], P[1], P[3], P[4], P[5], P[6], P[7], P[8], P[9], P[10], P[2] };
     harness h;
@@ -422,12 +422,12 @@ static void test_program_no_read_slack(void) {
 static void test_suspend(void) {
     static const char E0[] = "E", A1n[] = "A1", B0n[] = "B0";
     static const plan P[] = {
-        { 0, "W1", CSD_FLASH_PROGRAM, 0, CSD_SRC_HOST, W1, 0 },
-        { 0, "W2", CSD_FLASH_PROGRAM, 0, CSD_SRC_HOST, W2, 0 },
-        { 0, "E", CSD_FLASH_ERASE, 1, CSD_SRC_GC, E0, 0 },
-        { 20000, "A0", CSD_FLASH_READ, 0, CSD_SRC_ISP, A, 0 },
-        { 25000, "A1", CSD_FLASH_READ, 0, CSD_SRC_ISP, A1n, 0 },
-        { 30000, "B0", CSD_FLASH_READ, 1, CSD_SRC_ISP, B0n, 0 },
+        { 0, "W1", CSD_FLASH_PROGRAM, 0, CSD_SRC_HOST, W1 },
+        { 0, "W2", CSD_FLASH_PROGRAM, 0, CSD_SRC_HOST, W2 },
+        { 0, "E", CSD_FLASH_ERASE, 1, CSD_SRC_GC, E0 },
+        { 20000, "A0", CSD_FLASH_READ, 0, CSD_SRC_ISP, A },
+        { 25000, "A1", CSD_FLASH_READ, 0, CSD_SRC_ISP, A1n },
+        { 30000, "B0", CSD_FLASH_READ, 1, CSD_SRC_ISP, B0n },
     };
     struct { const char *policy; uint32_t on; const char *chip0; uint64_t a0, a1, w1, w2, b0, e, suspends; } X[] = {
         { "readfirst", 1, "A0 A1 W1 W2", 40000, 60000, 150000, 260000, 50000, 1020000, 2 },
@@ -461,11 +461,11 @@ static void test_suspend(void) {
 static void test_cars_turns(void) {
     static const char G[] = "G";
     static const plan P[] = {
-        { 0, "W1", CSD_FLASH_PROGRAM, 0, CSD_SRC_HOST, W1, 0 },
-        { 0, "W2", CSD_FLASH_PROGRAM, 0, CSD_SRC_HOST, W2, 0 },
-        { 1000, "A0", CSD_FLASH_READ, 0, CSD_SRC_ISP, A, 0 },
-        { 1000, "B0", CSD_FLASH_READ, 0, CSD_SRC_ISP, B, 0 },
-        { 1000, "G0", CSD_FLASH_READ, 0, CSD_SRC_GC, G, 0 },
+        { 0, "W1", CSD_FLASH_PROGRAM, 0, CSD_SRC_HOST, W1 },
+        { 0, "W2", CSD_FLASH_PROGRAM, 0, CSD_SRC_HOST, W2 },
+        { 1000, "A0", CSD_FLASH_READ, 0, CSD_SRC_ISP, A },
+        { 1000, "B0", CSD_FLASH_READ, 0, CSD_SRC_ISP, B },
+        { 1000, "G0", CSD_FLASH_READ, 0, CSD_SRC_GC, G },
     };
     harness h;
     h_init(&h, "cars", 0, 0);
@@ -566,7 +566,7 @@ static void rnd_tick(csd_sim *sim, void *arg) {
         uint8_t kind = what == 1 ? CSD_FLASH_PROGRAM : what == 2 && i == 0 ? CSD_FLASH_ERASE : CSD_FLASH_READ;
         o->op = (csd_flash_op){ .kind = kind, .src = what == 0 ? CSD_SRC_ISP : what == 1 ? CSD_SRC_HOST : CSD_SRC_GC,
                                 .ppn = csd_ppn_encode(&w->p, &a), .owner = &w->owners[owner],
-                                .match = what == 0 ? w->match[owner] : 0, .sub_pos = (uint64_t)i,
+                                .match = what == 0 ? w->match[owner] : 0,
                                 .done = rnd_done, .arg = w };
         csd_flash_submit(w->f, &o->op);
     }
@@ -607,7 +607,7 @@ static uint64_t worst_overtaken(const char *policy, uint32_t slots, uint32_t max
                 w.ops[j].start < w.ops[i].start)
                 over++;
         if (w.ops[i].op.kind != CSD_FLASH_READ) continue;   /* reads passing writes: read priority */
-        CHECK(over <= w.ops[i].op.passed);   /* to overtake it a later one passed it (it may pass back) */
+        CHECK(over <= CQ_PASSED(&w.ops[i].op));   /* to overtake it a later one passed it (it may pass back) */
         if (over > worst) worst = over;
     }
     csd_flash_destroy(w.f);

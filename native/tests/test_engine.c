@@ -8,6 +8,7 @@
  * 700 ns. A mapped page k lives on unit k mod 4 (page k / 4 of block `block`) and arrives in DRAM
  * 21000 ns after issue when its chip and channel are idle. */
 #include "check.h"
+#include "sched_names.h"
 #include "flash/flash.h"
 #include "engine/engine.h"
 #include "runtime/exec.h"
@@ -229,9 +230,10 @@ static void test_create_errors(void) {
     p.blocks_per_plane = 0;
     CHECK_EQ_INT(csd_engine_create(&e, &p, err, sizeof err), -EINVAL);
     CHECK_CONTAINS(err, "blocks_per_plane");
-    CHECK(csd_req_sched_find("fcfs") == csd_req_sched_at(0));
-    CHECK(!strcmp(csd_req_sched_find("cfs")->name, "cfs"));
-    CHECK(csd_req_sched_find("lifo") == NULL);
+    CHECK(csd_req_batch_find("fcfs") == csd_req_batch_at(0) && csd_req_batch_at(1) == NULL);
+    CHECK(csd_req_stage_find("fcfs") == csd_req_stage_at(0));
+    CHECK(!strcmp(csd_req_stage_find("cfs")->name, "cfs") && csd_req_batch_find("cfs") == NULL);
+    CHECK(csd_req_stage_find("lifo") == NULL && csd_req_batch_find("lifo") == NULL);
 
     /* submit argument errors */
     p = tiny(1);
@@ -509,7 +511,7 @@ static void fill_lines(object *o, uint32_t every, uint32_t units) {
 
 static void erase_run(const char *sched, int erase, int reprogram, uint64_t *finish, uint64_t *core, uint64_t *saved) {
     csd_params p = tiny(1);
-    snprintf(p.request_scheduler, sizeof p.request_scheduler, "%s", sched);
+    sched_set(&p, sched);
     csd_engine *e = engine(&p);
     object o;
     obj_init(&o, &p, 8 * PAGE, 3, 1);
@@ -679,7 +681,10 @@ static trace mixed_run_on(uint32_t cores, int stage) {
     trace tr = { { 0 } };
     csd_params p = tiny(cores);
     p.isp_buffer_bytes = 5 * PAGE;
-    if (stage) p.isp_flash_quota = 64;   /* more than any request here has pages */
+    if (stage) {
+        snprintf(p.issue_model, sizeof p.issue_model, "stage");
+        p.isp_flash_quota = 64;   /* more than any request here has pages */
+    }
     csd_engine *e = engine(&p);
     object a, b;
     obj_init(&a, &p, 24 * PAGE, 0, 1);
@@ -721,7 +726,10 @@ static trace mixed_run(void) { return mixed_run_on(2, 0); }
 static trace simple_runs_on(uint32_t cores, int stage) {
     trace tr = { { 0 } };
     csd_params p = tiny(cores);
-    if (stage) p.isp_flash_quota = 64;   /* more than any request here has pages */
+    if (stage) {
+        snprintf(p.issue_model, sizeof p.issue_model, "stage");
+        p.isp_flash_quota = 64;   /* more than any request here has pages */
+    }
     csd_engine *e = engine(&p);
     CHECK_EQ_INT(csd_engine_staged(e), stage);
     object o, a, b;

@@ -429,8 +429,7 @@ int main(void) {
     char img[4200];
     snprintf(img, sizeof img, "%s/fcmd.img", dir);
     for (size_t i = 0; i < sizeof FTL_EXPECT / sizeof FTL_EXPECT[0]; i++) through_ftl(img, &FTL_EXPECT[i]);
-    static const char *const ALL[] = { "fifo", "rcf", "size", "rrf", "fot", "drs" };
-    for (size_t i = 0; i < 6; i++) randomized(img, ALL[i]);
+    for (size_t i = 0; csd_fcmd_at(i); i++) randomized(img, csd_fcmd_at(i)->name);   /* every registered one */
     unlink(img);
     rmdir(dir);
     TEST_OK("test_fcmd");

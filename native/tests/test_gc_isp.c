@@ -6,14 +6,16 @@
  * fills them with C. The answer must be A's (counted here from A's bytes) and the same with 1, 2 and 4
  * host threads, and GC must really have erased blocks holding issued pages of A not yet processed
  * (the engine counts the pages whose bytes it kept: isp_pages_saved). With 2 host threads it runs both
- * with the reader thread (store/reader.c, host_reader) and without: same bytes, times and rescues.
+ * with the reader thread (host/reader.c, host_reader) and without: same bytes, times and rescues.
  * The reader reads only for requests fed on the engine's thread, so reader mode 2 makes every
  * request prove cheap and settle back there (host_ahead_min_ns huge), and the reader must have
  * served pages.
  * Last, a page whose bytes were damaged on the image fails the grep with the same status, message
  * and device time whichever thread read it. */
 #include "devutil.h"
+#include "host/settings.h"
 #include "hil/device.h"
+#include "sched_names.h"
 #include "store/store.h"
 
 #define PB 4096u
@@ -71,10 +73,10 @@ static csd_device *small_device(const char *dir, uint32_t threads, const char *s
     p.blocks_per_plane = 6;
     p.gc_free_blocks_min = 3;      /* GC from the fourth block of a unit on */
     p.core_mhz = 1;                /* a page costs the core ~3 ms: reads run far ahead */
-    p.host_threads = threads;
-    snprintf(p.request_scheduler, sizeof p.request_scheduler, "%s", sched);
-    p.host_ahead_min_ns = ahead_min_ns(reader);
-    p.host_reader = reader ? 1 : 0;
+    CSD_HOST_THREADS(&p) = threads;
+    sched_set(&p, sched);
+    CSD_HOST_AHEAD_MIN_NS(&p) = ahead_min_ns(reader);
+    CSD_HOST_READER(&p) = reader ? 1 : 0;
     if (csd_format(path, 256u * PB, &p, err, sizeof err)) {
         fprintf(stderr, "format: %s\n", err);
         exit(1);
@@ -187,9 +189,9 @@ static void corrupt_page(const char *dir, const uint8_t *a) {
         CHECK(c != EOF && fseek(f, (long)off, SEEK_SET) == 0 && fputc(c ^ 0x20, f) != EOF && fclose(f) == 0);
         csd_params p;
         CHECK(csd_params_preset(&p, "tiny") == 0);
-        p.host_threads = threads[i];
-        p.host_reader = readers[i] ? 1 : 0;
-        p.host_ahead_min_ns = ahead_min_ns(readers[i]);
+        CSD_HOST_THREADS(&p) = threads[i];
+        CSD_HOST_READER(&p) = readers[i] ? 1 : 0;
+        CSD_HOST_AHEAD_MIN_NS(&p) = ahead_min_ns(readers[i]);
         csd_open_opts o = { .background = 0, .override = &p };
         CHECK(csd_device_open(&d, path, &o, err, sizeof err) == 0);
         Smartssd__V1__Response *r = dev_create_tasklet(d, "grep", (const char *const[]){ "pattern=needle", "mode=count", NULL }, NULL);

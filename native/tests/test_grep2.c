@@ -595,6 +595,7 @@ static void test_engine(void) {
     CHECK_EQ_U64(count, 1);
     /* the stage issue model refuses two-stage work */
     snprintf(p.request_scheduler, sizeof p.request_scheduler, "remus");
+    snprintf(p.issue_model, sizeof p.issue_model, "stage");
     csd_engine *e = NULL;
     char err[256];
     CHECK_EQ_INT(csd_engine_create(&e, &p, err, sizeof err), 0);

@@ -6,6 +6,7 @@
 #include "check.h"
 #include "flash/flash.h"
 #include "ftl/ftl.h"
+#include "ftl/place.h"
 #include "store/store.h"
 
 #include <errno.h>
@@ -782,8 +783,6 @@ int main(void) {
     test_combo_clock();
     test_bad_hint();
     test_discard_data();
-    random_run("level", 11);
-    random_run("combo", 12);
-    random_run("stripe", 13);
+    for (size_t i = 0; csd_place_at(i); i++) random_run(csd_place_at(i)->name, 11 + i);   /* every registered one */
     TEST_OK("test_hybrid");
 }

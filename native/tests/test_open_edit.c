@@ -5,7 +5,9 @@
  * and a device opened this way runs exactly as one opened with the same params as an override. */
 #include <errno.h>
 
+#include "config/config.h"
 #include "devutil.h"
+#include "host/settings.h"
 
 typedef struct {
     int calls;
@@ -25,7 +27,7 @@ static int edit(void *arg, csd_params *p, char *err, size_t errlen) {
         return -x->fail;
     }
     if (x->t_read_ns) p->t_read_ns = x->t_read_ns;
-    if (x->host_threads != UINT32_MAX) p->host_threads = x->host_threads;
+    if (x->host_threads != UINT32_MAX) CSD_HOST_THREADS(p) = x->host_threads;
     if (x->bad_page_bytes) p->page_bytes *= 2;
     return 0;
 }
@@ -35,6 +37,80 @@ static csd_device *open_edit(const char *path, const csd_params *override, edit_
     csd_device *d = NULL;
     *rc = csd_device_open(&d, path, &o, err, 512);
     return d;
+}
+
+/* Every parameter as (key, value text), in the table's order. */
+typedef struct kv_list { char key[96][48], val[96][CSD_PATH_MAX]; size_t n; } kv_list;
+static void kv_add(void *arg, const char *key, const char *value, const char *unit) {
+    kv_list *l = arg;
+    (void)unit;
+    CHECK(l->n < 96);
+    snprintf(l->key[l->n], sizeof l->key[0], "%s", key);
+    snprintf(l->val[l->n], sizeof l->val[0], "%s", value);
+    l->n++;
+}
+
+/* The parameter table's "fixed at format" flags, and the open keeping exactly those: a session given
+ * another preset's params entire keeps the image's value of every fixed key and takes the override's
+ * of every other. */
+static void fixed_at_format(const char *path, const csd_params *stored) {
+    static const char *const want[] = { "channels", "chips_per_channel", "dies_per_chip", "planes_per_die",
+                                        "pages_per_block", "page_bytes", "blocks_per_plane", "overprovision_pct",
+                                        "max_objects", "ftl", "placement" };
+    static kv_list image, over, got;
+    memset(&image, 0, sizeof image);
+    memset(&over, 0, sizeof over);
+    memset(&got, 0, sizeof got);
+    csd_params_visit(stored, kv_add, &image);
+    size_t nfixed = 0;
+    for (size_t i = 0; i < image.n; i++) {
+        int f = csd_params_fixed(image.key[i]), listed = 0;
+        for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) listed |= !strcmp(want[k], image.key[i]);
+        CHECK_EQ_INT(f, listed);
+        nfixed += (size_t)f;
+    }
+    CHECK_EQ_U64(nfixed, sizeof want / sizeof want[0]);
+    CHECK_EQ_INT(csd_params_fixed("no_such_key"), -ENOENT);
+    /* docs/DEVICE-CONFIG.md marks the same ones "(fixed at format)", each in its row */
+    char doc[4200];
+    snprintf(doc, sizeof doc, "%s/../docs/DEVICE-CONFIG.md", getenv("CSD_SRC") ? getenv("CSD_SRC") : ".");
+    FILE *f = fopen(doc, "r");
+    CHECK(f != NULL);
+    static char line[8192];
+    size_t rows = 0, fixed_rows = 0;
+    while (fgets(line, sizeof line, f)) {
+        char key[64];
+        if (sscanf(line, "| `%63[a-z0-9_]` |", key) != 1) continue;
+        int fixed = csd_params_fixed(key);
+        if (fixed < 0) continue;   /* a table of another page section */
+        if ((strstr(line, "(fixed at format)") != NULL) != fixed) fprintf(stderr, "DEVICE-CONFIG.md: %s\n", key);
+        CHECK_EQ_INT(strstr(line, "(fixed at format)") != NULL, fixed);
+        rows++;
+        fixed_rows += (size_t)fixed;
+    }
+    fclose(f);
+    CHECK(rows > nfixed);
+    CHECK_EQ_U64(fixed_rows, nfixed);
+    csd_params p;
+    CHECK_EQ_INT(csd_params_preset(&p, "smartssd-paper"), 0);
+    snprintf(p.ftl, sizeof p.ftl, "dftl");
+    snprintf(p.placement, sizeof p.placement, "level");
+    p.dies_per_chip = p.planes_per_die = 2;   /* the presets share these */
+    csd_params_visit(&p, kv_add, &over);
+    csd_open_opts o = { .override = &p, .background = 0 };
+    csd_device *d = NULL;
+    char err[512];
+    CHECK_EQ_INT(csd_device_open(&d, path, &o, err, sizeof err), 0);
+    csd_params_visit(csd_device_params(d), kv_add, &got);
+    CHECK_EQ_U64(got.n, image.n);
+    size_t differ = 0;
+    for (size_t i = 0; i < got.n; i++) {
+        CHECK_STR(got.key[i], image.key[i]);
+        CHECK_STR(got.val[i], csd_params_fixed(got.key[i]) ? image.val[i] : over.val[i]);
+        differ += csd_params_fixed(got.key[i]) && strcmp(image.val[i], over.val[i]);
+    }
+    CHECK_EQ_U64(differ, nfixed);   /* the override asked for another value of every fixed key */
+    CHECK(csd_device_close(d) == 0);
 }
 
 /* device time of a count grep over the 256 KiB object: depends on the flash's read time */
@@ -88,7 +164,7 @@ int main(void) {
     CHECK_EQ_INT(x.calls, 1);
     CHECK_EQ_U64(x.seen.t_read_ns, stored.t_read_ns);
     CHECK_EQ_U64(x.seen.page_bytes, stored.page_bytes);
-    CHECK_EQ_U64(x.seen.host_threads, stored.host_threads);
+    CHECK_EQ_U64(CSD_HOST_THREADS(&x.seen), CSD_HOST_THREADS(&stored));
     CHECK_STR(x.seen.request_scheduler, stored.request_scheduler);
     CHECK_EQ_U64(csd_device_params(d)->t_read_ns, slow);
     CHECK_EQ_U64(csd_device_params(d)->page_bytes, stored.page_bytes);
@@ -113,7 +189,7 @@ int main(void) {
     CHECK_EQ_INT(x.calls, 1);
     CHECK_EQ_U64(x.seen.t_read_ns, slower);
     CHECK_EQ_U64(csd_device_params(d)->t_read_ns, slower);
-    CHECK_EQ_U64(csd_device_params(d)->host_threads, 2);
+    CHECK_EQ_U64(CSD_HOST_THREADS(csd_device_params(d)), 2);
     /* two host threads, the same device time as the override alone (one thread) */
     const uint64_t three_ns = grep_ns(d, obj);
     CHECK(csd_device_close(d) == 0);
@@ -140,6 +216,7 @@ int main(void) {
     CHECK_EQ_U64(grep_ns(d, obj), stored_ns);
     dev_still_serving(d);
     CHECK(csd_device_close(d) == 0);
+    fixed_at_format(path, &stored);
     printf("test_open_edit: ok\n");
     return 0;
 }

@@ -67,13 +67,13 @@ static tk_result run_packed(const uint8_t *packed, size_t plen, const uint8_t *o
     a.plan = packed;
     a.plan_len = plen;
     a.page_bytes = P;
-    a.pool = pool;
+    const csd_exec_host host = { 1, pool };
     csd_outbuf ob;
     csd_outbuf_init(&ob, 64u << 20, 0);
     csd_exec *t = NULL;
     uint8_t *zero = calloc(1, P);
     *needed = 0;
-    r.rc = csd_exec_create(&t, csd_tasklet_find("plan"), &a, &ob, r.err, sizeof r.err);
+    r.rc = csd_exec_create_hooked(&t, plan_ops, csd_builtin_hooks_of(plan_ops), &host, &a, &ob, r.err, sizeof r.err);
     uint64_t fp, lp;
     if (!r.rc) r.rc = csd_exec_begin(t, size, 0, size, P, &fp, &lp, r.err, sizeof r.err);
     for (uint64_t pg = fp; !r.rc && pg <= lp; pg++) {
@@ -1258,8 +1258,11 @@ static tk_result run_plan_ht(plan_b *b, const uint8_t *obj, uint64_t size, uint3
     csd_tasklet_args a = {0};
     a.plan = packed;
     a.plan_len = len;
-    a.host_threads = ht;
-    tk_result r = tk_run(plan_ops, &a, obj, size, NULL, 0, 4096, TK_BYTES_RAW, 0, 64u << 20);
+    const csd_exec_host host = { ht, NULL };
+    tk_host = &host;   /* the plan's columns decode on ht threads */
+    tk_result r = tk_run_hooked(plan_ops, csd_builtin_hooks_of(plan_ops), &a, obj, size, NULL, 0, 4096, TK_BYTES_RAW, 0,
+                                64u << 20);
+    tk_host = NULL;
     free(packed);
     return r;
 }

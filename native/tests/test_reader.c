@@ -1,10 +1,11 @@
-/* The store's reader thread (store/reader.c) against a reference: every view of a page returns the
+/* The store's reader thread (host/reader.c) against a reference: every view of a page returns the
  * bytes the image holds at that moment, and a CRC equal to csd_crc32 of them, under random writes,
  * block fills (reserve), erases and punches made while the reader is reading the same pages, posts
  * never viewed (a tasklet that stopped), views of pages never posted, and a full post queue. The
  * reference is a plain byte array updated with every write, plus the serial path
  * (csd_store_read_data) read back beside each view. */
 #include "check.h"
+#include "host/settings.h"
 #include "store/store.h"
 
 #include <errno.h>
@@ -219,7 +220,7 @@ int main(void) {
     /* the param: on by default, 0 or 1 only */
     csd_params q;
     CHECK_EQ_INT(csd_params_preset(&q, "tiny"), 0);
-    CHECK_EQ_U64(q.host_reader, 1);
+    CHECK_EQ_U64(CSD_HOST_READER(&q), 1);
     CHECK_EQ_INT(csd_params_set(&q, "host_reader", "2", err, sizeof err), 0);
     CHECK_EQ_INT(csd_params_validate(&q, err, sizeof err), -EINVAL);
     CHECK_CONTAINS(err, "host_reader is 0 or 1");

@@ -35,6 +35,7 @@ static csd_params model(const char *policy, uint32_t planes, uint32_t quota, uin
     p.core_mhz = 1000;
     p.page_cycles = 0;
     p.dram_access_ns = 0;
+    snprintf(p.issue_model, sizeof p.issue_model, "stage");
     p.isp_send_ns = 1000;
     p.isp_flash_quota = quota;
     p.isp_buffer_bytes = (uint64_t)buf_pages * 4096;
@@ -102,7 +103,7 @@ static csd_core_view view(csd_sreq *const *reqs, size_t n, uint64_t inflight) {
 }
 
 static void test_remus_rules(void) {
-    const csd_req_sched_ops *r = csd_req_sched_find("remus");
+    const csd_req_stage_ops *r = csd_req_stage_find("remus");
     CHECK(r && !strcmp(r->name, "remus"));
     csd_params p = model("remus", 2, 0, 64);
     p.cores = 1;
@@ -649,26 +650,46 @@ static void test_names_and_params(void) {
     const char *const *names = sched_names();
     int n = 0;
     for (; names[n]; n++) {
-        const csd_req_sched_ops *o = csd_req_sched_find(names[n]);
+        const csd_req_stage_ops *o = csd_req_stage_find(names[n]);
         CHECK(o && !strcmp(o->name, names[n]) && o->decide && o->buffer);
         csd_params p;
         CHECK_EQ_INT(csd_params_preset(&p, "tiny"), 0);
         snprintf(p.request_scheduler, sizeof p.request_scheduler, "%s", names[n]);
+        snprintf(p.issue_model, sizeof p.issue_model, "stage");
         char err[256] = "";
         CHECK_EQ_INT(csd_params_validate(&p, err, sizeof err), 0);   /* params.c knows every one */
+        /* batch issue has its own table: fcfs alone */
+        snprintf(p.issue_model, sizeof p.issue_model, "batch");
+        CHECK_EQ_INT(csd_params_validate(&p, err, sizeof err), strcmp(names[n], "fcfs") ? -EINVAL : 0);
+        if (strcmp(names[n], "fcfs")) {
+            char want[128];
+            snprintf(want, sizeof want, "request_scheduler '%s' has no batch issue model: set issue_model = stage",
+                     names[n]);
+            CHECK_STR(err, want);
+        }
     }
     CHECK_EQ_INT(n, 5);
     csd_params p;
     CHECK_EQ_INT(csd_params_preset(&p, "tiny"), 0);
     char err[256] = "";
+    CHECK_STR(p.issue_model, "batch");
     CHECK_EQ_INT(csd_params_set(&p, "request_scheduler", "edf", err, sizeof err), 0);
     CHECK_EQ_INT(csd_params_validate(&p, err, sizeof err), -EINVAL);
     CHECK_CONTAINS(err, "request_scheduler 'edf' is unknown (known: fcfs, cfs, horae, serico, remus)");
+    CHECK_EQ_INT(csd_params_set(&p, "request_scheduler", "fcfs", err, sizeof err), 0);
+    CHECK_EQ_INT(csd_params_set(&p, "issue_model", "pipelined", err, sizeof err), 0);
+    CHECK_EQ_INT(csd_params_validate(&p, err, sizeof err), -EINVAL);
+    CHECK_STR(err, "issue_model 'pipelined' is unknown (known: batch, stage)");
+    CHECK_EQ_INT(csd_params_set(&p, "issue_model", "batch", err, sizeof err), 0);
     CHECK_EQ_INT(csd_params_set(&p, "isp_send_ns", "1000", err, sizeof err), 0);
     CHECK_EQ_INT(csd_params_set(&p, "isp_flash_quota", "x", err, sizeof err), -EINVAL);
     CHECK_EQ_U64(p.isp_send_ns, 1000);
+    /* the stage model's parameters do not pick the model: batch issue refuses them */
+    CHECK_EQ_INT(csd_params_validate(&p, err, sizeof err), -EINVAL);
+    CHECK_STR(err, "isp_send_ns and isp_flash_quota are the stage issue model's: set issue_model = stage, or leave "
+                   "them 0");
 
-    /* ys9203 (REMUS paper IV-A): 2 cores, 8 x 2 chips, 4 planes, 4 KiB pages, 400 MB buffer */
+    /* ys9203 (REMUS paper IV-A): 2 cores, 8 x 2 chips, 4 planes, 4 KiB pages, 400 MB buffer, stage issue */
     CHECK_EQ_INT(csd_params_preset(&p, "ys9203"), 0);
     CHECK_EQ_INT(p.cores, 2);
     CHECK_EQ_INT(p.channels * p.chips_per_channel, 16);
@@ -677,25 +698,33 @@ static void test_names_and_params(void) {
     CHECK_EQ_U64(p.isp_buffer_bytes, 400ull << 20);
     CHECK_EQ_U64(p.isp_send_ns, 1000);
     CHECK_EQ_U64(p.t_read_ns, 65000);
+    CHECK_STR(p.issue_model, "stage");
     CHECK_EQ_INT(csd_params_validate(&p, err, sizeof err), 0);
 
-    /* the engine: fcfs stays on its legacy path unless the stage model is asked for */
+    /* the engine runs the model issue_model names, whatever the request scheduler or its costs */
     CHECK_EQ_INT(csd_params_preset(&p, "tiny"), 0);
     p.blocks_per_plane = 16;
     csd_engine *e = NULL;
     CHECK_EQ_INT(csd_engine_create(&e, &p, err, sizeof err), 0);
     CHECK_EQ_INT(csd_engine_staged(e), 0);
+    CHECK_STR(csd_engine_issue_model(e), "batch");
     CHECK_EQ_INT(csd_engine_check(e, err, sizeof err), 0);
     csd_engine_destroy(e);
-    p.isp_send_ns = 1;
-    CHECK_EQ_INT(csd_engine_create(&e, &p, err, sizeof err), 0);
+    snprintf(p.issue_model, sizeof p.issue_model, "stage");
+    CHECK_EQ_INT(csd_engine_create(&e, &p, err, sizeof err), 0);   /* fcfs, no send cost: still stage */
     CHECK_EQ_INT(csd_engine_staged(e), 1);
+    CHECK_STR(csd_engine_issue_model(e), "stage");
     csd_engine_destroy(e);
-    p.isp_send_ns = 0;
     snprintf(p.request_scheduler, sizeof p.request_scheduler, "remus");
     CHECK_EQ_INT(csd_engine_create(&e, &p, err, sizeof err), 0);
     CHECK_EQ_INT(csd_engine_staged(e), 1);
     csd_engine_destroy(e);
+    snprintf(p.issue_model, sizeof p.issue_model, "batch");
+    e = NULL;
+    CHECK_EQ_INT(csd_engine_create(&e, &p, err, sizeof err), -EINVAL);
+    CHECK(e == NULL);
+    CHECK_STR(err, "engine: request_scheduler 'remus' has no batch issue model: set issue_model = stage");
+    snprintf(p.issue_model, sizeof p.issue_model, "stage");
     p.isp_buffer_bytes = p.page_bytes;            /* one page cannot be shared by 2 cores */
     e = NULL;
     CHECK_EQ_INT(csd_engine_create(&e, &p, err, sizeof err), -EINVAL);

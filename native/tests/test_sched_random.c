@@ -11,13 +11,6 @@
 #include "sched_names.h"
 #include "lib/synth.h"
 
-static uint64_t rng(uint64_t *s) {
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-static uint64_t pick(uint64_t *s, uint64_t lo, uint64_t hi) { return lo + rng(s) % (hi - lo + 1); }
 
 static const char *const ADAPTS[] = {
     "shared-engine", "paper", "paper+split", "paper+mp", "paper+order", "paper+loop", "paper+split+mp+order",
@@ -30,34 +23,18 @@ static void random_mixes(int mixes, int adapted) {
     uint64_t forced = 0, decisions = 0, events = 0;
     for (int m = 0; m < mixes; m++) {
         csd_params p;
-        CHECK_EQ_INT(csd_params_preset(&p, "tiny"), 0);
-        p.cores = (uint32_t)pick(&seed, 1, 3);
-        p.channels = (uint32_t)pick(&seed, 1, 3);
-        p.chips_per_channel = (uint32_t)pick(&seed, 1, 2);
-        p.planes_per_die = (uint32_t)pick(&seed, 1, 3);
-        p.pages_per_block = 16;
-        p.blocks_per_plane = 64;
-        p.t_read_ns = pick(&seed, 1000, 20000);
-        p.channel_bytes_per_s = 0;
-        p.fw_page_ns = 0;
-        p.core_mhz = 1000;
-        p.page_cycles = 0;
-        p.dram_access_ns = 0;
-        static const uint64_t TS[] = { 0, 300, 1000 };
-        p.isp_send_ns = TS[rng(&seed) % 3];
-        p.isp_flash_quota = rng(&seed) % 2 ? 0 : (uint32_t)pick(&seed, 1, 6);
-        p.isp_buffer_bytes = pick(&seed, p.cores, 40) * p.page_bytes;
+        sched_random_device(&p, &seed, 1);
         snprintf(p.request_scheduler, sizeof p.request_scheduler, "%s", names[m % 5]);
         if (adapted)
             snprintf(p.baseline_adaptation, sizeof p.baseline_adaptation, "%s",
                      ADAPTS[(size_t)(m / 5) % (sizeof ADAPTS / sizeof ADAPTS[0])]);
         csd_synth_req reqs[6];
-        size_t n = (size_t)pick(&seed, 1, 6);
+        size_t n = (size_t)sched_pick(&seed, 1, 6);
         uint64_t work = 0, pages = 0;
         for (size_t i = 0; i < n; i++) {
-            reqs[i] = (csd_synth_req){ .ci_ns = pick(&seed, 0, 6000), .pages = pick(&seed, 1, 24),
-                                       .lba_page = pick(&seed, 0, 200),
-                                       .arrive_ns = rng(&seed) % 3 ? 0 : pick(&seed, 0, 40000) };
+            reqs[i] = (csd_synth_req){ .ci_ns = sched_pick(&seed, 0, 6000), .pages = sched_pick(&seed, 1, 24),
+                                       .lba_page = sched_pick(&seed, 0, 200),
+                                       .arrive_ns = sched_rng(&seed) % 3 ? 0 : sched_pick(&seed, 0, 40000) };
             work += reqs[i].pages * reqs[i].ci_ns;
             pages += reqs[i].pages;
         }

@@ -392,6 +392,21 @@ static void test_weblog_errors(void) {
     CHECK(n >= 5);
     static const char *const expected[] = { "weblog-q1", "weblog-q2", "filter", "grep", "plan", "dram-scan" };
     for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) CHECK(csd_tasklet_find(expected[i]) != NULL);
+    /* the registry: the public list is its ops in order; each built-in's hooks travel with it, and a
+     * tasklet that only shares a built-in's name gets none */
+    size_t k = 0;
+    for (const csd_builtin *b; (b = csd_builtin_at(k)); k++) {
+        CHECK(csd_tasklets_builtin()[k] == b->ops);
+        CHECK(csd_builtin_find(b->ops->name) == b);
+        CHECK(csd_builtin_hooks_of(b->ops) == b->hooks);
+        int fast = !strcmp(b->ops->name, "weblog-q1") || !strcmp(b->ops->name, "weblog-q2") ||
+                   !strcmp(b->ops->name, "grep") || !strcmp(b->ops->name, "plan");
+        CHECK_EQ_INT(b->hooks != NULL, fast);
+    }
+    CHECK_EQ_INT((int)k, (int)n);
+    CHECK(csd_builtin_find("no-such") == NULL && csd_builtin_hooks_of(NULL) == NULL);
+    csd_tasklet_ops lookalike = *csd_tasklet_find("weblog-q1");
+    CHECK(csd_builtin_hooks_of(&lookalike) == NULL);
     csd_outbuf_free(&ob);
 }
 

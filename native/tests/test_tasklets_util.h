@@ -12,7 +12,7 @@
 
 #include "check.h"
 #include "runtime/exec.h"
-#include "tasklets/builtin_hooks.h"
+#include "tasklets/registry.h"
 #include "smartssd/tasklet.h"
 #include "smartssd/v1/device.pb-c.h"
 
@@ -20,6 +20,10 @@ typedef struct tk_text {
     char *s;
     size_t len, cap;
 } tk_text;
+
+/* What the device lends the runs' built-ins (host threads, buffer pool), used with hooks that take
+ * it; NULL: one thread, fresh memory. */
+static const csd_exec_host *tk_host;
 
 static inline void tk_text_add(tk_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static inline void tk_text_add(tk_text *t, const char *fmt, ...) {
@@ -126,7 +130,7 @@ static inline tk_result tk_run_prep(const csd_tasklet_ops *ops, const csd_exec_h
         csd_outbuf ob;
         csd_outbuf_init(&ob, limit_bytes, max_rows);
         csd_exec *t = NULL;
-        r.rc = csd_exec_create_hooked(&t, ops, hooks, &args, &ob, r.err, sizeof r.err);
+        r.rc = csd_exec_create_hooked(&t, ops, hooks, tk_host, &args, &ob, r.err, sizeof r.err);
         uint64_t fp = 0, lp = 0;
         if (!r.rc) r.rc = csd_exec_begin(t, size, prev, e - prev, P, &fp, &lp, r.err, sizeof r.err);
         csd_isp_work w = {0};
@@ -199,13 +203,13 @@ static inline void tk_expect_same(tk_result *b, const tk_result *r) {
 }
 
 /* tk_run_hooked without hooks; for a built-in that also takes whole pages of records (its
- * csd_tasklet_builtin_hooks), the same run through them must give the same rows, status, message and
+ * registered hooks), the same run through them must give the same rows, status, message and
  * cost of every page. */
 static inline tk_result tk_run(const csd_tasklet_ops *ops, const csd_tasklet_args *args_in, const uint8_t *obj,
                                uint64_t size, const uint64_t *cuts, size_t ncuts, uint32_t P, int bytes_mode,
                                uint64_t max_rows, size_t limit_bytes) {
     tk_result r = tk_run_hooked(ops, NULL, args_in, obj, size, cuts, ncuts, P, bytes_mode, max_rows, limit_bytes);
-    const csd_exec_hooks *h = csd_tasklet_builtin_hooks(ops);
+    const csd_exec_hooks *h = csd_builtin_hooks_of(ops);
     if (h) {
         tk_result b = tk_run_hooked(ops, h, args_in, obj, size, cuts, ncuts, P, bytes_mode, max_rows, limit_bytes);
         tk_expect_same(&b, &r);

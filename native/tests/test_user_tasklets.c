@@ -223,15 +223,19 @@ int main(void) {
     mkdir(path, 0700);
 
     /* the programs */
-    char q1src[4200], hsrc[4200], msrc[4200];
+    char q1src[4200], hsrc[4200], msrc[4200], osrc[4200], nsrc[4200];
     snprintf(q1src, sizeof q1src, "%s/../examples/tasklets/weblog-q1/weblog-q1.c", src_dir);
     snprintf(hsrc, sizeof hsrc, "%s/tests/tasklets/hostile.c", src_dir);
     snprintf(msrc, sizeof msrc, "%s/tests/tasklets/malformed_import.c", src_dir);
+    snprintf(osrc, sizeof osrc, "%s/tests/tasklets/old_abi.c", src_dir);
+    snprintf(nsrc, sizeof nsrc, "%s/tests/tasklets/newer_abi.c", src_dir);
     sdk_build(q1src, "q1.wasm", "");
     sdk_build(hsrc, "hostile.wasm", "");
     sdk_build(msrc, "malformed.wasm", "");
     sdk_build(q1src, "trusted/q1.so", "--native");
     sdk_build(q1src, "outside/q1.so", "--native");
+    sdk_build(osrc, "trusted/old.so", "--native");
+    sdk_build(nsrc, "trusted/newer.so", "--native");
     sh("ln -sf %s/outside/q1.so %s/trusted/escape.so", dir, dir);
     size_t q1_len, h_len, m_len;
     uint8_t *q1 = slurp("q1.wasm", &q1_len), *hw = slurp("hostile.wasm", &h_len), *mw = slurp("malformed.wasm", &m_len);
@@ -278,6 +282,17 @@ int main(void) {
                   "outside the trusted directory");
     EXPECT_STATUS(install(d, "native-link", 1, "escape.so", 9, 0), SMARTSSD__V1__STATUS__INVALID_ARGUMENT,
                   "outside the trusted directory");
+    /* built against the ABI before the ops' tag: refused by name, not read past its end */
+    EXPECT_STATUS(install(d, "native-old", 1, "old.so", 6, 0), SMARTSSD__V1__STATUS__INVALID_ARGUMENT,
+                  "tasklet program 'native-old' (");
+    EXPECT_STATUS(install(d, "native-old", 1, "old.so", 6, 0), SMARTSSD__V1__STATUS__INVALID_ARGUMENT,
+                  "/trusted/old.so) was built against an older tasklet ABI than this device's (its ops: no ABI tag;");
+    char newer_msg[200];
+    snprintf(newer_msg, sizeof newer_msg,
+             "a newer tasklet ABI than this device's (its ops: %zu bytes; this device reads %zu bytes)",
+             sizeof(csd_tasklet_ops) + sizeof(void *), sizeof(csd_tasklet_ops));
+    const char *want_newer = newer_msg;
+    EXPECT_STATUS(install(d, "native-newer", 1, "newer.so", 8, 0), SMARTSSD__V1__STATUS__INVALID_ARGUMENT, want_newer);
     install_ok(d, "q1-native", 1, "q1.so", 5);
     {
         const char *kv[] = { "entry_bytes=32", NULL };

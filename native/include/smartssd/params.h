@@ -12,6 +12,7 @@ extern "C" {
 
 #define CSD_NAME_MAX 32
 #define CSD_PATH_MAX 256
+#define CSD_EMULATOR_WORDS 4
 
 typedef struct csd_params {
     char preset[CSD_NAME_MAX];          /* name of the preset these values started from */
@@ -51,7 +52,11 @@ typedef struct csd_params {
     uint32_t max_objects;               /* data objects the object table holds */
 
     /* policies, one per layer (names: `csd identify`; docs/ARCHITECTURE.md lists the seams) */
-    char request_scheduler[CSD_NAME_MAX]; /* which tasklet request a core serves (docs/SCHEDULERS.md) */
+    char issue_model[CSD_NAME_MAX];       /* how tasklet requests become flash reads and core slots:
+                                           * "batch" (the Smart SSD paper's device) or "stage" (REMUS's
+                                           * stages S/F/P; isp_send_ns, isp_flash_quota) */
+    char request_scheduler[CSD_NAME_MAX]; /* which tasklet request a core serves, from the issue model's
+                                           * table (docs/SCHEDULERS.md) */
     char chip_scheduler[CSD_NAME_MAX];    /* order of one chip's queue */
     char ftl[CSD_NAME_MAX];               /* mapping policy: where the map lives (fixed at format) */
     char flash_scheduler[CSD_NAME_MAX];   /* when submitted flash operations reach the chips' queues */
@@ -143,23 +148,10 @@ typedef struct csd_params {
     uint64_t map_cache_bytes;           /* bytes of device DRAM for cached map entries (8 bytes each) */
     uint32_t map_cache_line_entries;    /* entries per cache line: the unit fetched from a map page */
 
-    /* the emulator itself: wall time only, never device time */
-    uint32_t host_threads;              /* count: host threads that compute tasklet pages, the
-                                         * engine's own counted (host_threads - 1 workers beside it;
-                                         * 1 = on the engine's own thread; 1..64) */
-
-    /* run-ahead per request (host_threads > 1) */
-    uint32_t host_ahead_min_ns;         /* ns of host wall time: a request's pages go to the host
-                                         * threads once its first pages averaged at least this much
-                                         * each on the engine's thread (cheaper pages cost less there
-                                         * than the hand-off); 0 = from its first page */
-
-    /* the reader thread (host_threads > 1) */
-    uint32_t host_reader;               /* bool: 1 = with host_threads > 1, the pages of tasklet requests
-                                         * fed on the engine's thread (no run-ahead, or cheap) are read
-                                         * from the image and their CRCs computed on a reader thread
-                                         * ahead of the engine; 0 = on the engine's own thread. Wall
-                                         * time only */
+    /* the emulator's own machinery, apart from the device it models: wall time only, never device
+     * time. Its settings have keys like every other field and are set and read by them
+     * (csd_params_set, csd_params_visit; docs/DEVICE-CONFIG.md, the rows "the emulator"). */
+    uint32_t emulator[CSD_EMULATOR_WORDS];
 } csd_params;
 
 /* Blocks of each plane in SLC mode for p (blocks_per_plane set): the first ones of the plane. */

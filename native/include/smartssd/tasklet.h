@@ -38,10 +38,6 @@ typedef struct csd_tasklet_args {
     size_t plan_len;
     uint32_t page_bytes;             /* flash page size, bytes */
     csd_tasklet_diag *diag;          /* where csd_args_reject records a key; may be NULL */
-    uint32_t host_threads;           /* the emulator's host_threads param: host threads a tasklet may use
-                                      * for wall time only, never device time (0 or 1 = its own only) */
-    struct csd_bufpool *pool;        /* the device's pool of large buffers, reused across requests for
-                                      * wall time only; NULL = fresh memory each time */
 } csd_tasklet_args;
 
 typedef enum csd_framing_kind {
@@ -80,7 +76,15 @@ typedef struct csd_tasklet_io csd_tasklet_io;
 #define CSD_SKIP_PAGE 1              /* skip the remaining records that start in the current page */
 #define CSD_STOP 2                   /* stop reading input (e.g. limit reached); finish() still runs */
 
+/* The ops' ABI tag: "CSDT" and the size of csd_tasklet_ops. A native tasklet's entry point
+ * (CSD_TASKLET) hands the device its ops with abi set to this, so a device refuses, naming it, a shared
+ * object built against another layout of this struct (one before the tag, or a later one) instead of
+ * reading past its end. */
+#define CSD_TASKLET_ABI_MAGIC 0x43534454u
+#define CSD_TASKLET_ABI (((uint64_t)CSD_TASKLET_ABI_MAGIC << 32) | (uint64_t)sizeof(csd_tasklet_ops))
+
 typedef struct csd_tasklet_ops {
+    uint64_t abi;                    /* CSD_TASKLET_ABI, set by CSD_TASKLET; 0 in the device's own */
     const char *name;
     const char *summary;             /* one line for identify and --help */
     /* Parse params, allocate state, choose framing. Return 0 or a negative errno and fill err. */
@@ -141,9 +145,22 @@ void csd_args_reject(const csd_tasklet_args *a, const char *key);
 
 /* A user tasklet names its ops with CSD_TASKLET(ops) once: the SDK (bin/smartssd tasklet build) builds
  * the file as WebAssembly for the device's sandbox, or as a native shared object for a trusted
- * directory, and both find the tasklet through this entry point. docs/USER-TASKLETS.md. */
-#define CSD_TASKLET(ops) \
-    __attribute__((visibility("default"))) const csd_tasklet_ops *csd_tasklet_entry(void) { return &(ops); }
+ * directory, and both find the tasklet through this entry point. It returns a copy of ops tagged with
+ * CSD_TASKLET_ABI (made once, whichever thread asks first). docs/USER-TASKLETS.md. */
+#define CSD_TASKLET(ops)                                                                              \
+    __attribute__((visibility("default"))) const csd_tasklet_ops *csd_tasklet_entry(void) {           \
+        static csd_tasklet_ops csd_tagged_;                                                           \
+        static int csd_tagging_; /* 0 untagged, 1 being tagged, 2 tagged */                           \
+        int csd_untagged_ = 0;                                                                        \
+        if (__atomic_compare_exchange_n(&csd_tagging_, &csd_untagged_, 1, 0, __ATOMIC_ACQUIRE,        \
+                                        __ATOMIC_ACQUIRE)) {                                          \
+            csd_tagged_ = (ops);                                                                      \
+            csd_tagged_.abi = CSD_TASKLET_ABI;                                                        \
+            __atomic_store_n(&csd_tagging_, 2, __ATOMIC_RELEASE);                                     \
+        }                                                                                             \
+        while (__atomic_load_n(&csd_tagging_, __ATOMIC_ACQUIRE) != 2) {}                              \
+        return &csd_tagged_;                                                                          \
+    }
 
 /* Built-in tasklets, NULL-terminated. */
 const csd_tasklet_ops *const *csd_tasklets_builtin(void);

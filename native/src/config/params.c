@@ -1,6 +1,7 @@
 /* Device parameters: presets, text form, validation. The field table drives set/visit so the config
  * file, the image superblock and `identify` all speak the same keys. */
 #include "config/config.h"
+#include "host/settings.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -16,20 +17,25 @@ typedef struct field {
     field_type type;
     size_t off;
     const char *unit;
+    int fixed;               /* fixed at format: the image's value holds in every session */
 } field;
 
-#define FLD(name, type, unit) { #name, type, offsetof(csd_params, name), unit }
+#define FLD(name, type, unit) { #name, type, offsetof(csd_params, name), unit, 0 }
+/* fixed at format: the geometry, the object table and the layers whose state is on the image */
+#define FIXED(name, type, unit) { #name, type, offsetof(csd_params, name), unit, 1 }
+/* one of the emulator's settings: word i of csd_params.emulator (host/settings.h) */
+#define EMU(key, i, unit) { key, F_U32, offsetof(csd_params, emulator) + (i) * sizeof(uint32_t), unit, 0 }
 
 static const field FIELDS[] = {
     FLD(preset, F_NAME, "name"),
-    FLD(channels, F_U32, "count"),
-    FLD(chips_per_channel, F_U32, "count"),
-    FLD(dies_per_chip, F_U32, "count"),
-    FLD(planes_per_die, F_U32, "count"),
-    FLD(pages_per_block, F_U32, "count"),
-    FLD(page_bytes, F_U32, "bytes"),
-    FLD(blocks_per_plane, F_U32, "count"),
-    FLD(overprovision_pct, F_U32, "percent"),
+    FIXED(channels, F_U32, "count"),
+    FIXED(chips_per_channel, F_U32, "count"),
+    FIXED(dies_per_chip, F_U32, "count"),
+    FIXED(planes_per_die, F_U32, "count"),
+    FIXED(pages_per_block, F_U32, "count"),
+    FIXED(page_bytes, F_U32, "bytes"),
+    FIXED(blocks_per_plane, F_U32, "count"),
+    FIXED(overprovision_pct, F_U32, "percent"),
     FLD(gc_free_blocks_min, F_U32, "blocks"),
     FLD(t_read_ns, F_U64, "ns"),
     FLD(t_prog_ns, F_U64, "ns"),
@@ -47,12 +53,13 @@ static const field FIELDS[] = {
     FLD(isp_send_ns, F_U64, "ns"),
     FLD(isp_flash_quota, F_U32, "pages"),
     FLD(output_buffer_bytes, F_BYTES, "bytes"),
-    FLD(max_objects, F_U32, "count"),
+    FIXED(max_objects, F_U32, "count"),
+    FLD(issue_model, F_NAME, "name"),
     FLD(request_scheduler, F_NAME, "policy"),
     FLD(chip_scheduler, F_NAME, "policy"),
-    FLD(ftl, F_NAME, "policy"),
+    FIXED(ftl, F_NAME, "policy"),          /* the map's home is on the image */
     FLD(flash_scheduler, F_NAME, "policy"),
-    FLD(placement, F_NAME, "policy"),
+    FIXED(placement, F_NAME, "policy"),    /* the data's layout is on the image */
     /* request schedulers: the baselines' multi-core adaptation */
     FLD(baseline_adaptation, F_NAME, "name"),
     FLD(remus_qthres_cap, F_U32, "bool"),
@@ -102,11 +109,11 @@ static const field FIELDS[] = {
     FLD(map_cache_bytes, F_BYTES, "bytes"),
     FLD(map_cache_line_entries, F_U32, "entries"),
     /* the emulator itself */
-    FLD(host_threads, F_U32, "count"),
+    EMU("host_threads", CSD_HOST_THREADS_AT, "count"),
     /* run-ahead per request */
-    FLD(host_ahead_min_ns, F_U32, "ns"),
+    EMU("host_ahead_min_ns", CSD_HOST_AHEAD_MIN_NS_AT, "ns"),
     /* the reader thread */
-    FLD(host_reader, F_U32, "bool"),
+    EMU("host_reader", CSD_HOST_READER_AT, "bool"),
 };
 #define NFIELDS (sizeof FIELDS / sizeof FIELDS[0])
 
@@ -145,6 +152,7 @@ static void preset_paper(csd_params *p) {
     p->output_buffer_bytes = 64u << 20;
     p->max_objects = 65536;
     p->trace_events = 1000000;
+    name_set(p->issue_model, "batch");
     name_set(p->request_scheduler, "fcfs");
     name_set(p->chip_scheduler, "fcfs");
     name_set(p->ftl, "page");
@@ -158,9 +166,9 @@ static void preset_paper(csd_params *p) {
     p->orphan_timeout_ms = 60000;
     p->map_cache_bytes = 1024;          /* the DRS paper's default (VI-A) */
     p->map_cache_line_entries = 8;
-    p->host_threads = 1;
-    p->host_ahead_min_ns = 4000;
-    p->host_reader = 1;   /* for the requests the engine's thread feeds itself (PERFORMANCE.md) */
+    CSD_HOST_THREADS(p) = 1;
+    CSD_HOST_AHEAD_MIN_NS(p) = 4000;
+    CSD_HOST_READER(p) = 1;   /* for the requests the engine's thread feeds itself (docs/perf-journal.md, "The reader thread") */
     /* user tasklets */
     p->tasklet_memory_bytes = 64u << 20;
     p->tasklet_fuel_per_page = 100000000;
@@ -226,6 +234,7 @@ static void preset_ys9203(csd_params *p) {
     p->page_cycles = 0;
     p->isp_batch_pages = 128;
     p->isp_buffer_bytes = 400ull << 20;
+    name_set(p->issue_model, "stage");   /* stages S, F and P (REMUS II-C) */
     p->isp_send_ns = 1000;
     p->host_link_bytes_per_s = 1600000000ull; /* assumed PCIe 3.0 x2 (not in the paper; docs/SCHEDULERS.md) */
 }
@@ -507,7 +516,7 @@ int csd_config_check_values(const csd_params *p, char *err, size_t errlen) {
     REQUIRE(p->output_buffer_bytes >= 4096, "output_buffer_bytes must be at least 4096");
     REQUIRE(p->max_objects >= 1 && p->max_objects <= (1u << 24), "max_objects must be 1..16777216");
     REQUIRE(p->paced <= 1 && p->sync_writes <= 1 && p->discard_data <= 1, "paced, sync_writes and discard_data are 0 or 1");
-    REQUIRE(p->host_reader <= 1, "host_reader is 0 or 1");
+    REQUIRE(CSD_HOST_READER(p) <= 1, "host_reader is 0 or 1");
     REQUIRE(p->flash_suspend <= 1, "flash_suspend is 0 or 1");
     REQUIRE(p->orphan_timeout_ms <= 86400000ull, "orphan_timeout_ms must be 0..86400000 (one day)");
     REQUIRE(p->block_queue_depth >= 1 && p->block_queue_depth <= 65536, "block_queue_depth must be 1..65536");
@@ -518,7 +527,7 @@ int csd_config_check_values(const csd_params *p, char *err, size_t errlen) {
             "map_cache_bytes must hold at least one cache line (8 bytes an entry) and at most 1 GiB");
     REQUIRE(p->map_cache_line_entries <= (p->page_bytes - 24) / 8,
             "map_cache_line_entries must fit a map page: at most (page_bytes - 24) / 8");
-    REQUIRE(p->host_threads >= 1 && p->host_threads <= 64, "host_threads must be 1..64");
+    REQUIRE(CSD_HOST_THREADS(p) >= 1 && CSD_HOST_THREADS(p) <= 64, "host_threads must be 1..64");
     REQUIRE(p->remus_qthres_cap <= 1, "remus_qthres_cap is 0 or 1");
     REQUIRE(!strcmp(p->horae_critical_path, "remaining") || !strcmp(p->horae_critical_path, "predecessor"),
             "horae_critical_path is remaining or predecessor");
@@ -550,6 +559,27 @@ uint32_t csd_params_slc_blocks(const csd_params *p) {
     if (!p->slc_share_pct || !p->blocks_per_plane) return 0;
     uint32_t n = (uint32_t)((uint64_t)p->blocks_per_plane * p->slc_share_pct / 100);
     return n ? n : 1;   /* a share rounds down to whole blocks, but a region is never empty */
+}
+
+static size_t field_bytes(const field *f) {
+    switch (f->type) {
+    case F_U32: return sizeof(uint32_t);
+    case F_U64:
+    case F_BYTES: return sizeof(uint64_t);
+    case F_NAME: return CSD_NAME_MAX;
+    case F_PATH: return CSD_PATH_MAX;
+    }
+    return 0;
+}
+
+int csd_params_fixed(const char *key) {
+    const field *f = field_find(key);
+    return f ? f->fixed : -ENOENT;
+}
+
+void csd_params_keep_fixed(csd_params *p, const csd_params *image) {
+    for (size_t i = 0; i < NFIELDS; i++)
+        if (FIELDS[i].fixed) memcpy((char *)p + FIELDS[i].off, (const char *)image + FIELDS[i].off, field_bytes(&FIELDS[i]));
 }
 
 void csd_params_visit(const csd_params *p, csd_params_visit_fn fn, void *arg) {

@@ -105,7 +105,7 @@ int csd_eng_req_grow(csd_isp_req *r, uint64_t need) {
 void csd_eng_policy_remove(csd_engine *e, csd_isp_req *r) {
     if (!r->in_policy) return;
     r->in_policy = 0;
-    e->rs->remove(e->rs_state, r);
+    if (e->rb) e->rb->remove(e->rs_state, r);
     e->im->remove(e, r);
 }
 

@@ -27,6 +27,51 @@ typedef struct host_cmd {
 
 /* ---- public API ----------------------------------------------------------------------------- */
 
+/* Every request_scheduler there is, for messages. */
+static void sched_names(char *buf, size_t len) {
+    size_t n = 0;
+    buf[0] = 0;
+    const char *name;
+    for (size_t i = 0; (name = csd_req_sched_name_at(i)) && n < len; i++)
+        n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", name);
+}
+
+int csd_engine_check_sched(const csd_params *p, char *err, size_t errlen) {
+    const csd_issue_model *im = csd_issue_find(p->issue_model);
+    if (!im) {
+        snprintf(err, errlen, "issue_model '%s' is unknown (known: batch, stage)", p->issue_model);
+        return -EINVAL;
+    }
+    const char *name = p->request_scheduler;
+    const int batch = im == &csd_issue_batch;
+    if (batch ? !csd_req_batch_find(name) : !csd_req_stage_find(name)) {
+        char known[256];
+        sched_names(known, sizeof known);
+        if (batch ? csd_req_stage_find(name) != NULL : csd_req_batch_find(name) != NULL)
+            snprintf(err, errlen, "request_scheduler '%s' has no %s issue model: set issue_model = %s", name,
+                     batch ? "batch" : "stage", batch ? "stage" : "batch");
+        else
+            snprintf(err, errlen, "request_scheduler '%s' is unknown (known: %s)", name, known);
+        return -EINVAL;
+    }
+    if (batch && (p->isp_send_ns || p->isp_flash_quota)) {
+        snprintf(err, errlen, "isp_send_ns and isp_flash_quota are the stage issue model's: set issue_model = stage, "
+                 "or leave them 0");
+        return -EINVAL;
+    }
+    if (!batch && p->page_bytes && p->isp_buffer_bytes / p->page_bytes < p->cores) {
+        snprintf(err, errlen, "the stage model (request_scheduler '%s') needs isp_buffer_bytes of at least one page "
+                 "per core (%u pages)", name, p->cores);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+const char *csd_engine_issue_model_at(size_t i) {
+    const csd_issue_model *m = csd_issue_at(i);
+    return m ? m->name : NULL;
+}
+
 int csd_engine_create(csd_engine **out, const csd_params *p, char *err, size_t errlen) {
     *out = NULL;
     const char *bad = NULL;
@@ -40,39 +85,29 @@ int csd_engine_create(csd_engine **out, const csd_params *p, char *err, size_t e
         snprintf(err, errlen, "engine: %s", bad);
         return -EINVAL;
     }
-    const csd_req_sched_ops *rs = csd_req_sched_find(p->request_scheduler);
-    if (!rs) {
-        snprintf(err, errlen, "engine: unknown request_scheduler '%s'", p->request_scheduler);
+    char why[300];
+    if (csd_engine_check_sched(p, why, sizeof why)) {
+        snprintf(err, errlen, "engine: %s", why);
         return -EINVAL;
     }
-    /* The stage model when the policy has only it, or when its parameters are set. */
-    const csd_issue_model *im = !rs->pick || p->isp_send_ns || p->isp_flash_quota ? &csd_issue_stage
-                                                                                  : &csd_issue_batch;
-    if (im == &csd_issue_stage && !rs->decide) {
-        snprintf(err, errlen, "engine: request_scheduler '%s' has no stage model (isp_send_ns / "
-                 "isp_flash_quota need one)", p->request_scheduler);
-        return -EINVAL;
-    }
-    if (im == &csd_issue_stage && p->isp_buffer_bytes / p->page_bytes < p->cores) {
-        snprintf(err, errlen, "engine: the stage model (request_scheduler '%s') needs isp_buffer_bytes of at "
-                 "least one page per core (%u pages)", p->request_scheduler, p->cores);
-        return -EINVAL;
-    }
+    const csd_issue_model *im = csd_issue_find(p->issue_model);
+    const csd_req_batch_ops *rb = im == &csd_issue_batch ? csd_req_batch_find(p->request_scheduler) : NULL;
+    const csd_req_stage_ops *rst = im == &csd_issue_stage ? csd_req_stage_find(p->request_scheduler) : NULL;
     /* how the baselines use the cores and the flash; REMUS's assignment is its own (sched/adapt.h) */
     uint32_t adapt = CSD_ADAPT_ENGINE;
-    if (im == &csd_issue_stage) {
-        char why[200];
+    if (rst) {
         if (csd_adapt_parse(p->baseline_adaptation, &adapt, why, sizeof why)) {
             snprintf(err, errlen, "engine: %s", why);
             return -EINVAL;
         }
-        if (rs->own_assignment) adapt = CSD_ADAPT_ENGINE;
+        if (rst->own_assignment) adapt = CSD_ADAPT_ENGINE;
     }
     csd_engine *e = calloc(1, sizeof *e);
     if (!e) goto nomem;
     e->p = *p;
     e->adapt = adapt;
-    e->rs = rs;
+    e->rb = rb;
+    e->rst = rst;
     e->im = im;
     e->next_id = 1;
     e->sim = csd_sim_create();
@@ -86,7 +121,7 @@ int csd_engine_create(csd_engine **out, const csd_params *p, char *err, size_t e
         return rc;
     }
     if (csd_cmdset_create(&e->cmdset, e->flash) != 0) goto nomem;
-    if (rs->init(&e->rs_state, p) != 0) goto nomem;
+    if ((rb ? rb->init(&e->rs_state, p) : rst->init(&e->rs_state, p)) != 0) goto nomem;
     if (im->init(e) != 0) goto nomem;
     if (csd_eng_pool_create(e) != 0) goto nomem;
     *out = e;
@@ -107,7 +142,8 @@ void csd_engine_destroy(csd_engine *e) {
     }
     csd_eng_blk_free(e);
     csd_eng_pool_destroy(e);
-    if (e->rs_state) e->rs->destroy(e->rs_state);
+    if (e->rs_state && e->rb) e->rb->destroy(e->rs_state);
+    if (e->rs_state && e->rst) e->rst->destroy(e->rs_state);
     if (e->im) e->im->free(e);
     csd_cmdset_destroy(e->cmdset);
     csd_flash_batch_free(&e->isp_ops);
@@ -275,7 +311,7 @@ int csd_engine_submit_ex(csd_engine *e, csd_isp_req **out, const csd_isp_work *w
         csd_eng_req_free(r);
         return rc;
     }
-    rc = e->rs->submit(e->rs_state, r, &r->view, now);
+    rc = e->rb ? e->rb->submit(e->rs_state, r, &r->view, now) : 0;   /* stage policies see sub-requests */
     if (rc < 0) {
         e->im->remove(e, r);
         csd_eng_req_free(r);

@@ -38,7 +38,7 @@
  *   reads in flight and core slots end, and calls nothing on run after release returns.
  * - host_threads > 1 (wall time only): a work that allows it (csd_isp_work.ahead) has its pages fed on
  *   host worker threads as soon as their ppn is known; the feed above takes that page's result at the
- *   same event, so every time, row and status is the one-thread engine's (ahead.c).
+ *   same event, so every time, row and status is the one-thread engine's (engine/runahead.c, host/ahead.c).
  *
  * Stage issue (REMUS paper section II-C; docs/SCHEDULERS.md): used when the policy has no batch
  * pick(), or when isp_send_ns or isp_flash_quota is set. Each page belongs to one core: the core of
@@ -61,7 +61,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "smartssd/params.h"
-#include "engine/cost.h"
+#include "host/ahead.h"
+#include "util/cost.h"
 #include "flash/flash.h"
 #include "sched/sched.h"
 
@@ -96,8 +97,7 @@ typedef struct csd_isp_work {
     void *arg;
     /* Process one page; *cost gets the work done, *need_more = 0 once no later page is needed.
      * 0 or a negative errno (the request fails). */
-    int (*feed)(void *arg, uint64_t page_index, const uint8_t *data, size_t len, csd_cost *cost,
-                int *need_more);
+    csd_page_feed_fn feed;
     /* Input exhausted; 0 or a negative errno. */
     int (*finish)(void *arg, csd_cost *cost);
     /* Optional: two-stage processing (2PM paper III-A). When set, feed() is never called: each page
@@ -116,7 +116,7 @@ typedef struct csd_isp_work {
      * page, in the order and at the virtual time the serial engine feeds it. commit(arg, 0) refreshes
      * what the work may do ahead (see csd_ahead_gate). commit returns 0 or a negative errno. */
     int (*ahead)(void *arg, const csd_ahead_gate *gate);
-    int (*commit)(void *arg, int page);
+    csd_page_commit_fn commit;
     /* Optional: undo ahead() when every page fed ahead is committed; later pages are fed on the
      * engine's thread as if ahead() had never run. Without it a request stays ahead to its end. */
     void (*unahead)(void *arg);
@@ -124,11 +124,10 @@ typedef struct csd_isp_work {
      * thread and in any order, once the page's bytes are known. prepare() may not touch what feed
      * changes; feed_prepared() is feed() given that page's prep (or NULL: nothing prepared) and
      * returns exactly what feed() would. 0 or a negative errno (prepare: prep is then unused). */
-    void *(*prep_new)(void *arg);
-    void (*prep_free)(void *arg, void *prep);
-    int (*prepare)(void *arg, void *prep, uint64_t page_index, const uint8_t *data, size_t len);
-    int (*feed_prepared)(void *arg, uint64_t page_index, const uint8_t *data, size_t len, void *prep,
-                         csd_cost *cost, int *need_more);
+    csd_page_prep_new_fn prep_new;
+    csd_page_prep_free_fn prep_free;
+    csd_page_prepare_fn prepare;
+    csd_page_feed_prepared_fn feed_prepared;
 } csd_isp_work;
 
 typedef struct csd_isp_progress {
@@ -179,6 +178,12 @@ int csd_engine_submit_ex(csd_engine *e, csd_isp_req **out, const csd_isp_work *w
                          uint64_t first_page, uint64_t last_page, uint64_t max_page, uint32_t last_page_len,
                          uint64_t ci_hint_ns);
 void csd_engine_progress(const csd_engine *e, const csd_isp_req *r, csd_isp_progress *p);
+/* The issue model p->issue_model names and the request scheduler p->request_scheduler names in that
+ * model's table (sched/sched.h), checked together, with the stage model's own requirement (a buffer
+ * page per core); batch issue takes neither isp_send_ns nor isp_flash_quota. 0 or -EINVAL with err. */
+int csd_engine_check_sched(const csd_params *p, char *err, size_t errlen);
+/* The i-th issue model's name, NULL past the last. */
+const char *csd_engine_issue_model_at(size_t i);
 /* 1 when the engine runs the stage issue model. */
 int csd_engine_staged(const csd_engine *e);
 /* "batch" or "stage". */

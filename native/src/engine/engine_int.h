@@ -6,9 +6,9 @@
 #include "engine/engine.h"
 #include "engine/issue.h"
 #include "flash/cmdset.h"
+#include "host/ahead.h"
 #include "sim/sim.h"
 
-#include <pthread.h>
 
 enum page_state { PG_NONE, PG_INFLIGHT, PG_READY, PG_BUSY, PG_DONE, PG_DROPPED };
 enum slot_kind { SLOT_IDLE, SLOT_PAGE, SLOT_FINISH, SLOT_FAIL, SLOT_SEND };
@@ -43,66 +43,6 @@ typedef struct sub {
     int adm;                  /* sub_adm */
     struct sub *wnext;        /* admission FIFO */
 } sub;
-
-/* Run-ahead of one request (ahead.c): pages' bytes loaded by the engine thread into a ring of slots,
- * fed to the work on a worker thread in page order; the engine joins each page's result when the
- * serial engine would feed it. Fields below mu are guarded by the pool's mutex. */
-typedef struct ahead_slot {
-    uint8_t *buf;
-    size_t len;
-    int read_rc;              /* the page could not be read: not fed, the request fails */
-    int rc, need_more;
-    int prepared;             /* fed with its page prepared apart (work.prepare) */
-    csd_cost cost;
-} ahead_slot;
-
-typedef struct csd_ahead {
-    struct csd_isp_req *r;
-    csd_isp_work work;
-    uint64_t first;
-    ahead_slot *slot;
-    uint32_t W;               /* slots: pages loaded and not consumed */
-    /* guarded by the pool's mutex */
-    uint64_t loaded;          /* pages (relative) whose bytes are in slots */
-    uint64_t computed;        /* pages fed */
-    int stopped;              /* a feed failed or needs no more: nothing further is fed */
-    int queued, running, cancel, gate_wait;
-    int main_feeding;         /* the engine's own thread feeds the page it joins */
-    uint32_t probed;          /* pages whose feed was timed (host wall time), their time, the slowest's */
-    uint64_t probe_ns, probe_max_ns;
-    int cheap;                /* the others averaged under host_ahead_min_ns: back to the engine's thread */
-    uint32_t min_ns;          /* host_ahead_min_ns */
-    struct csd_ahead *qnext;
-    /* prepared pages (work.prepare): page j (computed <= j < computed + AHEAD_PREP_RING, j <
-     * loaded) prepared by any thread into prep[j % ring] while another feeds the pages before it */
-    int can_prep;
-    uint64_t prep_next;       /* pages below it are claimed (prepared, being prepared or fed whole) */
-    uint32_t preparing;       /* threads preparing one of its pages */
-    void **prep;
-    uint8_t *prep_st;         /* per ring entry: 0 free, 1 being prepared, 2 prepared */
-    uint64_t *prep_ns;        /* its preparation's host wall time (the page's timed feed includes it) */
-    struct csd_ahead *pnext;  /* the pool's requests that take prepare jobs */
-} csd_ahead;
-
-typedef struct csd_pool {
-    pthread_mutex_t mu;
-    pthread_cond_t work_cv;   /* workers: a request has pages to feed, or quit */
-    pthread_cond_t done_cv;   /* the engine: a page was fed, a worker let go, a gate waits */
-    pthread_t *th;
-    uint32_t n;
-    int quit;
-    uint32_t idle;            /* workers waiting for work: a signal only when one can take it */
-    int main_waiting;         /* the engine's thread waits on done_cv: a broadcast only then */
-    /* what the engine waits for when it waits for fed pages: a worker wakes it once wait_a has
-     * computed wait_upto pages (a batch, not every page: a wake-up costs more than most pages) */
-    const struct csd_ahead *wait_a;
-    uint64_t wait_upto;
-    csd_ahead *qhead, *qtail;
-    csd_ahead *preps;         /* requests whose pages workers may prepare (can_prep) */
-    pthread_cond_t prep_cv;   /* a feeder: a page it needs was prepared */
-    int prep_wake;            /* a worker was woken to prepare pages and has not yet woken */
-    uint32_t prep_waiting;    /* feeders waiting on prep_cv */
-} csd_pool;
 
 /* A page's bytes taken before GC erased its block (csd_engine_block_erasing): rc < 0 when they could not
  * be (the page's read fails with it). */
@@ -179,7 +119,10 @@ struct csd_engine {
     csd_sim *sim;
     csd_flash *flash;
     csd_serial link;
-    const csd_req_sched_ops *rs;
+    /* the request scheduler, from the issue model's table (sched/sched.h): rb under batch issue, rst
+     * under stage issue */
+    const csd_req_batch_ops *rb;
+    const csd_req_stage_ops *rst;
     void *rs_state;
     core *cores;
     csd_isp_req *head, *tail;
@@ -210,7 +153,7 @@ struct csd_engine {
     uint64_t blk_data_bytes;                     /* read data the requests not reaped hold */
     csd_blk_sess *blk_sess;                      /* per session: its requests' counters */
     size_t blk_nsess, blk_capsess;
-    csd_pool *pool;            /* host_threads > 1: workers that feed pages ahead (ahead.c) */
+    csd_ahead_pool *pool;      /* host_threads > 1: workers that feed pages ahead (host/ahead.c) */
     csd_engine_post_fn post;   /* the pages about to be read, for a reader thread */
     void *post_arg;
     csd_serial *pm;            /* two-stage processing: one pattern-matching unit per channel (2PM paper
@@ -257,8 +200,8 @@ void csd_eng_s1_report(csd_engine *e, csd_isp_req *r, int cls);
 int csd_eng_s1_grow(csd_engine *e, csd_isp_req *r);
 /* Feed pages up to rel (inclusive); 0 or -errno with *fail_ns the failed page's cost. */
 int csd_eng_feed_upto(csd_engine *e, csd_isp_req *r, uint64_t rel, uint64_t *fail_ns);
-/* ahead.c: run-ahead on host threads (wall time only; the clock and every result stay the serial
- * engine's) */
+/* runahead.c: a request's pages fed ahead on the host's worker pool (host/ahead.c; wall time only:
+ * the clock and every result stay the serial engine's) */
 int csd_eng_pool_create(csd_engine *e);            /* 0 or -errno; none when host_threads <= 1 */
 void csd_eng_pool_destroy(csd_engine *e);
 int csd_eng_ahead_attach(csd_engine *e, csd_isp_req *r);   /* 0 or -ENOMEM; may leave r->ah NULL */

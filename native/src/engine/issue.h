@@ -31,4 +31,8 @@ typedef struct csd_issue_model {
 
 extern const csd_issue_model csd_issue_batch, csd_issue_stage;
 
+/* The model named name ("batch", "stage"), or NULL; the i-th, NULL past the last (issue_registry.c). */
+const csd_issue_model *csd_issue_find(const char *name);
+const csd_issue_model *csd_issue_at(size_t i);
+
 #endif

@@ -54,7 +54,7 @@ static void issue_for(csd_engine *e, csd_isp_req *r) {
         po->r = r;
         po->page = i;
         po->op = (csd_flash_op){ .kind = CSD_FLASH_READ, .src = CSD_SRC_ISP, .ppn = ppn, .owner = r, .req_id = r->view.id,
-                                 .match = r->match, .sub_pos = i, .done = page_arrived, .arg = po };
+                                 .match = r->match, .done = page_arrived, .arg = po };
         r->state[i] = PG_INFLIGHT;
         r->batch_left++;
         r->refs++;
@@ -66,7 +66,7 @@ static void issue_for(csd_engine *e, csd_isp_req *r) {
         csd_flash_submit(e->flash, &po->op);
     }
     /* only pages the engine's thread reads itself: a request fed ahead by workers keeps the second
-     * core busy already, and a reader there took it from them (PERFORMANCE.md, "The reader thread") */
+     * core busy already, and a reader there took it from them (docs/perf-journal.md, "The reader thread") */
     if (e->post && !r->ah) e->post(e->post_arg, r->ppn + from, r->issue_next - from);
     csd_eng_ahead_load(e, r);
     if (any_ready) csd_eng_kick(e);
@@ -176,7 +176,7 @@ static int stage1_on_core(csd_engine *e, csd_isp_req *r, uint64_t rel, uint64_t 
 
 static void batch_serve(csd_engine *e, core *c) {
     for (;;) {
-        csd_isp_req *r = e->rs->pick(e->rs_state, c->index, csd_sim_now(e->sim), view_of);
+        csd_isp_req *r = e->rb->pick(e->rs_state, c->index, csd_sim_now(e->sim), view_of);
         if (!r) return;
         uint64_t rel;
         if (r->dead || !lowest_ready(r, &rel)) {

@@ -240,7 +240,7 @@ static void admit(csd_engine *e, core *c) {
         csd_core_view cv;
         sub_refresh(e, s);
         view_fill(e, c, &cv);
-        uint64_t B = e->rs->buffer(e->rs_state, &cv, &s->v);
+        uint64_t B = e->rst->buffer(e->rs_state, &cv, &s->v);
         if (B < 1) B = 1;
         if (B > c->buf_pages) B = c->buf_pages;
         if (c->alloc + B > c->buf_pages) break;
@@ -635,7 +635,7 @@ static void stage_serve(csd_engine *e, core *c) {
         if (c->nadm == 0) return;
         csd_core_view cv;
         view_fill(e, c, &cv);
-        csd_stage_choice ch = e->rs->decide(e->rs_state, &cv);
+        csd_stage_choice ch = e->rst->decide(e->rs_state, &cv);
         e->st.stage_decisions++;
         uint64_t qleft = c->Q > c->inflight ? c->Q - c->inflight : 0;
         sub *s = ch.idx < c->nadm ? (sub *)c->adm[ch.idx] : NULL;

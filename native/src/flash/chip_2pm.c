@@ -114,7 +114,7 @@ static int rank(const csd_flash_op *op) {
 
 /* IV-D (a): b is the last sub-request of its unevaluated, unstarted request that nothing has passed */
 static int guarded(const twopm *t, const csd_flash_op *b) {
-    if (!tracked(b) || b->match != CSD_MATCH_UNKNOWN || b->passed) return 0;
+    if (!tracked(b) || b->match != CSD_MATCH_UNKNOWN || CQ_PASSED(b)) return 0;
     const req_ent *e = find(t, b->owner);
     return e && !e->started && e->fresh <= 1;
 }
@@ -126,22 +126,22 @@ static int read_over_write(const csd_flash_op *b, const csd_flash_op *x) { retur
 static int may_pass(const cq *q, const csd_flash_op *b, const csd_flash_op *x, int inserting) {
     const twopm *t = q->pol;
     if ((!t->slack && !t->guard) || read_over_write(b, x)) return rank(b) < rank(x);
-    if (t->guard && (b->barrier || guarded(t, b) || (t->max_passes && b->passed >= t->max_passes))) return 0;
+    if (t->guard && (CQ_BARRIER(b) || guarded(t, b) || (t->max_passes && CQ_PASSED(b) >= t->max_passes))) return 0;
     if (rank(b) < rank(x)) return 1;
     /* slack: a program or erase never takes a read's */
-    return t->slack && inserting && !(rank(x) == 0 && rank(b) > 0) && b->slack_ns > (int64_t)cq_est(q, x);
+    return t->slack && inserting && !(rank(x) == 0 && rank(b) > 0) && CQ_SLACK_NS(b) > (int64_t)cq_est(q, x);
 }
 
 static void pass(const cq *q, csd_flash_op *b, const csd_flash_op *x) {
     twopm *t = q->pol;
     if (!t->slack && !t->guard) {
-        b->passed++;
+        CQ_PASSED(b)++;
         return;
     }
     int64_t d = (int64_t)cq_est(q, x);
-    if (t->slack) b->slack_ns = b->slack_ns > d ? b->slack_ns - d : 0;   /* b now ends d later */
+    if (t->slack) CQ_SLACK_NS(b) = CQ_SLACK_NS(b) > d ? CQ_SLACK_NS(b) - d : 0;   /* b now ends d later */
     if (read_over_write(b, x)) return;                     /* read priority: not a swap the bound counts */
-    if (!b->passed++ && tracked(b)) {
+    if (!CQ_PASSED(b)++ && tracked(b)) {
         req_ent *e = find(t, b->owner);
         if (e) e->fresh--;
     }
@@ -169,12 +169,12 @@ static void refresh(cq *q, uint32_t chip) {
 static void place(cq *q, uint32_t chip, csd_flash_op *op, uint64_t now) {
     twopm *t = q->pol;
     /* an urgent newcomer keeps its place: no slack to give away (IV-C, as a raised one) */
-    if (t->slack && rank(op) >= 2) op->slack_ns = 0;
+    if (t->slack && rank(op) >= 2) CQ_SLACK_NS(op) = 0;
     if (t->guard) {
         if (tracked(op)) {
             req_ent *e = get(t, op->owner);
             e->queued++;
-            if (!op->passed) e->fresh++;
+            if (!CQ_PASSED(op)) e->fresh++;
         }
     }
     cq_insert(q, chip, q->c[chip].n, op);
@@ -190,7 +190,7 @@ static csd_flash_op *take(cq *q, uint32_t chip, uint64_t now) {
     int lifted = !e->started && op->match == CSD_MATCH_UNKNOWN;
     e->started = 1;
     e->queued--;
-    if (!op->passed) e->fresh--;
+    if (!CQ_PASSED(op)) e->fresh--;
     if (!e->queued) drop(t, e);
     if (lifted)
         for (uint32_t ch = 0; ch < q->chips; ch++) refresh(q, ch);
@@ -203,7 +203,7 @@ static void reorder(cq *q, uint32_t chip, const void *owner, uint64_t now) {
     /* front to back, so the request's own sub-requests keep their order */
     for (size_t i = 0; i < c->n; i++) {
         if (c->q[i]->owner != owner) continue;
-        if (t->slack) c->q[i]->slack_ns = 0;
+        if (t->slack) CQ_SLACK_NS(c->q[i]) = 0;
         forward(q, chip, i, 0);
     }
     if (t->guard) refresh(q, chip);   /* its class is known now: no guard on it any more */

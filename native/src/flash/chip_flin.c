@@ -124,14 +124,14 @@ static void place(cq *q, uint32_t chip, csd_flash_op *op, uint64_t now) {
     /* MoveForward: ahead of other flows' operations, not past its own flow's, a barrier, or the
      * low-intensity ones */
     size_t i = c->n - 1;
-    while (i > low_end && flow_of(s, c->q[i - 1]) != fl && !c->q[i - 1]->barrier) {
+    while (i > low_end && flow_of(s, c->q[i - 1]) != fl && !CQ_BARRIER(c->q[i - 1])) {
         csd_flash_op *b = c->q[i - 1];
         c->q[i - 1] = c->q[i];
         c->q[i] = b;
-        b->passed++;
+        CQ_PASSED(b)++;
         i--;
     }
-    op->barrier = 1;
+    CQ_BARRIER(op) = 1;
 }
 
 /* Stage 3: the head read or the head program/erase, whichever waited longer for its service time. */

@@ -21,6 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The one word of csd_flash_op.chip_scratch this policy uses: the chip an operation was queued at. */
+#define PAQ_CHIP(op) ((op)->chip_scratch[0].u)
+
 typedef struct group {
     const void *owner;
     uint64_t t;                      /* arrival instant */
@@ -66,7 +69,7 @@ static void release(paq *s, group *g) {
     csd_flash_op *op = g->head;
     while (op) {
         csd_flash_op *nx = op->next;
-        uint32_t c = (uint32_t)op->priority;
+        uint32_t c = (uint32_t)PAQ_CHIP(op);
         released *r = &s->rel[c];
         op->next = NULL;
         if (r->tail) r->tail->next = op; else r->head = op;
@@ -125,7 +128,7 @@ static int paq_init(void **state, const csd_params *p, uint32_t chips) {
 
 static void paq_enqueue(void *state, uint32_t chip, csd_flash_op *op, uint64_t now) {
     paq *s = state;
-    op->priority = chip;
+    PAQ_CHIP(op) = chip;
     op->next = NULL;
     if (s->instant && s->instant->t != now) s->instant = NULL;
     group *g = NULL;

@@ -77,7 +77,7 @@ static void group_slack(cq *q, csd_flash_op **g, size_t n, uint64_t *pend, uint6
     }
     for (size_t i = 0; i < n; i++) {
         uint32_t ch = cq_chip_of(g[i]);
-        g[i]->slack_ns = (int64_t)(worst - (chip_end(q, ch, g[i], now) + pend[ch]));
+        CQ_SLACK_NS(g[i]) = (int64_t)(worst - (chip_end(q, ch, g[i], now) + pend[ch]));
     }
 }
 
@@ -139,7 +139,7 @@ void cq_enqueue(void *state, uint32_t chip, csd_flash_op *op, uint64_t now) {
     cq *q = state;
     /* an earlier instant's arrivals are complete: place them as of then (nothing was decided since) */
     if (q->in_head && q->in_time != now) flush(q, q->in_time);
-    op->priority = chip;
+    CQ_CHIP(op) = chip;
     op->next = NULL;
     if (q->in_tail) q->in_tail->next = op; else q->in_head = op;
     q->in_tail = op;

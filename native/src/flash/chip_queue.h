@@ -31,7 +31,7 @@ typedef struct cq_hooks {
     csd_flash_op *(*take)(cq *q, uint32_t chip, uint64_t now);
     /* A reordering request (2PM IV-B), after the match of owner's operations was raised. */
     void (*reorder)(cq *q, uint32_t chip, const void *owner, uint64_t now);
-    int slack;               /* compute op->slack_ns for each arriving group (2PM IV-C, Slacker) */
+    int slack;               /* compute CQ_SLACK_NS(op) for each arriving group (2PM IV-C, Slacker) */
     int read_first;          /* reads go ahead of programs and erases: a read's expected end counts reads only */
 } cq_hooks;
 
@@ -53,8 +53,14 @@ uint64_t cq_est(const cq *q, const csd_flash_op *op);
 /* Insert op at index i of chip's queue / remove index i (the estimates follow). */
 void cq_insert(cq *q, uint32_t chip, size_t i, csd_flash_op *op);
 csd_flash_op *cq_remove(cq *q, uint32_t chip, size_t i);
+/* The words of csd_flash_op.chip_scratch the policies built on this queue use, each an lvalue. */
+#define CQ_CHIP(op) ((op)->chip_scratch[0].u)      /* the chip it was queued at */
+#define CQ_SLACK_NS(op) ((op)->chip_scratch[1].i)  /* slack (2PM IV-C, Slacker) */
+#define CQ_PASSED(op) ((op)->chip_scratch[2].u)    /* times a later operation was moved ahead of it (2PM IV-D) */
+#define CQ_BARRIER(op) ((op)->chip_scratch[3].u)   /* nothing may be moved ahead of it any more (FLIN) */
+_Static_assert(CSD_FLASH_CHIP_SCRATCH >= 4, "the chip queue's words fit the chip-queue policy's scratch");
 /* The chip an operation was queued at. */
-static inline uint32_t cq_chip_of(const csd_flash_op *op) { return (uint32_t)op->priority; }
+static inline uint32_t cq_chip_of(const csd_flash_op *op) { return (uint32_t)CQ_CHIP(op); }
 
 /* The csd_chip_sched_ops functions of a cq-based policy; init takes the hooks and the policy state. */
 int cq_init(void **state, const csd_params *p, uint32_t chips, const cq_hooks *h, void *pol);

@@ -11,7 +11,7 @@ static void place(cq *q, uint32_t chip, csd_flash_op *op, uint64_t now) {
     cq_chip *c = &q->c[chip];
     size_t i = c->n;
     if (op->kind == CSD_FLASH_READ)
-        while (i > 0 && c->q[i - 1]->kind != CSD_FLASH_READ) c->q[--i]->passed++;
+        while (i > 0 && c->q[i - 1]->kind != CSD_FLASH_READ) CQ_PASSED(c->q[--i])++;
     cq_insert(q, chip, i, op);
 }
 

@@ -14,11 +14,11 @@ static void place(cq *q, uint32_t chip, csd_flash_op *op, uint64_t now) {
     int rd = op->kind == CSD_FLASH_READ;
     for (size_t i = q->c[chip].n - 1; i > 0; i--) {
         csd_flash_op *b = v[i - 1];
-        if (!((rd && b->kind != CSD_FLASH_READ) || b->slack_ns > d)) break;
+        if (!((rd && b->kind != CSD_FLASH_READ) || CQ_SLACK_NS(b) > d)) break;
         v[i - 1] = v[i];
         v[i] = b;
-        b->slack_ns = b->slack_ns > d ? b->slack_ns - d : 0;
-        b->passed++;
+        CQ_SLACK_NS(b) = CQ_SLACK_NS(b) > d ? CQ_SLACK_NS(b) - d : 0;
+        CQ_PASSED(b)++;
     }
 }
 

@@ -167,7 +167,7 @@ static void heap_pop(const qstate *q, qvec *h) {
 }
 
 static int heap_push(qstate *q, qchip *c, csd_flash_op *op) {
-    qent e = { op, op->seq, op->fcmd_key,
+    qent e = { op, op->seq, FQ_KEY(op),
                { op->kind, op->req_type, op->ri[2].type, op->req_pages, op->ri[0].fot_ns, op->ri[2].fot_ns } };
     if (vec_push(&c->heap, &e)) return -ENOMEM;
     heap_up(q, &c->heap, c->heap.n - 1);
@@ -226,7 +226,7 @@ static csd_flash_op *pick(qstate *q, qchip *c, uint64_t now) {
         uint64_t dl = deadline(q, (uint8_t)t);
         if (!dl || !(e = fifo_head(q, &c->dl[t])) || now - e->op->submit_ns < dl) continue;
         if (!best || e->op->submit_ns < best->op->submit_ns ||
-            (e->op->submit_ns == best->op->submit_ns && e->op->fcmd_key < best->op->fcmd_key))
+            (e->op->submit_ns == best->op->submit_ns && FQ_KEY(e->op) < FQ_KEY(best->op)))
             best = e;
     }
     if (best) return best->op;
@@ -240,7 +240,7 @@ static void decide(qstate *q, uint32_t ci) {
     csd_flash_op *op = pick(q, c, csd_flash_now(q->f));
     if (!op) return;
     if (op->src != CSD_SRC_GC) c->live--;
-    op->fcmd_held = 0;
+    FQ_HELD(op) = 0;
     live_del(q, op->seq);   /* every entry of it is stale now */
     op->next = NULL;
     compact(q, c);
@@ -253,12 +253,12 @@ void csd_fcmd_queue_submit(void *state, csd_flash_op *op, uint64_t now) {
     qstate *q = state;
     uint32_t ci = csd_flash_chip_of(q->f, op);
     qchip *c = &q->c[ci];
-    op->fcmd_key = q->next_key++;
-    op->fcmd_held = 1;
-    qent e = { op, op->seq, op->fcmd_key, { 0 } };
-    int rc = live_put(q, op->seq, op->fcmd_key);
+    FQ_KEY(op) = q->next_key++;
+    FQ_HELD(op) = 1;
+    qent e = { op, op->seq, FQ_KEY(op), { 0 } };
+    int rc = live_put(q, op->seq, FQ_KEY(op));
     if (rc) {
-        op->fcmd_held = 0;
+        FQ_HELD(op) = 0;
         csd_flash_dispatch(q->f, op);
         return;
     }
@@ -270,7 +270,7 @@ void csd_fcmd_queue_submit(void *state, csd_flash_op *op, uint64_t now) {
         if (!rc) c->live++;
     }
     if (rc) {
-        op->fcmd_held = 0;   /* out of memory: to the chip at once rather than lose it */
+        FQ_HELD(op) = 0;   /* out of memory: to the chip at once rather than lose it */
         live_del(q, op->seq);
         csd_flash_dispatch(q->f, op);
         return;
@@ -291,12 +291,12 @@ void csd_fcmd_queue_chip_idle(void *state, uint32_t chip, uint64_t now) {
 void csd_fcmd_queue_requeue(void *state, csd_flash_op *op, uint64_t now) {
     (void)now;
     qstate *q = state;
-    if (!op->fcmd_held || !q->cls.requeue_moves || op->src == CSD_SRC_GC) return;
+    if (!FQ_HELD(op) || !q->cls.requeue_moves || op->src == CSD_SRC_GC) return;
     qchip *c = &q->c[csd_flash_chip_of(q->f, op)];
-    uint64_t old = op->fcmd_key;
-    op->fcmd_key = q->next_key++;
-    if (heap_push(q, c, op) || live_put(q, op->seq, op->fcmd_key)) {
-        op->fcmd_key = old;   /* out of memory: keep its old place */
+    uint64_t old = FQ_KEY(op);
+    FQ_KEY(op) = q->next_key++;
+    if (heap_push(q, c, op) || live_put(q, op->seq, FQ_KEY(op))) {
+        FQ_KEY(op) = old;   /* out of memory: keep its old place */
         (void)live_put(q, op->seq, old);
     }
     compact(q, c);

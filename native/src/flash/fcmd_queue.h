@@ -6,6 +6,11 @@
 
 #include "flash/flash.h"
 
+/* The words of csd_flash_op.fcmd_scratch the queueing schedulers use, each an lvalue. */
+#define FQ_KEY(op) ((op)->fcmd_scratch[0].u)    /* insertion order */
+#define FQ_HELD(op) ((op)->fcmd_scratch[1].u)   /* 1 while held (not yet dispatched) */
+_Static_assert(CSD_FLASH_FCMD_SCRATCH >= 2, "the queue's words fit the flash-command scheduler's scratch");
+
 /* What a policy orders a held command by, as it was when the command was (re-)placed. */
 typedef struct csd_fcmd_sortkey {
     uint8_t kind;            /* csd_flash_kind */

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "trace/trace.h"
 
@@ -339,9 +340,8 @@ void csd_flash_submit(csd_flash *f, csd_flash_op *op) {
     op->submit_ns = now;
     op->seq = f->next_seq++;
     op->next = NULL;
-    op->slack_ns = 0;
-    op->passed = 0;
-    op->barrier = 0;
+    memset(op->chip_scratch, 0, sizeof op->chip_scratch);
+    memset(op->fcmd_scratch, 0, sizeof op->fcmd_scratch);
     f->fcmd->submit(f->fcmd_state, op, now);
 }
 
@@ -441,7 +441,7 @@ int csd_flash_channel_busy(const csd_flash *f, uint32_t channel) {
 uint32_t csd_flash_channel_of(const csd_flash *f, uint32_t chip) { return chip / f->p.chips_per_channel; }
 
 void csd_flash_requeue(csd_flash *f, csd_flash_op *op) {
-    if (op->fcmd_held && f->fcmd->requeue) f->fcmd->requeue(f->fcmd_state, op, csd_sim_now(f->sim));
+    if (f->fcmd->requeue) f->fcmd->requeue(f->fcmd_state, op, csd_sim_now(f->sim));   /* it knows what it holds */
 }
 
 uint64_t csd_flash_now(const csd_flash *f) { return csd_sim_now(f->sim); }

@@ -111,6 +111,14 @@ int csd_ppn_is_slc(const csd_params *p, uint64_t ppn);
 uint64_t csd_flash_cell_ns(const csd_params *p, uint8_t kind, uint64_t ppn);
 
 typedef struct csd_flash_op csd_flash_op;
+
+/* One word of a policy's scratch area on an operation (csd_flash_op.chip_scratch, .fcmd_scratch). */
+typedef union csd_flash_word {
+    int64_t i;
+    uint64_t u;
+} csd_flash_word;
+#define CSD_FLASH_CHIP_SCRATCH 4
+#define CSD_FLASH_FCMD_SCRATCH 2
 typedef void (*csd_flash_done_fn)(csd_flash_op *op, uint64_t t_done);
 
 struct csd_flash_op {
@@ -121,22 +129,20 @@ struct csd_flash_op {
     uint64_t seq;            /* set by csd_flash_submit: global submission order */
     void *owner;             /* the request (or host command) that issued it; for policies */
     uint64_t req_id;         /* that request's number (timelines; 0 = none) */
-    int64_t priority;        /* free for policies */
     /* two-stage processing and its chip-queue policies (2PM paper IV): set by the submitter */
     uint8_t match;           /* csd_match of the owner's first-stage results when submitted */
-    uint64_t sub_pos;        /* position of the page in its request (0 = the request's first) */
-    /* chip-queue policy scratch, reset by csd_flash_submit */
-    int64_t slack_ns;        /* slack (2PM IV-C, Slacker) */
-    uint32_t passed;         /* times a later operation was moved ahead of it (2PM IV-D) */
-    uint8_t barrier;         /* nothing may be moved ahead of it any more */
     /* command sets and request information (DRS paper V-D): set by the submitter (flash/cmdset.h);
      * zero for operations outside a host request's command set */
     uint8_t role;            /* csd_fcmd_role */
     uint8_t req_type;        /* csd_req_type of the request that issued it */
     uint64_t req_pages;      /* that request's size in pages (the Size scheduler) */
     csd_req_info ri[3];      /* reqInfo[0] original request, [1] with CLF-delayed, [2] with DLE-delayed */
-    uint8_t fcmd_held;       /* 1 while a flash-command scheduler holds it (not yet dispatched) */
-    uint64_t fcmd_key;       /* flash-command scheduler scratch: insertion order */
+    /* Scratch the policies own, each area its own layer's: the chip-queue policy's (flash/chip_queue.h
+     * names its words) and the flash-command scheduler's (flash/fcmd_queue.h). A policy keeps what it
+     * needs per operation there, under its own names, instead of a field here; csd_flash_submit zeroes
+     * both. */
+    csd_flash_word chip_scratch[CSD_FLASH_CHIP_SCRATCH];
+    csd_flash_word fcmd_scratch[CSD_FLASH_FCMD_SCRATCH];
     csd_flash_done_fn done;
     void *arg;
     csd_flash_op *next;      /* queue link, owned by whoever holds the op: the flash-command

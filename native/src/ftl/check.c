@@ -155,14 +155,17 @@ int csd_ftl_check(const char *path, csd_report_fn report, void *arg) {
     if (!ok[1 - cur])
         say(&c, 0, "metadata slot %c: %s; slot %c is good (a torn update falls back to it)", "AB"[1 - cur],
             why[1 - cur], "AB"[cur]);
+    /* the mapping policy's own objects (dftl's map pages) are entries beyond max_objects */
+    const csd_map_ops *mo = csd_map_find(p.ftl);
+    uint32_t max_objects = p.max_objects + (mo ? mo->own_objects : 0);
     if (ok[1 - cur]) {   /* the older slot must be a well-formed table too */
         csd_objtab old;
         csd_objtab_init(&old);
-        if (csd_objtab_load(&old, &m[1 - cur], p.max_objects, err, sizeof err))
+        if (csd_objtab_load(&old, &m[1 - cur], max_objects, err, sizeof err))
             say(&c, 1, "metadata slot %c: %s", "AB"[1 - cur], err);
         csd_objtab_free(&old);
     }
-    rc = csd_objtab_load(&c.tab, &m[cur], p.max_objects, err, sizeof err);
+    rc = csd_objtab_load(&c.tab, &m[cur], max_objects, err, sizeof err);
     if (rc) say(&c, 1, "metadata slot %c: %s", "AB"[cur], err);
     csd_void_range voids[CSD_META_VOID_MAX];
     uint32_t n_void = m[cur].n_void;

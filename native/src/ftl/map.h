@@ -17,6 +17,9 @@ typedef struct csd_ftl csd_ftl;
 
 typedef struct csd_map_ops {
     const char *name;
+    /* Objects of its own the policy keeps on the image beside the user's (dftl: its map pages), each
+     * an entry of the object table over max_objects. */
+    uint32_t own_objects;
     /* State for an FTL being opened, before recovery rebuilds the map (update() may be called while
      * it does). 0 or -errno. */
     int (*init)(void **state, csd_ftl *f);

@@ -660,6 +660,6 @@ static int dftl_init(void **state, csd_ftl *f) {
 }
 
 const csd_map_ops csd_map_dftl = {
-    .name = "dftl", .init = dftl_init, .lookup = dftl_lookup, .update = dftl_update, .flush = dftl_flush,
+    .name = "dftl", .own_objects = 1, .init = dftl_init, .lookup = dftl_lookup, .update = dftl_update, .flush = dftl_flush,
     .destroy = dftl_destroy, .recovered = dftl_recovered, .forget = dftl_forget, .check = dftl_check,
 };

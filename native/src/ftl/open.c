@@ -555,7 +555,8 @@ int csd_ftl_open(csd_ftl **out, const char *path, csd_params *p, char *err, size
     f->n_void = m[cur].n_void;
     memcpy(f->voids, m[cur].voids, m[cur].n_void * sizeof *f->voids);
     /* a map-cached FTL keeps its map pages in one hidden object beside the user's */
-    rc = csd_objtab_load(&f->tab, &m[cur], f->p.max_objects + (strcmp(f->p.ftl, "page") != 0), e2, sizeof e2);
+    const csd_map_ops *mo = csd_map_find(f->p.ftl);   /* an unknown one is refused below */
+    rc = csd_objtab_load(&f->tab, &m[cur], f->p.max_objects + (mo ? mo->own_objects : 0), e2, sizeof e2);
     for (int s = 0; s < 2; s++)
         if (ok[s]) csd_meta_free(&m[s]);
     if (rc) {

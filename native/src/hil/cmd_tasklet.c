@@ -1,8 +1,9 @@
 /* Tasklet commands (paper Fig. 5): create_object(TASKLET, static params), create_object(OUTPUT,
  * runtime params), execute_object, read_object(output) with progress for adaptive polling. */
 #include "hil/cmd.h"
+#include "host/settings.h"
 #include "sandbox/sandbox.h"
-#include "tasklets/builtin_hooks.h"
+#include "tasklets/registry.h"
 #include "query/row_filter.h"
 
 #include <errno.h>
@@ -263,13 +264,13 @@ int cmd_execute(csd_device *d, const Smartssd__V1__ExecuteObject *m, cmd_ctx *c)
         .runtime_params = o->rparams, .n_runtime = o->n_rparams,
         .keywords = (const char *const *)o->keywords, .n_keywords = o->n_keywords,
         .plan = t->plan, .plan_len = t->plan_len, .page_bytes = d->params.page_bytes, .diag = &o->diag,
-        .host_threads = d->params.host_threads, .pool = d->pool,
     };
     char err[512] = "";
-    int rc = t->user ? csd_exec_create_hooked(&o->run, t->ops, csd_user_tasklet_hooks(t->user), &o->args, &o->out,
-                                              err, sizeof err)
-                     : csd_exec_create_hooked(&o->run, t->ops, csd_tasklet_builtin_hooks(t->ops), &o->args, &o->out,
-                                              err, sizeof err);
+    const csd_exec_host host = { CSD_HOST_THREADS(&d->params), d->pool };
+    int rc = t->user ? csd_exec_create_hooked(&o->run, t->ops, csd_user_tasklet_hooks(t->user), NULL, &o->args,
+                                              &o->out, err, sizeof err)
+                     : csd_exec_create_hooked(&o->run, t->ops, csd_builtin_hooks_of(t->ops), &host, &o->args,
+                                              &o->out, err, sizeof err);
     if (rc) {
         o->run = NULL;
         c->diag = o->diag;

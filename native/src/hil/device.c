@@ -1,6 +1,8 @@
 /* Device lifecycle: format, check, open (the image, the engine, the device thread), close. The device
  * thread advances tasklet requests between commands. */
 #include "hil/device.h"
+#include "config/config.h"
+#include "host/settings.h"
 #include "sandbox/sandbox.h"
 #include "hil/pace.h"
 #include "hil/timeline.h"
@@ -184,23 +186,14 @@ int csd_device_open(csd_device **out, const char *image, const csd_open_opts *op
     }
     d->params = stored;
     if (opts && (opts->override || opts->edit)) {
-        /* Geometry is fixed by the image; the rest may change per session. */
+        /* What is fixed at format stays the image's (the parameter table says which); the rest may
+         * change per session. */
         csd_params o = opts->override ? *opts->override : stored;
         if (opts->edit && (rc = opts->edit(opts->edit_arg, &o, err, errlen)) != 0) {
             if (rc > 0) rc = -EINVAL;
             goto fail;
         }
-        o.channels = stored.channels;
-        o.chips_per_channel = stored.chips_per_channel;
-        o.dies_per_chip = stored.dies_per_chip;
-        o.planes_per_die = stored.planes_per_die;
-        o.pages_per_block = stored.pages_per_block;
-        o.page_bytes = stored.page_bytes;
-        o.blocks_per_plane = stored.blocks_per_plane;
-        o.overprovision_pct = stored.overprovision_pct;
-        o.max_objects = stored.max_objects;
-        memcpy(o.ftl, stored.ftl, sizeof o.ftl);               /* the map's home is on the image */
-        memcpy(o.placement, stored.placement, sizeof o.placement);
+        csd_params_keep_fixed(&o, &stored);
         rc = csd_params_validate(&o, err, errlen);
         if (rc) goto fail;
         d->params = o;
@@ -217,7 +210,7 @@ int csd_device_open(csd_device **out, const char *image, const csd_open_opts *op
     if (rc) goto fail;
     csd_ftl_set_erase_hook(d->ftl, erasing, d->eng);
     /* without a thread to be had the engine reads its pages itself, as with host_reader = 0 */
-    if (d->params.host_threads > 1 && d->params.host_reader && csd_ftl_reader_start(d->ftl) == 0)
+    if (CSD_HOST_THREADS(&d->params) > 1 && CSD_HOST_READER(&d->params) && csd_ftl_reader_start(d->ftl) == 0)
         csd_engine_set_post_hook(d->eng, posted, d->ftl);
     snprintf(d->name, sizeof d->name, "%s", image);
     rc = timeline_open(d, image, err, errlen);

@@ -9,8 +9,7 @@
 
 #include "hil/pace.h"
 #include "hil/timeline.h"
-#include "util/pb_depth.h"
-#include "util/pb_strings.h"
+#include "util/pb_walk.h"
 #include "util/utf8.h"
 
 /* Deep enough for any plan the interpreter accepts (it limits expressions to 64 levels). */

@@ -12,7 +12,8 @@
 #include "ftl/place.h"
 #include "sched/adapt.h"
 
-static const char *req_name(size_t i) { const csd_req_sched_ops *o = csd_req_sched_at(i); return o ? o->name : NULL; }
+static const char *issue_name(size_t i) { return csd_engine_issue_model_at(i); }
+static const char *req_name(size_t i) { return csd_req_sched_name_at(i); }
 static const char *chip_name(size_t i) { const csd_chip_sched_ops *o = csd_chip_sched_at(i); return o ? o->name : NULL; }
 static const char *fcmd_name(size_t i) { const csd_fcmd_ops *o = csd_fcmd_at(i); return o ? o->name : NULL; }
 static const char *map_name(size_t i) { const csd_map_ops *o = csd_map_at(i); return o ? o->name : NULL; }
@@ -24,6 +25,7 @@ static const struct seam {
     size_t off;
     const char *(*name_at)(size_t i);
 } SEAMS[] = {
+    { "issue_model", offsetof(csd_params, issue_model), issue_name },
     { "request_scheduler", offsetof(csd_params, request_scheduler), req_name },
     { "ftl", offsetof(csd_params, ftl), map_name },
     { "placement", offsetof(csd_params, placement), place_name },
@@ -51,7 +53,8 @@ int csd_policies_check(const csd_params *p, char *err, size_t errlen) {
         snprintf(err, errlen, "%s '%s' is unknown (known: %s)", s->key, want, known);
         return -EINVAL;
     }
-    return 0;
+    /* a request scheduler is in its issue model's table */
+    return csd_engine_check_sched(p, err, errlen);
 }
 
 void csd_policies_visit(void (*fn)(void *arg, const char *key, const char *names), void *arg) {
@@ -60,7 +63,8 @@ void csd_policies_visit(void (*fn)(void *arg, const char *key, const char *names
         join(&SEAMS[k], known, sizeof known);
         fn(arg, SEAMS[k].key, known);
     }
-    /* not a seam of its own: how the request scheduler's baselines use the cores and the flash */
+    /* not a seam of its own: how the request scheduler's baselines use the cores and the flash (stage
+     * issue) */
     fn(arg, "baseline_adaptation", CSD_ADAPT_KNOWN);
 }
 

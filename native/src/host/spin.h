@@ -7,7 +7,7 @@
 
 #include <pthread.h>
 
-#define CSD_SPIN_TRIES 256   /* 64 and 2,048 measured the same (PERFORMANCE.md, "The reader thread") */
+#define CSD_SPIN_TRIES 256   /* 64 and 2,048 measured the same (docs/perf-journal.md, "The reader thread") */
 
 static inline void csd_mutex_lock_spin(pthread_mutex_t *mu) {
     for (int i = 0; i < CSD_SPIN_TRIES; i++) {

@@ -906,180 +906,245 @@ typedef struct pq_worker {
     char err[256];
 } pq_worker;
 
-/* Decode data page j into its rows of x->v: 0, or a failure with err. */
-static int decode_page_body(pq_worker *w, uint64_t j, char *err, size_t errlen) {
+/* A page step's answer besides 0 and a negative errno: the page's bytes do not hold what its header
+ * says (reported as a corrupt data page). */
+#define PAGE_CORRUPT 1
+
+/* A data page's bytes once decompressed: its definition levels (defs = NULL: none) and values. */
+typedef struct page_parts {
+    const uint8_t *defs, *dend;
+    const uint8_t *vals, *vend;
+} page_parts;
+
+/* w's level and slot arrays, for nv values. */
+static int worker_room(pq_worker *w, uint64_t nv, const char *nm, char *err, size_t errlen) {
+    if (nv <= w->lev_cap) return 0;
+    uint64_t cap = nv > 2 * w->lev_cap ? nv : 2 * w->lev_cap;
+    uint32_t *nl = realloc(w->lev, cap * sizeof *w->lev);
+    if (nl) w->lev = nl;
+    uint64_t *ns = nl ? realloc(w->slot, cap * sizeof *w->slot) : NULL;
+    if (ns) w->slot = ns;
+    if (!nl || !ns) return fail(err, errlen, "out of memory decoding Parquet column '%s'", nm);
+    w->lev_cap = cap;
+    return 0;
+}
+
+/* Page j decompressed into its parts: a data page v1 holds its levels (behind a 4-byte length) with
+ * the values, compressed together; v2 holds them before the values, uncompressed. A page of strings
+ * keeps its buffer (x->held), the others decompress into the worker's scratch. */
+static int page_split(pq_worker *w, uint64_t j, page_parts *pp, char *err, size_t errlen) {
     pq_pages *x = w->x;
-    const pq_page *pg = &x->pg[j];
-    const phdr h = pg->h;
-    const uint8_t *body = pg->body;
-    csd_pq_values *v = x->v;
-    const dict *dc = x->dc;
-    const int pt = x->leaf->ptype;
-    const char *nm = x->leaf->name;
-    const uint32_t rg = x->rg;
-    const uint64_t got = pg->got, nv = (uint64_t)h.num_values;
-    uint8_t **sbuf = pt == PQ_BYTE_ARRAY ? NULL : &w->scratch;
-    int rc;
-    if (nv > w->lev_cap) {
-        uint64_t cap = nv > 2 * w->lev_cap ? nv : 2 * w->lev_cap;
-        uint32_t *nl = realloc(w->lev, cap * sizeof *w->lev);
-        if (nl) w->lev = nl;
-        uint64_t *ns = nl ? realloc(w->slot, cap * sizeof *w->slot) : NULL;
-        if (ns) w->slot = ns;
-        if (!nl || !ns) return fail(err, errlen, "out of memory decoding Parquet column '%s'", nm);
-        w->lev_cap = cap;
-    }
-    uint32_t *lev = w->lev;
-    uint64_t *slot = w->slot;
-    const uint8_t *defs = NULL, *dend = NULL, *vals, *vend;
+    const phdr *h = &x->pg[j].h;
+    const uint8_t *body = x->pg[j].body;
+    uint8_t **sbuf = x->leaf->ptype == PQ_BYTE_ARRAY ? NULL : &w->scratch;
     uint8_t *b = NULL;
-    if (h.type == 0) {
-        if ((rc = decompress(x->c->codec, body, (size_t)h.csize, (size_t)h.usize, &b, err, errlen, sbuf, &w->scap)))
+    int rc;
+    pp->defs = pp->dend = NULL;
+    if (h->type == 0) {
+        if ((rc = decompress(x->c->codec, body, (size_t)h->csize, (size_t)h->usize, &b, err, errlen, sbuf, &w->scap)))
             return rc;
         if (!sbuf) x->held[j] = b;
-        vals = b;
-        vend = b + h.usize;
+        pp->vals = b;
+        pp->vend = b + h->usize;
         if (x->leaf->optional) {
-            if (vend - vals < 4) goto corrupt;
-            uint32_t dl = (uint32_t)vals[0] | (uint32_t)vals[1] << 8 | (uint32_t)vals[2] << 16 | (uint32_t)vals[3] << 24;
-            if (dl > (size_t)(vend - vals - 4)) goto corrupt;
-            defs = vals + 4;
-            dend = defs + dl;
-            vals = dend;
+            if (pp->vend - pp->vals < 4) return PAGE_CORRUPT;
+            const uint8_t *q = pp->vals;
+            uint32_t dl = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
+            if (dl > (size_t)(pp->vend - pp->vals - 4)) return PAGE_CORRUPT;
+            pp->defs = pp->vals + 4;
+            pp->dend = pp->defs + dl;
+            pp->vals = pp->dend;
         }
-    } else {
-        if (h.rep_len != 0 || h.def_len < 0 || h.def_len > h.csize || h.usize < h.def_len) goto corrupt;
-        defs = body;
-        dend = body + h.def_len;
-        size_t clen = (size_t)(h.csize - h.def_len), ulen = (size_t)(h.usize - h.def_len);
-        if ((rc = decompress(h.v2_compressed ? x->c->codec : 0, dend, clen, ulen, &b, err, errlen, sbuf, &w->scap)))
-            return rc;
-        if (!sbuf) x->held[j] = b;
-        vals = b;
-        vend = b + ulen;
-        if (!x->leaf->optional) defs = NULL;
+        return 0;
     }
-    /* definition levels: 1 = a value, 0 = NULL */
-    uint64_t present = nv;
-    if (defs) {
-        int64_t pr = csd_pq_rle_levels(defs, dend, v->valid + got, nv);
-        if (pr < 0) goto corrupt;
-        present = (uint64_t)pr;
+    if (h->rep_len != 0 || h->def_len < 0 || h->def_len > h->csize || h->usize < h->def_len) return PAGE_CORRUPT;
+    pp->defs = body;
+    pp->dend = body + h->def_len;
+    size_t clen = (size_t)(h->csize - h->def_len), ulen = (size_t)(h->usize - h->def_len);
+    if ((rc = decompress(h->v2_compressed ? x->c->codec : 0, pp->dend, clen, ulen, &b, err, errlen, sbuf, &w->scap)))
+        return rc;
+    if (!sbuf) x->held[j] = b;
+    pp->vals = b;
+    pp->vend = b + ulen;
+    if (!x->leaf->optional) pp->defs = NULL;
+    return 0;
+}
+
+/* The page's rows' validity from its definition levels (1 = a value, 0 = NULL), and the NULL rows'
+ * values zeroed: they are written nowhere else, and read as fresh memory would. *present: its values. */
+static int page_validity(pq_worker *w, uint64_t j, const page_parts *pp, uint64_t *present) {
+    csd_pq_values *v = w->x->v;
+    const uint64_t got = w->x->pg[j].got, nv = (uint64_t)w->x->pg[j].h.num_values;
+    *present = nv;
+    if (pp->defs) {
+        int64_t pr = csd_pq_rle_levels(pp->defs, pp->dend, v->valid + got, nv);
+        if (pr < 0) return PAGE_CORRUPT;
+        *present = (uint64_t)pr;
     } else {
         memset(v->valid + got, 1, nv);
     }
-    if (present < nv) {
-        /* the NULL rows' values are written nowhere below: zeros, as in fresh memory */
+    if (*present < nv) {
         if (v->i) memset(v->i + got, 0, nv * sizeof *v->i);
         if (v->ix) memset(v->ix + got, 0, nv);
         if (v->d) memset(v->d + got, 0, nv * sizeof *v->d);
         if (v->sp) memset((void *)(v->sp + got), 0, nv * sizeof *v->sp);
         if (v->sn) memset(v->sn + got, 0, nv * sizeof *v->sn);
     }
-    /* the rows of the present values; a page of integers from a dictionary without NULLs needs none */
-    int dict_rows = present == nv && (h.encoding == 2 || h.encoding == 8) && dc->i;
-    /* PLAIN numbers without NULLs: copied to the rows [got, got + nv) in one pass */
-    int dense = present == nv && h.encoding == 0 && pt != PQ_BYTE_ARRAY && pt != PQ_BOOLEAN;
-    if (dense) {
-        size_t avail = (size_t)(vend - vals), wb = pt == PQ_INT32 || pt == PQ_FLOAT ? 4 : 8;
-        if (nv > avail / wb) goto corrupt;
-        if (pt == PQ_INT64) memcpy(v->i + got, vals, nv * 8);
-        else if (pt == PQ_DOUBLE) memcpy(v->d + got, vals, nv * 8);
-        else if (pt == PQ_INT32) {
-            for (uint64_t k = 0; k < nv; k++) {
-                int32_t y;
-                memcpy(&y, vals + 4 * k, 4);
-                v->i[got + k] = y;
-            }
-        } else {
-            for (uint64_t k = 0; k < nv; k++) {
-                float y;
-                memcpy(&y, vals + 4 * k, 4);
-                v->d[got + k] = y;
-            }
-        }
-        return 0;
-    }
-    if (present < nv) {
-        uint64_t k = 0;
-        for (uint64_t r = 0; r < nv; r++) {
-            slot[k] = got + r;
-            k += v->valid[got + r];
-        }
-    } else if (!dict_rows) {
-        for (uint64_t k = 0; k < nv; k++) slot[k] = got + k;
-    }
-    if (h.encoding == 0) {
-        if (plain_decode(pt, vals, vend, present, v->i, v->d, v->sp, v->sn, slot)) goto corrupt;
-    } else if (h.encoding == 3 && pt == PQ_BOOLEAN) {
-        /* RLE booleans (the data pages v2 default): a 4-byte length, then the hybrid at width 1 */
-        if (vend - vals < 4) goto corrupt;
-        uint32_t bl = (uint32_t)vals[0] | (uint32_t)vals[1] << 8 | (uint32_t)vals[2] << 16 | (uint32_t)vals[3] << 24;
-        if (bl > (size_t)(vend - vals - 4) || csd_pq_rle_decode(vals + 4, vals + 4 + bl, 1, lev, present)) goto corrupt;
-        for (uint64_t k = 0; k < present; k++) v->i[slot[k]] = lev[k] != 0;
-    } else if (h.encoding == 5 && (pt == PQ_INT32 || pt == PQ_INT64)) {
-        if (delta_decode(pt, vals, vend, present, v->i, slot)) goto corrupt;
-    } else if (h.encoding == 2 || h.encoding == 8) {
-        if (!pg->have_dict)
-            return fail(err, errlen, "Parquet row group %u column '%s': a dictionary-encoded page without a "
-                        "dictionary page", rg, nm);
-        if (present) {
-            if (vend - vals < 1) goto corrupt;
-            int wd = vals[0];
-            if (present == nv && v->ix && wd <= 8) {
-                /* no NULLs, indices kept: straight into the rows' bytes */
-                if (!dc->n || csd_pq_rle_decode8(vals + 1, vend, wd, v->ix + got, nv)) goto corrupt;
-                const uint8_t *o = v->ix + got;
-                uint32_t bad = 0;
-                if (dc->n < ((uint64_t)1 << wd))
-                    for (uint64_t k = 0; k < nv; k++) bad |= o[k] >= dc->n;
-                if (bad) goto corrupt;
-                return 0;
-            }
-            if (wd > 32 || csd_pq_rle_decode(vals + 1, vend, wd, lev, present)) goto corrupt;
-            if (present == nv && v->ix) {
-                if (!dc->n) goto corrupt;
-                uint8_t *o = v->ix + got;
-                uint32_t bad = 0;
-                for (uint64_t k = 0; k < nv; k++) {
-                    uint32_t ix = lev[k];
-                    bad |= ix >= dc->n;
-                    o[k] = (uint8_t)ix;
-                }
-                if (bad) goto corrupt;
-                return 0;
-            }
-            if (present == nv && dc->i) {
-                /* no NULLs in the page: the values are the rows [got, got + nv) */
-                if (!dc->n) goto corrupt;
-                int64_t *o = v->i + got;
-                uint32_t bad = 0;
-                for (uint64_t k = 0; k < nv; k++) {
-                    uint32_t ix = lev[k];
-                    bad |= ix >= dc->n;
-                    o[k] = dc->i[ix < dc->n ? ix : 0];
-                }
-                if (bad) goto corrupt;
-                return 0;
-            }
-            for (uint64_t k = 0; k < present; k++) {
-                uint32_t ix = lev[k];
-                if (ix >= dc->n) goto corrupt;
-                uint64_t s = slot[k];
-                if (v->ix) v->ix[s] = (uint8_t)ix;
-                else if (dc->i) v->i[s] = dc->i[ix];
-                else if (dc->d) v->d[s] = dc->d[ix];
-                else { v->sp[s] = dc->sp[ix]; v->sn[s] = dc->sn[ix]; }
-            }
+    return 0;
+}
+
+/* PLAIN numbers without NULLs: copied to the rows [got, got + nv) in one pass. */
+static int page_dense(pq_worker *w, uint64_t j, const page_parts *pp) {
+    csd_pq_values *v = w->x->v;
+    const int pt = w->x->leaf->ptype;
+    const uint64_t got = w->x->pg[j].got, nv = (uint64_t)w->x->pg[j].h.num_values;
+    const uint8_t *vals = pp->vals;
+    size_t avail = (size_t)(pp->vend - vals), wb = pt == PQ_INT32 || pt == PQ_FLOAT ? 4 : 8;
+    if (nv > avail / wb) return PAGE_CORRUPT;
+    if (pt == PQ_INT64) memcpy(v->i + got, vals, nv * 8);
+    else if (pt == PQ_DOUBLE) memcpy(v->d + got, vals, nv * 8);
+    else if (pt == PQ_INT32) {
+        for (uint64_t k = 0; k < nv; k++) {
+            int32_t y;
+            memcpy(&y, vals + 4 * k, 4);
+            v->i[got + k] = y;
         }
     } else {
-        return fail(err, errlen, "Parquet row group %u column '%s': value encoding %d is not supported (PLAIN, "
-                    "PLAIN_DICTIONARY, RLE_DICTIONARY, DELTA_BINARY_PACKED for integers, RLE for booleans)", rg, nm,
-                    h.encoding);
+        for (uint64_t k = 0; k < nv; k++) {
+            float y;
+            memcpy(&y, vals + 4 * k, 4);
+            v->d[got + k] = y;
+        }
     }
     return 0;
-corrupt:
-    return fail(err, errlen, "corrupt Parquet data page in row group %u column '%s'", rg, nm);
+}
+
+/* A dictionary-encoded page (PLAIN_DICTIONARY, RLE_DICTIONARY): its present values' indices, kept as
+ * the rows' index bytes (small dictionaries) or looked up into the rows' values; an index past the
+ * dictionary is a corrupt page. slot[k]: the row of present value k (unused when nothing is NULL). */
+static int page_dict(pq_worker *w, uint64_t j, const page_parts *pp, uint64_t present) {
+    pq_pages *x = w->x;
+    csd_pq_values *v = x->v;
+    const dict *dc = x->dc;
+    const uint64_t got = x->pg[j].got, nv = (uint64_t)x->pg[j].h.num_values;
+    const uint8_t *vals = pp->vals, *vend = pp->vend;
+    uint32_t *lev = w->lev;
+    if (!present) return 0;
+    if (vend - vals < 1) return PAGE_CORRUPT;
+    int wd = vals[0];
+    if (present == nv && v->ix && wd <= 8) {
+        /* no NULLs, indices kept: straight into the rows' bytes */
+        if (!dc->n || csd_pq_rle_decode8(vals + 1, vend, wd, v->ix + got, nv)) return PAGE_CORRUPT;
+        const uint8_t *o = v->ix + got;
+        uint32_t bad = 0;
+        if (dc->n < ((uint64_t)1 << wd))
+            for (uint64_t k = 0; k < nv; k++) bad |= o[k] >= dc->n;
+        return bad ? PAGE_CORRUPT : 0;
+    }
+    if (wd > 32 || csd_pq_rle_decode(vals + 1, vend, wd, lev, present)) return PAGE_CORRUPT;
+    if (present == nv && v->ix) {
+        if (!dc->n) return PAGE_CORRUPT;
+        uint8_t *o = v->ix + got;
+        uint32_t bad = 0;
+        for (uint64_t k = 0; k < nv; k++) {
+            uint32_t ix = lev[k];
+            bad |= ix >= dc->n;
+            o[k] = (uint8_t)ix;
+        }
+        return bad ? PAGE_CORRUPT : 0;
+    }
+    if (present == nv && dc->i) {
+        /* no NULLs in the page: the values are the rows [got, got + nv) */
+        if (!dc->n) return PAGE_CORRUPT;
+        int64_t *o = v->i + got;
+        uint32_t bad = 0;
+        for (uint64_t k = 0; k < nv; k++) {
+            uint32_t ix = lev[k];
+            bad |= ix >= dc->n;
+            o[k] = dc->i[ix < dc->n ? ix : 0];
+        }
+        return bad ? PAGE_CORRUPT : 0;
+    }
+    for (uint64_t k = 0; k < present; k++) {
+        uint32_t ix = lev[k];
+        if (ix >= dc->n) return PAGE_CORRUPT;
+        uint64_t s = w->slot[k];
+        if (v->ix) v->ix[s] = (uint8_t)ix;
+        else if (dc->i) v->i[s] = dc->i[ix];
+        else if (dc->d) v->d[s] = dc->d[ix];
+        else {
+            v->sp[s] = dc->sp[ix];
+            v->sn[s] = dc->sn[ix];
+        }
+    }
+    return 0;
+}
+
+/* The page's present values by its encoding, into the rows slot[] names. */
+static int page_values(pq_worker *w, uint64_t j, const page_parts *pp, uint64_t present, char *err, size_t errlen) {
+    pq_pages *x = w->x;
+    csd_pq_values *v = x->v;
+    const phdr *h = &x->pg[j].h;
+    const int pt = x->leaf->ptype;
+    const uint8_t *vals = pp->vals, *vend = pp->vend;
+    if (h->encoding == 0)
+        return plain_decode(pt, vals, vend, present, v->i, v->d, v->sp, v->sn, w->slot) ? PAGE_CORRUPT : 0;
+    if (h->encoding == 3 && pt == PQ_BOOLEAN) {
+        /* RLE booleans (the data pages v2 default): a 4-byte length, then the hybrid at width 1 */
+        if (vend - vals < 4) return PAGE_CORRUPT;
+        uint32_t bl = (uint32_t)vals[0] | (uint32_t)vals[1] << 8 | (uint32_t)vals[2] << 16 | (uint32_t)vals[3] << 24;
+        if (bl > (size_t)(vend - vals - 4) || csd_pq_rle_decode(vals + 4, vals + 4 + bl, 1, w->lev, present))
+            return PAGE_CORRUPT;
+        for (uint64_t k = 0; k < present; k++) v->i[w->slot[k]] = w->lev[k] != 0;
+        return 0;
+    }
+    if (h->encoding == 5 && (pt == PQ_INT32 || pt == PQ_INT64))
+        return delta_decode(pt, vals, vend, present, v->i, w->slot) ? PAGE_CORRUPT : 0;
+    if (h->encoding == 2 || h->encoding == 8) {
+        if (!x->pg[j].have_dict)
+            return fail(err, errlen, "Parquet row group %u column '%s': a dictionary-encoded page without a "
+                        "dictionary page", x->rg, x->leaf->name);
+        return page_dict(w, j, pp, present);
+    }
+    return fail(err, errlen, "Parquet row group %u column '%s': value encoding %d is not supported (PLAIN, "
+                "PLAIN_DICTIONARY, RLE_DICTIONARY, DELTA_BINARY_PACKED for integers, RLE for booleans)", x->rg,
+                x->leaf->name, h->encoding);
+}
+
+/* Decode data page j into its rows of x->v: its parts, the rows' validity, then its values (PLAIN
+ * numbers without NULLs in one copy). 0, or a failure with err. */
+static int decode_page_body(pq_worker *w, uint64_t j, char *err, size_t errlen) {
+    pq_pages *x = w->x;
+    const pq_page *pg = &x->pg[j];
+    const int pt = x->leaf->ptype;
+    const uint64_t got = pg->got, nv = (uint64_t)pg->h.num_values;
+    int rc = worker_room(w, nv, x->leaf->name, err, errlen);
+    if (rc) return rc;
+    page_parts pp;
+    uint64_t present = nv;
+    rc = page_split(w, j, &pp, err, errlen);
+    if (!rc) rc = page_validity(w, j, &pp, &present);
+    if (!rc) {
+        /* the rows of the present values; a page of integers from a dictionary without NULLs needs none */
+        int dict_rows = present == nv && (pg->h.encoding == 2 || pg->h.encoding == 8) && x->dc->i;
+        if (present == nv && pg->h.encoding == 0 && pt != PQ_BYTE_ARRAY && pt != PQ_BOOLEAN) {
+            rc = page_dense(w, j, &pp);
+        } else {
+            if (present < nv) {
+                uint64_t k = 0;
+                for (uint64_t r = 0; r < nv; r++) {
+                    w->slot[k] = got + r;
+                    k += x->v->valid[got + r];
+                }
+            } else if (!dict_rows) {
+                for (uint64_t k = 0; k < nv; k++) w->slot[k] = got + k;
+            }
+            rc = page_values(w, j, &pp, present, err, errlen);
+        }
+    }
+    if (rc == PAGE_CORRUPT)
+        return fail(err, errlen, "corrupt Parquet data page in row group %u column '%s'", x->rg, x->leaf->name);
+    return rc;
 }
 
 /* Page j decoded, with its integers' least and greatest taken while they are in cache (for a top-N,
@@ -1134,175 +1199,217 @@ static void *page_worker(void *arg) {
 /* Data pages below which a chunk decodes on one thread (a thread per two pages at most). */
 #define PQ_MT_MIN_PAGES 4
 
-static int decode_chunk(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
-                      const uint8_t *sel, int ixm, struct csd_bufpool *pool, int threads, int want_stats,
-                      csd_pq_values *v, char *err, size_t errlen) {
-    (void)len;
-    memset(v, 0, sizeof *v);
-    v->pool = pool;
-    if (rg >= f->n_rgs || col >= f->n_leaves) return fail(err, errlen, "no Parquet row group %u column %u", rg, col);
-    const csd_pq_chunk *c = &f->rgs[rg].chunks[col];
-    const csd_pq_leaf *leaf = &f->leaves[col];
-    const char *nm = leaf->name;
-    int pt = leaf->ptype;
+/* One chunk's decode (decode_chunk): the walk over its page headers finds the data pages and decodes
+ * the dictionary page on the way; the data pages then decode on up to `threads` threads. */
+typedef struct pq_chunk_run {
+    const csd_pq_file *f;
+    const uint8_t *file;
+    uint32_t rg;
+    const csd_pq_chunk *c;
+    const csd_pq_leaf *leaf;
+    const char *nm;
+    int pt;
+    const uint8_t *sel;      /* late materialization: pages none of whose rows is selected are skipped */
+    int ixm;                 /* integers kept as dictionary indices while every page allows */
+    csd_pq_values *v;
+    uint64_t rows;
+    size_t m;                /* array rows (rows, at least 1) */
+    dict dc;
+    int have_dict;
+    uint8_t *dscratch;       /* the dictionary page, when its values are copied out */
+    size_t dscap;
+    pq_page *pg;             /* the data pages to decode */
+    uint64_t npg, cap_pg;
+    uint64_t walk_fail;      /* the walk failed at this data page (UINT64_MAX: it did not) */
+    char walk_err[256];
+} pq_chunk_run;
+
+/* The chunk's column type and row count: what the device can read, and plausible. */
+static int chunk_check(const pq_chunk_run *k, char *err, size_t errlen) {
+    const int pt = k->pt;
     if (pt == PQ_INT96 || pt == PQ_FIXED_LEN_BYTE_ARRAY || pt < 0 || pt > PQ_FIXED_LEN_BYTE_ARRAY)
         return fail(err, errlen, "Parquet column '%s' has physical type %s, which the device cannot read "
-                    "(BOOLEAN, INT32, INT64, FLOAT, DOUBLE, BYTE_ARRAY)", nm, csd_pq_type_name(pt));
-    uint64_t rows = f->rgs[rg].num_rows;
+                    "(BOOLEAN, INT32, INT64, FLOAT, DOUBLE, BYTE_ARRAY)", k->nm, csd_pq_type_name(pt));
     /* each row needs at least one bit of the chunk (flat columns: one value per row) */
     /* a page holds at most some thousands of rows (Spark: 20000) in at least a few bytes: a row count
      * far beyond that is a corrupt footer, refused before allocating for it */
-    if (rows != c->num_values || rows > c->size * 4096 + 65536)
+    if (k->rows != k->c->num_values || k->rows > k->c->size * 4096 + 65536)
         return fail(err, errlen, "corrupt Parquet row group %u column '%s': %llu values for %llu rows in %llu bytes",
-                    rg, nm, (unsigned long long)c->num_values, (unsigned long long)rows, (unsigned long long)c->size);
-    size_t m = rows ? rows : 1;
-    v->n = rows;
-    v->cap = m;
+                    k->rg, k->nm, (unsigned long long)k->c->num_values, (unsigned long long)k->rows,
+                    (unsigned long long)k->c->size);
+    return 0;
+}
+
+/* The chunk's value arrays (from the pool when there is one). */
+static int chunk_arrays(pq_chunk_run *k, struct csd_bufpool *pool, char *err, size_t errlen) {
+    csd_pq_values *v = k->v;
+    const int pt = k->pt;
+    k->m = k->rows ? k->rows : 1;
+    v->n = k->rows;
+    v->cap = k->m;
     /* every row written: huge pages; only the selected pages (late materialization) without a pool:
      * fresh small pages, the rest of the arrays never touched. With a pool, late materialization
      * takes a reused region too: its skipped pages' rows are NULL (valid written), their values
      * never read */
-    int h = v->huge = !sel || pool;
+    int h = v->huge = !k->sel || pool;
     if (!h) v->pool = NULL;
-    ixm = ixm && (pt == PQ_INT32 || pt == PQ_INT64);
+    k->ixm = k->ixm && (pt == PQ_INT32 || pt == PQ_INT64);
     /* a decode writes every row of the pages it decodes (their NULL rows zeroed, decode_page) and
      * the validity of those it skips: a pooled region is not zeroed first */
-    v->valid = csd_bufpool_get(v->pool, m, h, 0);
-    if (pt == PQ_FLOAT || pt == PQ_DOUBLE) v->d = csd_bufpool_get(v->pool, m * sizeof *v->d, h, 0);
+    v->valid = csd_bufpool_get(v->pool, k->m, h, 0);
+    if (pt == PQ_FLOAT || pt == PQ_DOUBLE) v->d = csd_bufpool_get(v->pool, k->m * sizeof *v->d, h, 0);
     else if (pt == PQ_BYTE_ARRAY) {
-        v->sp = csd_bufpool_get(v->pool, m * sizeof *v->sp, h, 0);
-        v->sn = csd_bufpool_get(v->pool, m * sizeof *v->sn, h, 0);
-    } else if (!ixm) v->i = csd_bufpool_get(v->pool, m * sizeof *v->i, h, 0);
-    uint8_t *dscratch = NULL;  /* the dictionary page, when its values are copied out */
-    size_t dscap = 0;
-    uint8_t **sbuf = pt == PQ_BYTE_ARRAY ? NULL : &dscratch;
-    dict dc = {0};
-    int have_dict = 0, rc = 0;
-    /* the data pages to decode, found by a walk over the page headers (the dictionary page decoded on
-     * the way); a failure of the walk is at page walk_fail, reported unless an earlier page fails */
-    pq_page *pg = NULL;
-    uint64_t npg = 0, cap_pg = 0, walk_fail = UINT64_MAX;
-    char walk_err[256] = "";
-    if (!v->valid || (!v->d && !v->i && !ixm && !(v->sp && v->sn))) {
-        rc = fail(err, errlen, "out of memory decoding Parquet column '%s'", nm);
-        goto out;
+        v->sp = csd_bufpool_get(v->pool, k->m * sizeof *v->sp, h, 0);
+        v->sn = csd_bufpool_get(v->pool, k->m * sizeof *v->sn, h, 0);
+    } else if (!k->ixm) v->i = csd_bufpool_get(v->pool, k->m * sizeof *v->i, h, 0);
+    if (!v->valid || (!v->d && !v->i && !k->ixm && !(v->sp && v->sn)))
+        return fail(err, errlen, "out of memory decoding Parquet column '%s'", k->nm);
+    return 0;
+}
+
+/* The dictionary page (body, header hd) decoded into k->dc; a small dictionary of integers keeps the
+ * rows as its indices. 0, or -1 with k->walk_err. */
+static int chunk_dict(pq_chunk_run *k, const uint8_t *body, const phdr *hd) {
+    csd_pq_values *v = k->v;
+    const int pt = k->pt;
+    uint8_t **sbuf = pt == PQ_BYTE_ARRAY ? NULL : &k->dscratch;
+    char *we = k->walk_err;
+    const size_t wl = sizeof k->walk_err;
+    if (k->have_dict || hd->num_values < 0 || (hd->encoding != 0 && hd->encoding != 2)) {
+        fail(we, wl, "corrupt Parquet dictionary page in row group %u column '%s'", k->rg, k->nm);
+        return -1;
     }
-    const uint8_t *p = file + c->start, *end = p + c->size;
+    uint8_t *b;
+    if (decompress(k->c->codec, body, (size_t)hd->csize, (size_t)hd->usize, &b, we, wl, sbuf, &k->dscap)) return -1;
+    if (hold(v, pt, b)) {
+        free(b);
+        fail(we, wl, "out of memory");
+        return -1;
+    }
+    v->bytes_out += (uint64_t)hd->usize;
+    uint64_t dn = (uint64_t)hd->num_values;
+    if (dn > (uint64_t)hd->usize + 1 || alloc_dict(&k->dc, pt, dn)) {
+        fail(we, wl, "Parquet dictionary of %llu values in column '%s' is corrupt or too large", (unsigned long long)dn,
+             k->nm);
+        return -1;
+    }
+    uint64_t *ds = malloc((dn ? dn : 1) * sizeof *ds);
+    if (!ds) {
+        fail(we, wl, "out of memory");
+        return -1;
+    }
+    for (uint64_t i = 0; i < dn; i++) ds[i] = i;
+    int r = plain_decode(pt, b, b + hd->usize, dn, k->dc.i, k->dc.d, k->dc.sp, k->dc.sn, ds);
+    free(ds);
+    if (r) {
+        fail(we, wl, "corrupt Parquet dictionary page in row group %u column '%s'", k->rg, k->nm);
+        return -1;
+    }
+    k->have_dict = 1;
+    v->pages++;
+    /* a small dictionary: its indices, a byte a row (the values are looked up where read) */
+    if (k->ixm && !v->ix && dn && dn <= 256 && !(v->ix = csd_bufpool_get(v->pool, k->m, v->huge, 0))) goto oom;
+    if (k->ixm && !v->ix) {
+        k->ixm = 0;
+        if (ix_to_values(v, 0)) goto oom;
+    }
+    return 0;
+oom:
+    fail(we, wl, "out of memory decoding Parquet column '%s'", k->nm);
+    return -1;
+}
+
+/* Late materialization: none of the rows [got, got + nv) of a data page is selected (8 rows a word). */
+static int page_unselected(const uint8_t *sel, uint64_t got, uint64_t nv) {
+    uint64_t i = 0;
+    for (; i + 8 <= nv; i += 8) {
+        uint64_t w;
+        memcpy(&w, sel + got + i, 8);
+        if (w) break;
+    }
+    while (i < nv && !sel[got + i]) i++;
+    return i == nv;
+}
+
+/* The walk over the chunk's page headers: the dictionary page decoded, the data pages to decode
+ * listed (those of no selected row skipped, their rows NULL). A failure stops it at walk_fail. */
+static void chunk_walk(pq_chunk_run *k) {
+    csd_pq_values *v = k->v;
+    const uint8_t *p = k->file + k->c->start, *end = p + k->c->size;
+    char *we = k->walk_err;
+    const size_t wl = sizeof k->walk_err;
     uint64_t got = 0;
-    while (got < rows) {
+    while (got < k->rows) {
         thr t = { p, end, 0, 0 };
         phdr hd;
         if (read_phdr(&t, &hd) || hd.csize > end - t.p) {
-            fail(walk_err, sizeof walk_err, "corrupt Parquet page header in row group %u column '%s' at offset %llu",
-                 rg, nm, (unsigned long long)(p - file));
-            goto walk_failed;
+            fail(we, wl, "corrupt Parquet page header in row group %u column '%s' at offset %llu", k->rg, k->nm,
+                 (unsigned long long)(p - k->file));
+            break;
         }
         const uint8_t *body = t.p;
         p = t.p + hd.csize;
         if (hd.type == 2) {          /* dictionary page */
-            if (have_dict || hd.num_values < 0 || (hd.encoding != 0 && hd.encoding != 2)) {
-                fail(walk_err, sizeof walk_err, "corrupt Parquet dictionary page in row group %u column '%s'", rg, nm);
-                goto walk_failed;
-            }
-            uint8_t *b;
-            if (decompress(c->codec, body, (size_t)hd.csize, (size_t)hd.usize, &b, walk_err, sizeof walk_err, sbuf,
-                           &dscap))
-                goto walk_failed;
-            if (hold(v, pt, b)) {
-                free(b);
-                fail(walk_err, sizeof walk_err, "out of memory");
-                goto walk_failed;
-            }
-            v->bytes_out += (uint64_t)hd.usize;
-            uint64_t dn = (uint64_t)hd.num_values;
-            if (dn > (uint64_t)hd.usize + 1 || alloc_dict(&dc, pt, dn)) {
-                fail(walk_err, sizeof walk_err, "Parquet dictionary of %llu values in column '%s' is corrupt or too large",
-                     (unsigned long long)dn, nm);
-                goto walk_failed;
-            }
-            uint64_t *ds = malloc((dn ? dn : 1) * sizeof *ds);
-            if (!ds) {
-                fail(walk_err, sizeof walk_err, "out of memory");
-                goto walk_failed;
-            }
-            for (uint64_t k = 0; k < dn; k++) ds[k] = k;
-            int r = plain_decode(pt, b, b + hd.usize, dn, dc.i, dc.d, dc.sp, dc.sn, ds);
-            free(ds);
-            if (r) {
-                fail(walk_err, sizeof walk_err, "corrupt Parquet dictionary page in row group %u column '%s'", rg, nm);
-                goto walk_failed;
-            }
-            have_dict = 1;
-            v->pages++;
-            /* a small dictionary: its indices, a byte a row (the values are looked up where read) */
-            if (ixm && !v->ix && dn && dn <= 256 && !(v->ix = csd_bufpool_get(v->pool, m, v->huge, 0))) goto walk_oom;
-            if (ixm && !v->ix) {
-                ixm = 0;
-                if (ix_to_values(v, 0)) goto walk_oom;
-            }
+            if (chunk_dict(k, body, &hd)) break;
             continue;
         }
         if (hd.type != 0 && hd.type != 3) continue;   /* index pages and unknown kinds carry no values */
-        if (hd.num_values < 0 || (uint64_t)hd.num_values > rows - got) {
-            fail(walk_err, sizeof walk_err,
-                 "corrupt Parquet data page in row group %u column '%s': %lld values with %llu left", rg, nm,
-                 (long long)hd.num_values, (unsigned long long)(rows - got));
-            goto walk_failed;
+        if (hd.num_values < 0 || (uint64_t)hd.num_values > k->rows - got) {
+            fail(we, wl, "corrupt Parquet data page in row group %u column '%s': %lld values with %llu left", k->rg,
+                 k->nm, (long long)hd.num_values, (unsigned long long)(k->rows - got));
+            break;
         }
         uint64_t nv = (uint64_t)hd.num_values;
-        if (sel) {
-            /* flat columns: a page's values are the rows [got, got + nv); 8 rows a word */
-            uint64_t k = 0;
-            for (; k + 8 <= nv; k += 8) {
-                uint64_t w;
-                memcpy(&w, sel + got + k, 8);
-                if (w) break;
-            }
-            while (k < nv && !sel[got + k]) k++;
-            if (k == nv) {
-                memset(v->valid + got, 0, nv);
-                v->skipped_values += nv;
-                v->skipped_bytes += (uint64_t)hd.usize;
-                got += nv;
-                continue;
-            }
+        if (k->sel && page_unselected(k->sel, got, nv)) {
+            /* flat columns: a page's values are the rows [got, got + nv) */
+            memset(v->valid + got, 0, nv);
+            v->skipped_values += nv;
+            v->skipped_bytes += (uint64_t)hd.usize;
+            got += nv;
+            continue;
         }
-        if (ixm && !(v->ix && (hd.encoding == 2 || hd.encoding == 8))) {
+        if (k->ixm && !(v->ix && (hd.encoding == 2 || hd.encoding == 8))) {
             /* a page not from the dictionary (a writer's fallback to PLAIN): values from here on; no
              * page is decoded yet, so every page decodes into values (the rows the indices would have
              * held read the same) */
-            if (ix_to_values(v, 0)) goto walk_oom;
-            ixm = 0;
+            if (ix_to_values(v, 0)) goto oom;
+            k->ixm = 0;
         }
-        if (npg == cap_pg) {
-            uint64_t cp = cap_pg ? 2 * cap_pg : 64;
-            pq_page *np = realloc(pg, cp * sizeof *pg);
-            if (!np) goto walk_oom;
-            pg = np;
-            cap_pg = cp;
+        if (k->npg == k->cap_pg) {
+            uint64_t cp = k->cap_pg ? 2 * k->cap_pg : 64;
+            pq_page *np = realloc(k->pg, cp * sizeof *k->pg);
+            if (!np) goto oom;
+            k->pg = np;
+            k->cap_pg = cp;
         }
-        pg[npg++] = (pq_page){ .body = body, .h = hd, .got = got, .have_dict = have_dict };
+        k->pg[k->npg++] = (pq_page){ .body = body, .h = hd, .got = got, .have_dict = k->have_dict };
         v->bytes_out += (uint64_t)hd.usize;
         v->pages++;
         v->decoded += nv;
         got += nv;
-        continue;
-walk_oom:
-        fail(walk_err, sizeof walk_err, "out of memory decoding Parquet column '%s'", nm);
-walk_failed:
-        walk_fail = npg;
-        break;
     }
-    /* the data pages, on up to `threads` threads; the first failure in page order is the chunk's, as
-     * decoding them one after another would report it */
-    pq_pages x = { .c = c, .leaf = leaf, .rg = rg, .dc = &dc, .v = v, .pg = pg, .n = npg, .next = 0, .fail_at = npg };
-    x.held = pt == PQ_BYTE_ARRAY ? calloc(npg ? npg : 1, sizeof *x.held) : NULL;
+    if (got < k->rows) k->walk_fail = k->npg;
+    return;
+oom:
+    fail(we, wl, "out of memory decoding Parquet column '%s'", k->nm);
+    k->walk_fail = k->npg;
+}
+
+/* The data pages, on up to `threads` threads; the first failure in page order is the chunk's, as
+ * decoding them one after another would report it. */
+static int chunk_pages(pq_chunk_run *k, int threads, int want_stats, char *err, size_t errlen) {
+    csd_pq_values *v = k->v;
+    const uint64_t npg = k->npg;
+    int rc = 0;
+    pq_pages x = { .c = k->c, .leaf = k->leaf, .rg = k->rg, .dc = &k->dc, .v = v, .pg = k->pg, .n = npg, .next = 0,
+                   .fail_at = npg };
+    x.held = k->pt == PQ_BYTE_ARRAY ? calloc(npg ? npg : 1, sizeof *x.held) : NULL;
     /* the pages' least and greatest integers: for csd_pq_read_threads' callers (a top-N's first key) */
-    if (want_stats && (pt == PQ_INT32 || pt == PQ_INT64) && npg)
+    if (want_stats && (k->pt == PQ_INT32 || k->pt == PQ_INT64) && npg)
         x.pstat = calloc(npg, sizeof *x.pstat);   /* none when out of memory: the caller goes row by row */
-    if (pt == PQ_BYTE_ARRAY && !x.held) {
-        rc = fail(err, errlen, "out of memory decoding Parquet column '%s'", nm);
-        goto out;
+    if (k->pt == PQ_BYTE_ARRAY && !x.held) {
+        free(x.pstat);
+        return fail(err, errlen, "out of memory decoding Parquet column '%s'", k->nm);
     }
     int nw = threads < 1 ? 1 : threads > PQ_MAX_PAGE_THREADS ? PQ_MAX_PAGE_THREADS : threads;
     if (npg < PQ_MT_MIN_PAGES) nw = 1;
@@ -1311,35 +1418,35 @@ walk_failed:
     pq_worker wk[PQ_MAX_PAGE_THREADS];
     pthread_t th[PQ_MAX_PAGE_THREADS];
     int started = 0;
-    for (int k = 0; k < nw; k++) wk[k] = (pq_worker){ .x = &x, .fail_at = UINT64_MAX };
-    for (int k = 1; k < nw; k++)
-        if (pthread_create(&th[started], NULL, page_worker, &wk[k]) == 0) started++;
+    for (int i = 0; i < nw; i++) wk[i] = (pq_worker){ .x = &x, .fail_at = UINT64_MAX };
+    for (int i = 1; i < nw; i++)
+        if (pthread_create(&th[started], NULL, page_worker, &wk[i]) == 0) started++;
     page_worker(&wk[0]);
-    for (int k = 0; k < started; k++) pthread_join(th[k], NULL);
+    for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
     uint64_t first = UINT64_MAX;
     int fk = -1;
-    for (int k = 0; k < nw; k++) {
-        if (wk[k].rc && wk[k].fail_at < first) {
-            first = wk[k].fail_at;
-            fk = k;
+    for (int i = 0; i < nw; i++) {
+        if (wk[i].rc && wk[i].fail_at < first) {
+            first = wk[i].fail_at;
+            fk = i;
         }
-        free(wk[k].lev);
-        free(wk[k].slot);
-        free(wk[k].scratch);
+        free(wk[i].lev);
+        free(wk[i].slot);
+        free(wk[i].scratch);
     }
     /* strings point into their pages' buffers: kept with the values (freed with them on failure) */
     for (uint64_t j = 0; x.held && j < npg; j++)
         if (x.held[j] && keep_buf(v, x.held[j])) {
             free(x.held[j]);
-            if (fk < 0 && walk_fail == UINT64_MAX) rc = fail(err, errlen, "out of memory");
+            if (fk < 0 && k->walk_fail == UINT64_MAX) rc = fail(err, errlen, "out of memory");
         }
     free(x.held);
     if (fk >= 0) {
         rc = wk[fk].rc;
         snprintf(err, errlen, "%s", wk[fk].err);
-    } else if (walk_fail != UINT64_MAX) {
+    } else if (k->walk_fail != UINT64_MAX) {
         rc = -EINVAL;
-        snprintf(err, errlen, "%s", walk_err);
+        snprintf(err, errlen, "%s", k->walk_err);
     }
     if (x.pstat) {
         if (rc) free(x.pstat);
@@ -1348,19 +1455,38 @@ walk_failed:
             v->n_pstat = npg;
         }
     }
-    if (!rc && ixm) {
+    return rc;
+}
+
+static int decode_chunk(const csd_pq_file *f, const uint8_t *file, size_t len, uint32_t rg, uint32_t col,
+                      const uint8_t *sel, int ixm, struct csd_bufpool *pool, int threads, int want_stats,
+                      csd_pq_values *v, char *err, size_t errlen) {
+    (void)len;
+    memset(v, 0, sizeof *v);
+    v->pool = pool;
+    if (rg >= f->n_rgs || col >= f->n_leaves) return fail(err, errlen, "no Parquet row group %u column %u", rg, col);
+    pq_chunk_run k = { .f = f, .file = file, .rg = rg, .c = &f->rgs[rg].chunks[col], .leaf = &f->leaves[col],
+                       .nm = f->leaves[col].name, .pt = f->leaves[col].ptype, .sel = sel, .ixm = ixm, .v = v,
+                       .rows = f->rgs[rg].num_rows, .walk_fail = UINT64_MAX };
+    int rc = chunk_check(&k, err, errlen);
+    if (rc) return rc;
+    rc = chunk_arrays(&k, pool, err, errlen);
+    if (!rc) {
+        chunk_walk(&k);
+        rc = chunk_pages(&k, threads, want_stats, err, errlen);
+    }
+    if (!rc && k.ixm) {
         if (v->ix) {
-            v->dict_i = dc.i;   /* the values' dictionary goes with them */
-            v->dict_n = dc.n;
-            dc.i = NULL;
+            v->dict_i = k.dc.i;   /* the values' dictionary goes with them */
+            v->dict_n = k.dc.n;
+            k.dc.i = NULL;
         } else if (ix_to_values(v, 0)) {   /* no page from a dictionary (none, or all skipped) */
-            rc = fail(err, errlen, "out of memory decoding Parquet column '%s'", nm);
+            rc = fail(err, errlen, "out of memory decoding Parquet column '%s'", k.nm);
         }
     }
-out:
-    free(pg);
-    free(dscratch);
-    dict_free(&dc);
+    free(k.pg);
+    free(k.dscratch);
+    dict_free(&k.dc);
     if (rc) csd_pq_values_free(v);
     return rc;
 }

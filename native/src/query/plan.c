@@ -11,8 +11,9 @@
 #include "query/plan_int.h"
 #include "runtime/builtin.h"
 
-static int plan_init(void **state, const csd_tasklet_args *args, csd_framing *framing, char *err,
-                     size_t errlen) {
+/* host: the device's host threads (a Parquet row group's columns decode on them) and buffer pool */
+static int plan_init_host(void **state, const csd_tasklet_args *args, const csd_exec_host *host, csd_framing *framing,
+                          char *err, size_t errlen) {
     uint64_t max_mem;
     int rc = csd_tk_param_u64(args, "max_state_bytes", PLAN_MAX_STATE_BYTES, 4096, (uint64_t)1 << 40, &max_mem,
                               err, errlen);
@@ -51,8 +52,8 @@ static int plan_init(void **state, const csd_tasklet_args *args, csd_framing *fr
         pl->vbmi2 = pl->avx512 > 0 && __builtin_cpu_supports("avx512vbmi2") ? 1 : -1;
     }
 #endif
-    pl->host_threads = args->host_threads ? args->host_threads : 1;
-    pl->pool = args->pool;
+    pl->host_threads = host && host->threads ? host->threads : 1;
+    pl->pool = host ? host->pool : NULL;
     if (pl->parquet && (rc = csd_plan_parquet_prepare(pl, err, errlen))) {
         csd_plan_parquet_free(pl);
         csd_plan_free(pl);
@@ -61,6 +62,12 @@ static int plan_init(void **state, const csd_tasklet_args *args, csd_framing *fr
     }
     *state = pl;
     return 0;
+}
+
+/* Run without what the device lends (a trial at create_object, a caller of the public ops): one
+ * thread, fresh memory. */
+static int plan_init(void **state, const csd_tasklet_args *args, csd_framing *framing, char *err, size_t errlen) {
+    return plan_init_host(state, args, NULL, framing, err, errlen);
 }
 
 /* The current record after csd_plan_begin_record (or a line split ahead): filter, then group,
@@ -414,10 +421,11 @@ static int plan_need_page(void *state, uint64_t page_index, uint32_t page_bytes)
     return csd_plan_parquet_need_page(state, page_index, page_bytes);
 }
 
-const csd_exec_hooks csd_tasklet_plan_hooks = { .lines = plan_lines, .prep_new = plan_prep_new, .prep_free = plan_prep_free,
-                                                 .prepare = plan_prepare, .lines_prepared = plan_lines_prepared };
+static const csd_exec_hooks csd_tasklet_plan_hooks = { .lines = plan_lines, .prep_new = plan_prep_new, .prep_free = plan_prep_free,
+                                                 .prepare = plan_prepare, .lines_prepared = plan_lines_prepared,
+                                                 .init_host = plan_init_host };
 
-const csd_tasklet_ops csd_tasklet_plan = {
+static const csd_tasklet_ops csd_tasklet_plan = {
     .name = "plan",
     .summary = "declarative query (smartssd.v1.Plan): filter, project, group-by aggregates, top-N, limit "
                "over fixed records, delimited text or Parquet objects",
@@ -427,3 +435,5 @@ const csd_tasklet_ops csd_tasklet_plan = {
     .destroy = plan_destroy,
     .need_page = plan_need_page,
 };
+
+const csd_builtin csd_builtin_plan = { &csd_tasklet_plan, &csd_tasklet_plan_hooks };

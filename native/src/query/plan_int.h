@@ -152,7 +152,7 @@ typedef struct plan {
     int avx512;              /* ... and AVX-512 BW, used (CSD_PLAN_SIMD unset): 1 yes, -1 no */
     int vbmi2;               /* ... and AVX-512 VBMI2 for the delimiters' offsets: 1 yes, -1 no */
     uint32_t host_threads;   /* the device's host_threads: threads a Parquet row group may decode on */
-    struct csd_bufpool *pool;  /* the device's large-buffer pool (csd_tasklet_args.pool), may be NULL */
+    struct csd_bufpool *pool;  /* the device's large-buffer pool (csd_exec_host.pool), may be NULL */
 
     /* run state */
     csd_tasklet_io *io;
@@ -329,6 +329,6 @@ int csd_plan_finish_rows(plan *pl);
 int csd_plan_emit(plan *pl, const pv *v, size_t n);
 void csd_plan_state_free(plan *pl);
 
-#include "util/pb_depth.h"
+#include "util/pb_walk.h"
 
 #endif

@@ -794,18 +794,54 @@ static int need_rows(const plan *pl, const csd_pq_values *v0, uint64_t nrows, ui
     return 1;
 }
 
-int csd_plan_parquet_finish(plan *pl) {
-    static const uint8_t none[1];
-    plan_pq *q = pl->pq;
-    const uint8_t *file = q ? q->buf : none;
-    size_t len = q ? q->len : 0;
+/* ------------------------------------------------------------------ the finish step
+ * Every row group of the object, one after another: skipped when its statistics rule the filter out;
+ * else the filter's columns decoded and the filter run on every row (rg_filter), the other columns
+ * decoded only in the pages that hold a row that passed (rg_decode_rest: late materialization), and
+ * the rows that passed handed on: straight from the decoded arrays when the plan is an ORDER BY over
+ * plain columns (rg_direct), else through the row path (rg_rows). */
+
+/* What the finish step keeps across row groups. */
+typedef struct pq_fin {
+    plan *pl;
+    plan_pq *q;
+    csd_pq_file f;
+    const uint8_t *file;
+    size_t len;
+    const uint8_t *use;       /* per plan column: read at all */
+    uint8_t *sel;             /* per row of the row group: passed the filter */
+    uint64_t max_rows;
+    uint8_t *ones;            /* every row: the column-at-a-time filter's rows to evaluate */
+    uint8_t *need;            /* lazy top-N: rows whose other outputs the heap loop reads */
+    int vec;                  /* the filter runs a column at a time (vec_eval) */
+    int direct;               /* ORDER BY over plain columns: rows straight from the arrays */
+    int int_keys;             /* ... every sort key an integer column */
+    int lazy;                 /* ... and the first key decoded before the other outputs */
+    csd_pq_values *vals;      /* per leaf: its decoded values in this row group */
+    uint8_t *decoded;         /* per leaf: vals holds it */
+    uint32_t *fcols, *ocols;  /* used plan columns the filter reads, and the rest */
+    uint32_t n_fcols, n_ocols;
+} pq_fin;
+
+/* One row group's run, with what it charges. */
+typedef struct pq_rg_run {
+    uint32_t g;
+    const csd_pq_rg *rg;
+    uint64_t cycles, dram;          /* decoding */
+    uint64_t row_cycles, row_dram;  /* the filter and the rows */
+    uint64_t passed;                /* rows that passed the filter */
+    int need_ok;                    /* need[] holds the rows the heap loop reads past the first key */
+} pq_rg_run;
+
+/* The object the finish step reads: the one the plan's footer describes (checked here, its pages the
+ * footer ruled out are zeros), or opened from its own footer with the plan's columns checked against
+ * it (*own, *used then to be freed). 0 or a negative errno after csd_io_fail. */
+static int fin_open(pq_fin *x, csd_pq_file *own, uint8_t **used) {
+    plan *pl = x->pl;
+    const uint8_t *file = x->file;
+    size_t len = x->len;
     char err[256];
-    csd_pq_file own = {0};
-    const csd_pq_file *fp = &own;
-    uint8_t *used = NULL;
-    int rc = 0;
-    if (q && q->prepared) {
-        /* the pages the footer ruled out are zeros here: the object must be the one the footer describes */
+    if (x->q && x->q->prepared) {
         size_t fl = pl->pq_footer_len;
         if (len != pl->pq_size || memcmp(file + len - 4, "PAR1", 4) ||
             memcmp(file + len - 8 - fl, pl->pq_footer, fl) ||
@@ -816,272 +852,330 @@ int csd_plan_parquet_finish(plan *pl) {
                         (unsigned long long)pl->pq_size);
             return -EINVAL;
         }
-        fp = &q->file;
-    } else {
-        if (csd_pq_open(&own, file, len, err, sizeof err)) {
-            csd_io_fail(pl->io, "plan: %s", err);
-            return -EINVAL;
-        }
-        used = used_columns(pl);
-        if (!used) {
-            csd_io_fail(pl->io, "plan: out of memory reading the Parquet object");
-            csd_pq_close(&own);
-            return -ENOMEM;
-        }
-        if ((rc = check_columns(pl, &own, used, err, sizeof err))) {
-            csd_io_fail(pl->io, "%s", err);
-            free(used);
-            csd_pq_close(&own);
-            return rc;
-        }
+        x->f = x->q->file;
+        x->use = x->q->used;
+        return 0;
     }
-    const csd_pq_file f = *fp;
-    const uint8_t *use = used ? used : q->used;
-    uint8_t *sel = NULL;      /* per row of the row group: passed the filter */
-    uint64_t max_rows = 1;
-    uint8_t *ones = NULL;     /* every row: the column-at-a-time filter's rows to evaluate */
-    uint8_t *need = NULL;     /* lazy top-N: rows whose other outputs the heap loop reads */
-    int vec = 0;
-    csd_pq_values *vals = calloc(f.n_leaves ? f.n_leaves : 1, sizeof *vals);
-    uint8_t *decoded = calloc(f.n_leaves ? f.n_leaves : 1, 1);
-    if (!vals || !decoded) {
+    if (csd_pq_open(own, file, len, err, sizeof err)) {
+        csd_io_fail(pl->io, "plan: %s", err);
+        return -EINVAL;
+    }
+    *used = used_columns(pl);
+    if (!*used) {
         csd_io_fail(pl->io, "plan: out of memory reading the Parquet object");
-        rc = -ENOMEM;
-        goto out;
+        csd_pq_close(own);
+        return -ENOMEM;
     }
-    /* used columns split into those the filter reads and the rest */
-    uint32_t *fcols = malloc((pl->n_cols ? pl->n_cols : 1) * sizeof *fcols);
-    uint32_t *ocols = malloc((pl->n_cols ? pl->n_cols : 1) * sizeof *ocols);
+    int rc = check_columns(pl, own, *used, err, sizeof err);
+    if (rc) {
+        csd_io_fail(pl->io, "%s", err);
+        free(*used);
+        *used = NULL;
+        csd_pq_close(own);
+        return rc;
+    }
+    x->f = *own;
+    x->use = *used;
+    return 0;
+}
+
+/* The arrays and the choices the row groups share. 0 or -ENOMEM after csd_io_fail. */
+static int fin_setup(pq_fin *x) {
+    plan *pl = x->pl;
+    const csd_pq_file *f = &x->f;
+    x->max_rows = 1;
+    x->vals = calloc(f->n_leaves ? f->n_leaves : 1, sizeof *x->vals);
+    x->decoded = calloc(f->n_leaves ? f->n_leaves : 1, 1);
+    if (!x->vals || !x->decoded) {
+        csd_io_fail(pl->io, "plan: out of memory reading the Parquet object");
+        return -ENOMEM;
+    }
+    x->fcols = malloc((pl->n_cols ? pl->n_cols : 1) * sizeof *x->fcols);
+    x->ocols = malloc((pl->n_cols ? pl->n_cols : 1) * sizeof *x->ocols);
     uint8_t *infilter = calloc(pl->n_cols ? pl->n_cols : 1, 1);
-    for (uint32_t g = 0; g < f.n_rgs; g++)
-        if (f.rgs[g].num_rows > max_rows) max_rows = f.rgs[g].num_rows;
-    sel = csd_pq_big_alloc(pl->pool, max_rows, 1);   /* written whole for every row group */
-    vec = pl->filter >= 0 && vec_ok(pl, pl->filter);
-    int direct = !pl->aggregating && pl->n_order;
-    for (uint32_t i = 0; i < pl->n_outs && direct; i++) direct = pl->nodes[pl->outs[i]].kind == PN_COLUMN;
+    for (uint32_t g = 0; g < f->n_rgs; g++)
+        if (f->rgs[g].num_rows > x->max_rows) x->max_rows = f->rgs[g].num_rows;
+    x->sel = csd_pq_big_alloc(pl->pool, x->max_rows, 1);   /* written whole for every row group */
+    x->vec = pl->filter >= 0 && vec_ok(pl, pl->filter);
+    x->direct = !pl->aggregating && pl->n_order;
+    for (uint32_t i = 0; i < pl->n_outs && x->direct; i++) x->direct = pl->nodes[pl->outs[i]].kind == PN_COLUMN;
     /* every sort key an integer column: rows the full heap rejects are told apart without the evaluator */
-    int int_keys = direct;
-    for (uint32_t k = 0; k < pl->n_order && int_keys; k++)
-        int_keys = pl->order[k].output < pl->n_outs &&
-                   pl->cols[pl->nodes[pl->outs[pl->order[k].output]].col].type == PT_INT;
+    x->int_keys = x->direct;
+    for (uint32_t k = 0; k < pl->n_order && x->int_keys; k++)
+        x->int_keys = pl->order[k].output < pl->n_outs &&
+                      pl->cols[pl->nodes[pl->outs[pl->order[k].output]].col].type == PT_INT;
     /* the lazy top-N: the first sort key is a column decoded in phase 1 with others beside it */
-    int lazy = int_keys && pl->filter < 0 && pl->limit && n_out_cols(pl) > 1;
-    need = lazy ? malloc(max_rows) : NULL;
-    if (lazy && !need) lazy = 0;   /* decoded whole instead */
-    ones = vec ? malloc(PQ_BLOCK) : NULL;
-    if (ones) memset(ones, 1, PQ_BLOCK);
-    uint32_t n_fcols = 0, n_ocols = 0;
-    if (!fcols || !ocols || !infilter || !sel || (vec && !ones)) {
-        free(fcols);
-        free(ocols);
+    x->lazy = x->int_keys && pl->filter < 0 && pl->limit && n_out_cols(pl) > 1;
+    x->need = x->lazy ? malloc(x->max_rows) : NULL;
+    if (x->lazy && !x->need) x->lazy = 0;   /* decoded whole instead */
+    x->ones = x->vec ? malloc(PQ_BLOCK) : NULL;
+    if (x->ones) memset(x->ones, 1, PQ_BLOCK);
+    if (!x->fcols || !x->ocols || !infilter || !x->sel || (x->vec && !x->ones)) {
         free(infilter);
         csd_io_fail(pl->io, "plan: out of memory reading the Parquet object");
-        rc = -ENOMEM;
-        goto out;
+        return -ENOMEM;
     }
     mark_columns(pl, pl->filter, infilter);
     for (uint32_t c = 0; c < pl->n_cols; c++) {
-        if (!use[c]) continue;
-        if (infilter[c]) fcols[n_fcols++] = c;
-        else ocols[n_ocols++] = c;
+        if (!x->use[c]) continue;
+        if (infilter[c]) x->fcols[x->n_fcols++] = c;
+        else x->ocols[x->n_ocols++] = c;
     }
     free(infilter);
-    q->rg_total = 0;
-    for (uint32_t g = 0; g < f.n_rgs && !rc; g++) {
-        const csd_pq_rg *rg = &f.rgs[g];
-        if (q->prepared && q->other && q->other[g]) continue;
-        q->rg_total++;
-        pl->nodes_evaluated = pl->dram = 0;
-        if (q->prepared ? q->skip[g] : pl->filter >= 0 && !may_match(pl, &f, rg, pl->filter)) {
-            q->rg_skipped++;
-            continue;
+    return 0;
+}
+
+/* The filter a column at a time, a block of rows at once: the operands' scratch stays small and in
+ * cache (every count is a sum over rows, so blocks add up to the whole row group's). */
+static int filter_vec(pq_fin *x, pq_rg_run *g) {
+    plan *pl = x->pl;
+    const uint64_t rows = g->rg->num_rows;
+    uint64_t nodes = 0;
+    for (uint64_t b0 = 0; b0 < rows; b0 += PQ_BLOCK) {
+        uint64_t nb = rows - b0 < PQ_BLOCK ? rows - b0 : PQ_BLOCK;
+        uint8_t *sb = x->sel + b0;
+        uint64_t k = vec_eval(pl, pl->filter, x->vals, b0, nb, x->ones, nb, sb);
+        if (k == UINT64_MAX) {
+            csd_io_fail(pl->io, "plan: out of memory evaluating the filter");
+            return -ENOMEM;
         }
-        /* the filter's columns first, then the filter on every row; the other columns are decoded
-         * only in the pages that hold a row that passed (late materialization) */
-        uint64_t cycles = 0, dram = 0, row_cycles = 0, row_dram = 0, passed = 0;
-        int need_ok = 0;   /* need[] holds the rows the heap loop reads past the first key */
-        for (int phase = 0; phase < 2 && !rc; phase++) {
-            const uint32_t *cols = phase ? ocols : fcols;
-            uint32_t n = phase ? n_ocols : n_fcols;
-            if (phase && !passed) break;
-            if (phase && lazy) {
-                /* top-N without a filter: the first sort key whole, then the other outputs only in the
-                 * pages of rows the heap will look at (need_rows); charged as decoded whole */
-                uint32_t kc = pl->nodes[pl->outs[pl->order[0].output]].col;
-                rc = decode_columns(pl, &f, file, len, g, &kc, 1, NULL, vals, decoded, &cycles, &dram, 0, 1);
-                if (rc) break;
-                int part = need_rows(pl, &vals[pl->cols[kc].field], rg->num_rows, need);
-                if (part < 0) {
-                    csd_io_fail(pl->io, "plan: out of memory reading the Parquet object");
-                    rc = -ENOMEM;
-                    break;
-                }
-                need_ok = part == 1;
-                rc = decode_columns(pl, &f, file, len, g, cols, n, part ? need : NULL, vals, decoded, &cycles, &dram, 1, 0);
-                break;
-            }
-            rc = decode_columns(pl, &f, file, len, g, cols, n, phase && pl->filter >= 0 ? sel : NULL, vals, decoded,
-                                &cycles, &dram, 0, 0);
-            if (rc || phase) break;
-            if (pl->filter < 0) {
-                memset(sel, 1, rg->num_rows);
-                passed = rg->num_rows;
-                continue;
-            }
-            if (vec) {
-                /* a block of rows at a time: the operands' scratch stays small and in cache (every
-                 * count is a sum over rows, so blocks add up to the whole row group's) */
-                uint64_t nodes = 0;
-                for (uint64_t b0 = 0; b0 < rg->num_rows; b0 += PQ_BLOCK) {
-                    uint64_t nb = rg->num_rows - b0 < PQ_BLOCK ? rg->num_rows - b0 : PQ_BLOCK;
-                    uint8_t *sb = sel + b0;
-                    uint64_t k = vec_eval(pl, pl->filter, vals, b0, nb, ones, nb, sb);
-                    if (k == UINT64_MAX) {
-                        nodes = k;
-                        break;
-                    }
-                    nodes += k;
-                    /* V_TRUE is bit 0 alone */
-                    uint64_t r = 0;
-                    for (; r + 8 <= nb; r += 8) {
-                        uint64_t w = load8(sb + r) & PQ_LO;
-                        store8(sb + r, w);
-                        passed += count01(w);
-                    }
-                    for (; r < nb; r++) {
-                        sb[r] = sb[r] == V_TRUE;
-                        passed += sb[r];
-                    }
-                }
-                if (nodes == UINT64_MAX) {
-                    csd_io_fail(pl->io, "plan: out of memory evaluating the filter");
-                    rc = -ENOMEM;
-                    break;
-                }
-                row_cycles += rg->num_rows * CSD_TK_CYCLES_PER_RECORD + nodes * CSD_TK_CYCLES_PER_NODE;
-                row_dram += rg->num_rows * n_fcols;
-                continue;
-            }
-            for (uint64_t r = 0; r < rg->num_rows && !rc; r++) {
-                pl->gen++;
-                pl->nodes_evaluated = 0;
-                for (uint32_t k = 0; k < n_fcols; k++) load_value(pl, fcols[k], &vals[pl->cols[fcols[k]].field], r);
-                pv fv;
-                rc = csd_plan_eval(pl, pl->filter, &fv);
-                sel[r] = !rc && fv.t == PT_BOOL && fv.b;
-                passed += sel[r];
-                row_cycles += CSD_TK_CYCLES_PER_RECORD + pl->nodes_evaluated * CSD_TK_CYCLES_PER_NODE +
-                              pl->compares * CSD_TK_CYCLES_PER_COMPARE;
-                row_dram += n_fcols;   /* one DRAM access per value loaded, as the record paths count */
-                pl->compares = 0;
-            }
+        nodes += k;
+        /* V_TRUE is bit 0 alone */
+        uint64_t r = 0;
+        for (; r + 8 <= nb; r += 8) {
+            uint64_t w = load8(sb + r) & PQ_LO;
+            store8(sb + r, w);
+            g->passed += count01(w);
         }
-        csd_io_charge(pl->io, cycles, dram);
-        if (direct && passed) {
-            /* ORDER BY over plain columns: each output is its column's value (one node evaluated, as
-             * csd_plan_eval counts a column), straight from the decoded arrays into the row buffer */
-            uint64_t per_row = (uint64_t)pl->n_outs * CSD_TK_CYCLES_PER_NODE +
-                               (pl->filter < 0 ? CSD_TK_CYCLES_PER_RECORD : 0);
-            const psort *o0 = int_keys ? &pl->order[0] : NULL;
-            const csd_pq_values *v0 = o0 ? &vals[pl->cols[pl->nodes[pl->outs[o0->output]].col].field] : NULL;
-            for (uint64_t r = 0; r < rg->num_rows && !rc; r++) {
-                if (!sel[r]) continue;
-                if (int_keys && pl->limit && pl->n_rows >= pl->limit) {
-                    /* the heap is full: a row that does not sort before its worst is dropped after one
-                     * comparison (csd_plan_buffer_row's row_cmp, done here on the integers) */
-                    const pv *top = pl->rows[0]->v;
-                    const pv *b0 = &top[o0->output];
-                    if (b0->t == PT_INT) {
-                        /* the worst stays until a row gets in: rows its first key alone puts after it
-                         * go in a tight loop, each counted as the loop below counts it */
-                        uint64_t dropped = 0, e = r;
-                        int64_t t = b0->i;
-                        if (need_ok) {
-                            /* need_rows marked exactly the rows this loop does not drop (every row
-                             * selected and valid there): skip to the next, 8 rows a word */
-                            while (e < rg->num_rows && !need[e] && (e & 7)) e++;
-                            while (e + 8 <= rg->num_rows && !load8(need + e)) e += 8;
-                            while (e < rg->num_rows && !need[e]) e++;
-                            dropped = e - r;
-                        }
-                        for (; !need_ok && e < rg->num_rows; e++) {
-                            if (!sel[e]) continue;
-                            if (!v0->valid[e]) {
-                                /* NULL sorts last descending (csd_plan_cmp, row_cmp): after the
-                                 * worst, one comparison, as an integer after it; first ascending */
-                                if (!o0->descending) break;
-                                dropped++;
-                                continue;
-                            }
-                            int64_t x = csd_pq_int(v0, e);
-                            if (o0->descending ? x >= t : x <= t) break;
-                            dropped++;
-                        }
-                        if (dropped) {
-                            pl->seq += dropped;
-                            row_dram += dropped * n_ocols;
-                            row_cycles += dropped * (per_row + CSD_TK_CYCLES_PER_COMPARE);
-                        }
-                        if (e >= rg->num_rows) break;
-                        r = e;
-                    }
-                    int c = 0, known = 1;
-                    for (uint32_t k = 0; k < pl->n_order && !c && known; k++) {
-                        const psort *o = &pl->order[k];
-                        const csd_pq_values *v = &vals[pl->cols[pl->nodes[pl->outs[o->output]].col].field];
-                        const pv *b = &top[o->output];
-                        known = v->valid[r] && b->t == PT_INT;
-                        int64_t x = known ? csd_pq_int(v, r) : 0;
-                        if (known) c = x < b->i ? -1 : x > b->i;
-                        if (o->descending) c = -c;
-                    }
-                    if (known && c >= 0) {   /* ties go to the earlier row: this one */
-                        pl->seq++;
-                        row_dram += n_ocols;
-                        row_cycles += per_row + CSD_TK_CYCLES_PER_COMPARE;
-                        continue;
-                    }
-                }
-                for (uint32_t i = 0; i < pl->n_outs; i++) {
-                    uint32_t c = pl->nodes[pl->outs[i]].col;
-                    value_into(&pl->scratch[i], pl->cols[c].type, &vals[pl->cols[c].field], r);
-                }
-                row_dram += n_ocols;
-                rc = csd_plan_buffer_row(pl);
-                row_cycles += per_row + pl->compares * CSD_TK_CYCLES_PER_COMPARE;
-                pl->compares = 0;
-            }
-            passed = 0;
-        }
-        for (uint64_t r = 0; r < rg->num_rows && !rc && passed; r++) {
-            if (!sel[r]) continue;
-            pl->gen++;
-            pl->nodes_evaluated = 0;
-            for (uint32_t k = 0; k < n_fcols; k++) load_value(pl, fcols[k], &vals[pl->cols[fcols[k]].field], r);
-            for (uint32_t k = 0; k < n_ocols; k++) load_value(pl, ocols[k], &vals[pl->cols[ocols[k]].field], r);
-            row_dram += n_ocols;
-            rc = csd_plan_row_passed(pl);
-            row_cycles += pl->nodes_evaluated * CSD_TK_CYCLES_PER_NODE + pl->compares * CSD_TK_CYCLES_PER_COMPARE +
-                          (pl->filter < 0 ? CSD_TK_CYCLES_PER_RECORD : 0);
-            pl->compares = 0;
-        }
-        csd_io_charge(pl->io, row_cycles, row_dram);
-        for (uint32_t k = 0; k < f.n_leaves; k++) {
-            if (decoded[k]) csd_pq_values_free(&vals[k]);
-            decoded[k] = 0;
+        for (; r < nb; r++) {
+            sb[r] = sb[r] == V_TRUE;
+            g->passed += sb[r];
         }
     }
-    free(fcols);
-    free(ocols);
+    g->row_cycles += rows * CSD_TK_CYCLES_PER_RECORD + nodes * CSD_TK_CYCLES_PER_NODE;
+    g->row_dram += rows * x->n_fcols;
+    return 0;
+}
+
+/* The filter a row at a time, through the evaluator. */
+static int filter_rows(pq_fin *x, pq_rg_run *g) {
+    plan *pl = x->pl;
+    int rc = 0;
+    for (uint64_t r = 0; r < g->rg->num_rows && !rc; r++) {
+        pl->gen++;
+        pl->nodes_evaluated = 0;
+        for (uint32_t k = 0; k < x->n_fcols; k++)
+            load_value(pl, x->fcols[k], &x->vals[pl->cols[x->fcols[k]].field], r);
+        pv fv;
+        rc = csd_plan_eval(pl, pl->filter, &fv);
+        x->sel[r] = !rc && fv.t == PT_BOOL && fv.b;
+        g->passed += x->sel[r];
+        g->row_cycles += CSD_TK_CYCLES_PER_RECORD + pl->nodes_evaluated * CSD_TK_CYCLES_PER_NODE +
+                         pl->compares * CSD_TK_CYCLES_PER_COMPARE;
+        g->row_dram += x->n_fcols;   /* one DRAM access per value loaded, as the record paths count */
+        pl->compares = 0;
+    }
+    return rc;
+}
+
+/* Phase 1: the filter's columns decoded and the filter run on every row (sel, passed). */
+static int rg_filter(pq_fin *x, pq_rg_run *g) {
+    plan *pl = x->pl;
+    int rc = decode_columns(pl, &x->f, x->file, x->len, g->g, x->fcols, x->n_fcols, NULL, x->vals, x->decoded,
+                            &g->cycles, &g->dram, 0, 0);
+    if (rc) return rc;
+    if (pl->filter < 0) {
+        memset(x->sel, 1, g->rg->num_rows);
+        g->passed = g->rg->num_rows;
+        return 0;
+    }
+    return x->vec ? filter_vec(x, g) : filter_rows(x, g);
+}
+
+/* Phase 2: the other columns, only in the pages of rows that passed; under the lazy top-N (no
+ * filter) the first sort key whole, then the other outputs only in the pages of rows the heap will
+ * look at (need_rows), charged as decoded whole. */
+static int rg_decode_rest(pq_fin *x, pq_rg_run *g) {
+    plan *pl = x->pl;
+    if (!g->passed) return 0;
+    if (!x->lazy)
+        return decode_columns(pl, &x->f, x->file, x->len, g->g, x->ocols, x->n_ocols, pl->filter >= 0 ? x->sel : NULL,
+                              x->vals, x->decoded, &g->cycles, &g->dram, 0, 0);
+    uint32_t kc = pl->nodes[pl->outs[pl->order[0].output]].col;
+    int rc = decode_columns(pl, &x->f, x->file, x->len, g->g, &kc, 1, NULL, x->vals, x->decoded, &g->cycles, &g->dram,
+                            0, 1);
+    if (rc) return rc;
+    int part = need_rows(pl, &x->vals[pl->cols[kc].field], g->rg->num_rows, x->need);
+    if (part < 0) {
+        csd_io_fail(pl->io, "plan: out of memory reading the Parquet object");
+        return -ENOMEM;
+    }
+    g->need_ok = part == 1;
+    return decode_columns(pl, &x->f, x->file, x->len, g->g, x->ocols, x->n_ocols, part ? x->need : NULL, x->vals,
+                          x->decoded, &g->cycles, &g->dram, 1, 0);
+}
+
+/* The heap is full and its worst row's first key is the integer t: the rows from r on that the first
+ * key alone puts after the worst are dropped, each counted as the row loop counts a dropped row. The
+ * first row not dropped (the row group's rows: none). */
+static uint64_t drop_after_worst(pq_fin *x, pq_rg_run *g, uint64_t r, int64_t t, uint64_t per_row) {
+    plan *pl = x->pl;
+    const uint64_t rows = g->rg->num_rows;
+    const psort *o0 = &pl->order[0];
+    const csd_pq_values *v0 = &x->vals[pl->cols[pl->nodes[pl->outs[o0->output]].col].field];
+    uint64_t dropped = 0, e = r;
+    if (g->need_ok) {
+        /* need_rows marked exactly the rows this loop does not drop (every row selected and valid
+         * there): skip to the next, 8 rows a word */
+        while (e < rows && !x->need[e] && (e & 7)) e++;
+        while (e + 8 <= rows && !load8(x->need + e)) e += 8;
+        while (e < rows && !x->need[e]) e++;
+        dropped = e - r;
+    }
+    for (; !g->need_ok && e < rows; e++) {
+        if (!x->sel[e]) continue;
+        if (!v0->valid[e]) {
+            /* NULL sorts last descending (csd_plan_cmp, row_cmp): after the worst, one comparison, as
+             * an integer after it; first ascending */
+            if (!o0->descending) break;
+            dropped++;
+            continue;
+        }
+        int64_t v = csd_pq_int(v0, e);
+        if (o0->descending ? v >= t : v <= t) break;
+        dropped++;
+    }
+    if (dropped) {
+        pl->seq += dropped;
+        g->row_dram += dropped * x->n_ocols;
+        g->row_cycles += dropped * (per_row + CSD_TK_CYCLES_PER_COMPARE);
+    }
+    return e;
+}
+
+/* Row r does not sort before the full heap's worst row, on integer keys known in both (csd_plan_buffer_row's
+ * row_cmp, done here on the integers; ties go to the earlier row: that one). */
+static int heap_rejects(const pq_fin *x, uint64_t r) {
+    const plan *pl = x->pl;
+    const pv *top = pl->rows[0]->v;
+    int c = 0, known = 1;
+    for (uint32_t k = 0; k < pl->n_order && !c && known; k++) {
+        const psort *o = &pl->order[k];
+        const csd_pq_values *v = &x->vals[pl->cols[pl->nodes[pl->outs[o->output]].col].field];
+        const pv *b = &top[o->output];
+        known = v->valid[r] && b->t == PT_INT;
+        int64_t val = known ? csd_pq_int(v, r) : 0;
+        if (known) c = val < b->i ? -1 : val > b->i;
+        if (o->descending) c = -c;
+    }
+    return known && c >= 0;
+}
+
+/* ORDER BY over plain columns: each output is its column's value (one node evaluated, as
+ * csd_plan_eval counts a column), straight from the decoded arrays into the row buffer. */
+static int rg_direct(pq_fin *x, pq_rg_run *g) {
+    plan *pl = x->pl;
+    const uint64_t rows = g->rg->num_rows;
+    const uint64_t per_row = (uint64_t)pl->n_outs * CSD_TK_CYCLES_PER_NODE +
+                             (pl->filter < 0 ? CSD_TK_CYCLES_PER_RECORD : 0);
+    int rc = 0;
+    for (uint64_t r = 0; r < rows && !rc; r++) {
+        if (!x->sel[r]) continue;
+        if (x->int_keys && pl->limit && pl->n_rows >= pl->limit) {
+            const pv *b0 = &pl->rows[0]->v[pl->order[0].output];
+            if (b0->t == PT_INT) {
+                /* the worst stays until a row gets in: rows its first key alone puts after it go in
+                 * a tight loop */
+                r = drop_after_worst(x, g, r, b0->i, per_row);
+                if (r >= rows) break;
+            }
+            if (heap_rejects(x, r)) {
+                pl->seq++;
+                g->row_dram += x->n_ocols;
+                g->row_cycles += per_row + CSD_TK_CYCLES_PER_COMPARE;
+                continue;
+            }
+        }
+        for (uint32_t i = 0; i < pl->n_outs; i++) {
+            uint32_t c = pl->nodes[pl->outs[i]].col;
+            value_into(&pl->scratch[i], pl->cols[c].type, &x->vals[pl->cols[c].field], r);
+        }
+        g->row_dram += x->n_ocols;
+        rc = csd_plan_buffer_row(pl);
+        g->row_cycles += per_row + pl->compares * CSD_TK_CYCLES_PER_COMPARE;
+        pl->compares = 0;
+    }
+    g->passed = 0;   /* handed on */
+    return rc;
+}
+
+/* The rows that passed through the row path (csd_plan_row_passed: project, group, buffer or emit). */
+static int rg_rows(pq_fin *x, pq_rg_run *g) {
+    plan *pl = x->pl;
+    int rc = 0;
+    for (uint64_t r = 0; r < g->rg->num_rows && !rc && g->passed; r++) {
+        if (!x->sel[r]) continue;
+        pl->gen++;
+        pl->nodes_evaluated = 0;
+        for (uint32_t k = 0; k < x->n_fcols; k++)
+            load_value(pl, x->fcols[k], &x->vals[pl->cols[x->fcols[k]].field], r);
+        for (uint32_t k = 0; k < x->n_ocols; k++)
+            load_value(pl, x->ocols[k], &x->vals[pl->cols[x->ocols[k]].field], r);
+        g->row_dram += x->n_ocols;
+        rc = csd_plan_row_passed(pl);
+        g->row_cycles += pl->nodes_evaluated * CSD_TK_CYCLES_PER_NODE + pl->compares * CSD_TK_CYCLES_PER_COMPARE +
+                         (pl->filter < 0 ? CSD_TK_CYCLES_PER_RECORD : 0);
+        pl->compares = 0;
+    }
+    return rc;
+}
+
+/* Row group g: ruled out, or filtered, decoded and handed on; its costs charged. */
+static int fin_row_group(pq_fin *x, uint32_t g) {
+    plan *pl = x->pl;
+    plan_pq *q = x->q;
+    const csd_pq_rg *rg = &x->f.rgs[g];
+    if (q->prepared && q->other && q->other[g]) return 0;
+    q->rg_total++;
+    pl->nodes_evaluated = pl->dram = 0;
+    if (q->prepared ? q->skip[g] : pl->filter >= 0 && !may_match(pl, &x->f, rg, pl->filter)) {
+        q->rg_skipped++;
+        return 0;
+    }
+    pq_rg_run run = { .g = g, .rg = rg };
+    int rc = rg_filter(x, &run);
+    if (!rc) rc = rg_decode_rest(x, &run);
+    csd_io_charge(pl->io, run.cycles, run.dram);
+    if (!rc && x->direct && run.passed) rc = rg_direct(x, &run);
+    if (!rc) rc = rg_rows(x, &run);
+    csd_io_charge(pl->io, run.row_cycles, run.row_dram);
+    for (uint32_t k = 0; k < x->f.n_leaves; k++) {
+        if (x->decoded[k]) csd_pq_values_free(&x->vals[k]);
+        x->decoded[k] = 0;
+    }
+    return rc;
+}
+
+int csd_plan_parquet_finish(plan *pl) {
+    static const uint8_t none[1];
+    pq_fin x = { .pl = pl, .q = pl->pq, .file = pl->pq ? pl->pq->buf : none, .len = pl->pq ? pl->pq->len : 0 };
+    csd_pq_file own = {0};
+    uint8_t *used = NULL;
+    int rc = fin_open(&x, &own, &used);
+    if (rc) return rc;
+    rc = fin_setup(&x);
+    if (!rc) x.q->rg_total = 0;
+    for (uint32_t g = 0; g < x.f.n_rgs && !rc; g++) rc = fin_row_group(&x, g);
     if (rc == CSD_STOP) rc = 0;
-out:
-    free(ones);
-    free(need);
-    csd_pq_big_free(pl->pool, sel, max_rows, 1);
-    if (vals)
-        for (uint32_t k = 0; k < f.n_leaves; k++) csd_pq_values_free(&vals[k]);
-    free(vals);
-    free(decoded);
+    free(x.fcols);
+    free(x.ocols);
+    free(x.ones);
+    free(x.need);
+    csd_pq_big_free(pl->pool, x.sel, x.max_rows, 1);
+    if (x.vals)
+        for (uint32_t k = 0; k < x.f.n_leaves; k++) csd_pq_values_free(&x.vals[k]);
+    free(x.vals);
+    free(x.decoded);
     free(used);
     csd_pq_close(&own);
     return rc;

@@ -1,11 +1,21 @@
-/* What the device's own tasklets (tasklets/) and its query engine (query/) share: parameter parsing
- * with clear messages (builtin_params.c) and the cost model constants (docs/TASKLETS.md). */
+/* What the device's own tasklets (tasklets/) and its query engine (query/) share: how a built-in is
+ * registered, parameter parsing with clear messages (builtin_params.c) and the cost model constants
+ * (docs/TASKLETS.md). */
 #ifndef CSD_RUNTIME_BUILTIN_H
 #define CSD_RUNTIME_BUILTIN_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include "smartssd/tasklet.h"
+#include "runtime/exec.h"
+
+/* A built-in tasklet as the registry (tasklets/registry.c) holds it: its ops and the hooks that take
+ * a page's records or lines in one call instead of one record() each (runtime/exec.h; same results,
+ * same charges), or NULL. Each built-in defines one, csd_builtin_<name>. */
+typedef struct csd_builtin {
+    const csd_tasklet_ops *ops;
+    const csd_exec_hooks *hooks;
+} csd_builtin;
 
 /* Cost model: cycles an embedded core spends besides its DRAM accesses. */
 #define CSD_TK_CYCLES_PER_RECORD 4     /* loop, address arithmetic, counter update */

@@ -60,7 +60,7 @@ struct csd_exec {
     const void *prep;            /* the page being fed was prepared (hooks.prepare) into this */
     const uint8_t *prep_page;    /* ... and starts here */
 
-    /* run-ahead (engine/ahead.c): feed runs on a worker and stages each page's rows in a chunk; the
+    /* run-ahead (host/ahead.c): feed runs on a worker and stages each page's rows in a chunk; the
      * engine's thread publishes chunk by chunk (commit). A staged row is known to fit the output
      * buffer's limit when every byte staged so far stays within cap = committed + the room the
      * buffer had at the last commit (host reads only add room); otherwise the gate waits until the
@@ -101,11 +101,12 @@ static void run_fail(csd_exec *t, int rc, const char *what) {
 
 int csd_exec_create(csd_exec **out, const csd_tasklet_ops *ops, const csd_tasklet_args *args,
                        csd_outbuf *outbuf, char *err, size_t errlen) {
-    return csd_exec_create_hooked(out, ops, NULL, args, outbuf, err, errlen);
+    return csd_exec_create_hooked(out, ops, NULL, NULL, args, outbuf, err, errlen);
 }
 
 int csd_exec_create_hooked(csd_exec **out, const csd_tasklet_ops *ops, const csd_exec_hooks *hooks,
-                           const csd_tasklet_args *args, csd_outbuf *outbuf, char *err, size_t errlen) {
+                           const csd_exec_host *host, const csd_tasklet_args *args, csd_outbuf *outbuf, char *err,
+                           size_t errlen) {
     *out = NULL;
     if (!ops || !ops->init || !ops->record || !outbuf) {
         snprintf(err, errlen, "invalid tasklet (missing init/record or output buffer)");
@@ -124,7 +125,10 @@ int csd_exec_create_hooked(csd_exec **out, const csd_tasklet_ops *ops, const csd
     csd_taskio_init(&t->io, outbuf, ops->name);
     csd_tasklet_args empty = {0};
     char ebuf[CSD_IO_ERR_MAX] = "";
-    int rc = ops->init(&t->state, args ? args : &empty, &t->fr, ebuf, sizeof ebuf);
+    static const csd_exec_host alone = { 1, NULL };
+    int rc = hooks && hooks->init_host
+                 ? hooks->init_host(&t->state, args ? args : &empty, host ? host : &alone, &t->fr, ebuf, sizeof ebuf)
+                 : ops->init(&t->state, args ? args : &empty, &t->fr, ebuf, sizeof ebuf);
     if (rc < 0) {
         snprintf(err, errlen, "%s", ebuf[0] ? ebuf : strerror(-rc));
         t->state = NULL;
@@ -214,20 +218,19 @@ static int enter_page(csd_exec *t, uint64_t item_start) {
     return t->ops->page(t->state, &t->io, pg);
 }
 
-/* Hand one item to the tasklet, with the page hook and the outcome bookkeeping. Returns < 0 on
- * failure (t->status set). */
-static int deliver(csd_exec *t, const uint8_t *p, size_t len, uint64_t start) {
-    if (t->skip_active && start / t->page_bytes == t->skip_page) return 0;
-    int rc = enter_page(t, start);
-    if (rc == 0) rc = t->ops->record(t->state, &t->io, p, len, start);
-    else if (rc > 0 && rc != CSD_SKIP_PAGE && rc != CSD_STOP) rc = -EINVAL;
+/* What a record()'s answer (or one standing for it) does to the execution: a failure, a page to skip
+ * (page, or none when the answer names no page), a stop, an answer that is not one, a full output.
+ * 0, or < 0 on failure (t->status set). */
+static int outcome(csd_exec *t, int rc, int has_page, uint64_t page) {
     if (rc < 0 || t->io.status || t->io.msg_set) {
         run_fail(t, rc, "record");
         return t->status;
     }
     if (rc == CSD_SKIP_PAGE) {
-        t->skip_active = 1;
-        t->skip_page = start / t->page_bytes;
+        if (has_page) {
+            t->skip_active = 1;
+            t->skip_page = page;
+        }
     } else if (rc == CSD_STOP) {
         t->done = 1;
     } else if (rc != 0) {
@@ -239,26 +242,22 @@ static int deliver(csd_exec *t, const uint8_t *p, size_t len, uint64_t start) {
     return 0;
 }
 
+/* The page hook's answer where an item starts, as record()'s would be: 0 lets the item through. */
+static int hook_answer(int rc) { return rc > 0 && rc != CSD_SKIP_PAGE && rc != CSD_STOP ? -EINVAL : rc; }
+
+/* Hand one item to the tasklet, with the page hook and the outcome bookkeeping. Returns < 0 on
+ * failure (t->status set). */
+static int deliver(csd_exec *t, const uint8_t *p, size_t len, uint64_t start) {
+    if (t->skip_active && start / t->page_bytes == t->skip_page) return 0;
+    int rc = enter_page(t, start);
+    rc = rc == 0 ? t->ops->record(t->state, &t->io, p, len, start) : hook_answer(rc);
+    return outcome(t, rc, 1, start / t->page_bytes);
+}
+
 /* A batched tasklet's records so far: its answer counts as a record()'s, for the page last entered. */
 static int flush(csd_exec *t) {
     if (!t->hooks.flush || t->status) return 0;
-    int rc = t->hooks.flush(t->state, &t->io);
-    if (rc < 0 || t->io.status || t->io.msg_set) {
-        run_fail(t, rc, "record");
-        return t->status;
-    }
-    if (rc == CSD_SKIP_PAGE && t->hooked_any) {
-        t->skip_active = 1;
-        t->skip_page = t->hooked_page;
-    } else if (rc == CSD_STOP) {
-        t->done = 1;
-    } else if (rc != 0 && rc != CSD_SKIP_PAGE) {
-        csd_taskio_set_error(&t->io, -EINVAL, "tasklet '%s' returned %d from record()", t->ops->name, rc);
-        run_fail(t, -EINVAL, "record");
-        return t->status;
-    }
-    if (t->io.truncated) t->done = 1;
-    return 0;
+    return outcome(t, t->hooks.flush(t->state, &t->io), t->hooked_any, t->hooked_page);
 }
 
 typedef int (*run_fn)(void *state, csd_tasklet_io *io, const uint8_t *p, size_t n, uint64_t offset);
@@ -269,24 +268,8 @@ static int deliver_run(csd_exec *t, run_fn fn, const uint8_t *p, size_t n, uint6
     int rc = enter_page(t, start);
     if (rc == 0 && t->prep && fn == t->hooks.lines)
         rc = t->hooks.lines_prepared(t->state, &t->io, p, n, start, t->prep, t->prep_page);
-    else if (rc == 0) rc = fn(t->state, &t->io, p, n, start);
-    else if (rc > 0 && rc != CSD_SKIP_PAGE && rc != CSD_STOP) rc = -EINVAL;
-    if (rc < 0 || t->io.status || t->io.msg_set) {
-        run_fail(t, rc, "record");
-        return t->status;
-    }
-    if (rc == CSD_SKIP_PAGE) {
-        t->skip_active = 1;
-        t->skip_page = start / t->page_bytes;
-    } else if (rc == CSD_STOP) {
-        t->done = 1;
-    } else if (rc != 0) {
-        csd_taskio_set_error(&t->io, -EINVAL, "tasklet '%s' returned %d from record()", t->ops->name, rc);
-        run_fail(t, -EINVAL, "record");
-        return t->status;
-    }
-    if (t->io.truncated) t->done = 1;
-    return 0;
+    else rc = rc == 0 ? fn(t->state, &t->io, p, n, start) : hook_answer(rc);
+    return outcome(t, rc, 1, start / t->page_bytes);
 }
 
 static int carry_append(csd_exec *t, const uint8_t *p, size_t n) {

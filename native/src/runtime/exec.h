@@ -39,6 +39,14 @@ typedef struct csd_exec csd_exec;
 int csd_exec_create(csd_exec **out, const csd_tasklet_ops *ops, const csd_tasklet_args *args,
                        csd_outbuf *outbuf, char *err, size_t errlen);
 
+/* What the device lends its own tasklets, for wall time only and never device time: the emulator's
+ * host threads and its pool of large buffers (host/). A tasklet of the public ABI never sees it. */
+struct csd_bufpool;
+typedef struct csd_exec_host {
+    uint32_t threads;                /* host threads it may use, the engine's own counted (1 = that one) */
+    struct csd_bufpool *pool;        /* large buffers reused across requests; NULL = fresh memory */
+} csd_exec_host;
+
 /* A tasklet that runs outside the device's own code (sandbox/) takes its records in batches: the
  * runtime calls flush at the end of every page fed and before finish, and flush's answer counts as a
  * record()'s (0, CSD_SKIP_PAGE, CSD_STOP or a negative errno). ctx is handed to init as *state. */
@@ -62,11 +70,16 @@ typedef struct csd_exec_hooks {
     int (*prepare)(const void *state, void *prep, const uint8_t *page, size_t len);
     int (*lines_prepared)(void *state, csd_tasklet_io *io, const uint8_t *p, size_t n, uint64_t offset,
                           const void *prep, const uint8_t *page);
+    /* Optional, the device's own tasklets: init() given what the device lends too (never NULL), in
+     * place of ops->init. */
+    int (*init_host)(void **state, const csd_tasklet_args *args, const csd_exec_host *host, csd_framing *framing,
+                     char *err, size_t errlen);
 } csd_exec_hooks;
 
-/* csd_exec_create with hooks (NULL = none). */
+/* csd_exec_create with hooks (NULL = none) and what the device lends (NULL = one thread, no pool). */
 int csd_exec_create_hooked(csd_exec **out, const csd_tasklet_ops *ops, const csd_exec_hooks *hooks,
-                           const csd_tasklet_args *args, csd_outbuf *outbuf, char *err, size_t errlen);
+                           const csd_exec_host *host, const csd_tasklet_args *args, csd_outbuf *outbuf, char *err,
+                           size_t errlen);
 
 /* Plan an extent [offset, offset+length) of an object of object_size bytes, page size page_bytes.
  * Sets the first page to feed and the last page the extent surely needs (inclusive); text extents may

@@ -21,7 +21,7 @@ enum { CSD_IO_V_NULL, CSD_IO_V_INT, CSD_IO_V_DOUBLE, CSD_IO_V_BYTES, CSD_IO_V_BO
 
 struct csd_tasklet_io {
     csd_outbuf *out;
-    /* Run-ahead (engine/ahead.c): while stage is set, rows go there instead of out, to be published
+    /* Run-ahead (host/ahead.c): while stage is set, rows go there instead of out, to be published
      * when the engine consumes the page; room(room_ctx, n) says whether n more staged bytes of this
      * page surely fit out's limit (it may wait for the engine to know). rows and truncated count
      * this execution's rows wherever they went (max_rows). */

@@ -3,7 +3,9 @@
  * directory the device configuration names as trusted (tasklet_trusted_dir) load: the program's
  * bytes are a file name there, resolved with realpath so neither "..", symbolic links nor an
  * absolute path lead outside it. The object exports `const csd_tasklet_ops *csd_tasklet_entry(void)`
- * (the SDK's CSD_TASKLET macro) and charges its own cost, as built-ins do. */
+ * (the SDK's CSD_TASKLET macro), whose ops carry the ABI tag of the header it was built against
+ * (CSD_TASKLET_ABI: an object built against another layout is refused, not read past its end), and
+ * charges its own cost, as built-ins do. */
 #include "sandbox/sandbox_int.h"
 
 #include <dlfcn.h>
@@ -58,6 +60,20 @@ int csd_native_open(csd_sandbox *s, const char *name, const uint8_t *p, size_t l
     }
     const csd_tasklet_ops *(*entry)(void) = (const csd_tasklet_ops *(*)(void))dlsym(h, "csd_tasklet_entry");
     const csd_tasklet_ops *ops = entry ? entry() : NULL;
+    /* The tag first: only a struct of this layout may be read whole. Its first word is read in any
+     * case (every layout begins with at least a pointer); one before the tag holds the name pointer
+     * there, never the tag (a user-space address has its top bits clear). */
+    const uint64_t abi = ops ? ops->abi : 0;
+    if (ops && (abi >> 32 != CSD_TASKLET_ABI_MAGIC || (uint32_t)abi != sizeof *ops)) {
+        const int tagged = abi >> 32 == CSD_TASKLET_ABI_MAGIC;
+        dlclose(h);
+        char size[48];
+        snprintf(size, sizeof size, "%u bytes", (unsigned)(uint32_t)abi);
+        snprintf(err, errlen, "(%s) was built against %s tasklet ABI than this device's (its ops: %s; this device "
+                 "reads %zu bytes): rebuild it with bin/smartssd tasklet build --native", real,
+                 !tagged || (uint32_t)abi < sizeof *ops ? "an older" : "a newer", tagged ? size : "no ABI tag", sizeof *ops);
+        return -EPROTO;
+    }
     if (!ops || !ops->init || !ops->record) {
         dlclose(h);
         snprintf(err, errlen, "(%s) exports no csd_tasklet_entry giving init and record (use the SDK's CSD_TASKLET)", real);

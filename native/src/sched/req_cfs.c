@@ -66,7 +66,7 @@ static csd_stage_choice cfs_decide(void *state, const csd_core_view *cv) {
     return csd_sched_loop_run(cv, best);
 }
 
-const csd_req_sched_ops csd_req_sched_cfs = {
-    .name = "cfs", .init = cfs_init, .submit = csd_sched_nop_submit, .remove = csd_sched_nop_remove,
+const csd_req_stage_ops csd_req_stage_cfs = {
+    .name = "cfs", .init = cfs_init,
     .destroy = csd_sched_percore_destroy, .buffer = cfs_buffer, .decide = cfs_decide,
 };

@@ -78,7 +78,11 @@ static csd_stage_choice fcfs_decide(void *state, const csd_core_view *cv) {
     return csd_stage_wait();
 }
 
-const csd_req_sched_ops csd_req_sched_fcfs = {
-    .name = "fcfs", .init = fcfs_init, .submit = fcfs_submit, .remove = fcfs_remove,
-    .pick = fcfs_pick, .destroy = fcfs_destroy, .buffer = fcfs_buffer, .decide = fcfs_decide,
+const csd_req_batch_ops csd_req_batch_fcfs = {
+    .name = "fcfs", .init = fcfs_init, .submit = fcfs_submit, .remove = fcfs_remove, .pick = fcfs_pick,
+    .destroy = fcfs_destroy,
+};
+
+const csd_req_stage_ops csd_req_stage_fcfs = {
+    .name = "fcfs", .init = fcfs_init, .destroy = fcfs_destroy, .buffer = fcfs_buffer, .decide = fcfs_decide,
 };

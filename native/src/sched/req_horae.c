@@ -58,7 +58,7 @@ static csd_stage_choice horae_decide(void *state, const csd_core_view *cv) {
     return csd_sreq_ready(cv->reqs[best]) ? csd_stage_process(best) : csd_stage_send(best, 0);
 }
 
-const csd_req_sched_ops csd_req_sched_horae = {
-    .name = "horae", .init = horae_init, .submit = csd_sched_nop_submit, .remove = csd_sched_nop_remove,
+const csd_req_stage_ops csd_req_stage_horae = {
+    .name = "horae", .init = horae_init,
     .destroy = csd_sched_percore_destroy, .buffer = horae_buffer, .decide = horae_decide,
 };

@@ -105,7 +105,7 @@ static csd_stage_choice remus_decide(void *state, const csd_core_view *cv) {
     return csd_stage_wait();                                  /* line 14 */
 }
 
-const csd_req_sched_ops csd_req_sched_remus = {
-    .name = "remus", .own_assignment = 1, .init = remus_init, .submit = csd_sched_nop_submit, .remove = csd_sched_nop_remove,
+const csd_req_stage_ops csd_req_stage_remus = {
+    .name = "remus", .own_assignment = 1, .init = remus_init,
     .destroy = csd_sched_percore_destroy, .buffer = remus_buffer, .decide = remus_decide,
 };

@@ -123,7 +123,7 @@ static csd_stage_choice serico_decide(void *state, const csd_core_view *cv) {
     return best;
 }
 
-const csd_req_sched_ops csd_req_sched_serico = {
-    .name = "serico", .init = serico_init, .submit = csd_sched_nop_submit, .remove = csd_sched_nop_remove,
+const csd_req_stage_ops csd_req_stage_serico = {
+    .name = "serico", .init = serico_init,
     .destroy = csd_sched_percore_destroy, .buffer = serico_buffer, .decide = serico_decide,
 };

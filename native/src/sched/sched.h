@@ -1,12 +1,14 @@
 /* Request-scheduling policies: which tasklet request an embedded core serves next (docs/SCHEDULERS.md).
  *
- * The engine (engine/) keeps the requests and calls a policy through csd_req_sched_ops; the policy
- * sees them only through the views below and keeps its own state. Two issue models call different
- * hooks (engine/issue.h):
- * - batch: pick() chooses, among requests with a ready page, the one an idle core serves;
- * - stage (REMUS, Huang et al. section II-C): buffer() sizes a sub-request's buffer at admission
- *   and decide() chooses an idle core's next stage (send flash requests, process a page, or wait).
- * A policy implements either or both. Each policy is one req_<name>.c; registry.c lists them. */
+ * The engine (engine/) keeps the requests and calls a policy through its issue model's table; the
+ * policy sees them only through the views below and keeps its own state. The two issue models
+ * (engine/issue.h; the parameter issue_model) have a table each:
+ * - batch (csd_req_batch_ops): pick() chooses, among requests with a ready page, the one an idle
+ *   core serves;
+ * - stage (csd_req_stage_ops; REMUS, Huang et al. section II-C): buffer() sizes a sub-request's
+ *   buffer at admission and decide() chooses an idle core's next stage (send flash requests, process
+ *   a page, or wait).
+ * A policy is in either table or both. Each policy is one req_<name>.c; registry.c lists them. */
 #ifndef CSD_SCHED_SCHED_H
 #define CSD_SCHED_SCHED_H
 
@@ -76,11 +78,9 @@ typedef struct csd_stage_choice {
     uint64_t pages;          /* S: pages to send, 0 = all it may (capped by quota, buffer, what is left) */
 } csd_stage_choice;
 
-typedef struct csd_req_sched_ops {
+/* Batch issue's table. */
+typedef struct csd_req_batch_ops {
     const char *name;
-    /* 1: the workload assignment, whole multi-plane reads and chip-aware sends are the policy's own
-     * design (REMUS III-B): the engine uses them whatever baseline_adaptation says */
-    int own_assignment;
     int (*init)(void **state, const csd_params *p);
     /* A new request; 0 or -ENOMEM (the engine then fails the submission). */
     int (*submit)(void *state, csd_isp_req *r, const csd_req_view *v, uint64_t now);
@@ -90,17 +90,30 @@ typedef struct csd_req_sched_ops {
     csd_isp_req *(*pick)(void *state, uint32_t core, uint64_t now,
                          const csd_req_view *(*view)(const csd_isp_req *r));
     void (*destroy)(void *state);
-    /* Stage mode (NULL: the policy has none). Buffer pages for s on core cv->core (>= 1). */
+} csd_req_batch_ops;
+
+/* Stage issue's table. The policy sees requests only as the sub-requests of csd_core_view. */
+typedef struct csd_req_stage_ops {
+    const char *name;
+    /* 1: the workload assignment, whole multi-plane reads and chip-aware sends are the policy's own
+     * design (REMUS III-B): the engine uses them whatever baseline_adaptation says */
+    int own_assignment;
+    int (*init)(void **state, const csd_params *p);
+    void (*destroy)(void *state);
+    /* Buffer pages for s on core cv->core (>= 1). */
     uint64_t (*buffer)(void *state, const csd_core_view *cv, const csd_sreq *s);
     /* The next stage of idle core cv->core. An S with nothing sendable or a P with nothing ready
      * counts as a wait; a wait with nothing in flight on the core while a sub-request could send is
      * turned into an S for the first one that can (the core would never be woken otherwise). */
     csd_stage_choice (*decide)(void *state, const csd_core_view *cv);
-} csd_req_sched_ops;
+} csd_req_stage_ops;
 
-/* The policy named name, or NULL. */
-const csd_req_sched_ops *csd_req_sched_find(const char *name);
-/* The i-th policy (registration order), NULL past the last: the one list of names. */
-const csd_req_sched_ops *csd_req_sched_at(size_t i);
+/* The policy named name in each table, or NULL; the i-th (registration order), NULL past the last. */
+const csd_req_batch_ops *csd_req_batch_find(const char *name);
+const csd_req_batch_ops *csd_req_batch_at(size_t i);
+const csd_req_stage_ops *csd_req_stage_find(const char *name);
+const csd_req_stage_ops *csd_req_stage_at(size_t i);
+/* The i-th request_scheduler of either table, each name once (batch's first), NULL past the last. */
+const char *csd_req_sched_name_at(size_t i);
 
 #endif

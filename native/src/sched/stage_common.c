@@ -15,10 +15,3 @@ int csd_sched_percore_init(void **state, const csd_params *p, uint32_t slots) {
 }
 
 void csd_sched_percore_destroy(void *state) { free(state); }
-
-int csd_sched_nop_submit(void *state, csd_isp_req *r, const csd_req_view *v, uint64_t now) {
-    (void)state; (void)r; (void)v; (void)now;
-    return 0;
-}
-
-void csd_sched_nop_remove(void *state, csd_isp_req *r) { (void)state; (void)r; }

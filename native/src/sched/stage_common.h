@@ -75,8 +75,5 @@ static inline int64_t *csd_sched_slot(void *state, uint32_t core) {
     csd_sched_percore *s = state;
     return &s->a[(size_t)core * s->slots];
 }
-/* Stage-only policies keep their view of the requests in csd_sreq.pol: nothing to do here. */
-int csd_sched_nop_submit(void *state, csd_isp_req *r, const csd_req_view *v, uint64_t now);
-void csd_sched_nop_remove(void *state, csd_isp_req *r);
 
 #endif

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "smartssd/params.h"
+#include "host/reader.h"
 
 #define CSD_IMAGE_VERSION 1u
 #define CSD_SB_BYTES 16384u          /* superblock region */
@@ -95,7 +96,7 @@ typedef struct csd_store {
     struct csd_store_run *runs;   /* read-ahead runs of data pages for csd_store_data_view (store.c) */
     uint64_t run_clock;      /* use stamp of the runs (LRU within a set) */
     int wear_present;        /* the file holds a wear record after the data area */
-    struct csd_store_reader *rd;  /* the reader thread (reader.c), or NULL */
+    csd_reader *rd;          /* the reader thread (host/reader.c), or NULL */
     uint8_t *bzero;          /* per block since this open: 0 unknown, 1 a hole (reads as zeros; the
                               * zero fill waits for its first data write), 2 filled with zeros */
 } csd_store;
@@ -122,9 +123,9 @@ int csd_store_fresh_zero(const csd_store *s, uint64_t ppn);
  * invalidate the buffers they touch). Valid until the next call on s; NULL with *rc = -errno when the
  * read failed, NULL with *rc = 0 when ppn is out of range. */
 const uint8_t *csd_store_data_view(csd_store *s, uint64_t ppn, int *rc);
-/* The reader thread (reader.c): data pages read and checksummed ahead of the engine, on another host
- * thread. Start it once (0 or -errno); csd_store_close stops it. Post the ppns the engine will view,
- * in the order it will view them; csd_store_reader_view returns a posted page's bytes and their
+/* The reader thread (host/reader.h): data pages read and checksummed ahead of the engine, on another
+ * host thread. Start it once (0 or -errno); csd_store_close stops it. Post the ppns the engine will
+ * view, in the order it will view them; csd_store_reader_view returns a posted page's bytes and their
  * CRC-32 (valid until the next call on s, like csd_store_data_view), reading it on the caller's thread
  * when the reader has not, or NULL when the page was not posted or its run was given up (then read it
  * as without the reader). Every write, erase and punch drops the runs it touches, so the bytes are
@@ -133,18 +134,7 @@ int csd_store_reader_start(csd_store *s);
 void csd_store_reader_stop(csd_store *s);
 void csd_store_reader_post(csd_store *s, const uint64_t *ppns, size_t n);
 const uint8_t *csd_store_reader_view(csd_store *s, uint64_t ppn, uint32_t *crc);
-void csd_store_reader_invalidate(csd_store *s, uint64_t first, uint64_t n);
-typedef struct csd_store_reader_stats {
-    uint64_t posts, posts_dropped;   /* ppns posted, and those the full queue dropped */
-    uint64_t posts_skipped;          /* posts the reader left to the engine (no free run) */
-    uint64_t runs_reader, runs_engine, runs_dropped;   /* runs read by each thread; dropped (stale) */
-    uint64_t views_ready, views_serial, waits;   /* views served from runs, not; engine waits */
-    uint64_t sleeps;                 /* times the reader found no post and slept */
-    uint64_t runs_ahead;             /* runs read as a stream's next before their posts (counted in
-                                      * runs_reader or runs_engine too) */
-    uint64_t runs_ahead_unviewed;    /* of those, reused with no page viewed (read for nothing) */
-    uint64_t pages_read;             /* pages in the runs published, by either thread */
-} csd_store_reader_stats;
+typedef csd_reader_stats csd_store_reader_stats;
 void csd_store_reader_stats_get(csd_store *s, csd_store_reader_stats *out);
 /* n consecutive raw OOB records starting at ppn into buf (n * CSD_OOB_BYTES). */
 int csd_store_read_oob(csd_store *s, uint64_t ppn, uint64_t n, void *buf);

@@ -59,7 +59,7 @@ static int ds_finish(void *state, csd_tasklet_io *io) {
 
 static void ds_destroy(void *state) { free(state); }
 
-const csd_tasklet_ops csd_tasklet_dram_scan = {
+static const csd_tasklet_ops csd_tasklet_dram_scan = {
     .name = "dram-scan",
     .summary = "DRAM micro-benchmark (paper V-B-2): `accesses` 4-byte reads + compares per page",
     .init = ds_init,
@@ -67,3 +67,5 @@ const csd_tasklet_ops csd_tasklet_dram_scan = {
     .finish = ds_finish,
     .destroy = ds_destroy,
 };
+
+const csd_builtin csd_builtin_dram_scan = { &csd_tasklet_dram_scan, NULL };

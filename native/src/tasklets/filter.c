@@ -127,7 +127,7 @@ static int filter_record(void *state, csd_tasklet_io *io, const uint8_t *rec, si
 
 static void filter_destroy(void *state) { free(state); }
 
-const csd_tasklet_ops csd_tasklet_filter = {
+static const csd_tasklet_ops csd_tasklet_filter = {
     .name = "filter",
     .summary = "records whose integer field compares true with a value, or the pages holding them "
                "(params: entry_bytes, field_offset, field_width, big_endian, signed, op, value, mode)",
@@ -136,3 +136,5 @@ const csd_tasklet_ops csd_tasklet_filter = {
     .record = filter_record,
     .destroy = filter_destroy,
 };
+
+const csd_builtin csd_builtin_filter = { &csd_tasklet_filter, NULL };

@@ -95,7 +95,7 @@ static int grep_lines(void *state, csd_tasklet_io *io, const uint8_t *p, size_t 
     return 0;
 }
 
-const csd_exec_hooks csd_tasklet_grep_hooks = { .lines = grep_lines };
+static const csd_exec_hooks csd_tasklet_grep_hooks = { .lines = grep_lines };
 
 static int grep_finish(void *state, csd_tasklet_io *io) {
     grep *g = state;
@@ -109,7 +109,7 @@ static int grep_finish(void *state, csd_tasklet_io *io) {
 
 static void grep_destroy(void *state) { free(state); }
 
-const csd_tasklet_ops csd_tasklet_grep = {
+static const csd_tasklet_ops csd_tasklet_grep = {
     .name = "grep",
     .summary = "lines containing a literal pattern: their count or the lines (params: pattern, mode; "
                "runtime keyword overrides pattern)",
@@ -118,3 +118,5 @@ const csd_tasklet_ops csd_tasklet_grep = {
     .finish = grep_finish,
     .destroy = grep_destroy,
 };
+
+const csd_builtin csd_builtin_grep = { &csd_tasklet_grep, &csd_tasklet_grep_hooks };

@@ -316,7 +316,7 @@ static void grep2_destroy(void *state) {
     free(g);
 }
 
-const csd_tasklet_ops csd_tasklet_grep2 = {
+static const csd_tasklet_ops csd_tasklet_grep2 = {
     .name = "grep2",
     .summary = "two-stage pattern matching (2PM): lines holding start[...end], counted or listed; pages "
                "scanned as they land, cut lines combined at the end (params: start, end, mode, stages, "
@@ -327,3 +327,5 @@ const csd_tasklet_ops csd_tasklet_grep2 = {
     .destroy = grep2_destroy,
     .page_scan = grep2_page_scan,
 };
+
+const csd_builtin csd_builtin_grep2 = { &csd_tasklet_grep2, NULL };

@@ -105,8 +105,10 @@ static int knn_finish(void *state, csd_tasklet_io *io) {
     return 0;
 }
 
-const csd_tasklet_ops csd_tasklet_knn = {
+static const csd_tasklet_ops csd_tasklet_knn = {
     .name = "knn",
     .summary = "k nearest neighbours of a query among float32 records (REMUS paper's KNN)",
     .init = knn_init, .record = knn_record, .finish = knn_finish, .destroy = knn_destroy,
 };
+
+const csd_builtin csd_builtin_knn = { &csd_tasklet_knn, NULL };

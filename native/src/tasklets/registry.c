@@ -1,37 +1,40 @@
-/* The table of built-in tasklets. */
+/* The table of built-in tasklets, each with its fast paths. */
+#include <pthread.h>
 #include <string.h>
 
-#include "tasklets/builtin_hooks.h"
+#include "query/plan.h"
+#include "tasklets/registry.h"
 #include "tasklets/tasklets_int.h"
+#include "util/registry.h"
 
-extern const csd_tasklet_ops csd_tasklet_stats, csd_tasklet_knn;   /* REMUS paper's STAT and KNN */
-
-static const csd_tasklet_ops *const builtin[] = {
-    &csd_tasklet_weblog_q1,
-    &csd_tasklet_weblog_q2,
-    &csd_tasklet_filter,
-    &csd_tasklet_grep,
-    &csd_tasklet_grep2,
-    &csd_tasklet_plan,
-    &csd_tasklet_dram_scan,
-    &csd_tasklet_stats,
-    &csd_tasklet_knn,
-    NULL,
+static const csd_builtin *const builtin[] = {
+    &csd_builtin_weblog_q1,
+    &csd_builtin_weblog_q2,
+    &csd_builtin_filter,
+    &csd_builtin_grep,
+    &csd_builtin_grep2,
+    &csd_builtin_plan,
+    &csd_builtin_dram_scan,
+    &csd_builtin_stats,
+    &csd_builtin_knn,
 };
 
-const csd_tasklet_ops *const *csd_tasklets_builtin(void) { return builtin; }
+CSD_REGISTRY_KEYED(csd_builtin, csd_builtin, builtin, ops->name)
 
-const csd_tasklet_ops *csd_tasklet_find(const char *name) {
-    if (!name) return NULL;
-    for (size_t i = 0; builtin[i]; i++)
-        if (!strcmp(builtin[i]->name, name)) return builtin[i];
-    return NULL;
+/* The public list (smartssd/tasklet.h): the registry's ops, NULL-terminated, filled once. */
+static const csd_tasklet_ops *builtin_ops[sizeof builtin / sizeof builtin[0] + 1];
+static pthread_once_t builtin_ops_once = PTHREAD_ONCE_INIT;
+
+static void builtin_ops_fill(void) {
+    for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++) builtin_ops[i] = builtin[i]->ops;
 }
 
-const csd_exec_hooks *csd_tasklet_builtin_hooks(const csd_tasklet_ops *ops) {
-    if (ops == &csd_tasklet_weblog_q1) return &csd_tasklet_weblog_q1_hooks;
-    if (ops == &csd_tasklet_weblog_q2) return &csd_tasklet_weblog_q2_hooks;
-    if (ops == &csd_tasklet_plan) return &csd_tasklet_plan_hooks;
-    if (ops == &csd_tasklet_grep) return &csd_tasklet_grep_hooks;
-    return NULL;
+const csd_tasklet_ops *const *csd_tasklets_builtin(void) {
+    pthread_once(&builtin_ops_once, builtin_ops_fill);
+    return builtin_ops;
+}
+
+const csd_tasklet_ops *csd_tasklet_find(const char *name) {
+    const csd_builtin *b = csd_builtin_find(name);
+    return b ? b->ops : NULL;
 }

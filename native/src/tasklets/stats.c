@@ -96,8 +96,10 @@ static int stats_finish(void *state, csd_tasklet_io *io) {
     return 0;
 }
 
-const csd_tasklet_ops csd_tasklet_stats = {
+static const csd_tasklet_ops csd_tasklet_stats = {
     .name = "stats",
     .summary = "per-column count/min/max/sum of int32 records (REMUS paper's STAT)",
     .init = stats_init, .record = stats_record, .finish = stats_finish, .destroy = stats_destroy,
 };
+
+const csd_builtin csd_builtin_stats = { &csd_tasklet_stats, NULL };

@@ -1,4 +1,5 @@
-/* Shared pieces of the built-in tasklets: their ops tables; parameter parsing and the cost model
+/* Shared pieces of the built-in tasklets: each registers itself as csd_builtin_<name> (its ops and
+ * hooks, runtime/builtin.h), which tasklets/registry.c lists; parameter parsing and the cost model
  * constants are runtime/builtin.h's (shared with query/). */
 #ifndef CSD_TASKLETS_INT_H
 #define CSD_TASKLETS_INT_H
@@ -8,15 +9,9 @@
 #include "smartssd/tasklet.h"
 #include "runtime/builtin.h"
 #include "runtime/exec.h"
-#include "query/plan.h"
 
-extern const csd_tasklet_ops csd_tasklet_weblog_q1;
-extern const csd_tasklet_ops csd_tasklet_weblog_q2;
-extern const csd_tasklet_ops csd_tasklet_filter;
-extern const csd_tasklet_ops csd_tasklet_grep;
-extern const csd_tasklet_ops csd_tasklet_grep2;
-extern const csd_tasklet_ops csd_tasklet_dram_scan;
-/* Built-ins that take a page's whole records or lines in one call (runtime/exec.h hooks) */
-extern const csd_exec_hooks csd_tasklet_weblog_q1_hooks, csd_tasklet_weblog_q2_hooks, csd_tasklet_grep_hooks;
+extern const csd_builtin csd_builtin_weblog_q1, csd_builtin_weblog_q2, csd_builtin_filter, csd_builtin_grep,
+    csd_builtin_grep2, csd_builtin_dram_scan;
+extern const csd_builtin csd_builtin_stats, csd_builtin_knn;   /* REMUS paper's STAT and KNN */
 
 #endif

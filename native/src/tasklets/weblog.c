@@ -155,10 +155,10 @@ static int q2_finish(void *state, csd_tasklet_io *io) {
 
 static void weblog_destroy(void *state) { free(state); }
 
-const csd_exec_hooks csd_tasklet_weblog_q1_hooks = { .records = q1_records };
-const csd_exec_hooks csd_tasklet_weblog_q2_hooks = { .records = q2_records };
+static const csd_exec_hooks csd_tasklet_weblog_q1_hooks = { .records = q1_records };
+static const csd_exec_hooks csd_tasklet_weblog_q2_hooks = { .records = q2_records };
 
-const csd_tasklet_ops csd_tasklet_weblog_q1 = {
+static const csd_tasklet_ops csd_tasklet_weblog_q1 = {
     .name = "weblog-q1",
     .summary = "WorldCup98 log: accesses per region (params: entry_bytes)",
     .init = q1_init,
@@ -167,7 +167,7 @@ const csd_tasklet_ops csd_tasklet_weblog_q1 = {
     .destroy = weblog_destroy,
 };
 
-const csd_tasklet_ops csd_tasklet_weblog_q2 = {
+static const csd_tasklet_ops csd_tasklet_weblog_q2 = {
     .name = "weblog-q2",
     .summary = "WorldCup98 log: accesses per region and file type, top-N types per region "
                "(params: entry_bytes, top_n)",
@@ -176,3 +176,6 @@ const csd_tasklet_ops csd_tasklet_weblog_q2 = {
     .finish = q2_finish,
     .destroy = weblog_destroy,
 };
+
+const csd_builtin csd_builtin_weblog_q1 = { &csd_tasklet_weblog_q1, &csd_tasklet_weblog_q1_hooks };
+const csd_builtin csd_builtin_weblog_q2 = { &csd_tasklet_weblog_q2, &csd_tasklet_weblog_q2_hooks };

@@ -1,7 +1,7 @@
 /* Work done on an embedded core, as the cost model counts it (docs/TIMING-MODEL.md): cycles at
  * core_mhz plus DRAM accesses at dram_access_ns each. */
-#ifndef CSD_ENGINE_COST_H
-#define CSD_ENGINE_COST_H
+#ifndef CSD_UTIL_COST_H
+#define CSD_UTIL_COST_H
 
 #include <stdint.h>
 

@@ -1,25 +1,22 @@
-/* Run-ahead: the device's cores on the host's cores (host_threads > 1). The event engine stays on one
- * thread and decides everything in virtual time; only the pure part of a page, feeding its bytes to the
- * request's work (tasklet state + page -> new state, staged rows, cost), runs on worker threads, in
- * page order per request, as soon as the page's bytes are known. The engine thread reads the bytes
- * (the store and the FTL are not shared with workers), and when the serial engine would feed page k it
- * joins that page's result instead and commits what the page produced. Cost, rows, stops and failures
- * are the serial engine's, consumed in the same event order, so device times and output bytes do not
- * change with the number of threads. A request whose first pages prove cheaper than their hand-off
+/* Run-ahead: the device's cores on the host's cores (host_threads > 1; host/ahead.h). The event
+ * engine stays on one thread and decides everything in virtual time; only the pure part of a page,
+ * feeding its bytes to the request's work (tasklet state + page -> new state, staged rows, cost),
+ * runs on worker threads, in page order per request, as soon as the page's bytes are known. The
+ * engine thread reads the bytes (the store and the FTL are not shared with workers;
+ * engine/runahead.c reads them), and when the serial engine would feed page k it joins that page's
+ * result instead and commits what the page produced. Cost, rows, stops and failures are the serial
+ * engine's, consumed in the same event order, so device times and output bytes do not change with
+ * the number of threads. A request whose first pages prove cheaper than their hand-off
  * (host_ahead_min_ns) goes back to the engine's thread once its pages fed ahead are published. */
-#include "engine/engine_int.h"
+#include "host/ahead.h"
 #include "host/spin.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-/* Pages one request may have loaded and not consumed: up to what the ISP buffer lets be issued ahead
- * (a worker then never waits for slots the engine could fill), at most AHEAD_SLOTS_MAX; slot buffers
- * are allocated as first used, so a short request costs only what it loads. */
-#define AHEAD_SLOTS_MIN 64u
-#define AHEAD_SLOTS_MAX 256u
 /* When the engine must wait for a worker's page, it waits for this many more (or all loaded): one
  * wake-up per batch instead of one per page, which cost the worker more than a cheap page. */
 #define AHEAD_WAKE_BATCH 16u
@@ -33,11 +30,75 @@
 
 enum { PREP_FREE, PREP_BUSY, PREP_DONE, PREP_NONE /* nothing prepared: fed whole */ };
 
+/* Run-ahead of one request: pages' bytes loaded by the caller's (engine's) thread into a ring of slots,
+ * fed to the work on a worker thread in page order; the engine joins each page's result when the
+ * serial engine would feed it. Fields below "guarded by" are guarded by the pool's mutex. */
+typedef struct ahead_slot {
+    uint8_t *buf;
+    size_t len;
+    int read_rc;              /* the page could not be read: not fed, the request fails */
+    int rc, need_more;
+    int prepared;             /* fed with its page prepared apart (work.prepare) */
+    csd_cost cost;
+} ahead_slot;
+
+struct csd_ahead {
+    csd_ahead_pool *pl;
+    csd_ahead_work work;
+    int unahead;              /* the work can go back to the engine's thread (csd_ahead_new) */
+    uint32_t page_bytes;      /* a slot's bytes */
+    csd_ahead_read_fn read;   /* how the engine thread reads a page into a slot */
+    void *read_ctx;
+    uint64_t first;
+    ahead_slot *slot;
+    uint32_t W;               /* slots: pages loaded and not consumed */
+    /* guarded by the pool's mutex */
+    uint64_t loaded;          /* pages (relative) whose bytes are in slots */
+    uint64_t computed;        /* pages fed */
+    int stopped;              /* a feed failed or needs no more: nothing further is fed */
+    int queued, running, cancel, gate_wait;
+    int main_feeding;         /* the engine's own thread feeds the page it joins */
+    uint32_t probed;          /* pages whose feed was timed (host wall time), their time, the slowest's */
+    uint64_t probe_ns, probe_max_ns;
+    int cheap;                /* the others averaged under host_ahead_min_ns: back to the engine's thread */
+    uint32_t min_ns;          /* host_ahead_min_ns */
+    struct csd_ahead *qnext;
+    /* prepared pages (work.prepare): page j (computed <= j < computed + AHEAD_PREP_RING, j <
+     * loaded) prepared by any thread into prep[j % ring] while another feeds the pages before it */
+    int can_prep;
+    uint64_t prep_next;       /* pages below it are claimed (prepared, being prepared or fed whole) */
+    uint32_t preparing;       /* threads preparing one of its pages */
+    void **prep;
+    uint8_t *prep_st;         /* per ring entry: 0 free, 1 being prepared, 2 prepared */
+    uint64_t *prep_ns;        /* its preparation's host wall time (the page's timed feed includes it) */
+    struct csd_ahead *pnext;  /* the pool's requests that take prepare jobs */
+};
+
+struct csd_ahead_pool {
+    pthread_mutex_t mu;
+    pthread_cond_t work_cv;   /* workers: a request has pages to feed, or quit */
+    pthread_cond_t done_cv;   /* the engine: a page was fed, a worker let go, a gate waits */
+    pthread_t *th;
+    uint32_t n;
+    int quit;
+    uint32_t idle;            /* workers waiting for work: a signal only when one can take it */
+    int main_waiting;         /* the engine's thread waits on done_cv: a broadcast only then */
+    /* what the engine waits for when it waits for fed pages: a worker wakes it once wait_a has
+     * computed wait_upto pages (a batch, not every page: a wake-up costs more than most pages) */
+    const struct csd_ahead *wait_a;
+    uint64_t wait_upto;
+    csd_ahead *qhead, *qtail;
+    csd_ahead *preps;         /* requests whose pages workers may prepare (can_prep) */
+    pthread_cond_t prep_cv;   /* a feeder: a page it needs was prepared */
+    int prep_wake;            /* a worker was woken to prepare pages and has not yet woken */
+    uint32_t prep_waiting;    /* feeders waiting on prep_cv */
+};
+
 /* The pool's lock is held briefly (a page claimed or marked fed), but three threads take it several
  * times a page, and a mutex found taken sleeps at once: with two host threads the text plan's workers
  * went to sleep on it about as often as on their condition variables (perf sched_switch), each sleep
  * a wake-up system call on the holder's side. So spin briefly first (host/spin.h). */
-static void pool_lock(csd_pool *pl) { csd_mutex_lock_spin(&pl->mu); }
+static void pool_lock(csd_ahead_pool *pl) { csd_mutex_lock_spin(&pl->mu); }
 
 /* Claim a's next page to prepare, with pl->mu held: its index, or UINT64_MAX when there is none
  * (not loaded yet, too far ahead of the feed, or nothing more is fed). */
@@ -54,7 +115,7 @@ static uint64_t prep_claim(csd_ahead *a) {
 /* Prepare page j of a, claimed; called and returns with pl->mu held. The page's slot keeps its
  * bytes meanwhile: it is reloaded only after the page is consumed, and the page is fed only once
  * it is prepared. */
-static void prep_page(csd_pool *pl, csd_ahead *a, uint64_t j) {
+static void prep_page(csd_ahead_pool *pl, csd_ahead *a, uint64_t j) {
     const uint32_t k = (uint32_t)(j % AHEAD_PREP_RING);
     const ahead_slot *s = &a->slot[j % a->W];
     /* only a page whose feed may be timed needs its preparation timed: probed only grows, so a page
@@ -75,7 +136,7 @@ static void prep_page(csd_pool *pl, csd_ahead *a, uint64_t j) {
     if (a->cancel && pl->main_waiting) pthread_cond_broadcast(&pl->done_cv);
 }
 
-static void pool_enqueue(csd_pool *pl, csd_ahead *a) {
+static void pool_enqueue(csd_ahead_pool *pl, csd_ahead *a) {
     if (a->queued && pl->idle) pthread_cond_signal(&pl->work_cv);
     if (a->queued || a->running || a->stopped || a->cancel || a->cheap || a->computed >= a->loaded) return;
     a->queued = 1;
@@ -85,7 +146,7 @@ static void pool_enqueue(csd_pool *pl, csd_ahead *a) {
     if (pl->idle) pthread_cond_signal(&pl->work_cv);
 }
 
-static void pool_dequeue(csd_pool *pl, csd_ahead *a) {
+static void pool_dequeue(csd_ahead_pool *pl, csd_ahead *a) {
     if (!a->queued) return;
     csd_ahead **pp = &pl->qhead, *prev = NULL;
     while (*pp && *pp != a) {
@@ -102,7 +163,7 @@ static void pool_dequeue(csd_pool *pl, csd_ahead *a) {
 
 /* Feed a's loaded pages in order while nothing stops it; called with pl->mu held, a->running set. At
  * most upto pages (the engine thread helps with one page range; workers take all). */
-static void feed_pages(csd_pool *pl, csd_ahead *a, uint64_t upto) {
+static void feed_pages(csd_ahead_pool *pl, csd_ahead *a, uint64_t upto) {
     while (!a->stopped && !a->cancel && !a->cheap && a->computed < a->loaded && a->computed < upto) {
         uint64_t i = a->computed;
         ahead_slot *s = &a->slot[i % a->W];
@@ -176,7 +237,7 @@ static void feed_pages(csd_pool *pl, csd_ahead *a, uint64_t upto) {
 }
 
 static void *worker_main(void *arg) {
-    csd_pool *pl = arg;
+    csd_ahead_pool *pl = arg;
     pool_lock(pl);
     for (;;) {
         /* a request's in-order feed first; else a page of some request to prepare */
@@ -206,9 +267,9 @@ static void *worker_main(void *arg) {
     return NULL;
 }
 
-static void gate_wait(void *ctx) {
+void csd_ahead_gate_wait(void *ctx) {
     csd_ahead *a = ctx;
-    csd_pool *pl = a->r->e->pool;
+    csd_ahead_pool *pl = a->pl;
     pool_lock(pl);
     if (a->main_feeding) {
         /* the engine's thread feeds the very page it joins: the check can be made exact right here */
@@ -224,11 +285,12 @@ static void gate_wait(void *ctx) {
     pthread_mutex_unlock(&pl->mu);
 }
 
-int csd_eng_pool_create(csd_engine *e) {
-    if (e->p.host_threads <= 1) return 0;
-    csd_pool *pl = calloc(1, sizeof *pl);
+int csd_ahead_pool_create(csd_ahead_pool **out, uint32_t threads) {
+    *out = NULL;
+    if (threads <= 1) return 0;
+    csd_ahead_pool *pl = calloc(1, sizeof *pl);
     if (!pl) return -ENOMEM;
-    pl->th = calloc(e->p.host_threads, sizeof *pl->th);
+    pl->th = calloc(threads, sizeof *pl->th);
     if (!pl->th) {
         free(pl);
         return -ENOMEM;
@@ -237,25 +299,24 @@ int csd_eng_pool_create(csd_engine *e) {
     pthread_cond_init(&pl->work_cv, NULL);
     pthread_cond_init(&pl->done_cv, NULL);
     pthread_cond_init(&pl->prep_cv, NULL);
-    e->pool = pl;
-    /* host_threads counts the engine's own thread: it reads the pages and, while it waits for a fed
+    /* threads counts the engine's own thread: it reads the pages and, while it waits for a fed
      * page, prepares others, so host_threads workers beside it kept one more thread busy than there
      * are cores (two cores: three threads taking turns); host_threads - 1 workers measured 0.95 of
-     * the wall time of a text plan request with two (PERFORMANCE.md) */
-    const uint32_t workers = e->p.host_threads - 1;
+     * the wall time of a text plan request with two (docs/perf-journal.md) */
+    const uint32_t workers = threads - 1;
     for (uint32_t i = 0; i < workers; i++) {
         if (pthread_create(&pl->th[i], NULL, worker_main, pl) != 0) break;
         pl->n++;
     }
     if (pl->n == 0) {
-        csd_eng_pool_destroy(e);   /* no thread to be had: the engine's own thread does it all */
+        csd_ahead_pool_destroy(pl);   /* no thread to be had: the engine's own thread does it all */
         return 0;
     }
+    *out = pl;
     return 0;
 }
 
-void csd_eng_pool_destroy(csd_engine *e) {
-    csd_pool *pl = e->pool;
+void csd_ahead_pool_destroy(csd_ahead_pool *pl) {
     if (!pl) return;
     pool_lock(pl);
     pl->quit = 1;
@@ -268,85 +329,72 @@ void csd_eng_pool_destroy(csd_engine *e) {
     pthread_mutex_destroy(&pl->mu);
     free(pl->th);
     free(pl);
-    e->pool = NULL;
 }
 
-int csd_eng_ahead_attach(csd_engine *e, csd_isp_req *r) {
-    if (!e->pool || !r->work.ahead || !r->work.commit || r->work.stage1) return 0;
+csd_ahead *csd_ahead_new(csd_ahead_pool *pl, const csd_ahead_work *w, uint64_t first, uint32_t slots,
+                         uint32_t page_bytes, uint32_t min_ns, int unahead, csd_ahead_read_fn read, void *read_ctx) {
     csd_ahead *a = calloc(1, sizeof *a);
-    if (!a) return -ENOMEM;
-    a->r = r;
-    a->work = r->work;
-    a->first = r->first;
+    if (!a) return NULL;
+    a->pl = pl;
+    a->work = *w;
+    a->unahead = unahead;
+    a->page_bytes = page_bytes;
+    a->read = read;
+    a->read_ctx = read_ctx;
+    a->first = first;
     /* the first pages are timed wherever they are fed; cheap ones send the request back to the
      * engine's thread (a page there costs less than its copy and hand-off) */
-    a->probed = r->work.unahead && e->p.host_ahead_min_ns ? 0 : AHEAD_PROBE_PAGES;
-    a->min_ns = e->p.host_ahead_min_ns;
-    uint64_t buf_pages = e->p.page_bytes ? e->p.isp_buffer_bytes / e->p.page_bytes : 0;
-    a->W = buf_pages < AHEAD_SLOTS_MIN ? AHEAD_SLOTS_MIN : buf_pages > AHEAD_SLOTS_MAX ? AHEAD_SLOTS_MAX : (uint32_t)buf_pages;
+    a->probed = min_ns ? 0 : AHEAD_PROBE_PAGES;
+    a->min_ns = min_ns;
+    a->W = slots;
     a->slot = calloc(a->W, sizeof *a->slot);
     if (!a->slot) {
         free(a);
-        return -ENOMEM;
+        return NULL;
     }
-    if (r->work.prep_new && r->work.prep_free && r->work.prepare && r->work.feed_prepared) {
+    if (w->prep_new && w->prep_free && w->prepare && w->feed_prepared) {
         a->prep = calloc(AHEAD_PREP_RING, sizeof *a->prep);
         a->prep_st = calloc(AHEAD_PREP_RING, sizeof *a->prep_st);
         a->prep_ns = calloc(AHEAD_PREP_RING, sizeof *a->prep_ns);
         a->can_prep = a->prep && a->prep_st && a->prep_ns;   /* else its pages are fed whole */
     }
-    csd_ahead_gate g = { gate_wait, a };
-    if (r->work.ahead(r->work.arg, &g) != 1) {
-        free(a->prep), free(a->prep_st), free(a->prep_ns);
-        free(a->slot);
-        free(a);
-        return 0;   /* this work runs on the engine's thread */
-    }
-    r->ah = a;
+    return a;
+}
+
+void csd_ahead_start(csd_ahead *a) {
     if (a->can_prep) {
-        csd_pool *pl = e->pool;
+        csd_ahead_pool *pl = a->pl;
         pool_lock(pl);
         a->pnext = pl->preps;
         pl->preps = a;
         pthread_mutex_unlock(&pl->mu);
     }
-    return 0;
 }
 
-void csd_eng_ahead_load(csd_engine *e, csd_isp_req *r) {
-    csd_ahead *a = r->ah;
-    if (!a || r->dead) return;
-    csd_pool *pl = e->pool;
+void csd_ahead_load(csd_ahead *a, uint64_t consumed, uint64_t avail, uint64_t issued) {
+    csd_ahead_pool *pl = a->pl;
     /* loaded is written on this thread only: whether there is a page to load needs no lock (this
      * runs before every join, and most joins load nothing) */
     uint64_t loaded = a->loaded;
     /* slot k % W is free once page k - W is consumed */
-    uint64_t lim = r->fed_next + a->W, n = 0;
-    if (loaded >= r->issue_next || loaded >= csd_eng_req_pages(r) || loaded >= lim) return;
+    uint64_t lim = consumed + a->W, n = 0;
+    if (loaded >= avail || loaded >= lim) return;
     pool_lock(pl);
     uint64_t stopped = a->stopped || a->cheap;
     pthread_mutex_unlock(&pl->mu);
     if (stopped) return;   /* a cheap request's next pages are the engine's to read */
     int no_mem = 0;
-    while (loaded + n < r->issue_next && loaded + n < csd_eng_req_pages(r) && loaded + n < lim) {
+    while (loaded + n < avail && loaded + n < lim) {
         uint64_t i = loaded + n;
         ahead_slot *s = &a->slot[i % a->W];
-        s->len = r->first + i == r->max_page ? r->last_len : e->p.page_bytes;
+        s->len = 0;
         s->read_rc = 0;
-        if (!s->buf && !(s->buf = malloc(e->p.page_bytes)) && a->work.unahead) {
+        if (!s->buf && !(s->buf = malloc(a->page_bytes)) && a->unahead) {
             no_mem = 1;   /* no slot: the request goes back to the engine's thread, which needs none */
             break;
         }
-        if (!s->buf) {
-            s->read_rc = -ENOMEM;   /* fails the request at this page, as a read error would */
-        } else if (r->ppn[i] == CSD_PPN_NONE) {
-            memset(s->buf, 0, e->p.page_bytes);
-        } else {
-            const uint8_t *data;
-            int rc = csd_eng_page_bytes(r, i, s->buf, &data);
-            if (!rc && data != s->buf) memcpy(s->buf, data, e->p.page_bytes);
-            s->read_rc = rc < 0 ? rc : 0;
-        }
+        if (!s->buf) s->read_rc = -ENOMEM;   /* fails the request at this page, as a read error would */
+        else s->read_rc = a->read(a->read_ctx, i, s->buf, &s->len);
         n++;
     }
     if (no_mem) {
@@ -359,7 +407,7 @@ void csd_eng_ahead_load(csd_engine *e, csd_isp_req *r) {
     a->loaded += n;
     /* wake a worker for 2 * AHEAD_WAKE_BATCH pages at a time (or the request's last pages), not
      * page by page: a wake-up costs more than most tasklets spend on a page */
-    if (a->loaded - a->computed >= 2 * AHEAD_WAKE_BATCH || a->loaded >= r->issue_next) {
+    if (a->loaded - a->computed >= 2 * AHEAD_WAKE_BATCH || a->loaded >= issued) {
         pool_enqueue(pl, a);
         /* a second idle worker prepares the pages the first one feeds */
         if (a->can_prep && pl->idle && !pl->prep_wake && a->prep_next < a->loaded) {
@@ -370,26 +418,18 @@ void csd_eng_ahead_load(csd_engine *e, csd_isp_req *r) {
     pthread_mutex_unlock(&pl->mu);
 }
 
-void csd_eng_ahead_settle(csd_engine *e, csd_isp_req *r) {
-    csd_ahead *a = r->ah;
-    csd_pool *pl = e->pool;
+int csd_ahead_settled(csd_ahead *a, uint64_t consumed) {
+    csd_ahead_pool *pl = a->pl;
     pool_lock(pl);
     /* not while a page is being fed: cheap set for want of memory does not stop a feed under way,
      * whose page the engine then takes as computed */
-    int back = a->cheap && a->computed == r->fed_next && !a->running;
+    int back = a->cheap && a->computed == consumed && !a->running;
     pthread_mutex_unlock(&pl->mu);
-    if (!back) return;
-    /* every page computed ahead is published: the work returns to the engine's thread, which
-     * reads and feeds page fed_next as the serial engine does */
-    csd_eng_ahead_detach(e, r);
-    r->work.unahead(r->work.arg);
+    return back;
 }
 
-int csd_eng_ahead_join(csd_engine *e, csd_isp_req *r, uint64_t rel, csd_cost *cost, int *need_more, int *read_rc,
-                       int *prepared) {
-    csd_ahead *a = r->ah;
-    csd_pool *pl = e->pool;
-    csd_eng_ahead_load(e, r);
+int csd_ahead_join(csd_ahead *a, uint64_t rel, csd_cost *cost, int *need_more, int *read_rc, int *prepared) {
+    csd_ahead_pool *pl = a->pl;
     if (__atomic_load_n(&a->computed, __ATOMIC_ACQUIRE) > rel) {
         /* fed already: its slot is final (reloaded only by this thread, after the page is consumed),
          * so no lock; the lock on every page kept three threads' caches trading its line */
@@ -453,10 +493,9 @@ int csd_eng_ahead_join(csd_engine *e, csd_isp_req *r, uint64_t rel, csd_cost *co
     return rc;
 }
 
-void csd_eng_ahead_detach(csd_engine *e, csd_isp_req *r) {
-    csd_ahead *a = r->ah;
+void csd_ahead_free(csd_ahead *a) {
     if (!a) return;
-    csd_pool *pl = e->pool;
+    csd_ahead_pool *pl = a->pl;
     pool_lock(pl);
     a->cancel = 1;
     pool_dequeue(pl, a);
@@ -479,5 +518,4 @@ void csd_eng_ahead_detach(csd_engine *e, csd_isp_req *r) {
     free(a->prep), free(a->prep_st), free(a->prep_ns);
     free(a->slot);
     free(a);
-    r->ah = NULL;
 }

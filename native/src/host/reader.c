@@ -1,4 +1,5 @@
-/* The reader thread: data pages read and checksummed ahead of the engine, off its thread.
+/* The reader thread: data pages read and checksummed ahead of the engine, off its thread (host/reader.h;
+ * the store starts it, store/store.c).
  *
  * The engine posts the physical pages it will read, in the order it will read them (a request's pages
  * as they are issued). A reader thread takes the posts in order and reads each one's run of up to
@@ -20,7 +21,7 @@
  * data area (all on the engine's thread) drops the runs it touches, and one being read meanwhile is
  * marked stale and dropped when its read returns. So a view returns the bytes a serial read at that
  * moment would, and the CRC is compared by the caller exactly as for a serial read. */
-#include "store/store.h"
+#include "host/reader.h"
 #include "host/spin.h"
 
 #include <errno.h>
@@ -31,7 +32,7 @@
 
 #define RD_SETS 32u
 #define RD_WAYS 16u          /* a scan's streams (one per unit) share sets: each needs one or two runs */
-#define RD_MAX 8u            /* pages per run: the serial read-ahead's (store.c, measured there) */
+#define RD_MAX 8u            /* pages per run: the serial read-ahead's (store/store.c, measured there) */
 #define RD_QUEUE 4096u       /* posted pages not yet taken; posts past it are dropped (read serially) */
 #define RD_SCAN 1024u        /* posts the engine looks through for the page it needs */
 #define RD_NONE UINT64_MAX
@@ -57,8 +58,8 @@ typedef struct rd_run {
     uint8_t *buf;
 } rd_run;
 
-struct csd_store_reader {
-    csd_store *s;
+struct csd_reader {
+    csd_reader_file f;
     pthread_t th;
     pthread_mutex_t mu;
     pthread_cond_t work_cv;  /* the reader: posts, or quit */
@@ -75,7 +76,7 @@ struct csd_store_reader {
     int posted_any;          /* the engine's thread only: a post was ever made */
     uint64_t views_unposted; /* the engine's thread only: views before any post, read serially */
     rd_run runs[RD_SETS * RD_WAYS];
-    csd_store_reader_stats st;
+    csd_reader_stats st;
 };
 
 /* A run untouched for this many views and reads is given up though posts for it were not viewed
@@ -83,32 +84,32 @@ struct csd_store_reader {
  * holds. */
 #define RD_LAG (2u * RD_QUEUE)
 
-static uint64_t blk(const csd_store *s, uint64_t ppn) { return ppn / s->l.pages_per_block; }
+static uint64_t blk(const csd_reader *rd, uint64_t ppn) { return ppn / rd->f.pages_per_block; }
 
 /* The lock is held for well under a microsecond at a time (a lookup, a run claimed or published),
  * but a plain mutex found taken puts the caller to sleep at once and its holder into the kernel to
  * wake it: the engine's views and the reader's publishing met that way often enough for the futex
  * sleeps and wake-ups to take about 14 % of weblog-q1's samples with two host threads (perf). So spin
  * briefly first (host/spin.h). */
-static void rd_lock(struct csd_store_reader *rd) { csd_mutex_lock_spin(&rd->mu); }
+static void rd_lock(csd_reader *rd) { csd_mutex_lock_spin(&rd->mu); }
 
-static rd_run *set_of(struct csd_store_reader *rd, uint64_t ppn) {
-    uint64_t h = blk(rd->s, ppn) * 0x9e3779b97f4a7c15ull;
+static rd_run *set_of(csd_reader *rd, uint64_t ppn) {
+    uint64_t h = blk(rd, ppn) * 0x9e3779b97f4a7c15ull;
     return &rd->runs[(h >> 40) % RD_SETS * RD_WAYS];
 }
 
-static rd_run **hold_slot(struct csd_store_reader *rd, uint64_t ppn) {
-    return &rd->held[(blk(rd->s, ppn) * 0x9e3779b97f4a7c15ull >> 40) % RD_HOLD];
+static rd_run **hold_slot(csd_reader *rd, uint64_t ppn) {
+    return &rd->held[(blk(rd, ppn) * 0x9e3779b97f4a7c15ull >> 40) % RD_HOLD];
 }
 
-static rd_run *find(struct csd_store_reader *rd, uint64_t ppn) {
+static rd_run *find(csd_reader *rd, uint64_t ppn) {
     rd_run *set = set_of(rd, ppn);
     for (uint32_t w = 0; w < RD_WAYS; w++)
         if (set[w].state != RD_EMPTY && ppn - set[w].base < set[w].n) return &set[w];
     return NULL;
 }
 
-static int reusable(const struct csd_store_reader *rd, const rd_run *r) {
+static int reusable(const csd_reader *rd, const rd_run *r) {
     if (r->state == RD_EMPTY) return 1;
     /* every page viewed; or untouched for long (its last pages were never posted or viewed) */
     return r->state == RD_READY && r != rd->pinned && (r->viewed == (uint8_t)((1u << r->n) - 1) || r->used + RD_LAG < rd->clock);
@@ -116,8 +117,7 @@ static int reusable(const struct csd_store_reader *rd, const rd_run *r) {
 
 /* Take a run for posted ppn (mu held): RD_READING, to be read by the caller. NULL when every run of
  * its set is in use. */
-static rd_run *claim(struct csd_store_reader *rd, uint64_t ppn, int ahead) {
-    csd_store *s = rd->s;
+static rd_run *claim(csd_reader *rd, uint64_t ppn, int ahead) {
     rd_run *set = set_of(rd, ppn), *v = NULL;
     /* a buffer used last is likeliest still in the caches: an empty run with a buffer first, then
      * the run viewed last, then a run never used (a new buffer), then one given up */
@@ -137,8 +137,8 @@ static rd_run *claim(struct csd_store_reader *rd, uint64_t ppn, int ahead) {
     uint32_t len = 1;
     for (uint32_t w = 0; w < RD_WAYS; w++)
         if (set[w].state != RD_EMPTY && set[w].base + set[w].n == ppn && set[w].next_len > len) len = set[w].next_len;
-    uint64_t b = blk(s, ppn), end = (b + 1) * s->l.pages_per_block;
-    if (end > s->l.physical_pages) end = s->l.physical_pages;
+    uint64_t b = blk(rd, ppn), end = (b + 1) * rd->f.pages_per_block;
+    if (end > rd->f.pages) end = rd->f.pages;
     if (len > end - ppn) len = (uint32_t)(end - ppn);
     v->next_len = len * 2 < RD_MAX ? len * 2 : RD_MAX;
     v->base = ppn;
@@ -152,7 +152,7 @@ static rd_run *claim(struct csd_store_reader *rd, uint64_t ppn, int ahead) {
     return v;
 }
 
-/* len bytes at off of the image (store.c calls this file: the reader reads the file itself) */
+/* len bytes at off of the file (the reader reads the file itself, on its thread) */
 static int read_at(int fd, uint8_t *p, size_t len, uint64_t off) {
     while (len) {
         ssize_t n = pread(fd, p, len, (off_t)off);
@@ -166,17 +166,16 @@ static int read_at(int fd, uint8_t *p, size_t len, uint64_t off) {
 }
 
 /* Read a claimed run (mu not held) and publish it (mu held again on return). */
-static void fill(struct csd_store_reader *rd, rd_run *r, int by_engine) {
-    csd_store *s = rd->s;
-    const uint64_t pb = s->l.page_bytes;
+static void fill(csd_reader *rd, rd_run *r, int by_engine) {
+    const uint64_t pb = rd->f.page_bytes;
     uint64_t base = r->base;
     uint32_t n = r->n;
     pthread_mutex_unlock(&rd->mu);
     int rc = 0;
     if (!r->buf && !(r->buf = malloc(RD_MAX * pb))) rc = -ENOMEM;
-    if (!rc) rc = read_at(s->fd, r->buf, n * pb, s->l.data_off + base * pb);
+    if (!rc) rc = read_at(rd->f.fd, r->buf, n * pb, rd->f.data_off + base * pb);
     if (!rc)
-        for (uint32_t k = 0; k < n; k++) r->crc[k] = csd_crc32(0, r->buf + k * pb, pb);
+        for (uint32_t k = 0; k < n; k++) r->crc[k] = rd->f.crc(0, r->buf + k * pb, pb);
     rd_lock(rd);
     /* a failed read is not published: the engine's own read of the page reports it */
     if (rc || r->stale) {
@@ -192,14 +191,14 @@ static void fill(struct csd_store_reader *rd, rd_run *r, int by_engine) {
 }
 
 /* The oldest post not taken (mu held): its ppn, or RD_NONE. Posts taken by the engine are skipped. */
-static uint64_t head(struct csd_store_reader *rd) {
+static uint64_t head(csd_reader *rd) {
     while (rd->qhead < rd->qtail && rd->q[rd->qhead % RD_QUEUE] == RD_NONE) rd->qhead++;
     return rd->qhead < rd->qtail ? rd->q[rd->qhead % RD_QUEUE] : RD_NONE;
 }
 
 /* Take the oldest post (mu held): 1 when it was handled (read by the caller, or already in a run), 0
  * when there is none or its set has no free run. */
-static int take_one(struct csd_store_reader *rd, int by_engine) {
+static int take_one(csd_reader *rd, int by_engine) {
     uint64_t ppn = head(rd);
     if (ppn == RD_NONE) return 0;
     rd_run *r = find(rd, ppn);
@@ -219,9 +218,9 @@ static int take_one(struct csd_store_reader *rd, int by_engine) {
  * to be read ahead of its post. Posts come with the issue window (a batch of pages a stream), while a
  * stream's run covers up to RD_MAX of its pages: without this, every stream's next run was posted in
  * the same batch and read by both threads at once, and the reader slept through the batches between. */
-static void queue_next(struct csd_store_reader *rd, const rd_run *r) {
+static void queue_next(csd_reader *rd, const rd_run *r) {
     uint64_t ppn = r->base + r->n;
-    if (ppn % rd->s->l.pages_per_block == 0 || ppn >= rd->s->l.physical_pages) return;
+    if (ppn % rd->f.pages_per_block == 0 || ppn >= rd->f.pages) return;
     if (rd->next_tail - rd->next_head == RD_NEXT) return;   /* full: left to its post */
     rd->next[rd->next_tail++ % RD_NEXT] = ppn;
     /* a wake-up costs the engine's thread a system call: wake the reader for a few runs at once */
@@ -230,7 +229,7 @@ static void queue_next(struct csd_store_reader *rd, const rd_run *r) {
 
 /* Read the oldest queued next run (mu held): 1 when one was taken (read by the caller, already in a
  * run, or dropped: its set had no free run), 0 when none is queued. */
-static int take_next(struct csd_store_reader *rd, int by_engine) {
+static int take_next(csd_reader *rd, int by_engine) {
     if (rd->next_head == rd->next_tail) return 0;
     uint64_t ppn = rd->next[rd->next_head++ % RD_NEXT];
     /* still wanted: the engine still views the run it continues (it holds it: it has not gone on to
@@ -244,7 +243,7 @@ static int take_next(struct csd_store_reader *rd, int by_engine) {
 }
 
 static void *reader_main(void *arg) {
-    struct csd_store_reader *rd = arg;
+    csd_reader *rd = arg;
     pthread_mutex_lock(&rd->mu);
     while (!rd->quit) {
         if (take_one(rd, 0)) continue;
@@ -265,11 +264,11 @@ static void *reader_main(void *arg) {
     return NULL;
 }
 
-int csd_store_reader_start(csd_store *s) {
-    if (s->rd) return 0;
-    struct csd_store_reader *rd = calloc(1, sizeof *rd);
+int csd_reader_start(csd_reader **out, const csd_reader_file *f) {
+    *out = NULL;
+    csd_reader *rd = calloc(1, sizeof *rd);
     if (!rd) return -ENOMEM;
-    rd->s = s;
+    rd->f = *f;
     pthread_mutex_init(&rd->mu, NULL);
     pthread_cond_init(&rd->work_cv, NULL);
     pthread_cond_init(&rd->done_cv, NULL);
@@ -280,12 +279,11 @@ int csd_store_reader_start(csd_store *s) {
         free(rd);
         return -EAGAIN;
     }
-    s->rd = rd;
+    *out = rd;
     return 0;
 }
 
-void csd_store_reader_stop(csd_store *s) {
-    struct csd_store_reader *rd = s->rd;
+void csd_reader_stop(csd_reader *rd) {
     if (!rd) return;
     pthread_mutex_lock(&rd->mu);
     rd->quit = 1;
@@ -297,27 +295,24 @@ void csd_store_reader_stop(csd_store *s) {
     pthread_cond_destroy(&rd->work_cv);
     pthread_mutex_destroy(&rd->mu);
     free(rd);
-    s->rd = NULL;
 }
 
-void csd_store_reader_post(csd_store *s, const uint64_t *ppns, size_t n) {
-    struct csd_store_reader *rd = s->rd;
+void csd_reader_post(csd_reader *rd, const uint64_t *ppns, size_t n) {
     if (!rd || !n) return;
     rd->posted_any = 1;
     rd_lock(rd);
     size_t k = 0;
     for (; k < n && rd->qtail - rd->qhead < RD_QUEUE; k++)
-        if (ppns[k] < s->l.physical_pages) rd->q[rd->qtail++ % RD_QUEUE] = ppns[k];
+        if (ppns[k] < rd->f.pages) rd->q[rd->qtail++ % RD_QUEUE] = ppns[k];
     rd->st.posts += k;
     rd->st.posts_dropped += n - k;
     if (rd->idle) pthread_cond_signal(&rd->work_cv);
     pthread_mutex_unlock(&rd->mu);
 }
 
-void csd_store_reader_invalidate(csd_store *s, uint64_t first, uint64_t n) {
-    struct csd_store_reader *rd = s->rd;
+void csd_reader_invalidate(csd_reader *rd, uint64_t first, uint64_t n) {
     if (!rd || !n) return;
-    const uint64_t ppb = s->l.pages_per_block;
+    const uint64_t ppb = rd->f.pages_per_block;
     pthread_mutex_lock(&rd->mu);
     for (uint64_t b = first / ppb; b <= (first + n - 1) / ppb; b++) {
         rd_run *set = set_of(rd, b * ppb);
@@ -339,7 +334,7 @@ void csd_store_reader_invalidate(csd_store *s, uint64_t first, uint64_t n) {
 
 /* Find post ppn among the first RD_SCAN not taken and take it for the engine: 1, or 0 when it is not
  * there. */
-static int take_post(struct csd_store_reader *rd, uint64_t ppn) {
+static int take_post(csd_reader *rd, uint64_t ppn) {
     head(rd);
     uint64_t lim = rd->qtail - rd->qhead < RD_SCAN ? rd->qtail : rd->qhead + RD_SCAN;
     for (uint64_t i = rd->qhead; i < lim; i++)
@@ -351,16 +346,15 @@ static int take_post(struct csd_store_reader *rd, uint64_t ppn) {
     return 0;
 }
 
-const uint8_t *csd_store_reader_view(csd_store *s, uint64_t ppn, uint32_t *crc) {
-    struct csd_store_reader *rd = s->rd;
-    if (!rd || ppn >= s->l.physical_pages) return NULL;
+const uint8_t *csd_reader_view(csd_reader *rd, uint64_t ppn, uint32_t *crc) {
+    if (!rd || ppn >= rd->f.pages) return NULL;
     rd_run **h = hold_slot(rd, ppn), *held = *h;
     if (held && ppn - held->base < held->n) {
         /* a held run's base, n, bytes and CRCs do not change while it is held */
         held->viewed |= (uint8_t)(1u << (ppn - held->base));
         rd->views_held++;
         *crc = held->crc[ppn - held->base];
-        return held->buf + (ppn - held->base) * s->l.page_bytes;
+        return held->buf + (ppn - held->base) * rd->f.page_bytes;
     }
     if (!rd->posted_any) {
         /* nothing posted yet (a run-ahead request's pages are not): no run can hold the page, and
@@ -384,7 +378,7 @@ const uint8_t *csd_store_reader_view(csd_store *s, uint64_t ppn, uint32_t *crc) 
             r->viewed |= (uint8_t)(1u << (ppn - r->base));
             r->used = ++rd->clock;
             *crc = r->crc[ppn - r->base];
-            out = r->buf + (ppn - r->base) * s->l.page_bytes;
+            out = r->buf + (ppn - r->base) * rd->f.page_bytes;
             rd->st.views_ready++;
             break;
         }
@@ -409,8 +403,7 @@ const uint8_t *csd_store_reader_view(csd_store *s, uint64_t ppn, uint32_t *crc) 
     return out;
 }
 
-void csd_store_reader_stats_get(csd_store *s, csd_store_reader_stats *out) {
-    struct csd_store_reader *rd = s->rd;
+void csd_reader_stats_get(csd_reader *rd, csd_reader_stats *out) {
     memset(out, 0, sizeof *out);
     if (!rd) return;
     pthread_mutex_lock(&rd->mu);
