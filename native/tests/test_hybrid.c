@@ -768,8 +768,25 @@ static void test_bad_hint(void) {
     CHECK_EQ_INT(csd_ftl_close(f), 0);
 }
 
+/* Setting combo_small_bytes leaves the switch after it alone (it was written as 8 bytes over a 4-byte
+ * field, so a sweep point that set it after level_balance_ours = 1 ran the literal Algorithm 3). */
+static void test_params_switches(void) {
+    csd_params p;
+    char err[256];
+    CHECK_EQ_INT(csd_params_preset(&p, "hybrid"), 0);
+    CHECK_EQ_INT(csd_params_set(&p, "level_balance_ours", "1", err, sizeof err), 0);
+    CHECK_EQ_INT(csd_params_set(&p, "level_migrate_any", "1", err, sizeof err), 0);
+    CHECK_EQ_INT(csd_params_set(&p, "combo_small_bytes", "65536", err, sizeof err), 0);
+    CHECK_EQ_INT(p.level_balance_ours, 1);
+    CHECK_EQ_INT(p.level_migrate_any, 1);
+    CHECK_EQ_U64(p.combo_small_bytes, 65536);
+    CHECK_EQ_INT(csd_params_set(&p, "combo_small_bytes", "4294967296", err, sizeof err), -EINVAL);
+    CHECK_EQ_INT(p.level_balance_ours, 1);
+}
+
 int main(void) {
     DIR_ = csd_test_dir("test_hybrid");
+    test_params_switches();
     test_times();
     test_layout();
     test_level_decisions();

@@ -97,7 +97,7 @@ static const field FIELDS[] = {
     FLD(pe_cycles_tlc, F_U32, "cycles"),
     FLD(gc_free_pct, F_U32, "percent"),
     FLD(level_balance_weight_pct, F_U32, "percent"),
-    FLD(combo_small_bytes, F_BYTES, "bytes"),
+    FLD(combo_small_bytes, F_U32, "bytes"),   /* a uint32_t: F_BYTES would write 8 bytes over the next field */
     FLD(level_balance_ours, F_U32, "bool"),
     FLD(level_migrate_any, F_U32, "bool"),
     FLD(gc_free_device, F_U32, "bool"),
