@@ -19,8 +19,8 @@ Table 4's 32,768 blocks (4,096 per plane), 16 KiB pages and 20% over-provisionin
    SLC share of the host's writes and reads (Fig. 10), each for the literal and our variant.
 
 --sweep (fill-random at 10% SLC only) varies what the paper leaves open: channel speed, request size,
-write-ahead log, GC reserve per plane or device-wide, ComboFTL's threshold (bench/hybrid_sweep.py);
-written to out/bench/hybrid/sweep/.
+write-ahead log, GC reserve per plane or device-wide, ComboFTL's threshold, and (a what-if) a balance aiming
+below Algorithm 3's phi (bench/hybrid_sweep.py); written to out/bench/hybrid/sweep/.
 
 Arguments: --scale S (1/S; S divides 256: 256, 128, 64, ...; results of another scale than 256 go to
 out/bench/hybrid/scale-S/), --quick (a smoke test, out/bench/hybrid/quick/: 1/1024 records and RocksDB sizes
