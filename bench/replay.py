@@ -1,6 +1,6 @@
 """bench replay: `csd replay` end to end, as a user runs it, on 25,000-request block traces.
 
-    bin/smartssd bench replay [--requests N] [--runs R]
+    bin/smartssd bench replay [--requests N] [--runs R] [--realtime]
 
 Two traces in DiskSim / MQSim ASCII format, generated here (seed 1; synthetic, shaped like the
 traces simulators are compared on, not those traces): `reads`, 25,000 random reads of 8-32 KiB
@@ -15,7 +15,12 @@ against the data prefill and the trace's writes storing their fill pattern (what
 before: `--prefill --write-data pattern`). Wall time (the machine is shared: see the CPU columns) and
 CPU time (user + system, the launcher and csd) per run; the median of R runs (default 5). Headline:
 requests per second of wall time end to end on `reads` with `--prefill=map` (goal: 150,000, what
-MQSim manages on such a trace). results.csv, replay.png, summary.json.
+MQSim manages on such a trace). results.csv, replay.png, summary.json; each row carries the 1-minute
+load average before its runs.
+
+--realtime runs each timed command under `chrt --fifo 10` (root or CAP_SYS_NICE): on a machine other
+work shares, the command then has a core whenever it can run, so its wall time is what a quiet machine
+would give (waits for the disk still count) rather than the queue for the CPU.
 """
 import json
 import os
@@ -51,13 +56,14 @@ def cpu_children():
     return r.ru_utime + r.ru_stime
 
 
-def one(img, trace, extra):
+def one(img, trace, extra, prefix=()):
     if os.path.exists(img):
         os.remove(img)
     subprocess.run([LAUNCHER, "csd", "format", img, "--capacity", "2G", "--preset", "smartssd-paper"], check=True,
                    capture_output=True)
     c0, t0 = cpu_children(), time.perf_counter()
-    p = subprocess.run([LAUNCHER, "csd", "replay", img, trace, *extra, "--json"], capture_output=True, text=True)
+    p = subprocess.run([*prefix, LAUNCHER, "csd", "replay", img, trace, *extra, "--json"], capture_output=True,
+                       text=True)
     wall, cpu = time.perf_counter() - t0, cpu_children() - c0
     if p.returncode:
         sys.exit(f"csd replay {trace} {' '.join(extra)}: exit {p.returncode}\n{p.stderr}")
@@ -67,6 +73,9 @@ def one(img, trace, extra):
 def main(b):
     n = int(b.args[b.args.index("--requests") + 1]) if "--requests" in b.args else 25000
     runs = int(b.args[b.args.index("--runs") + 1]) if "--runs" in b.args else 5
+    prefix = ("chrt", "--fifo", "10") if "--realtime" in b.args else ()
+    if prefix and subprocess.run([*prefix, "true"], capture_output=True).returncode:
+        sys.exit("bench replay --realtime: chrt --fifo needs root or CAP_SYS_NICE")
     data = os.path.join(b.out, "data")
     os.makedirs(data, exist_ok=True)
     img = os.path.join(data, "dev.img")
@@ -76,9 +85,9 @@ def main(b):
         trace = os.path.join(data, f"{kind}-{n}.disksim")
         gen(trace, n, kind)
         for mode, extra in modes.items():
-            walls, cpus, last = [], [], None
+            walls, cpus, last, load = [], [], None, os.getloadavg()[0]
             for _ in range(runs):
-                wall, cpu, last = one(img, trace, extra)
+                wall, cpu, last = one(img, trace, extra, prefix)
                 walls.append(wall)
                 cpus.append(cpu)
             wall, cpu = statistics.median(walls), statistics.median(cpus)
@@ -88,7 +97,8 @@ def main(b):
                          "parse_s": round(last["parse_wall_s"], 4), "prefill_s": round(last["prefill_wall_s"], 4),
                          "replay_s": round(last["replay_wall_s"], 4), "prefilled_lbas": last["prefilled_lbas"],
                          "flash_commands": last["flash_commands"], "device_s": round(last["device_s"], 6),
-                         "read_mean_us": round(last["latency"]["read"]["mean_us"], 1)})
+                         "read_mean_us": round(last["latency"]["read"]["mean_us"], 1),
+                         "load1": round(load, 1), "realtime": bool(prefix)})
             series.setdefault(mode, ([], []))
             series[mode][0].append(kind)
             series[mode][1].append(n / wall)
@@ -97,15 +107,16 @@ def main(b):
         a, z = [r for r in rows if r["trace"] == kind]
         assert (a["device_s"], a["read_mean_us"]) == (z["device_s"], z["read_mean_us"]), (a, z)
     b.write_csv(rows)
-    b.plot("replay.png", f"csd replay end to end, {n} requests, smartssd-paper (median of {runs})", "trace",
+    rt = ", SCHED_FIFO" if prefix else ""
+    b.plot("replay.png", f"csd replay end to end, {n} requests, smartssd-paper (median of {runs}{rt})", "trace",
            "requests per second of wall time", series, kind="bar")
     head = next(r for r in rows if r["trace"] == "reads" and r["mode"] == "prefill=map")
     b.headline("requests per wall second, reads trace, --prefill=map (goal 150000)", head["requests_per_wall_s"],
-               "requests/s")
+               "requests/s", load1=head["load1"], realtime=bool(prefix))
     b.headline("requests per CPU second, reads trace, --prefill=map", head["requests_per_cpu_s"], "requests/s")
     for r in rows:
         if r is not head:
             b.headline(f"requests per wall second, {r['trace']} trace, {r['mode']}", r["requests_per_wall_s"],
                        "requests/s")
     b.finish(rows, ["trace", "mode", "wall_s", "wall_min_s", "cpu_s", "requests_per_wall_s", "requests_per_cpu_s",
-                    "prefill_s", "replay_s", "prefilled_lbas", "device_s", "read_mean_us"])
+                    "prefill_s", "replay_s", "prefilled_lbas", "device_s", "read_mean_us", "load1"])

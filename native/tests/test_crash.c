@@ -7,16 +7,20 @@
  * Two ways to die:
  *  - timed: the parent sends SIGKILL after a random delay (what a user's kill -9 does);
  *  - at a write: this test interposes pwrite() and fallocate() (the library is linked statically, so
- *    these definitions win over libc's) and the child kills itself just before, in the middle of
- *    (a torn write), or just after the K-th write of a chosen kind: any write, a metadata slot write,
- *    a garbage-collection copy's record, or an erase. That reaches every window, including the ones
- *    inside GC, deterministically.
+ *    these definitions win over libc's), and csd_store_record_tap(), which sees every write of OOB
+ *    records through the store's mapping of them (store/oobmap.c), and the child kills itself just
+ *    before, in the middle of (a torn write), or just after the K-th write of a chosen kind: any
+ *    write, a metadata slot write, a garbage-collection copy's record, or an erase. That reaches every
+ *    window, including the ones inside GC, deterministically. A record write through the mapping is
+ *    torn as a kill between two of its stores leaves it: the records before the cut whole, the one at
+ *    the cut without its first 8 bytes (stored last; an erase clears them first).
  *
  * A third set of runs uses a hybrid SLC/TLC device under placement "level" (docs/HYBRID.md) with
  * level-hinted writes, and dies at the K-th record of an SLC-to-TLC migration (a GC copy into a TLC
  * block whose source record is still in an SLC block): a crash in the middle of a migration. */
 #include "check.h"
 #include "ftl/ftl.h"
+#include "store/oobmap.h"
 #include "store/store.h"
 
 #include <errno.h>
@@ -87,6 +91,7 @@ static struct {
     long countdown;
     csd_layout l;
     long writes;   /* pass-through count, to prove the interposition works */
+    long taps;     /* record writes through the mapping, likewise */
 } fault;
 
 static void die_now(const char *what) {
@@ -166,6 +171,27 @@ ssize_t pwrite(int fd, const void *buf, size_t len, off_t off) {
         die_now("after");
     }
     return syscall(SYS_pwrite64, fd, buf, len, off);
+}
+
+void csd_store_record_tap(int fd, uint64_t off, const void *buf, size_t len) {
+    fault.writes++;
+    fault.taps++;
+    fault.fd = fd;
+    if (!fault.armed || !hit(classify(buf, len, off))) return;
+    /* the mapping and the file are one page cache: what pwrite puts there is what the stores would */
+    if (fault.when == AT_BEFORE) die_now("before");
+    if (fault.when == AT_TORN) {
+        const uint8_t *b = buf;
+        size_t k = len / CSD_OOB_BYTES / 2, at = k * CSD_OOB_BYTES;
+        static const uint8_t zero[CSD_OOB_BYTES];
+        int erase = !memcmp(b + at, zero, CSD_OOB_BYTES);
+        if (at) syscall(SYS_pwrite64, fd, b, at, (off_t)off);
+        if (erase) syscall(SYS_pwrite64, fd, b + at, (size_t)8, (off_t)(off + at));
+        else syscall(SYS_pwrite64, fd, b + at + 8, (size_t)(CSD_OOB_BYTES - 8), (off_t)(off + at + 8));
+        die_now("torn");
+    }
+    syscall(SYS_pwrite64, fd, buf, len, (off_t)off);
+    die_now("after");
 }
 
 int fallocate(int fd, int mode, off_t off, off_t len) {
@@ -600,6 +626,16 @@ int main(int argc, char **argv) {
     CHECK(csd_params_preset(&p, "tiny") == 0);
     CHECK(csd_ftl_format(img, CAPACITY, &p, NULL, 0) == 0);
     CHECK(fault.writes > before);
+    /* and the records of a write go through the tap */
+    csd_ftl *f;
+    uint64_t id;
+    uint8_t page[PB] = { 1 };
+    char err[512];
+    CHECK(csd_ftl_open(&f, img, NULL, err, sizeof err) == 0);
+    long taps = fault.taps;
+    CHECK(csd_ftl_obj_create(f, "tapped", &id) == 0 && csd_ftl_write(f, id, 0, page, PB, NULL) == 0);
+    CHECK(fault.taps > taps);
+    CHECK(csd_ftl_close(f) == 0);
 
     uint64_t seed = 1;
     for (int i = 0; i < 12 * scale; i++) one_run(img, seed++, 1, W_ANY, 0, 0, &st);

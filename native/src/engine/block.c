@@ -19,6 +19,8 @@
 struct csd_blk_req {
     csd_engine *e;
     csd_blk_req *next;            /* I/O request queue, then the completion list */
+    csd_blk_req *arr_next;        /* the arrivals still to come (csd_engine_blk_submit) */
+    uint64_t arr_seq;             /* its arrival event's place among events of the same time */
     csd_blk_req *aprev, *anext;   /* every request not reaped (freed with the engine) */
     csd_blk_tag tag;
     uint64_t arrival, admit, first, done;
@@ -117,7 +119,21 @@ static int iv_cmp(const void *a, const void *b) {
 /* Time covered by the request's own commands: their sum when they never overlap (one chip). */
 static uint64_t own_flash_ns(csd_blk_req *r) {
     if (!r->niv) return 0;
-    qsort(r->iv, r->niv, sizeof *r->iv, iv_cmp);
+    if (r->niv > 16) {
+        qsort(r->iv, r->niv, sizeof *r->iv, iv_cmp);
+    } else {
+        /* a request's few intervals (a call of qsort cost more than the rest of its completion) */
+        for (size_t i = 1; i < r->niv; i++) {
+            uint64_t s0 = r->iv[i][0], e0 = r->iv[i][1];
+            size_t j = i;
+            for (; j > 0 && r->iv[j - 1][0] > s0; j--) {
+                r->iv[j][0] = r->iv[j - 1][0];
+                r->iv[j][1] = r->iv[j - 1][1];
+            }
+            r->iv[j][0] = s0;
+            r->iv[j][1] = e0;
+        }
+    }
     uint64_t sum = 0, s = r->iv[0][0], e = r->iv[0][1];
     for (size_t i = 1; i < r->niv; i++) {
         if (r->iv[i][0] > e) {
@@ -147,8 +163,7 @@ static void blk_done_ev(csd_sim *sim, void *arg) {
     r->fq_held = 0;
     e->blk_fq_used -= held;
     r->flash_busy = own_flash_ns(r);
-    free(r->iv);
-    r->iv = NULL;
+    r->iv = NULL;   /* (in r's own allocation) */
     if (r->dropped) {
         /* nobody will poll for it */
         unlink_all(e, r);
@@ -266,14 +281,55 @@ static void blk_arrive_ev(csd_sim *sim, void *arg) {
     e->blk_wait_tail = r;
 }
 
+/* The head of the arrivals to come: its event, at the place among same-time events that its
+ * submission took. */
+static void arr_sched(csd_engine *e, csd_blk_req *r);
+
+static void arr_next_ev(csd_sim *sim, void *arg) {
+    csd_engine *e = arg;
+    csd_blk_req *r = e->blk_arr_head;
+    e->blk_arr_head = r->arr_next;
+    if (!e->blk_arr_head) e->blk_arr_tail = NULL;
+    else arr_sched(e, e->blk_arr_head);
+    blk_arrive_ev(sim, r);
+}
+
+static void arr_sched(csd_engine *e, csd_blk_req *r) {
+    if (csd_sim_at_seq(e->sim, r->arrival, r->arr_seq, arr_next_ev, e) != 0) abort();
+}
+
+/* A request's arrival event. A client submits many requests ahead of their arrival times (csd replay:
+ * thousands), in arrival order, so they wait in a FIFO with only its head's event pending: the event
+ * heap stays as small as the device's own work. Each takes its event's sequence number at submission,
+ * so events run in exactly the (time, sequence) order of one event per request. An arrival earlier
+ * than the last one queued (which block submission never makes) is an event of its own. */
+static void arr_queue(csd_engine *e, csd_blk_req *r) {
+    csd_blk_req *t = e->blk_arr_tail;
+    if (t && r->arrival < t->arrival) {
+        csd_eng_sched(e, r->arrival, blk_arrive_ev, r);
+        return;
+    }
+    r->arr_seq = csd_sim_seq_take(e->sim);
+    r->arr_next = NULL;
+    if (t) {
+        t->arr_next = r;
+    } else {
+        e->blk_arr_head = r;
+        arr_sched(e, r);
+    }
+    e->blk_arr_tail = r;
+}
+
 int csd_engine_blk_submit(csd_engine *e, uint64_t arrival_ns, const csd_flash_batch *ops, uint64_t bytes_to_device,
                           uint64_t bytes_to_host, const csd_blk_tag *tag) {
     size_t n = ops ? ops->n : 0;
-    if (n > (SIZE_MAX - sizeof(csd_blk_req)) / sizeof(csd_flash_op)) return -ENOMEM;
+    if (n > (SIZE_MAX - sizeof(csd_blk_req)) / (sizeof(csd_flash_op) + sizeof(uint64_t[2]))) return -ENOMEM;
     csd_blk_sess *ss = sess_get(e, tag->session);
     int labelled = 0;
     for (size_t i = 0; i < n && !labelled; i++) labelled = ops->ops[i].set != 0;
-    csd_blk_req *r = ss ? malloc(sizeof *r + (labelled ? 0 : n) * sizeof(csd_flash_op)) : NULL;
+    /* its ops (unlabelled) and the intervals of its own commands after it, in one allocation */
+    size_t nops = labelled ? 0 : n;
+    csd_blk_req *r = ss ? malloc(sizeof *r + nops * sizeof(csd_flash_op) + n * sizeof *r->iv) : NULL;
     if (!r) return -ENOMEM;
     ss->outstanding++;
     e->blk_data_bytes += tag->data ? tag->data_len : 0;
@@ -281,11 +337,9 @@ int csd_engine_blk_submit(csd_engine *e, uint64_t arrival_ns, const csd_flash_ba
     *r = (csd_blk_req){ .e = e, .tag = *tag, .arrival = arrival_ns > now ? arrival_ns : now,
                         .to_dev = bytes_to_device, .to_host = bytes_to_host, .id = ++e->blk_next_id,
                         .n = n, .pending = n };
-    r->iv = n ? malloc(n * sizeof *r->iv) : NULL;
+    r->iv = n ? (uint64_t(*)[2])(void *)&r->ops[nops] : NULL;
     if (labelled) r->sets = malloc(n * sizeof *r->sets);
-    if ((n && !r->iv) || (labelled && !r->sets)) {
-        free(r->iv);
-        free(r->sets);
+    if (labelled && !r->sets) {
         free(r);
         ss->outstanding--;
         e->blk_data_bytes -= tag->data ? tag->data_len : 0;
@@ -309,7 +363,7 @@ int csd_engine_blk_submit(csd_engine *e, uint64_t arrival_ns, const csd_flash_ba
     r->anext = e->blk_all;
     if (e->blk_all) e->blk_all->aprev = r;
     e->blk_all = r;
-    csd_eng_sched(e, r->arrival, blk_arrive_ev, r);
+    arr_queue(e, r);
     return 0;
 }
 
@@ -354,6 +408,13 @@ size_t csd_engine_blk_outstanding(const csd_engine *e, uint64_t session) {
 }
 
 size_t csd_engine_blk_outstanding_all(const csd_engine *e) { return e->blk_outstanding; }
+
+void csd_engine_blk_run(csd_engine *e, uint64_t session, size_t min) {
+    /* the session's counters, found once: steps run events, which never add or drop a session */
+    const csd_blk_sess *s = sess_find(e, session);
+    while (s && s->ready < min && s->ready < s->outstanding)
+        if (!csd_sim_step(e->sim)) break;
+}
 uint64_t csd_engine_blk_data_bytes(const csd_engine *e) { return e->blk_data_bytes; }
 
 void csd_engine_blk_drop(csd_engine *e, uint64_t session) {
@@ -394,12 +455,12 @@ void csd_eng_blk_free(csd_engine *e) {
         csd_blk_req *n = r->anext;
         free(r->tag.data);
         free(r->sets);
-        free(r->iv);
         csd_cmdset_forget(e->cmdset, &r->hr);
         free(r);
         r = n;
     }
     e->blk_all = e->blk_done_head = e->blk_done_tail = e->blk_wait_head = e->blk_wait_tail = NULL;
+    e->blk_arr_head = e->blk_arr_tail = NULL;
     e->blk_fq_used = 0;
     free(e->blk_sess);
     e->blk_sess = NULL;

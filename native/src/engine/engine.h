@@ -256,6 +256,9 @@ size_t csd_engine_blk_reap(csd_engine *e, uint64_t session, csd_blk_done *out, s
 size_t csd_engine_blk_ready(const csd_engine *e, uint64_t session);        /* completed, not reaped */
 size_t csd_engine_blk_outstanding(const csd_engine *e, uint64_t session);  /* submitted, not reaped */
 size_t csd_engine_blk_outstanding_all(const csd_engine *e);               /* every session's */
+/* Step until min of session's completions are ready, or all its requests not reaped are (or nothing is
+ * left to run). */
+void csd_engine_blk_run(csd_engine *e, uint64_t session, size_t min);
 uint64_t csd_engine_blk_data_bytes(const csd_engine *e);                  /* data held for reaps */
 /* The session is gone: its completions are freed, and its requests in flight when they complete. */
 void csd_engine_blk_drop(csd_engine *e, uint64_t session);

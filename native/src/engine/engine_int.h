@@ -146,6 +146,7 @@ struct csd_engine {
     csd_engine_stats st;
     /* host block I/O (block.c) */
     csd_blk_req *blk_all;                        /* every request not reaped */
+    csd_blk_req *blk_arr_head, *blk_arr_tail;    /* submitted, not arrived, in arrival order (block.c) */
     csd_blk_req *blk_wait_head, *blk_wait_tail;  /* the I/O request queue: arrived, no slot yet */
     csd_blk_req *blk_done_head, *blk_done_tail;  /* completed, in completion order */
     uint64_t blk_inflight, blk_outstanding, blk_next_id;

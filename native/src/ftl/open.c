@@ -286,52 +286,56 @@ static void rec_record(void *arg, uint64_t ppn, const csd_oob *r, int sst, int o
  * newest group's first seq are accepted, the group's own follow as the scan gives them. Only if a
  * record accepted early turns out to be in the final newest group (a damaged image whose groups
  * overlap) is one pass not enough: 1, and the caller starts over with the two-pass scan. */
-static int rec_scan_once(rec_ctx *c, const uint8_t *recs, csd_scan_info *in) {
+static int rec_scan_once(rec_ctx *c, const csd_oob_area *a, csd_scan_info *in) {
     csd_ftl *f = c->f;
     const uint64_t total = f->physical;
+    const uint8_t *recs = a->recs;
     memset(in, 0, sizeof *in);
     uint64_t best = 0, first = 0, max_early = 0, *held = NULL;
     size_t nheld = 0, cap = 0;
-    for (uint64_t ppn = 0; ppn < total; ppn++) {
-        csd_oob r;
-        int st = csd_oob_decode(recs + ppn * CSD_OOB_BYTES, f->pb, &r);
-        if (st == CSD_OOB_EMPTY) continue;
-        in->records++;
-        if (st == CSD_OOB_OK && r.op_pages > total) st = CSD_OOB_BAD_FIELD;
-        if (st != CSD_OOB_OK) {
-            rec_record(c, ppn, &r, SCAN_BAD, st);
-            continue;
-        }
-        if (r.seq > in->max_seq) in->max_seq = r.seq;
-        int v = csd_seq_voided(f->voids, f->n_void, r.seq);
-        if (v >= 0) {
-            in->void_hit[v] = 1;
-            rec_record(c, ppn, &r, SCAN_VOIDED, st);
-            continue;
-        }
-        if (r.seq > best) {
-            best = r.seq;
-            first = r.op_first;
-            in->have_last = 1;
-            in->last_first = r.op_first;
-            in->last_pages = r.op_pages;
-        }
-        if (r.seq < first) {
-            if (r.seq > max_early) max_early = r.seq;
-            rec_record(c, ppn, &r, SCAN_ACCEPT, st);
-            continue;
-        }
-        if (nheld == cap) {
-            size_t n = cap ? cap * 2 : 1024;
-            uint64_t *h = realloc(held, n * sizeof *h);
-            if (!h) {
-                free(held);
-                return -ENOMEM;
+    for (size_t run = 0; run < a->nruns; run++) {
+        const uint64_t end = a->runs[run][1] < total ? a->runs[run][1] : total;
+        for (uint64_t ppn = a->runs[run][0]; ppn < end; ppn++) {
+            csd_oob r;
+            int st = csd_oob_decode(recs + ppn * CSD_OOB_BYTES, f->pb, &r);
+            if (st == CSD_OOB_EMPTY) continue;
+            in->records++;
+            if (st == CSD_OOB_OK && r.op_pages > total) st = CSD_OOB_BAD_FIELD;
+            if (st != CSD_OOB_OK) {
+                rec_record(c, ppn, &r, SCAN_BAD, st);
+                continue;
             }
-            held = h;
-            cap = n;
+            if (r.seq > in->max_seq) in->max_seq = r.seq;
+            int v = csd_seq_voided(f->voids, f->n_void, r.seq);
+            if (v >= 0) {
+                in->void_hit[v] = 1;
+                rec_record(c, ppn, &r, SCAN_VOIDED, st);
+                continue;
+            }
+            if (r.seq > best) {
+                best = r.seq;
+                first = r.op_first;
+                in->have_last = 1;
+                in->last_first = r.op_first;
+                in->last_pages = r.op_pages;
+            }
+            if (r.seq < first) {
+                if (r.seq > max_early) max_early = r.seq;
+                rec_record(c, ppn, &r, SCAN_ACCEPT, st);
+                continue;
+            }
+            if (nheld == cap) {
+                size_t n = cap ? cap * 2 : 1024;
+                uint64_t *h = realloc(held, n * sizeof *h);
+                if (!h) {
+                    free(held);
+                    return -ENOMEM;
+                }
+                held = h;
+                cap = n;
+            }
+            held[nheld++] = ppn;
         }
-        held[nheld++] = ppn;
     }
     if (in->have_last && max_early >= in->last_first) {
         free(held);
@@ -487,7 +491,7 @@ static int recover(csd_ftl *f, char *err, size_t errlen) {
         return -ENOMEM;
     }
     csd_scan_info in;
-    rc = rec_scan_once(&c, area.recs, &in);
+    rc = rec_scan_once(&c, &area, &in);
     if (!rc) rc = c.rc;
     if (rc == 1) {
         rec_reset(&c);

@@ -23,27 +23,31 @@ int csd_seq_voided(const csd_void_range *v, uint32_t n, uint64_t seq) {
 
 typedef struct pending { uint64_t ppn; csd_oob r; } pending;
 
-/* Calls visit(arg, ppn, status, &rec) for every non-empty record of recs (total of them). status[ppn]
+/* Calls visit(arg, ppn, status, &rec) for every non-empty record of the area (total of them; those
+ * outside its runs are holes, all empty). status[ppn]
  * keeps each record's status from the first pass (fill = 1); the second pass (fill = 0) decodes only
  * the records found well-formed, without checking them again (the image does not change between the
  * passes: the caller holds it), and skips the empty ones. */
-static void each_record(const uint8_t *recs, uint64_t total, uint32_t page_bytes, uint8_t *status, int fill,
+static void each_record(const csd_oob_area *a, uint64_t total, uint32_t page_bytes, uint8_t *status, int fill,
                         void (*visit)(void *, uint64_t, int, const csd_oob *), void *arg) {
-    for (uint64_t i = 0; i < total; i++) {
-        const uint8_t *in = recs + i * CSD_OOB_BYTES;
-        csd_oob r;
-        int st;
-        if (fill) {
-            st = csd_oob_decode(in, page_bytes, &r);
-            if (st == CSD_OOB_OK && r.op_pages > total) st = CSD_OOB_BAD_FIELD;
-            status[i] = (uint8_t)st;
-        } else if ((st = status[i]) == CSD_OOB_OK) {
-            memset(&r, 0, sizeof r);
-            csd_oob_fields(in, &r);
-        } else if (st != CSD_OOB_EMPTY) {
-            (void)csd_oob_decode(in, page_bytes, &r);   /* as pass 1 saw it */
+    for (size_t run = 0; run < a->nruns; run++) {
+        const uint64_t end = a->runs[run][1] < total ? a->runs[run][1] : total;
+        for (uint64_t i = a->runs[run][0]; i < end; i++) {
+            const uint8_t *in = a->recs + i * CSD_OOB_BYTES;
+            csd_oob r;
+            int st;
+            if (fill) {
+                st = csd_oob_decode(in, page_bytes, &r);
+                if (st == CSD_OOB_OK && r.op_pages > total) st = CSD_OOB_BAD_FIELD;
+                status[i] = (uint8_t)st;
+            } else if ((st = status[i]) == CSD_OOB_OK) {
+                memset(&r, 0, sizeof r);
+                csd_oob_fields(in, &r);
+            } else if (st != CSD_OOB_EMPTY) {
+                (void)csd_oob_decode(in, page_bytes, &r);   /* as pass 1 saw it */
+            }
+            if (st != CSD_OOB_EMPTY) visit(arg, i, st, &r);
         }
-        if (st != CSD_OOB_EMPTY) visit(arg, i, st, &r);
     }
 }
 
@@ -122,13 +126,13 @@ int csd_scan_oob_area(const csd_oob_area *a, uint64_t total, uint32_t page_bytes
     uint8_t *status = malloc(total ? total : 1);
     if (!status) return -ENOMEM;
     int rc = 0;
-    each_record(a->recs, total, page_bytes, status, 1, pass1, &c);
+    each_record(a, total, page_bytes, status, 1, pass1, &c);
     if (info->have_last) {
         c.seen = calloc((size_t)(info->last_pages + 7) / 8, 1);
         if (!c.seen) rc = -ENOMEM;
     }
     if (!rc) {
-        each_record(a->recs, total, page_bytes, status, 0, pass2, &c);
+        each_record(a, total, page_bytes, status, 0, pass2, &c);
         if (c.oom) rc = -ENOMEM;
     }
     free(status);

@@ -5,6 +5,8 @@
  * logical capacity with csd_ftl_extend (its pages are holes until written): the FTL's crash safety,
  * GC and mapping policy apply to it as to any object, and object commands never see it. */
 #include "hil/cmd.h"
+#include "hil/pace.h"
+#include "hil/timeline.h"
 #include "smartssd/block.h"
 
 #include <endian.h>
@@ -254,9 +256,7 @@ static int blk_submit(csd_device *d, cmd_ctx *c, const csd_block_req *q, size_t 
  * then to until_ns. */
 static void blk_run(csd_device *d, uint64_t session, size_t min, uint64_t until_ns) {
     csd_engine *e = d->eng;
-    while (csd_engine_blk_ready(e, session) < min &&
-           csd_engine_blk_ready(e, session) < csd_engine_blk_outstanding(e, session))
-        if (!csd_engine_step(e)) break;
+    csd_engine_blk_run(e, session, min);
     if (until_ns > csd_engine_now(e)) csd_engine_run_until(e, until_ns);
 }
 
@@ -416,6 +416,22 @@ static int api_fail(const cmd_ctx *c, char *err, size_t errlen) {
     return c->status;
 }
 
+/* Around a submit or poll (under the device's lock): what the BlockSubmit / BlockPoll packet does
+ * besides the packing, so a caller of these functions (csd replay on an image) sees the same device:
+ * the command's count in csd stats, its span on the timeline, paced mode's wall time. */
+static uint64_t api_begin(csd_device *d, int command_case) {
+    pace_command_begin(d);
+    d->counters.by_kind[command_case - 10]++;
+    return csd_engine_now(d->eng);
+}
+
+/* Returns the wall time to sleep, after unlocking, in paced mode. */
+static uint64_t api_end(csd_device *d, const char *what, uint64_t t0, const cmd_ctx *c) {
+    timeline_command(d, what, t0, csd_engine_now(d->eng));
+    if (c->status) d->counters.errors++;
+    return pace_command_end(d);
+}
+
 int csd_block_info_get(csd_device *d, csd_block_info *out, char *err, size_t errlen) {
     cmd_ctx c = { 0 };
     pthread_mutex_lock(&d->mu);
@@ -438,10 +454,13 @@ int csd_block_submit(csd_device *d, const csd_block_req *reqs, size_t n, char *e
     const uint64_t pb = d->params.page_bytes;
     for (size_t i = 0; i < n; i++) len[i] = reqs[i].data ? (size_t)reqs[i].count * pb : 0;
     pthread_mutex_lock(&d->mu);
+    uint64_t t0 = api_begin(d, SMARTSSD__V1__REQUEST__COMMAND_BLOCK_SUBMIT);
     size_t accepted;
     int rc = blk_submit(d, &c, reqs, n, len, NULL, 0, &accepted);
+    uint64_t wait = api_end(d, "block_submit", t0, &c);
     if (d->running) pthread_cond_signal(&d->work_cv);
     pthread_mutex_unlock(&d->mu);
+    if (wait) pace_sleep(wait);
     free(len);
     return rc ? api_fail(&c, err, errlen) : 0;
 }
@@ -452,7 +471,7 @@ int csd_block_poll(csd_device *d, size_t min_completions, uint64_t until_ns, csd
     cmd_ctx c = { 0 };
     csd_blk_done buf[256];
     pthread_mutex_lock(&d->mu);
-    uint64_t now = csd_engine_now(d->eng);
+    uint64_t now = api_begin(d, SMARTSSD__V1__REQUEST__COMMAND_BLOCK_POLL);
     if (until_ns && until_ns < now) {
         cmd_fail(&c, CSD_INVALID_ARGUMENT, "block_poll: until_ns %" PRIu64 " is before the device clock %" PRIu64,
                  until_ns, now);
@@ -472,7 +491,10 @@ int csd_block_poll(csd_device *d, size_t min_completions, uint64_t until_ns, csd
             if (k < want) break;
         }
     }
+    uint64_t wait = api_end(d, "block_poll", now, &c);
+    if (d->running) pthread_cond_signal(&d->work_cv);
     pthread_mutex_unlock(&d->mu);
+    if (wait) pace_sleep(wait);
     return c.status ? api_fail(&c, err, errlen) : 0;
 }
 

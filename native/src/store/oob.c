@@ -27,10 +27,12 @@ void csd_oob_encode(uint8_t out[CSD_OOB_BYTES], const csd_oob *r) {
 }
 
 int csd_oob_decode(const uint8_t in[CSD_OOB_BYTES], uint32_t page_bytes, csd_oob *r) {
-    static const uint8_t zero[CSD_OOB_BYTES];
     memset(r, 0, sizeof *r);
-    if (!memcmp(in, zero, CSD_OOB_BYTES)) return CSD_OOB_EMPTY;
-    if (csd_get32(in) != OOB_MAGIC) return CSD_OOB_BAD_MAGIC;
+    /* a record is written magic last and erased magic first (oobmap.c): without its magic it is one
+     * a crash cut short, which counts as never written (or as erased) */
+    uint32_t magic = csd_get32(in);
+    if (magic == 0) return CSD_OOB_EMPTY;
+    if (magic != OOB_MAGIC) return CSD_OOB_BAD_MAGIC;
     if (csd_crc32(0, in, OOB_CRC_OFF) != csd_get32(in + OOB_CRC_OFF)) return CSD_OOB_BAD_CRC;
     csd_oob_fields(in, r);
     /* A record with a good CRC but impossible fields was written by a buggy or foreign writer. */

@@ -1,5 +1,6 @@
 /* The image file: positioned reads and writes of areas, erase by hole punching, sync points. */
 #include "store/store.h"
+#include "store/oobmap.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -184,6 +185,7 @@ int csd_store_open(csd_store **out, const char *path, int writable, csd_params *
     s->reserve = 1;
     s->sync_writes = p->sync_writes != 0;
     s->discard = p->discard_data != 0;
+    csd_store_oobmap_open(s);
     free(sb);
     *out = s;
     return 0;
@@ -198,6 +200,7 @@ fail:
 void csd_store_close(csd_store *s) {
     if (!s) return;
     csd_store_reader_stop(s);
+    csd_store_oobmap_close(s);
     free(s->bzero);
     if (s->runs)
         for (size_t i = 0; i < RUN_SETS * RUN_WAYS; i++) free(s->runs[i].buf);
@@ -356,13 +359,53 @@ int csd_store_write_data_run(csd_store *s, uint64_t ppn, uint64_t n, const void 
 
 int csd_store_read_oob(csd_store *s, uint64_t ppn, uint64_t n, void *buf) {
     if (!ppn_ok(s, ppn, n)) return -EINVAL;
+    if (s->oob_map) {
+        csd_store_oobmap_read(s, ppn, n, buf);
+        return 0;
+    }
     return pread_full(s->fd, buf, (size_t)(n * CSD_OOB_BYTES), s->l.oob_off + ppn * CSD_OOB_BYTES);
+}
+
+/* The ranges of [off, off+len) of the file that hold data (SEEK_DATA / SEEK_HOLE), in records from
+ * off; all of it where the file system cannot say. 0 or -ENOMEM. */
+static int data_runs(int fd, uint64_t off, uint64_t len, csd_oob_area *a) {
+    size_t cap = 0;
+    uint64_t at = off, end = off + len;
+    while (at < end) {
+        uint64_t d = at, h = end;
+#ifdef SEEK_DATA
+        off_t x = lseek(fd, (off_t)at, SEEK_DATA);
+        if (x < 0 && errno == ENXIO) break;   /* no data from here on */
+        if (x >= 0) {
+            d = (uint64_t)x;
+            off_t y = d < end ? lseek(fd, (off_t)d, SEEK_HOLE) : -1;
+            h = y >= 0 && (uint64_t)y < end ? (uint64_t)y : end;
+        }
+#endif
+        if (d >= end) break;
+        if (a->nruns == cap) {
+            cap = cap ? cap * 2 : 16;
+            uint64_t (*r)[2] = realloc(a->runs, cap * sizeof *r);
+            if (!r) return -ENOMEM;
+            a->runs = r;
+        }
+        /* in whole records: a record a boundary cuts is scanned */
+        a->runs[a->nruns][0] = (d - off) / CSD_OOB_BYTES;
+        a->runs[a->nruns][1] = (h - off + CSD_OOB_BYTES - 1) / CSD_OOB_BYTES;
+        a->nruns++;
+        at = h;
+    }
+    return 0;
 }
 
 int csd_store_oob_area(csd_store *s, csd_oob_area *a) {
     memset(a, 0, sizeof *a);
     uint64_t off = s->l.oob_off, bytes = s->l.physical_pages * CSD_OOB_BYTES;
     if (!bytes) return 0;
+    if (data_runs(s->fd, off, bytes, a)) {
+        csd_store_oob_area_free(a);
+        return -ENOMEM;
+    }
     long pg = sysconf(_SC_PAGESIZE);
     uint64_t lead = pg > 0 ? off % (uint64_t)pg : 0;
     struct stat st;
@@ -379,10 +422,14 @@ int csd_store_oob_area(csd_store *s, csd_oob_area *a) {
         }
     }
     uint8_t *b = malloc((size_t)bytes);
-    if (!b) return -ENOMEM;
+    if (!b) {
+        csd_store_oob_area_free(a);
+        return -ENOMEM;
+    }
     int rc = pread_full(s->fd, b, (size_t)bytes, off);
     if (rc) {
         free(b);
+        csd_store_oob_area_free(a);
         return rc;
     }
     a->base = b;
@@ -394,18 +441,20 @@ int csd_store_oob_area(csd_store *s, csd_oob_area *a) {
 void csd_store_oob_area_free(csd_oob_area *a) {
     if (a->mapped) munmap(a->base, a->len);
     else free(a->base);
+    free(a->runs);
     memset(a, 0, sizeof *a);
 }
 
 int csd_store_write_oob(csd_store *s, uint64_t ppn, const csd_oob *r) {
-    if (!ppn_ok(s, ppn, 1)) return -EINVAL;
     uint8_t rec[CSD_OOB_BYTES];
     csd_oob_encode(rec, r);
-    return pwrite_full(s->fd, rec, CSD_OOB_BYTES, s->l.oob_off + ppn * CSD_OOB_BYTES);
+    return csd_store_write_oob_run(s, ppn, 1, rec);
 }
 
 int csd_store_write_oob_run(csd_store *s, uint64_t ppn, uint64_t n, const void *raw) {
     if (!ppn_ok(s, ppn, n)) return -EINVAL;
+    int rc = s->oob_map ? csd_store_oobmap_put(s, ppn, n, raw) : 1;
+    if (rc <= 0) return rc;
     return pwrite_full(s->fd, raw, (size_t)(n * CSD_OOB_BYTES), s->l.oob_off + ppn * CSD_OOB_BYTES);
 }
 
@@ -436,6 +485,8 @@ int csd_store_erase(csd_store *s, uint64_t first, uint64_t npages) {
     if (!ppn_ok(s, first, npages)) return -EINVAL;
     bzero_forget(s, first, npages);      /* the dead bytes stay */
     runs_invalidate(s, first, npages);   /* the block's pages are dead: drop read-ahead copies of them */
+    int rc = s->oob_map ? csd_store_oobmap_zero(s, first, npages) : 1;
+    if (rc <= 0) return reader_drop(s, first, npages, rc);
     return reader_drop(s, first, npages, write_zeros(s->fd, s->l.oob_off + first * CSD_OOB_BYTES, npages * CSD_OOB_BYTES));
 }
 

@@ -77,7 +77,8 @@ typedef struct csd_oob {
 } csd_oob;
 
 void csd_oob_encode(uint8_t out[CSD_OOB_BYTES], const csd_oob *r);
-/* Returns CSD_OOB_EMPTY (all zero), _OK, or a _BAD_* status. page_bytes bounds valid_bytes. */
+/* Returns CSD_OOB_EMPTY (magic 0: erased, or a write or erase a crash cut short), _OK, or a _BAD_*
+ * status. page_bytes bounds valid_bytes. */
 int csd_oob_decode(const uint8_t in[CSD_OOB_BYTES], uint32_t page_bytes, csd_oob *r);
 /* The fields of a record already decoded CSD_OOB_OK (no checks: the OOB scan's second pass). */
 void csd_oob_fields(const uint8_t in[CSD_OOB_BYTES], csd_oob *r);
@@ -99,6 +100,10 @@ typedef struct csd_store {
     csd_reader *rd;          /* the reader thread (host/reader.c), or NULL */
     uint8_t *bzero;          /* per block since this open: 0 unknown, 1 a hole (reads as zeros; the
                               * zero fill waits for its first data write), 2 filled with zeros */
+    uint8_t *oob_map;        /* the OOB records, mapped writable (oobmap.c), or NULL: by pwrite */
+    void *oob_map_base;
+    size_t oob_map_len;
+    uint8_t *oob_held;       /* per block since this open: 1 = its records' bytes are allocated */
 } csd_store;
 
 /* Create (or truncate) path as a sparse image and write the superblock. 0 or -errno with err. */
@@ -140,9 +145,19 @@ void csd_store_reader_stats_get(csd_store *s, csd_store_reader_stats *out);
 int csd_store_read_oob(csd_store *s, uint64_t ppn, uint64_t n, void *buf);
 /* Every OOB record at once, read-only, for the open's scan and its lookups of earlier records: a shared
  * mapping of the file (the page cache's pages, nothing copied), or one read into a buffer where the
- * file cannot be mapped. recs[ppn * CSD_OOB_BYTES] is ppn's record. Valid until freed; the caller
- * holds the image, so nothing writes the region meanwhile. 0 or -errno. */
-typedef struct csd_oob_area { const uint8_t *recs; void *base; size_t len; int mapped; } csd_oob_area;
+ * file cannot be mapped. recs[ppn * CSD_OOB_BYTES] is ppn's record. runs: the ppn ranges [first, end)
+ * that may hold records, in order; every record outside them is in a hole of the file (all zeros), so
+ * a scan skips them (a fresh or lightly used image is mostly holes, which mapped in and zeroed page by
+ * page cost more than the rest of an open). Valid until freed; the caller holds the image, so nothing
+ * writes the region meanwhile. 0 or -errno. */
+typedef struct csd_oob_area {
+    const uint8_t *recs;
+    void *base;
+    size_t len;
+    int mapped;
+    uint64_t (*runs)[2];
+    size_t nruns;
+} csd_oob_area;
 int csd_store_oob_area(csd_store *s, csd_oob_area *a);
 void csd_store_oob_area_free(csd_oob_area *a);
 int csd_store_write_oob(csd_store *s, uint64_t ppn, const csd_oob *r);

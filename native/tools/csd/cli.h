@@ -1,5 +1,6 @@
-/* csd: the device's command-line tool. Every subcommand talks to the device only through protocol
- * packets (csd_device_command), exactly like the host library does. */
+/* csd: the device's command-line tool. Every subcommand talks to the device through protocol packets
+ * (csd_device_command), exactly like the host library does; csd replay on an image through the block
+ * C API (smartssd/block.h), the same commands without the packing. */
 #ifndef CSD_CLI_H
 #define CSD_CLI_H
 

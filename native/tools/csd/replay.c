@@ -12,7 +12,6 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
-#include "cli.h"
 #include "replay.h"
 #include "trace_fmt.h"
 
@@ -105,24 +104,22 @@ typedef struct rstate {
     cli *c;
     const trace *tr;
     rres *res;
-    Smartssd__V1__BlockRequest *br;
-    Smartssd__V1__BlockRequest **bp;
-    int64_t outstanding;
-    uint64_t now;                   /* the device clock after the last poll */
+    rlink link;
+    csd_block_req *q;               /* one submission's requests (CHUNK) */
     uint64_t nflash;
     uint32_t lba_bytes;
     int pattern;                    /* writes carry the fill pattern (else zeros) */
 } rstate;
 
 /* A completion into its trace request (ids past the trace are the prefill's). */
-static void merge(rres *x, const Smartssd__V1__BlockCompletion *c) {
+static void merge(rres *x, const csd_block_cpl *c) {
     if (x->seen++ == 0) {
         x->submit = c->arrival_ns;
         x->admit = c->admit_ns;
         x->first = c->first_flash_ns;
         x->done = c->done_ns;
         x->flash_ops = c->flash_ops;
-        x->status = (int)c->status;
+        x->status = c->status;
         x->fsubmit = c->submit_ns;
         x->flash_done = c->flash_done_ns;
         x->flash_busy = c->flash_busy_ns;
@@ -140,47 +137,23 @@ static void merge(rres *x, const Smartssd__V1__BlockCompletion *c) {
     if (c->first_flash_ns && (!x->first || c->first_flash_ns < x->first)) x->first = c->first_flash_ns;
     if (c->done_ns > x->done) x->done = c->done_ns;
     x->flash_ops += c->flash_ops;
-    if (!x->status) x->status = (int)c->status;
+    if (!x->status) x->status = c->status;
+}
+
+static void take(void *arg, const csd_block_cpl *c) {
+    rstate *s = arg;
+    s->nflash += c->flash_ops;
+    if (c->id < s->tr->n) merge(&s->res[c->id], c);
 }
 
 /* Run the device until min completions are ready, then on to until (if later); take them. */
-static int poll_take(rstate *s, uint32_t min, uint64_t until) {
-    Smartssd__V1__Request req = SMARTSSD__V1__REQUEST__INIT;
-    Smartssd__V1__BlockPoll bp = SMARTSSD__V1__BLOCK_POLL__INIT;
-    bp.min_completions = min;
-    bp.until_ns = until;
-    req.command_case = SMARTSSD__V1__REQUEST__COMMAND_BLOCK_POLL;
-    req.block_poll = &bp;
-    Smartssd__V1__Response *r = cli_call(s->c, &req, NULL);
-    if (!r) return -1;
-    for (size_t i = 0; i < r->block_poll->n_completions; i++) {
-        const Smartssd__V1__BlockCompletion *x = r->block_poll->completions[i];
-        s->nflash += x->flash_ops;
-        if (x->id < s->tr->n) merge(&s->res[x->id], x);
-    }
-    s->outstanding = (int64_t)r->block_poll->outstanding;
-    s->now = r->device_clock_ns;
-    smartssd__v1__response__free_unpacked(r, NULL);
-    return 0;
-}
+static int poll_take(rstate *s, uint32_t min, uint64_t until) { return rlink_poll(&s->link, min, until, take, s); }
 
-static int submit(rstate *s, size_t k) {
-    Smartssd__V1__BlockSubmit bs = SMARTSSD__V1__BLOCK_SUBMIT__INIT;
-    bs.n_requests = k;
-    bs.requests = s->bp;
-    Smartssd__V1__Request req = SMARTSSD__V1__REQUEST__INIT;
-    req.command_case = SMARTSSD__V1__REQUEST__COMMAND_BLOCK_SUBMIT;
-    req.block_submit = &bs;
-    Smartssd__V1__Response *r = cli_call(s->c, &req, NULL);
-    if (!r) return -1;
-    s->outstanding = (int64_t)r->block_submit->outstanding;
-    smartssd__v1__response__free_unpacked(r, NULL);
-    return 0;
-}
+static int submit(rstate *s, size_t k) { return rlink_submit(&s->link, s->q, k); }
 
 static int drain(rstate *s) {
-    while (s->outstanding > 0)
-        if (poll_take(s, (uint32_t)(s->outstanding > 262144 ? 262144 : s->outstanding), 0)) return -1;
+    while (s->link.outstanding > 0)
+        if (poll_take(s, (uint32_t)(s->link.outstanding > 262144 ? 262144 : s->link.outstanding), 0)) return -1;
     return 0;
 }
 
@@ -210,15 +183,8 @@ static int64_t prefill(rstate *s, uint64_t lbas, int map) {
                 k = 0;
                 chunk_lbas = 0;
             }
-            Smartssd__V1__BlockRequest *b = &s->br[k];
-            smartssd__v1__block_request__init(b);
-            b->id = id++;
-            b->op = SMARTSSD__V1__BLOCK_OP__BLOCK_WRITE;
-            b->lba = l;
-            b->count = (uint32_t)run;
-            if (map) b->zeroes = 1;
-            else b->fill = l + 1;
-            s->bp[k++] = b;
+            s->q[k++] = (csd_block_req){ .id = id++, .op = CSD_BLOCK_WRITE, .lba = l, .count = (uint32_t)run,
+                                         .zeroes = (uint8_t)map, .fill = map ? 0 : l + 1 };
             total += (int64_t)run;
             chunk_lbas += run;
             l += run - 1;
@@ -238,12 +204,13 @@ static int run_trace(rstate *s, int afap, uint64_t base, uint64_t max_out, uint6
     size_t i = 0;
     uint32_t done_lbas = 0;   /* of request i, in earlier pieces */
     while (i < tr->n) {
-        size_t room = s->outstanding < (int64_t)max_out ? max_out - (size_t)s->outstanding : 0;
+        const uint64_t out = s->link.outstanding, now = s->link.now;
+        size_t room = out < max_out ? (size_t)(max_out - out) : 0;
         if (room == 0) {
             /* the host queue: hand the device more as HOST_BATCH completions make room */
-            uint32_t want = s->outstanding < HOST_BATCH ? (uint32_t)s->outstanding : HOST_BATCH;
+            uint32_t want = out < HOST_BATCH ? (uint32_t)out : HOST_BATCH;
             uint64_t next = base + tr->r[i].t_ns;
-            if (poll_take(s, want, afap || next <= s->now ? 0 : next)) return -1;
+            if (poll_take(s, want, afap || next <= now ? 0 : next)) return -1;
             continue;
         }
         size_t k = 0;
@@ -258,14 +225,10 @@ static int run_trace(rstate *s, int afap, uint64_t base, uint64_t max_out, uint6
                 *split += s->res[i].pieces > 1;
                 s->res[i].arrival = afap ? 0 : base + q->t_ns;
             }
-            Smartssd__V1__BlockRequest *b = &s->br[k];
-            smartssd__v1__block_request__init(b);
-            b->id = i;
-            b->op = (Smartssd__V1__BlockOp)q->op;
-            b->lba = q->lba + done_lbas;
-            b->count = cnt;
+            csd_block_req *b = &s->q[k];
+            *b = (csd_block_req){ .id = i, .op = (uint8_t)q->op, .lba = q->lba + done_lbas, .count = cnt };
             /* the host queue: a request the device had no room for arrives when it gets there */
-            b->arrival_ns = afap ? 0 : base + q->t_ns > s->now ? base + q->t_ns : s->now;
+            b->arrival_ns = afap ? 0 : base + q->t_ns > now ? base + q->t_ns : now;
             if (q->op == OP_WRITE && s->pattern) b->fill = i + 1;
             else if (q->op == OP_WRITE) b->zeroes = 1;
             if (q->op != OP_TRIM) {
@@ -275,7 +238,7 @@ static int run_trace(rstate *s, int afap, uint64_t base, uint64_t max_out, uint6
                 if (z - a < hi - lo) b->bytes = z - a;
             }
             last = b->arrival_ns;
-            s->bp[k++] = b;
+            k++;
             lsum += cnt;
             done_lbas += cnt;
             if (done_lbas == q->count) {
@@ -286,7 +249,7 @@ static int run_trace(rstate *s, int afap, uint64_t base, uint64_t max_out, uint6
         if (submit(s, k)) return -1;
         /* timed: run the device to this chunk's last arrival (later arrivals are never in its past);
          * as fast as possible: keep about a chunk outstanding */
-        uint32_t min = afap && s->outstanding > (int64_t)CHUNK ? (uint32_t)(s->outstanding - CHUNK) : 0;
+        uint32_t min = afap && s->link.outstanding > CHUNK ? (uint32_t)(s->link.outstanding - CHUNK) : 0;
         if (poll_take(s, min, afap ? 0 : last)) return -1;
     }
     if (drain(s)) return -1;
@@ -410,14 +373,14 @@ static int run_replay(cli *c, int argc, char **argv) {
         putchar('\n');
     }
     rres *res = calloc(tr.n ? tr.n : 1, sizeof *res);
-    Smartssd__V1__BlockRequest *br = calloc(CHUNK, sizeof *br);
-    Smartssd__V1__BlockRequest **bp = calloc(CHUNK, sizeof *bp);
-    rstate st = { .c = c, .tr = &tr, .res = res, .br = br, .bp = bp, .now = base, .lba_bytes = lba_bytes,
-                  .pattern = o.pattern };
+    csd_block_req *q = calloc(CHUNK, sizeof *q);
+    rstate st = { .c = c, .tr = &tr, .res = res, .q = q, .lba_bytes = lba_bytes, .pattern = o.pattern };
+    int linked = rlink_init(&st.link, c, CHUNK);
+    st.link.now = base;
     replay_result rr = { .path = path, .tr = &tr, .res = res, .queue_depth = qd, .flash_queue_depth = fqd,
                          .afap = o.afap, .prefill = o.prefill,
                          .prefill_mode = o.prefill == PREFILL_MAP ? "map" : "data", .parse_wall_s = w_parse };
-    if (!res || !br || !bp) {
+    if (!res || !q || linked) {
         rc = cli_error(c, "RESOURCE_EXHAUSTED", "out of memory");
         goto out;
     }
@@ -427,7 +390,7 @@ static int run_replay(cli *c, int argc, char **argv) {
             rc = EXIT_DEVICE;
             goto out;
         }
-        base = st.now;   /* the trace starts once the prefill is done */
+        base = st.link.now;   /* the trace starts once the prefill is done */
         rr.prefill_wall_s = wall_s() - w;
     }
     st.nflash = 0;
@@ -467,8 +430,8 @@ static int run_replay(cli *c, int argc, char **argv) {
 out:
     tf_free(&tr);
     free(res);
-    free(br);
-    free(bp);
+    free(q);
+    rlink_free(&st.link);
     return rc;
 }
 

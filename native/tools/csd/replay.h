@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cli.h"
+#include "smartssd/block.h"
 #include "trace_fmt.h"
 
 /* One trace request's times on the device clock (a request wider than the device takes is split in
@@ -22,6 +24,23 @@ typedef struct rres {
     uint64_t fsubmit, flash_done, flash_busy;
     uint32_t clf_delayed, dle_delayed;   /* its sets that waited on another request's map command */
 } rres;
+
+/* The way to the device (replay_link.c): the block C API on an image, packets to a daemon's socket. */
+typedef void (*rlink_take_fn)(void *arg, const csd_block_cpl *c);
+typedef struct rlink {
+    cli *c;
+    uint64_t outstanding;           /* after the last submit or poll */
+    uint64_t now;                   /* the device clock after the last poll */
+    csd_block_cpl *cpl;             /* C API: completions of one call */
+    Smartssd__V1__BlockRequest *br, **bp;   /* packets: one submission's requests */
+} rlink;
+int rlink_init(rlink *l, cli *c, size_t max_submit);   /* 0, or -1 when out of memory */
+void rlink_free(rlink *l);
+/* Submit k requests (all or none); 0, or -1 after the error was printed. */
+int rlink_submit(rlink *l, const csd_block_req *q, size_t k);
+/* Run the device until min completions are ready, then on to until (if later), and hand every ready
+ * completion to take (a BlockPoll); 0, or -1 after the error was printed. */
+int rlink_poll(rlink *l, uint32_t min, uint64_t until, rlink_take_fn take, void *arg);
 
 /* The DRS paper's Fig. 10 parts of a request's latency, adding up to it: the host-side queue (before
  * the device had room), the I/O request queue, the flash command queue (the rest), its own flash
