@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "smartssd/csd.h"
+#include "smartssd/eval.h"
 #include "smartssd/params.h"
 
 #define ERRLEN 512
@@ -306,4 +307,168 @@ JNIEXPORT jstring JNICALL Java_io_smartssd_device_NativeDevice_nativeVersion(JNI
 {
     (void)cls;
     return (*env)->NewStringUTF(env, csd_version());
+}
+
+/* ---- io.smartssd.device.NativeEval: a built-in tasklet on the host (smartssd/eval.h) ---- */
+
+
+static csd_eval *eval_of(JNIEnv *env, jlong h)
+{
+    csd_eval *e = (csd_eval *)(intptr_t)h;
+    if (!e)
+        throw_class(env, "java/lang/IllegalStateException", "host evaluation is closed");
+    return e;
+}
+
+/* DeviceException(int status, String message, String param) for a failed evaluation. */
+static void throw_eval(JNIEnv *env, int rc, const char *msg, const char *param)
+{
+    jclass c = (*env)->FindClass(env, "io/smartssd/device/DeviceException");
+    if (!c)
+        return;
+    jmethodID ctor = (*env)->GetMethodID(env, c, "<init>", "(ILjava/lang/String;Ljava/lang/String;)V");
+    jstring jmsg = ctor ? (*env)->NewStringUTF(env, msg) : NULL;
+    jstring jparam = jmsg ? (*env)->NewStringUTF(env, param ? param : "") : NULL;
+    if (jparam) {
+        jobject ex = (*env)->NewObject(env, c, ctor, (jint)csd_status_from_errno(rc < 0 ? rc : -rc), jmsg, jparam);
+        if (ex)
+            (*env)->Throw(env, (jthrowable)ex);
+    }
+    (*env)->DeleteLocalRef(env, c);
+}
+
+/* A Java byte[]'s bytes (malloc'd; *len its length), or NULL for a null array. */
+static uint8_t *array_dup(JNIEnv *env, jbyteArray a, size_t *len)
+{
+    *len = 0;
+    if (!a)
+        return NULL;
+    jsize n = (*env)->GetArrayLength(env, a);
+    uint8_t *p = malloc(n ? (size_t)n : 1);
+    if (p) {
+        (*env)->GetByteArrayRegion(env, a, 0, n, (jbyte *)p);
+        *len = (size_t)n;
+    }
+    return p;
+}
+
+JNIEXPORT jlong JNICALL Java_io_smartssd_device_NativeEval_nativeCreate(JNIEnv *env, jclass cls, jbyteArray tasklet,
+                                                                       jbyteArray output, jint page_bytes)
+{
+    (void)cls;
+    size_t tl, ol;
+    uint8_t *t = array_dup(env, tasklet, &tl), *o = array_dup(env, output, &ol);
+    if ((tasklet && !t) || (output && !o)) {
+        free(t);
+        free(o);
+        throw_class(env, "java/lang/OutOfMemoryError", "host evaluation request");
+        return 0;
+    }
+    char err[ERRLEN] = "", param[CSD_EVAL_PARAM_MAX] = "";
+    csd_eval *e = NULL;
+    int rc = csd_eval_create(&e, t, tl, o, ol, (uint32_t)page_bytes, param, err, sizeof err);
+    free(t);
+    free(o);
+    if (rc < 0) {
+        throw_eval(env, rc, err, param);
+        return 0;
+    }
+    return (jlong)(intptr_t)e;
+}
+
+JNIEXPORT jlongArray JNICALL Java_io_smartssd_device_NativeEval_nativeBegin(JNIEnv *env, jclass cls, jlong h,
+                                                                           jlong size, jlong offset, jlong length)
+{
+    (void)cls;
+    csd_eval *e = eval_of(env, h);
+    if (!e)
+        return NULL;
+    if (size < 0 || offset < 0 || length < 0) {
+        throw_class(env, "java/lang/IllegalArgumentException", "negative object size or extent");
+        return NULL;
+    }
+    char err[ERRLEN] = "";
+    uint64_t first = 0, last = 0;
+    int rc = csd_eval_begin(e, (uint64_t)size, (uint64_t)offset, (uint64_t)length, &first, &last, err, sizeof err);
+    if (rc < 0) {
+        throw_eval(env, rc, err, NULL);
+        return NULL;
+    }
+    jlongArray r = (*env)->NewLongArray(env, 2);
+    if (r) {
+        jlong v[2] = {(jlong)first, (jlong)last};
+        (*env)->SetLongArrayRegion(env, r, 0, 2, v);
+    }
+    return r;
+}
+
+JNIEXPORT jint JNICALL Java_io_smartssd_device_NativeEval_nativeFeed(JNIEnv *env, jclass cls, jlong h, jlong page,
+                                                                    jobject buf, jint off, jint len)
+{
+    (void)cls;
+    csd_eval *e = eval_of(env, h);
+    if (!e)
+        return 0;
+    const void *p = buffer_range(env, buf, off, len, "page");
+    if (!p)
+        return 0;
+    int need_more = 0;
+    int rc = csd_eval_feed(e, (uint64_t)page, p, (size_t)len, &need_more);
+    if (rc < 0) {
+        throw_eval(env, rc, csd_eval_error(e)[0] ? csd_eval_error(e) : strerror(-rc), NULL);
+        return 0;
+    }
+    return need_more;
+}
+
+JNIEXPORT void JNICALL Java_io_smartssd_device_NativeEval_nativeFinish(JNIEnv *env, jclass cls, jlong h)
+{
+    (void)cls;
+    csd_eval *e = eval_of(env, h);
+    if (!e)
+        return;
+    int rc = csd_eval_finish(e);
+    if (rc < 0)
+        throw_eval(env, rc, csd_eval_error(e)[0] ? csd_eval_error(e) : strerror(-rc), NULL);
+}
+
+JNIEXPORT jbyteArray JNICALL Java_io_smartssd_device_NativeEval_nativeTake(JNIEnv *env, jclass cls, jlong h)
+{
+    (void)cls;
+    csd_eval *e = eval_of(env, h);
+    if (!e)
+        return NULL;
+    const uint8_t *rows = NULL;
+    size_t n = csd_eval_take(e, &rows);
+    if (n > (size_t)INT32_MAX) {
+        throw_device(env, CSD_RESOURCE_EXHAUSTED, "host evaluation rows larger than a Java array");
+        return NULL;
+    }
+    jbyteArray r = (*env)->NewByteArray(env, (jsize)n);
+    if (r && n)
+        (*env)->SetByteArrayRegion(env, r, 0, (jsize)n, (const jbyte *)rows);
+    return r;
+}
+
+JNIEXPORT jlongArray JNICALL Java_io_smartssd_device_NativeEval_nativeCost(JNIEnv *env, jclass cls, jlong h)
+{
+    (void)cls;
+    csd_eval *e = eval_of(env, h);
+    if (!e)
+        return NULL;
+    uint64_t cyc = 0, dram = 0, pages = 0;
+    csd_eval_cost(e, &cyc, &dram, &pages);
+    jlongArray r = (*env)->NewLongArray(env, 4);
+    if (r) {
+        jlong v[4] = {(jlong)cyc, (jlong)dram, (jlong)pages, (jlong)csd_eval_truncated(e)};
+        (*env)->SetLongArrayRegion(env, r, 0, 4, v);
+    }
+    return r;
+}
+
+JNIEXPORT void JNICALL Java_io_smartssd_device_NativeEval_nativeDestroy(JNIEnv *env, jclass cls, jlong h)
+{
+    (void)env;
+    (void)cls;
+    csd_eval_destroy((csd_eval *)(intptr_t)h);
 }

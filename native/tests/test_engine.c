@@ -820,6 +820,61 @@ static void test_progress(void) {
     obj_free(&o);
 }
 
+/* The backlog a stats command reports (offload planning), at the same instant as test_progress: 6
+ * pages left priced at the request's own 8040 ns per page, p4..p7 still on their way (4 x the tiny
+ * preset's 5000 ns per page: two channels, 10000 ns per transfer); and what the work charged so far,
+ * p0, p2 and p1 fed (64 records each, 10 cycles and 1 access per record). A second request, with no
+ * page done, is priced at the device's mean. */
+static void test_backlog(void) {
+    csd_params p = tiny(1);
+    CHECK_EQ_U64(csd_engine_flash_page_ns(&p), 5000);
+    csd_engine *e = engine(&p);
+    csd_engine_backlog b;
+    csd_engine_backlog_get(e, &b);
+    CHECK_EQ_U64(b.requests, 0);
+    CHECK_EQ_U64(b.drain_ns, 0);
+    CHECK_EQ_U64(b.flash_page_ns, 5000);
+    object o;
+    obj_init(&o, &p, 8 * PAGE, 0, 1);
+    job j, k;
+    job_start(e, &j, &cost_ops, &o, 0, 8 * PAGE, NULL, NULL);
+    csd_engine_run_until(e, 40000);
+    csd_isp_progress pr = prog(e, &j);
+    CHECK_EQ_U64(pr.cycles, 3 * 64 * 10);
+    CHECK_EQ_U64(pr.dram_accesses, 3 * 64);
+    csd_engine_backlog_get(e, &b);
+    CHECK_EQ_U64(b.requests, 1);
+    CHECK_EQ_U64(b.pages_left, 6);
+    CHECK_EQ_U64(b.pages_unpriced, 0);
+    CHECK_EQ_U64(b.core_ns_left, 6 * PAGE_NS);
+    CHECK_EQ_U64(b.pages_unread, 4);
+    CHECK_EQ_U64(b.flash_ns_left, 4 * 5000);
+    CHECK_EQ_U64(b.link_ns_left, 0);
+    CHECK_EQ_U64(b.drain_ns, 6 * PAGE_NS);
+    job_start(e, &k, &cost_ops, &o, 0, 4 * PAGE, NULL, NULL);
+    csd_engine_backlog_get(e, &b);
+    CHECK_EQ_U64(b.requests, 2);
+    CHECK_EQ_U64(b.pages_left, 10);
+    CHECK_EQ_U64(b.pages_unpriced, 4);
+    CHECK_EQ_U64(b.core_ns_left, 10 * PAGE_NS);   /* the device's mean so far: 2 pages, no finish yet */
+    CHECK_EQ_U64(b.drain_ns, 10 * PAGE_NS);
+    /* both finished: nothing left; the charges include finish (500 cycles, 2 accesses) */
+    while (csd_engine_step(e)) {}
+    csd_engine_backlog_get(e, &b);
+    CHECK_EQ_U64(b.requests, 0);
+    CHECK_EQ_U64(b.pages_left, 0);
+    CHECK_EQ_U64(b.drain_ns, 0);
+    pr = prog(e, &j);
+    CHECK(pr.finished);
+    CHECK_EQ_U64(pr.cycles, 8 * 64 * 10 + 500);
+    CHECK_EQ_U64(pr.dram_accesses, 8 * 64 + 2);
+    CHECK_EQ_U64(pr.core_ns, 8 * PAGE_NS + 700);
+    job_end(e, &k);
+    job_end(e, &j);
+    csd_engine_destroy(e);
+    obj_free(&o);
+}
+
 /* The timeline of test_tasklet_cores' 1-core run (TIMING-MODEL 4.1, derived there by hand): every
  * span on every track, and the buffer counter's last value. Page k is on chip k mod 4; chips 0-1 on
  * channel 0, 2-3 on channel 1; read 10000, transfer 10000, firmware 1000 (serial). */
@@ -937,6 +992,7 @@ int main(void) {
     test_host_io_with_request();
     test_determinism();
     test_progress();
+    test_backlog();
     test_issue_models();
     test_timeline();
     TEST_OK("test_engine");

@@ -162,6 +162,7 @@ static void start_finish(core *c, csd_isp_req *r) {
     csd_eng_ahead_detach(c->e, r);   /* finish() runs here, with no worker on the work */
     csd_cost cost = { 0, 0 };
     int rc = r->work.finish(r->work.arg, &cost);
+    csd_eng_charged(r, &cost);
     csd_eng_core_start(c, SLOT_FINISH, r, 0, csd_eng_cost_ns(c->e, 0, &cost), rc < 0 ? rc : 0);
 }
 
@@ -228,6 +229,7 @@ int csd_eng_feed_upto(csd_engine *e, csd_isp_req *r, uint64_t rel, uint64_t *fai
         csd_eng_page_unkeep(r, i);
         r->cost_ns[i] = csd_eng_cost_ns(e, e->p.page_cycles, &cost);
         r->fed_cost_ns += r->cost_ns[i];
+        csd_eng_charged(r, &cost);
         r->fed_next++;
         if (rc < 0) {
             *fail_ns = r->cost_ns[i];

@@ -345,6 +345,8 @@ void csd_engine_progress(const csd_engine *e, const csd_isp_req *r, csd_isp_prog
     p->device_ns = (r->finished ? r->finish_ns : csd_sim_now(e->sim)) - r->view.submit_ns;
     p->flash_bytes_read = r->flash_bytes;
     p->core_ns = r->view.core_ns;
+    p->cycles = r->charged.cycles;
+    p->dram_accesses = r->charged.dram_accesses;
     p->match = r->match;
     p->matched_ns = r->matched_ns;
     p->id = r->view.id;

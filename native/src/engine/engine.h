@@ -138,6 +138,7 @@ typedef struct csd_isp_progress {
     uint64_t device_ns;      /* finish_ns - submit_ns, or now - submit_ns while running */
     uint64_t flash_bytes_read;
     uint64_t core_ns;
+    uint64_t cycles, dram_accesses;   /* what the work charged (csd_cost) over its pages so far and finish */
     uint8_t match;           /* two-stage: the best class of its pages so far (csd_match) */
     uint64_t matched_ns;     /* two-stage: when a page first matched (0 = none has) */
     uint64_t id;             /* the request's number: its flash operations' req_id, its timeline spans' req */
@@ -204,6 +205,24 @@ void csd_engine_set_timeline(csd_engine *e, csd_trace *t);
  * progress and id. */
 void csd_engine_visit_requests(const csd_engine *e, void (*fn)(void *arg, uint64_t id, const csd_isp_progress *p),
                                void *arg);
+/* The work the device holds for tasklet requests (backlog.c): what a new request would wait behind. */
+typedef struct csd_engine_backlog {
+    uint32_t requests;           /* tasklet requests not finished */
+    uint64_t pages_left;         /* their pages not processed yet */
+    uint64_t pages_unpriced;     /* of those, pages of requests with no page done: priced at the device's
+                                  * mean core time per page (0 before its first page) */
+    uint64_t pages_unread;       /* of pages_left, not in device DRAM yet */
+    uint64_t core_ns_left;       /* core time of pages_left: each request's mean per page so far */
+    uint64_t flash_page_ns;      /* ns: the read path's steady time per page (csd_engine_flash_page_ns) */
+    uint64_t flash_ns_left;      /* pages_unread x flash_page_ns */
+    uint64_t link_ns_left;       /* ns the host link is reserved past now */
+    uint64_t block_in_service;   /* host block requests in service (block_queue_depth bounds them) */
+    uint64_t drain_ns;           /* max(core_ns_left / cores, flash_ns_left, link_ns_left) */
+} csd_engine_backlog;
+void csd_engine_backlog_get(const csd_engine *e, csd_engine_backlog *b);
+/* ns per page of the flash read path in steady state: max(fw_page_ns, transfer / channels,
+ * (t_read + transfer) / chips), the transfer xfer_ns(page_bytes, channel_bytes_per_s). */
+uint64_t csd_engine_flash_page_ns(const csd_params *p);
 /* Forget a request (cancelling it if it is still running). */
 void csd_engine_release(csd_engine *e, csd_isp_req *r);
 

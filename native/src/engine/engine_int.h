@@ -79,6 +79,7 @@ struct csd_isp_req {
     uint64_t finish_ns;
     uint64_t flash_bytes;
     uint64_t ci_hint_ns, fed_cost_ns;
+    csd_cost charged;         /* what the work charged over its pages and finish (csd_isp_progress) */
     /* two-stage processing (work.stage1; 2PM paper III): the best page class so far (csd_match; what
      * the chip-queue policy was last told) and, under core stage 1, each page's class until its slot
      * ends */
@@ -174,6 +175,11 @@ static inline uint64_t csd_eng_req_pages(const csd_isp_req *r) {
     return r->last >= r->first ? r->last - r->first + 1 : 0;
 }
 int csd_eng_req_grow(csd_isp_req *r, uint64_t need);
+/* What a page's (or finish's) work charged, summed per request. */
+static inline void csd_eng_charged(csd_isp_req *r, const csd_cost *c) {
+    r->charged.cycles += c->cycles;
+    r->charged.dram_accesses += c->dram_accesses;
+}
 /* A released request lingers until nothing refers to it (flash reads in flight, core slots). */
 void csd_eng_req_unref(csd_engine *e, csd_isp_req *r);
 void csd_eng_req_unlink(csd_engine *e, csd_isp_req *r);

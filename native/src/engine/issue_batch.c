@@ -168,6 +168,7 @@ static int stage1_on_core(csd_engine *e, csd_isp_req *r, uint64_t rel, uint64_t 
     if (rc == 0) rc = r->work.stage1(r->work.arg, r->first + rel, data, len, &cost, &cls, &more);
     r->cost_ns[rel] = csd_eng_cost_ns(e, e->p.page_cycles, &cost);
     r->fed_cost_ns += r->cost_ns[rel];
+    csd_eng_charged(r, &cost);
     r->cls[rel] = (uint8_t)cls;
     if (rc == 0 && more && rel + 1 == csd_eng_req_pages(r)) rc = csd_eng_s1_grow(e, r);
     *fail_ns = r->cost_ns[rel];

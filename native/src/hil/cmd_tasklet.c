@@ -381,6 +381,9 @@ int cmd_read_output(csd_device *d, vobj *o, const Smartssd__V1__ReadObject *m, c
     pr->bytes_to_host = o->bytes_to_host;
     pr->rows_filtered = o->out.filtered;
     pr->rows = o->out.rows;
+    pr->core_ns = ip.core_ns;
+    pr->cycles = ip.cycles;
+    pr->dram_accesses = ip.dram_accesses;
     rep->progress = pr;
     c->resp->result_case = SMARTSSD__V1__RESPONSE__RESULT_READ_OBJECT;
     c->resp->read_object = rep;

@@ -84,6 +84,11 @@ public class DeviceException extends RuntimeException {
         this(Code.of(status), deviceMessage);
     }
 
+    /** Called from the JNI glue of a host evaluation (NativeEval), with the param a tasklet rejected. */
+    DeviceException(int status, String deviceMessage, String param) {
+        this(Code.of(status), deviceMessage, param);
+    }
+
     public Code code() {
         return code;
     }

@@ -164,6 +164,13 @@ public final class SmartSsd implements AutoCloseable {
      * UNSUPPORTED for an undeclared column or operator, INVALID_ARGUMENT for another shape.
      */
     public Created createTasklet(String name, Map<String, String> staticParams, Plan plan, Expr filter) {
+        Response r = call(Request.newBuilder().setCreateObject(taskletObject(name, staticParams, plan, filter)), null,
+                null);
+        return new Created(r.getCreateObject().getObjectId(), r.getDeviceNs());
+    }
+
+    /** The create_object(TASKLET) message of {@link #createTasklet(String, Map, Plan, Expr)}. */
+    static CreateObject taskletObject(String name, Map<String, String> staticParams, Plan plan, Expr filter) {
         CreateObject.Builder c = CreateObject.newBuilder().setKind(io.smartssd.proto.ObjectKind.TASKLET)
                 .setName(Objects.requireNonNull(name, "tasklet name"))
                 .addAllParams(params(staticParams));
@@ -173,8 +180,7 @@ public final class SmartSsd implements AutoCloseable {
         if (filter != null) {
             c.setFilter(filter);
         }
-        Response r = call(Request.newBuilder().setCreateObject(c), null, null);
-        return new Created(r.getCreateObject().getObjectId(), r.getDeviceNs());
+        return c.build();
     }
 
     /**
@@ -182,6 +188,13 @@ public final class SmartSsd implements AutoCloseable {
      * keywords, and a row limit (0 = unlimited).
      */
     public Created createOutput(Map<String, String> runtimeParams, List<String> keywords, long maxOutputs) {
+        Response r = call(Request.newBuilder().setCreateObject(outputObject(runtimeParams, keywords, maxOutputs)),
+                null, null);
+        return new Created(r.getCreateObject().getObjectId(), r.getDeviceNs());
+    }
+
+    /** The create_object(OUTPUT) message of {@link #createOutput}. */
+    static CreateObject outputObject(Map<String, String> runtimeParams, List<String> keywords, long maxOutputs) {
         Objects.requireNonNull(keywords, "keywords");
         if (maxOutputs < 0) {
             throw new IllegalArgumentException("maxOutputs must be >= 0 (0 = unlimited), got " + maxOutputs);
@@ -189,10 +202,8 @@ public final class SmartSsd implements AutoCloseable {
         for (String k : keywords) {
             Objects.requireNonNull(k, "keyword");
         }
-        CreateObject.Builder c = CreateObject.newBuilder().setKind(io.smartssd.proto.ObjectKind.OUTPUT)
-                .addAllParams(params(runtimeParams)).addAllKeywords(keywords).setMaxOutputs(maxOutputs);
-        Response r = call(Request.newBuilder().setCreateObject(c), null, null);
-        return new Created(r.getCreateObject().getObjectId(), r.getDeviceNs());
+        return CreateObject.newBuilder().setKind(io.smartssd.proto.ObjectKind.OUTPUT)
+                .addAllParams(params(runtimeParams)).addAllKeywords(keywords).setMaxOutputs(maxOutputs).build();
     }
 
     /** Starts tasklet on input, its rows going to output. */
@@ -453,7 +464,8 @@ public final class SmartSsd implements AutoCloseable {
                 LOG.debug("stats counter {} is not a number: {}", p.getKey(), p.getValue());
             }
         }
-        return new DeviceStats(counters, s.getDeviceClockNs(), r.getDeviceNs());
+        return new DeviceStats(counters, s.getDeviceClockNs(), r.getDeviceNs(),
+                s.hasBacklog() ? DeviceStats.Backlog.of(s.getBacklog()) : DeviceStats.Backlog.NONE);
     }
 
     /** What this handle talks to. */

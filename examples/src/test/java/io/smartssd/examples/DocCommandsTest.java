@@ -75,6 +75,25 @@ class DocCommandsTest {
         runAll(lines);
     }
 
+    /** docs/OFFLOAD.md: the device version under --offload auto and host; the plan is printed split by split. */
+    @Test
+    void offloadExample() throws Exception {
+        List<String> lines = block("docs/OFFLOAD.md", "bin/smartssd weblog gen --output out/offload.bin", l -> true);
+        assertTrue(lines.stream().anyMatch(l -> l.contains("--offload auto")), lines.toString());
+        Path cwd = Files.createTempDirectory(tmpBase(), "doc");
+        for (String line : lines) {
+            Run r = run(cwd, line);
+            assertEquals(0, r.rc(), line + "\nstdout: " + r.out() + "\nstderr: " + r.err());
+            check(cwd, r);
+            String mode = opt(r.line(), "--offload", null);
+            if (mode != null) {
+                assertTrue(r.err().contains("offload " + mode + " (makespan): "), line + ": " + r.err());
+                assertTrue(r.err().lines().anyMatch(l -> l.matches("  split 0 \\(local, \\d+ B\\): planned \\w+, ran \\w+;.*")),
+                        line + ": " + r.err());
+            }
+        }
+    }
+
     // ------------------------------------------------------------------ reading the docs
 
     /** The lines of the first fenced block at or after the first occurrence of marker. */

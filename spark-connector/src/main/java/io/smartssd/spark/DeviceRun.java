@@ -26,7 +26,8 @@ final class DeviceRun implements AutoCloseable {
      */
     static final PollingPolicy PARQUET_POLLING = new PollingPolicy(20_000, 100_000, 1_000_000);
 
-    private final TaskletRun run;
+    private final TaskletRun run;      // null when the partition runs on the host
+    private final io.smartssd.device.HostRun host;   // option offload left the partition to the host, else null
     private final long parquetBytes;   // a Parquet plan: the object's size, else -1
 
     /** A user tasklet's run (UserTaskletTable) instead of a plan. */
@@ -34,6 +35,7 @@ final class DeviceRun implements AutoCloseable {
         SmartSsd ssd = DeviceObject.fileSystem(part.uri(), fsConf).device();
         run = TaskletRun.start(ssd, spec, Extent.of(part.objectId(), part.offset(), part.length()),
                 PollingPolicy.DEFAULT, null);
+        host = null;
         parquetBytes = -1;
     }
 
@@ -60,8 +62,16 @@ final class DeviceRun implements AutoCloseable {
             p = p.toBuilder().setParquet(pq).build();
         }
         parquetBytes = p.hasParquet() ? part.length() : -1;
-        run = TaskletRun.start(ssd, TaskletRun.Spec.plan(p), Extent.of(part.objectId(), part.offset(), part.length()),
-                p.hasParquet() ? PARQUET_POLLING : PollingPolicy.DEFAULT, null);
+        Extent extent = Extent.of(part.objectId(), part.offset(), part.length());
+        if (SparkOffload.onHost(part)) {
+            // the same plan by the built-in's own code on this executor, over the bytes read over the link
+            host = io.smartssd.device.HostRun.start(ssd, TaskletRun.Spec.plan(p), extent);
+            run = null;
+        } else {
+            host = null;
+            run = TaskletRun.start(ssd, TaskletRun.Spec.plan(p), extent,
+                    p.hasParquet() ? PARQUET_POLLING : PollingPolicy.DEFAULT, null);
+        }
     }
 
     /** A Parquet object's footer bytes (FileMetaData): its length and magic are the last 8 bytes. */
@@ -97,24 +107,33 @@ final class DeviceRun implements AutoCloseable {
     }
 
     boolean hasNext() {
-        return run.hasNext();
+        return host != null ? host.hasNext() : run.hasNext();
     }
 
     Row next() {
-        return run.next();
+        return host != null ? host.next() : run.next();
     }
 
     /** Device time, flash bytes read and bytes to host so far. */
     CustomTaskMetric[] metrics() {
+        if (host != null) {
+            return new CustomTaskMetric[] {
+                new TaskMetric(DeviceTimeMetric.NAME, 0),
+                new TaskMetric(FlashBytesReadMetric.NAME, 0),
+                new TaskMetric(BytesToHostMetric.NAME, host.bytesRead()),
+                new TaskMetric(io.smartssd.spark.metrics.DeviceSplitsMetric.NAME, 0),
+                new TaskMetric(io.smartssd.spark.metrics.HostSplitsMetric.NAME, 1),
+            };
+        }
         TaskProgress p = run.progress();
         long dev = p == null ? 0 : p.deviceNanos();
         long flash = p == null ? 0 : p.flashBytesRead();
-        long host = p == null ? 0 : p.bytesToHost();
+        long toHost = p == null ? 0 : p.bytesToHost();
         if (parquetBytes >= 0) {
             return new CustomTaskMetric[] {
                 new TaskMetric(DeviceTimeMetric.NAME, dev),
                 new TaskMetric(FlashBytesReadMetric.NAME, flash),
-                new TaskMetric(BytesToHostMetric.NAME, host),
+                new TaskMetric(BytesToHostMetric.NAME, toHost),
                 new TaskMetric(io.smartssd.spark.metrics.BytesSkippedMetric.NAME,
                         p != null && p.finished() ? Math.max(0, parquetBytes - flash) : 0),
             };
@@ -122,12 +141,18 @@ final class DeviceRun implements AutoCloseable {
         return new CustomTaskMetric[] {
             new TaskMetric(DeviceTimeMetric.NAME, dev),
             new TaskMetric(FlashBytesReadMetric.NAME, flash),
-            new TaskMetric(BytesToHostMetric.NAME, host),
+            new TaskMetric(BytesToHostMetric.NAME, toHost),
+            new TaskMetric(io.smartssd.spark.metrics.DeviceSplitsMetric.NAME, 1),
+            new TaskMetric(io.smartssd.spark.metrics.HostSplitsMetric.NAME, 0),
         };
     }
 
     @Override
     public void close() {
-        run.close();
+        if (host != null) {
+            host.close();
+        } else {
+            run.close();
+        }
     }
 }

@@ -69,6 +69,8 @@ abstract class DeviceScan implements Scan, Batch {
 
     @Override
     public CustomMetric[] supportedCustomMetrics() {
-        return new CustomMetric[] {new DeviceTimeMetric(), new FlashBytesReadMetric(), new BytesToHostMetric()};
+        // where the partitions ran: the device, or the host when option offload left them there
+        return new CustomMetric[] {new DeviceTimeMetric(), new FlashBytesReadMetric(), new BytesToHostMetric(),
+            new io.smartssd.spark.metrics.DeviceSplitsMetric(), new io.smartssd.spark.metrics.HostSplitsMetric()};
     }
 }

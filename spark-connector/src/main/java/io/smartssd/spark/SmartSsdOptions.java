@@ -62,6 +62,8 @@ final class SmartSsdOptions implements Serializable {
     final boolean topNOnePartition;
     /** A one-partition scan: extents' requests running on the device at once. */
     final int requestsInFlight;
+    /** Option offload (device, host, auto) and its offload.* settings (docs/OFFLOAD.md). */
+    final io.smartssd.device.offload.OffloadSettings offload;
 
     private SmartSsdOptions(Lookup in) {
         this.path = in.get(PATH, "");
@@ -124,6 +126,8 @@ final class SmartSsdOptions implements Serializable {
             throw new IllegalArgumentException("option " + REQUESTS_IN_FLIGHT + " = " + rif + " is out of range [1, 1024]");
         }
         this.requestsInFlight = (int) rif;
+        this.offload = io.smartssd.device.offload.OffloadSettings.read("offload", k -> in.raw(k, null),
+                Runtime.getRuntime().availableProcessors());
     }
 
     private static String quoteChar(String name, String v, String delimiter) {

@@ -1,5 +1,9 @@
 package io.smartssd.spark;
 
+import io.smartssd.device.TaskletRun;
+import io.smartssd.device.offload.OffloadMode;
+import io.smartssd.device.offload.OffloadPlan;
+import io.smartssd.device.offload.OffloadSettings;
 import io.smartssd.proto.Plan;
 import io.smartssd.spark.metrics.BytesSkippedMetric;
 import java.util.ArrayList;
@@ -39,7 +43,26 @@ final class SmartSsdScan extends DeviceScan {
 
     @Override
     String pushed() {
-        return pushedDescription;
+        OffloadPlan o = offloadPlan();
+        return o == null ? pushedDescription : pushedDescription + ", Offload: " + o.summary();
+    }
+
+    private List<SmartSsdPartition> planned;   // the partitions, placed when option offload is host or auto
+    private OffloadPlan offload;
+
+    /** With option offload host or auto (not Parquet): the plan of the scan's extents, once; else null. */
+    private synchronized OffloadPlan offloadPlan() {
+        OffloadSettings s = table.options().offload;
+        if (s.mode() == OffloadMode.DEVICE || table.layout().isParquet()) {
+            return null;
+        }
+        if (planned == null) {
+            SparkOffload.Planned p = SparkOffload.plan(s, extents(), table.objects(), TaskletRun.Spec.plan(plan),
+                    "spark:" + java.util.Base64.getEncoder().encodeToString(plan.toByteArray()), table.fsConf());
+            planned = p.parts();
+            offload = p.plan();
+        }
+        return offload;
     }
 
     @Override
@@ -62,7 +85,7 @@ final class SmartSsdScan extends DeviceScan {
                 parts.addAll(o.parquetPartitions(table.rowGroupBytes(o.id()), table.footer(o.id()), table.splitSize()));
             }
         } else {
-            parts = extents();
+            parts = offloadPlan() != null ? planned : extents();
         }
         if (onePartition) {
             // Spark sees one partition (SinglePartition): no exchange; its reader starts every request at once

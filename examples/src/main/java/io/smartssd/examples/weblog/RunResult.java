@@ -9,9 +9,16 @@ package io.smartssd.examples.weblog;
  * @param linkBytes    bytes that crossed the host link (device to host): the whole input for the host
  *                     versions, result rows for the device version
  * @param flashBytes   bytes the device read from flash (-1 when the input is not on a device)
+ * @param offload      where the splits ran under smartssd.offload host or auto, else null
  */
 public record RunResult(Version version, WeblogQuery query, int entryBytes, long inputBytes, WeblogAnswer answer,
-                        long wallNanos, long deviceNanos, long linkBytes, long flashBytes) {
+                        long wallNanos, long deviceNanos, long linkBytes, long flashBytes, OffloadReport offload) {
+
+    /** A run without an offload plan (smartssd.offload = device, or not a DeviceJob). */
+    public RunResult(Version version, WeblogQuery query, int entryBytes, long inputBytes, WeblogAnswer answer,
+                     long wallNanos, long deviceNanos, long linkBytes, long flashBytes) {
+        this(version, query, entryBytes, inputBytes, answer, wallNanos, deviceNanos, linkBytes, flashBytes, null);
+    }
 
     public String toJson() {
         StringBuilder sb = new StringBuilder("{");
@@ -19,6 +26,7 @@ public record RunResult(Version version, WeblogQuery query, int entryBytes, long
                 .append("\",\"entry_bytes\":").append(entryBytes).append(",\"input_bytes\":").append(inputBytes)
                 .append(",\"wall_ns\":").append(wallNanos).append(",\"device_ns\":").append(deviceNanos)
                 .append(",\"link_bytes\":").append(linkBytes).append(",\"flash_bytes\":").append(flashBytes)
+                .append(offload == null ? "" : ",\"offload\":" + offload.toJson())
                 .append(",\"answer\":[");
         for (int i = 0; i < answer.lines().size(); i++) {
             if (i > 0) {

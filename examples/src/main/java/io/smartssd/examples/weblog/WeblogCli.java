@@ -233,6 +233,14 @@ public final class WeblogCli implements Callable<Integer> {
         int topN;
         @Option(names = "--json", description = "print one JSON object")
         boolean json;
+        @Option(names = "--offload", paramLabel = "device|host|auto",
+                description = "device version: where its splits run (smartssd.offload; default device); host and auto"
+                        + " print the plan split by split")
+        String offload;
+        @Option(names = "--tenants", defaultValue = "0", paramLabel = "N",
+                description = "device version: N other tenants send weblog-q1 requests over the input to the same"
+                        + " device throughout (a busy device; default: ${DEFAULT-VALUE})")
+        int tenants;
         @Option(names = "--repeat", defaultValue = "1", paramLabel = "N",
                 description = "run it N times in this JVM (the answer once, each wall time and their median; "
                         + "the first run pays the JVM's warm-up)")
@@ -263,8 +271,21 @@ public final class WeblogCli implements Callable<Integer> {
             }
             WeblogQuery q = WeblogQuery.parse(query);
             Version v = Version.parse(version);
+            if (offload != null) {
+                if (v != Version.DEVICE) {
+                    throw new CommandLine.ParameterException(spec.commandLine(), "--offload " + offload
+                            + ": only the device version is planned split by split");
+                }
+                io.smartssd.device.offload.OffloadMode.parse("--offload", offload);   // a bad value: usage error
+                device.conf.add("smartssd.offload=" + offload);
+            }
+            if (tenants < 0 || (tenants > 0 && v != Version.DEVICE)) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--tenants " + tenants
+                        + ": 0 or more, with --version device");
+            }
             if (v == Version.DEVICE || v == Version.SPARK_DEVICE) {
-                try (LocalOnDevice in = LocalOnDevice.load(cli, device, input)) {
+                try (LocalOnDevice in = LocalOnDevice.load(cli, device, input);
+                     Tenants others = new Tenants(conf(device, in.uri()), path(in.uri()), entryBytes, tenants)) {
                     return cli.weblogOn(device, in.uri(), entryBytes, q, v, topN, json, repeat);
                 }
             }
@@ -401,6 +422,10 @@ public final class WeblogCli implements Callable<Integer> {
                         q.shortName(), v.label(), r.inputBytes(), r.wallNanos() / 1e9,
                         r.deviceNanos() < 0 ? "n/a (not a device)" : String.format(Locale.ROOT, "%.1f ms", r.deviceNanos() / 1e6),
                         r.linkBytes());
+                if (r.offload() != null) {
+                    err.println(r.offload().summary());
+                    r.offload().lines().forEach(l -> err.println("  " + l));
+                }
             }
         }
         if (json) {

@@ -70,19 +70,22 @@ public final class WeblogJobs {
         Job job;
         if (v == Version.DEVICE) {
             DeviceMapper m = DeviceMapper.tasklet(q.tasklet()).param("entry_bytes", Integer.toString(entryBytes));
+            DeviceJob dj;
             if (q == WeblogQuery.Q1) {
                 // (region, count) rows summed per region
-                job = DeviceJob.counting(conf, name, m, output, input);
+                dj = DeviceJob.counting(conf, name, m, output, input);
             } else {
-                DeviceJob dj = DeviceJob.getInstance(conf, name);
+                dj = DeviceJob.getInstance(conf, name);
                 dj.setDeviceMapper(m.param("top_n", Integer.toString(topN)));
                 dj.setDeviceMapperFormat(DeviceQ2Format.class);
                 dj.setReducerClass(HostOptimized.MergingReducer.class);
                 dj.setOutputKeyClass(NullWritable.class);
                 dj.setOutputValueClass(Text.class);
                 dj.addInputPath(input);
-                job = dj;
             }
+            // the tasklets' host counterpart: with smartssd.offload = host | auto, splits may run here
+            dj.setHostMapper(WeblogHostMapper.class);
+            job = dj;
         } else {
             // The record reader checks this too, but LocalJobRunner reports a task's failure only in its log.
             long size = input.getFileSystem(conf).getFileStatus(input).getLen();
@@ -134,6 +137,9 @@ public final class WeblogJobs {
      * tasklet on the same device only shares the same device thread (measured: 1 GB Q2 took 1.8 s as
      * one split, 3.2 s as two, 0.7 s without Hadoop).
      *
+     * With {@code smartssd.offload} host or auto the device version gets four splits per map slot (at least
+     * 4 MiB each), so that the planner has splits to place.
+     *
      * <p>"Configured" means a maximum, or a minimum above 1 (FileInputFormat's own floor): once any job
      * has loaded mapred-default.xml, every Configuration reads its minimum of 0, which is no choice.
      */
@@ -143,8 +149,20 @@ public final class WeblogJobs {
         }
         boolean device = v == Version.DEVICE;
         long size = input.getFileSystem(conf).getFileStatus(input).getLen();
-        int slots = device ? 1 : Math.max(1, conf.getInt("mapreduce.local.map.tasks.maximum", 1));
-        conf.setLong(MIN_SPLIT, Math.max(32L << 20, (size + slots - 1) / slots));
+        int slots = Math.max(1, conf.getInt("mapreduce.local.map.tasks.maximum", 1));
+        if (device && !offloadMode(conf).equals("device")) {
+            // splits the offload planner can place one by one: four per map slot, of at least 4 MiB
+            int n = 4 * slots;
+            conf.setLong(MIN_SPLIT, Math.max(4L << 20, (size + n - 1) / n));
+            conf.setLong(MAX_SPLIT, Math.max(4L << 20, (size + n - 1) / n));
+            return;
+        }
+        conf.setLong(MIN_SPLIT, Math.max(32L << 20, (size + (device ? 1 : slots) - 1) / (device ? 1 : slots)));
+    }
+
+    /** The job's smartssd.offload, lower case ("device" when unset). */
+    static String offloadMode(Configuration conf) {
+        return conf.getTrimmed(DeviceJob.OFFLOAD, "device").toLowerCase(java.util.Locale.ROOT);
     }
 
     static final String MIN_SPLIT = "mapreduce.input.fileinputformat.split.minsize";
@@ -196,6 +214,12 @@ public final class WeblogJobs {
         Path output = new Path(tmp.toUri().toString(), "out");
         try {
             Job job = create(conf, v, q, input, output, entryBytes, topN);
+            java.nio.file.Path report = null;
+            if (v == Version.DEVICE && !offloadMode(conf).equals("device")
+                    && job.getConfiguration().get(DeviceJob.OFFLOAD_REPORT) == null) {
+                report = tmp.resolve("offload.jsonl");   // the per-split report, for the result
+                job.getConfiguration().set(DeviceJob.OFFLOAD_REPORT, report.toString());
+            }
             DeviceStats before = ssd == null ? null : ssd.stats();
             long wall = runJob(job, progress);
             if (wall < 0) {
@@ -217,7 +241,17 @@ public final class WeblogJobs {
                 link = inputBytes; // read once from a local disk: no device to count for us
             }
             WeblogAnswer answer = readAnswer(conf, output, q);
-            return new RunResult(v, q, entryBytes, inputBytes, answer, wall, deviceNs, link, flash);
+            OffloadReport offload = null;
+            if (v == Version.DEVICE && !offloadMode(conf).equals("device")) {
+                String r = job.getConfiguration().get(DeviceJob.OFFLOAD_REPORT);
+                java.nio.file.Path file = report != null ? report : java.nio.file.Path.of(r);
+                var c = job.getCounters().getGroup(DeviceJob.OFFLOAD_COUNTERS);
+                offload = new OffloadReport(job.getConfiguration().get(DeviceJob.OFFLOAD_PLAN_SUMMARY, "(no plan)"),
+                        c.findCounter("device.splits").getValue(), c.findCounter("host.splits").getValue(),
+                        c.findCounter("device.splits.replanned").getValue() + c.findCounter("host.splits.replanned").getValue(),
+                        Files.exists(file) ? Files.readAllLines(file) : List.of());
+            }
+            return new RunResult(v, q, entryBytes, inputBytes, answer, wall, deviceNs, link, flash, offload);
         } finally {
             deleteTree(tmp);
         }

@@ -61,6 +61,18 @@ class WeblogCliTest {
                 "device");
         assertEquals(2, r.rc());
         assertTrue(r.err().contains("no such file"), r.err());
+        r = run("weblog", "--input", "x.bin", "--entry-bytes", "20", "--query", "q1", "--version", "device",
+                "--offload", "maybe");
+        assertEquals(2, r.rc());
+        assertTrue(r.err().contains("--offload = 'maybe': not an offload mode; give device, host or auto"), r.err());
+        r = run("weblog", "--input", "x.bin", "--entry-bytes", "20", "--query", "q1", "--version", "host-optimized",
+                "--offload", "auto");
+        assertEquals(2, r.rc());
+        assertTrue(r.err().contains("only the device version is planned split by split"), r.err());
+        r = run("weblog", "--input", "x.bin", "--entry-bytes", "20", "--query", "q1", "--version", "host-normal",
+                "--tenants", "2");
+        assertEquals(2, r.rc());
+        assertTrue(r.err().contains("--tenants 2: 0 or more, with --version device"), r.err());
         r = run("grep", "--tasklet", "agrep", "--image", "x.img");
         assertEquals(2, r.rc());
         assertTrue(r.err().contains("--tasklet must be grep or grep2"), r.err());

@@ -43,6 +43,28 @@ import org.apache.hadoop.util.ReflectionUtils;
 public class DeviceJob extends Job {
     /** The DeviceMapperFormat class. */
     public static final String FORMAT = "smartssd.mapper.format";
+    /** The DeviceMapper's host counterpart ({@link HostMapper}): what splits left to the host run. */
+    public static final String HOST_MAPPER = "smartssd.host.mapper";
+    /**
+     * Where splits run: {@code device} (the default: every split in its device), {@code host} (every split
+     * on the host, by the {@link HostMapper}) or {@code auto} (each split where the offload planner predicts
+     * the job ends soonest; docs/OFFLOAD.md). host and auto need {@link #HOST_MAPPER}; a bad value fails the
+     * job at submission, naming the key.
+     */
+    public static final String OFFLOAD = "smartssd.offload";
+    /**
+     * With {@link #OFFLOAD} host or auto: a file each split appends one JSON line to (split, device, bytes,
+     * planned and actual lane, why, predicted and actual ns, the plan's figures); unset: no report.
+     */
+    public static final String OFFLOAD_REPORT = "smartssd.offload.report";
+    /** Set at submission (host or auto): the plan's one line (splits per lane, predicted makespan and energy). */
+    public static final String OFFLOAD_PLAN_SUMMARY = "smartssd.offload.plan.summary";
+    /**
+     * Counter group of a planned job: {@code device.splits}, {@code host.splits}, {@code *.splits.replanned},
+     * {@code *.predicted_ns}, {@code *.actual_ns}, {@code host.bytes_read}, {@code host.cpu_ns},
+     * {@code host.calibration_disagreed}.
+     */
+    public static final String OFFLOAD_COUNTERS = "Smart SSD offload";
 
     @SuppressWarnings("deprecation") // Job's public constructors are deprecated in favour of getInstance
     protected DeviceJob(Configuration conf, String name) throws IOException {
@@ -115,6 +137,23 @@ public class DeviceJob extends Job {
         DeviceMapperFormat<?, ?> f = ReflectionUtils.newInstance(format, getConfiguration());
         setMapOutputKeyClass(f.keyClass());
         setMapOutputValueClass(f.valueClass());
+        return this;
+    }
+
+    /**
+     * The DeviceMapper's host counterpart: what a split runs when the offload planner leaves it to the host
+     * ({@link #OFFLOAD} host or auto, which require it).
+     */
+    public DeviceJob setHostMapper(Class<? extends HostMapper> hostMapper) {
+        setMapperClass(Mapper.class); // also refuses a job already submitted
+        getConfiguration().setClass(HOST_MAPPER, hostMapper, HostMapper.class);
+        return this;
+    }
+
+    /** Where splits run ({@link #OFFLOAD}): device (default), host or auto. */
+    public DeviceJob setOffload(io.smartssd.device.offload.OffloadMode mode) {
+        setMapperClass(Mapper.class); // also refuses a job already submitted
+        getConfiguration().set(OFFLOAD, mode.label());
         return this;
     }
 

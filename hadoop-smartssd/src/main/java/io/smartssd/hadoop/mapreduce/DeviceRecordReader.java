@@ -36,6 +36,7 @@ public class DeviceRecordReader<K, V> extends RecordReader<K, V> {
     private TaskletRun run;
     private String where;
     private Map.Entry<K, V> current;
+    private OffloadTask offload;   // a planned split (smartssd.offload = host | auto), else null
     private boolean finished;
     private boolean closed;
 
@@ -55,8 +56,23 @@ public class DeviceRecordReader<K, V> extends RecordReader<K, V> {
             finished = true; // an empty object: nothing to run
             return;
         }
-        ctx.setStatus("device " + fs.deviceSpec().id() + ": " + path.getName() + " [" + split.getStart() + ", +"
-                + split.getLength() + ")");
+        if (split instanceof OffloadSplit os) {
+            offload = OffloadTask.start(os, fs, conf);
+            ctx.setStatus("offload " + offload.why() + ": " + path.getName() + " [" + split.getStart() + ", +"
+                    + split.getLength() + ")");
+            if (offload.lane() == io.smartssd.device.offload.OffloadPlan.Lane.HOST) {
+                where = "the host running " + conf.get(DeviceJob.HOST_MAPPER) + " over " + path + " [" + split.getStart()
+                        + ", +" + split.getLength() + ")";
+                for (io.smartssd.proto.Row row : offload.runOnHost(fs, object, mapper, conf)) {
+                    format.convert(row, (k, v) -> pending.add(Map.entry(k, v)));
+                }
+                finished = true;
+                return;
+            }
+        } else {
+            ctx.setStatus("device " + fs.deviceSpec().id() + ": " + path.getName() + " [" + split.getStart() + ", +"
+                    + split.getLength() + ")");
+        }
         try {
             run = TaskletRun.start(fs.device(), mapper.spec(), Extent.of(object.id(), split.getStart(), split.getLength()),
                     PollingPolicy.DEFAULT, this::onProgress);
@@ -125,9 +141,16 @@ public class DeviceRecordReader<K, V> extends RecordReader<K, V> {
             return; // never initialized, or closed already
         }
         closed = true;
-        TaskProgress p = run == null ? null : run.progress();   // no run: an empty split
+        TaskProgress p = run == null ? null : run.progress();   // no run: an empty split, or on the host
         if (run != null) {
             run.close();
+        }
+        if (offload != null) {
+            offload.finish(context, p);
+            if (offload.lane() == io.smartssd.device.offload.OffloadPlan.Lane.HOST) {
+                run = null;
+                return;   // the host's reads are counted by the FileSystem's device, not as a device split
+            }
         }
         long commands = (run == null ? 0 : run.commands()) + 1; // + the stat of the input object
         context.getCounter(DeviceCounter.COMMANDS).increment(commands);
