@@ -1,42 +1,53 @@
 """bench hybrid: level-aware placement on a hybrid SLC/TLC device against its ComboFTL-style baseline,
-driven by a real LSM store (hybrid paper, section VI; docs/LSM.md).
+driven by a real LSM store, at one consistent scale (hybrid paper, section VI; docs/LSM.md).
 
-1. Record the Table 3 workloads on RocksDB (`bin/smartssd lsm record`): SST creations and deletions with
-   their levels and sizes, and compaction input reads, into out/bench/hybrid/traces/ (kept and reused
-   while records and seed are the same).
-2. For every workload, SLC share (1, 2, 3, 5, 10% of the blocks, Table 4) and placement policy (`level`,
-   the paper's method; `combo`, the baseline), format a fresh image of preset `hybrid` (Table 2) with the
-   blocks scaled down with the data, and replay the trace on it 3 times (`bin/smartssd lsm replay
-   --repeat 3`: one object per SST, writes hinted level + 1, deleted files deleted, compaction inputs
-   read back; the files left live by one run deleted before the next), measuring the last run.
-3. From the device's counters during that run (docs/HYBRID.md): the average I/O latency (`io.*`), the
-   durability of VI-B (MIN over regions of blocks x max P/E / erases in one run; infinite for a region
-   without erases), and the SLC/TLC share of the host's reads and writes (Fig. 10); latency and
-   durability normalized to `combo` (Fig. 9).
+One scale factor 1/S (--scale S, default 256) is applied to everything the paper sizes: Table 3's records
+(200 M / S), RocksDB's defaults of the time (64 MiB memtables and files, 256 MiB level 1, pending-compaction
+limits 64 / 256 GiB, 8 MiB block cache, all / S), and the device's blocks (Table 2's 768 / 256 pages per
+TLC / SLC-mode block / S, erase time / S: the erase cost per page stays Table 2's) while the device keeps
+Table 4's 32,768 blocks (4,096 per plane), 16 KiB pages and 20% over-provisioning.
 
-Without the device's `hybrid` preset and its `level` / `combo` placement policies the bench stops with a
-message and prints no numbers.
+1. Record the Table 3 workloads on RocksDB (`lsm record --scale S`, paced so compaction keeps up; point
+   lookups of the update-heavy ones recorded) into out/bench/hybrid/traces/ (kept and reused), and check
+   each tree's level sizes and level-1 write share against the paper's (`lsm check`); a tree far off stops
+   the bench unless --force.
+2. For every workload, SLC share (1, 2, 3, 5, 10% of the blocks, Table 4) and configuration -- `level` as
+   printed (Algorithms 1-5 read literally), `level` with our additions (level_balance_ours,
+   level_migrate_any), and `combo` (the baseline) -- format a fresh timing-only image (discard_data) and
+   replay the trace once (`lsm replay`: the paper's EraseCount is one run of the workload).
+3. Report, beside the paper's: average I/O latency and VI-B durability normalized to combo (Fig. 9), the
+   SLC share of the host's writes and reads (Fig. 10), each for the literal and our variant.
 
-Arguments: --quick (20 K records, 4 KiB pages), --records N (default 200000), --workloads a,b,...,
---shares 1,2,...,  --seed S, --pages-per-block N (TLC pages per block, default 12; SLC mode holds N/3),
---erase-per-page (erase times scaled by N / 768, Table 2's erase cost per page; default: Table 2's
-10 ms per block), --write-buffer, --target-file, --level-base SIZE (the RocksDB store's memtable, SST
-file and level-1 sizes, passed to `lsm record`; default 1M, 1M, 4M).
+--sweep (fill-random at 10% SLC only) varies what the paper leaves open: channel speed, request size,
+write-ahead log, GC reserve per plane or device-wide, ComboFTL's threshold, and (a what-if) a balance aiming
+below Algorithm 3's phi (bench/hybrid_sweep.py); written to out/bench/hybrid/sweep/.
+
+Arguments: --scale S (1/S; S divides 256: 256, 128, 64, ...; results of another scale than 256 go to
+out/bench/hybrid/scale-S/), --quick (a smoke test, out/bench/hybrid/quick/: 1/1024 records and RocksDB sizes
+on a quarter of the 1/256 device, shares 1 and 10), --records N, --workloads a,b,
+--shares 1,10, --seed S, --jobs N (replays at once, default 2), --force (replay trees far from the
+paper's), --sweep.
 """
+import concurrent.futures as cf
 import json
 import math
 import os
+import resource
+import shutil
 import subprocess
 import sys
+import time
 
 WORKLOADS = ["fill-random", "zipf-write", "zipf-update", "latest-write", "latest-update"]
 SHARES = [1, 2, 3, 5, 10]
-POLICIES = ["level", "combo"]
-# Runs of a workload per image: the first ages the device (fills it), the last is measured (a workload's
-# steady state; the paper's durability is in runs of a workload until a region wears out).
-REPEAT = 3
-# The paper's figures (section VI-B): averages over workloads and shares, the full-random 10% point of
-# Fig. 9, Fig. 10's full-random SLC write shares, and the share of SST writes that were level 1.
+# configurations replayed per point: (name, placement, extra device params)
+CONFIGS = [
+    ("literal", "level", []),
+    ("ours", "level", ["level_balance_ours=1", "level_migrate_any=1"]),
+    ("combo", "combo", []),
+]
+VARIANTS = {"literal": "literal paper", "ours": "ours"}
+TABLE3_RECORDS = 200_000_000
 PAPER = {
     "latency_avg": 0.88, "durability_avg": 1.22,
     "latency_fill_random_10": 0.80, "durability_fill_random_10": 1.38,
@@ -46,101 +57,96 @@ PAPER = {
 
 
 def parse(args):
-    o = {"quick": False, "records": 200_000, "workloads": WORKLOADS, "shares": SHARES, "seed": 1, "ppb": 12,
-         "erase_per_page": False, "tree": {}}
+    o = {"quick": False, "scale": 256, "records": None, "workloads": WORKLOADS, "shares": SHARES, "seed": 1,
+         "jobs": 2, "force": False, "sweep": False}
     i = 0
     while i < len(args):
         a = args[i]
-        if a == "--quick":
-            o["quick"] = True
-        elif a == "--erase-per-page":
-            o["erase_per_page"] = True
-        elif a in ("--write-buffer", "--target-file", "--level-base") and i + 1 < len(args):
-            o["tree"][a] = args[i + 1]
-            i += 1
-        elif a in ("--records", "--workloads", "--shares", "--seed", "--pages-per-block") and i + 1 < len(args):
+        if a in ("--quick", "--force", "--sweep"):
+            o[a[2:]] = True
+        elif a in ("--records", "--workloads", "--shares", "--seed", "--scale", "--jobs") and i + 1 < len(args):
             v = args[i + 1]
             i += 1
-            if a == "--records":
-                o["records"] = int(v)
-            elif a == "--seed":
-                o["seed"] = int(v)
-            elif a == "--pages-per-block":
-                o["ppb"] = int(v)
-                if o["ppb"] < 12 or o["ppb"] % 3:
-                    sys.exit("bench hybrid: --pages-per-block must be a multiple of 3, at least 12 (SLC mode holds a third)")
-            elif a == "--workloads":
+            if a == "--workloads":
                 o["workloads"] = v.split(",")
                 bad = [w for w in o["workloads"] if w not in WORKLOADS]
                 if bad:
                     sys.exit(f"bench hybrid: unknown workloads {bad} (of {', '.join(WORKLOADS)})")
-            else:
+            elif a == "--shares":
                 o["shares"] = [int(s) for s in v.split(",")]
+            else:
+                o[a[2:]] = int(v)
         elif a in ("-h", "--help"):
             print(__doc__)
             sys.exit(0)
         else:
-            sys.exit(f"bench hybrid: unknown argument {a!r} (--quick, --records N, --workloads a,b, --shares 1,2, --seed S,"
-                     " --pages-per-block N, --erase-per-page, --write-buffer SIZE, --target-file SIZE, --level-base SIZE)")
+            sys.exit(f"bench hybrid: unknown argument {a!r} (--scale S, --quick, --records N, --workloads a,b, --shares 1,2,"
+                     " --seed S, --jobs N, --force, --sweep)")
         i += 1
-    if o["quick"] and "--records" not in args:
-        o["records"] = 20_000
+    if o["scale"] < 1 or 256 % o["scale"]:
+        sys.exit(f"bench hybrid: --scale {o['scale']}: the scale must divide 256 (blocks of 768 / S TLC and 256 / S SLC-mode"
+                 " pages), e.g. 256 (default) or 64")
+    if o["quick"]:
+        if "--shares" not in args:
+            o["shares"] = [1, 10]
+        o["rocks_scale"] = 1024
+    else:
+        o["rocks_scale"] = o["scale"]
+    if o["records"] is None:
+        o["records"] = TABLE3_RECORDS // o["rocks_scale"]
     return o
 
 
 def geometry(o):
-    """Device size and blocks for a run: capacity 2 x the records' bytes (the paper's 400 GB device for 200 GB of
-    records); blocks shrunk (Table 2's 768 / 256 pages per TLC / SLC-mode block, by 64) so that a plane has
-    ~300 blocks (the paper's has 4,096) and even 1% of them is 3 SLC-mode blocks, the device's minimum."""
-    cap = 2 * o["records"] * 1024
-    page = 4096 if o["quick"] else 16384
-    g = {"capacity": cap, "page_bytes": page, "pages_per_block": o["ppb"], "slc_pages_per_block": o["ppb"] // 3, "set": []}
-    if o["erase_per_page"]:
-        # Table 2: 10 ms per block of 768 TLC / 256 SLC-mode pages; keep that per page (docs/HYBRID.md, scaling)
-        t = 10_000_000 * o["ppb"] // 768
-        g["set"] = ["--set", f"t_erase_ns={t}", "--set", f"t_erase_slc_ns={t}"]
-        g["t_erase_ns"] = t
-    return g
+    """The device at scale 1/S: Table 4's 4,096 blocks per plane (a quarter with --quick), Table 2's blocks / S
+    with erase time / S, capacity the 10%-SLC device's pages less 20% over-provisioning (one capacity for every
+    share, as Table 4 keeps the block count)."""
+    s = o["scale"] if not o["quick"] else 256
+    bpp = 4096 if not o["quick"] else 1024
+    ppb, sppb = 768 // s, 256 // s
+    slc10 = bpp * 10 // 100
+    pages = 8 * ((bpp - slc10) * ppb + slc10 * sppb)
+    cap = int(pages / 1.2) * 16384
+    t_erase = 10_000_000 // s
+    sets = [f"page_bytes=16384", f"pages_per_block={ppb}", f"slc_pages_per_block={sppb}", f"blocks_per_plane={bpp}",
+            f"t_erase_ns={t_erase}", f"t_erase_slc_ns={t_erase}", "discard_data=1",
+            # ComboFTL's size threshold (64 KiB, an assumption) scaled with the files: a scaled-down SST written
+            # in one command is "large" exactly when the file it stands for would have been
+            f"combo_small_bytes={max(1, 65536 // o['rocks_scale'])}"]
+    return {"capacity": cap, "ppb": ppb, "sppb": sppb, "bpp": bpp, "t_erase_ns": t_erase, "set": sets}
+
+
+def image_dir(b):
+    """Timing-only images hold only records; /dev/shm keeps their small writes off the disk when it exists."""
+    d = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else b.out
+    return os.path.join(d, f"smartssd-bench-hybrid-{os.getpid()}")
 
 
 def csd_json(b, *args):
-    out = b.run(b.tool("csd"), *args, "--json")
-    return json.loads(out)
+    return json.loads(b.run(b.tool("csd"), *args, "--json"))
 
 
-def probe(b, g):
-    """The device must have preset hybrid and placements level and combo: else stop, no numbers."""
-    img = os.path.join(b.out, "probe.img")
-    for pol in POLICIES:
+def probe(b):
+    """The device must have preset hybrid, placements level and combo and the switches: else stop, no numbers."""
+    d = image_dir(b)
+    os.makedirs(d, exist_ok=True)
+    img = os.path.join(d, "probe.img")
+    for name, pol, extra in CONFIGS:
         if os.path.exists(img):
             os.remove(img)
         r = subprocess.run([b.tool("csd"), "format", img, "--capacity", "64M", "--preset", "hybrid",
-                            "--set", f"placement={pol}"], capture_output=True, text=True)
+                            "--set", f"placement={pol}", *sum((["--set", x] for x in extra), [])],
+                           capture_output=True, text=True)
         if r.returncode:
             sys.exit("bench hybrid: this device has no hybrid SLC/TLC preset with placement "
-                     f"'{pol}' (csd format --preset hybrid --set placement={pol}: {r.stderr.strip() or r.stdout.strip()}).\n"
+                     f"'{pol}' ({' '.join(extra)}) (csd format: {r.stderr.strip() or r.stdout.strip()}).\n"
                      "The bench compares the placement policies 'level' (the hybrid paper's method) and 'combo' "
                      "(its ComboFTL baseline) and prints no numbers without them.")
-        ident = csd_json(b, "identify", img)
-        params = ident.get("params", {})
+        params = csd_json(b, "identify", img).get("params", {})
         if params.get("placement") != pol or "slc_share_pct" not in params:
             sys.exit(f"bench hybrid: the device formatted with placement={pol} reports placement "
                      f"{params.get('placement')!r} and no SLC share: no hybrid placement support, no numbers.")
-        stats = csd_json(b, "stats", img)
-        counters = stats.get("counters", stats)
-        if not any(k.startswith("region.slc.") for k in flat(counters)):
-            sys.exit("bench hybrid: the device reports no per-region counters (region.slc.*): no numbers.")
     os.remove(img)
-
-
-def flat(d, prefix=""):
-    out = {}
-    if isinstance(d, dict):
-        for k, v in d.items():
-            out.update(flat(v, f"{prefix}{k}."))
-    else:
-        out[prefix[:-1]] = d
-    return out
 
 
 def java(*args):
@@ -150,24 +156,60 @@ def java(*args):
     cmd = [os.environ.get("SMARTSSD_JAVA", "java"), "-Xmx1g", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
            "-cp", cp, "io.smartssd.lsm.LsmCli"] + [str(a) for a in args]
     r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode:
-        sys.exit(f"{' '.join(cmd[-len(args):])}: exit {r.returncode}\n{r.stderr}")
-    return r.stdout
+    return r.returncode, r.stdout, r.stderr
+
+
+def java_ok(*args):
+    rc, out, err = java(*args)
+    if rc:
+        sys.exit(f"lsm {' '.join(map(str, args))}: exit {rc}\n{err}")
+    return out
+
+
+def trace_path(b, o, w):
+    d = os.path.join(o.get("trace_root", b.out), "traces")
+    os.makedirs(d, exist_ok=True)
+    return os.path.join(d, f"{w}-s{o['rocks_scale']}-r{o['records']}-seed{o['seed']}.trace")
 
 
 def record(b, o, w):
-    d = os.path.join(b.out, "traces")
-    os.makedirs(d, exist_ok=True)
-    tree = "".join(f"-{k[2:]}{v}" for k, v in sorted(o["tree"].items()))
-    trace = os.path.join(d, f"{w}-{o['records']}-{o['seed']}{tree}.trace")
+    """Record workload w (kept: a trace with its .json is reused). The store lives in /dev/shm when there is one."""
+    trace = trace_path(b, o, w)
     meta = trace + ".json"
     if os.path.exists(trace) and os.path.exists(meta):
         return trace, json.load(open(meta))
-    tree = [x for kv in sorted(o["tree"].items()) for x in kv]
-    r = json.loads(java("record", "--workload", w, "--records", o["records"], "--seed", o["seed"], "--out", trace,
-                        *tree, "--json"))
+    db = os.path.join(os.path.dirname(image_dir(b)), f"smartssd-bench-hybrid-db-{os.getpid()}-{w}")
+    shutil.rmtree(db, ignore_errors=True)
+    try:
+        r = json.loads(java_ok("record", "--workload", w, "--scale", o["rocks_scale"], "--records", o["records"],
+                               "--seed", o["seed"], "--db", db, "--out", trace + ".tmp", "--json"))
+    finally:
+        shutil.rmtree(db, ignore_errors=True)
+    os.replace(trace + ".tmp", trace)
     json.dump(r, open(meta, "w"))
     return trace, r
+
+
+def level_check(o, trace):
+    rc, out, err = java("check", trace, "--json", "--force")
+    if rc:
+        sys.exit(f"lsm check {trace}: exit {rc}\n{err}")
+    return json.loads(out)
+
+
+def replay(b, g, trace, pol, share, extra, tag, more_sets=(), replay_args=()):
+    """Format a fresh timing-only image and replay the trace once; the replay's JSON."""
+    d = image_dir(b)
+    os.makedirs(d, exist_ok=True)
+    img = os.path.join(d, f"{tag}.img")
+    if os.path.exists(img):
+        os.remove(img)
+    sets = [x for s in [*g["set"], f"placement={pol}", f"slc_share_pct={share}", *extra, *more_sets] for x in ("--set", s)]
+    b.run(b.tool("csd"), "format", img, "--capacity", str(g["capacity"]), "--preset", "hybrid", *sets)
+    try:
+        return json.loads(java_ok("replay", trace, "--image", img, "--json", "--force", *replay_args))
+    finally:
+        os.remove(img)
 
 
 def durability(c, delta):
@@ -194,112 +236,176 @@ def ratio(x, y):
     return x / y if y else math.inf
 
 
+def row_of(r, w, s, name, pol):
+    c, d = r["counters"], r["counters_delta"]
+    cmds = d.get("io.commands", 0)
+    return {
+        "workload": w, "slc_share_pct": s, "config": name, "policy": pol,
+        "avg_io_us": (d["io.device_ns"] / cmds if cmds else r["avg_io_ns"]) / 1e3,
+        "durability_runs": durability(c, d),
+        "slc_erases": d.get("wear.slc.erases", 0), "tlc_erases": d.get("wear.tlc.erases", 0),
+        "slc_host_write_pct": share(d.get("region.slc.host_programs", 0), d.get("region.tlc.host_programs", 0)),
+        "slc_host_read_pct": share(d.get("region.slc.host_reads", 0), d.get("region.tlc.host_reads", 0)),
+        "migrated_pages": d.get("ftl.migrated_pages", 0), "gc_pages_moved": d.get("ftl.gc_pages_moved", 0),
+        "slc_target_hint": c.get("place.slc_target_hint", ""),
+        "host_write_mib": r["write_bytes"] / 2**20, "host_read_mib": r["read_bytes"] / 2**20,
+        "lookups": r.get("lookups", 0), "io_commands": cmds, "device_s": r["device_clock_ns"] / 1e9,
+    }
+
+
 def main(b):
+    t0 = time.time()
     o = parse(b.args)
     g = geometry(o)
-    probe(b, g)
+    probe(b)
+    print(f"scale 1/{o['scale']}: {o['records']:,} records of 1 KiB, RocksDB sizes / {o['rocks_scale']}, "
+          f"{g['bpp']} blocks per plane of {g['ppb']} / {g['sppb']} pages (TLC / SLC mode), erase "
+          f"{g['t_erase_ns']:,} ns, capacity {g['capacity'] / 1e9:.2f} GB" + (" (quick: a smoke test)" if o["quick"] else ""),
+          flush=True)
+    workloads = ["fill-random"] if o["sweep"] else o["workloads"]
+    o["trace_root"] = b.out   # traces of every scale live in out/bench/hybrid/traces/
+    if o["scale"] != 256 or o["quick"]:
+        # another scale's results go beside the default's, not over them
+        b.out = os.path.join(b.out, "quick" if o["quick"] else f"scale-{o['scale']}")
+        os.makedirs(b.out, exist_ok=True)
+    traces, checks = {}, {}
+    with cf.ThreadPoolExecutor(max_workers=max(1, o["jobs"])) as ex:
+        for w, (trace, rec) in zip(workloads, ex.map(lambda w: record(b, o, w), workloads)):
+            traces[w] = trace
+            print(f"{w}: {rec['writes']:,} writes, {rec['reads']:,} reads ({rec.get('lookups', 0):,} lookups reaching SST files),"
+                  f" {rec['trace_events']:,} trace events, levels {rec['levels']}", flush=True)
+    far = []
+    for w in workloads:
+        checks[w] = level_check(o, traces[w])
+        print(f"level check of {w} ({os.path.basename(traces[w])}):")
+        print(check_text(checks[w]["level_check"]))
+        if not checks[w]["level_check"]["ok"]:
+            far.append(w)
+    if far and not o["force"]:
+        sys.exit(f"bench hybrid: the recorded trees of {', '.join(far)} are far from the paper's (FAR above): no numbers."
+                 " --force to go on (docs/LSM.md, the level check)")
+    if o["sweep"]:
+        import hybrid_sweep
+        b.out = os.path.join(b.out, "sweep")   # its own results.csv, summary.json beside the bench's
+        os.makedirs(b.out, exist_ok=True)
+        hybrid_sweep.run(b, o, g, traces["fill-random"], t0)
+        shutil.rmtree(image_dir(b), ignore_errors=True)
+        return
+    jobs = [(w, s, name, pol, extra) for w in workloads for s in o["shares"] for name, pol, extra in CONFIGS]
     rows = []
-    level_bytes = {}
-    for w in o["workloads"]:
-        trace, rec = record(b, o, w)
-        print(f"{w}: {rec['writes']} writes, {rec['reads']} reads, {rec['trace_events']} trace events, levels {rec['levels']}",
-              flush=True)
-        for s in o["shares"]:
-            for pol in POLICIES:
-                img = os.path.join(b.out, "run.img")
-                if os.path.exists(img):
-                    os.remove(img)
-                b.run(b.tool("csd"), "format", img, "--capacity", str(g["capacity"]), "--preset", "hybrid",
-                      "--set", f"placement={pol}", "--set", f"slc_share_pct={s}", "--set", f"page_bytes={g['page_bytes']}",
-                      "--set", f"pages_per_block={g['pages_per_block']}",
-                      "--set", f"slc_pages_per_block={g['slc_pages_per_block']}", *g["set"])
-                ident = csd_json(b, "identify", img)
-                r = json.loads(java("replay", trace, "--image", img, "--repeat", REPEAT, "--json"))
-                os.remove(img)
-                c = r["counters"]           # after the last run (wear.*.durability, place.*)
-                d = r["counters_delta"]     # during the last run: its I/O, erases and region shares
-                level_bytes[w] = r["levels"]
-                row = {
-                    "workload": w, "slc_share_pct": s, "policy": pol,
-                    "slc_blocks_per_plane": ident.get("params", {}).get("slc_blocks_per_plane", ""),
-                    "avg_io_us": (d["io.device_ns"] / d["io.commands"] if d.get("io.commands") else r["avg_io_ns"]) / 1e3,
-                    "durability_runs": durability(c, d),
-                    "slc_erases": d.get("wear.slc.erases", 0), "tlc_erases": d.get("wear.tlc.erases", 0),
-                    "slc_host_write_pct": share(d.get("region.slc.host_programs", 0), d.get("region.tlc.host_programs", 0)),
-                    "slc_host_read_pct": share(d.get("region.slc.host_reads", 0), d.get("region.tlc.host_reads", 0)),
-                    "migrated_pages": d.get("ftl.migrated_pages", 0),
-                    "slc_target_hint": c.get("place.slc_target_hint", ""),
-                    "host_write_mib": r["write_bytes"] / 2**20, "host_read_mib": r["read_bytes"] / 2**20,
-                    "device_s": r["device_clock_ns"] / 1e9,
-                }
-                rows.append(row)
-                print(f"  {w} {s}% {pol}: {row['avg_io_us']:.0f} us, durability {row['durability_runs']:.3g} runs, "
-                      f"SLC writes {row['slc_host_write_pct']:.1f}%, reads {row['slc_host_read_pct']:.1f}%", flush=True)
+
+    def one(j):
+        w, s, name, pol, extra = j
+        r = replay(b, g, traces[w], pol, s, extra, f"{w}-{s}-{name}")
+        return row_of(r, w, s, name, pol)
+
+    with cf.ThreadPoolExecutor(max_workers=max(1, o["jobs"])) as ex:
+        for row in ex.map(one, jobs):
+            rows.append(row)
+            print(f"  {row['workload']} {row['slc_share_pct']}% {row['config']}: {row['avg_io_us']:.0f} us, durability "
+                  f"{row['durability_runs']:.3g} runs, SLC writes {row['slc_host_write_pct']:.1f}%, "
+                  f"reads {row['slc_host_read_pct']:.1f}%", flush=True)
+    shutil.rmtree(image_dir(b), ignore_errors=True)
     b.write_csv(rows)
-    report(b, o, g, rows, level_bytes)
+    report(b, o, g, rows, checks, t0)
 
 
-def report(b, o, g, rows, level_bytes):
-    by = {(r["workload"], r["slc_share_pct"], r["policy"]): r for r in rows}
+def check_text(lc):
+    lines = ["  level  written  share  live MiB  limit MiB  mean fill"]
+    for lv, l in sorted(lc["levels"].items(), key=lambda x: int(x[0])):
+        lim = l["limit_bytes"]
+        limit = f"{lim / 2**20:.1f}" if lim else "-"
+        fill = f"{l['mean_fill']:.2f}" if lim else "-"
+        lines.append(f"  {lv:>5}  {l['written_bytes'] / 2**20:6.0f} M  {l['share_pct']:4.1f}%  {l['final_bytes'] / 2**20:8.1f}  "
+                     f"{limit:>9}  {fill:>9}")
+    for f in lc["findings"]:
+        lines.append(f"  {f.get('mark', 'ok' if f['ok'] else 'FAR'):<4} {f['what']}: {f['ours']} ({f['reference']})")
+    return "\n".join(lines)
+
+
+def timing(t0, b=None):
+    """Wall and CPU time of the whole bench (recording included), printed and, with b, in summary.json: on a
+    shared machine the wall time depends on the load, so the CPU time and the load average go beside it."""
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = ru.ru_utime + ru.ru_stime + me.ru_utime + me.ru_stime
+    wall, load = time.time() - t0, os.getloadavg()[0]
+    if b is not None:
+        b.headline("bench wall time", round(wall, 1), "s")
+        b.headline("bench CPU time (this process and its children)", round(cpu, 1), "s")
+        b.headline("load average at the end (1 min)", round(load, 2), "processes")
+    print(f"bench hybrid: {wall:.0f} s wall, {cpu:.0f} s CPU (this process and its children; "
+          f"load average now {load:.1f})")
+
+
+def normalized(o, rows):
+    by = {(r["workload"], r["slc_share_pct"], r["config"]): r for r in rows}
     table = []
-    lat, dur = [], []
     for w in o["workloads"]:
         for s in o["shares"]:
-            lv, cb = by[(w, s, "level")], by[(w, s, "combo")]
-            lr = lv["avg_io_us"] / cb["avg_io_us"] if cb["avg_io_us"] else math.nan
-            dr = ratio(lv["durability_runs"], cb["durability_runs"])
-            lat.append(lr)
-            if not math.isinf(dr):
-                dur.append(dr)
-            paper_l = PAPER["latency_fill_random_10"] if (w, s) == ("fill-random", 10) else ""
-            paper_d = PAPER["durability_fill_random_10"] if (w, s) == ("fill-random", 10) else ""
-            table.append({"workload": w, "slc_%": s, "latency_vs_combo": lr, "paper_latency": paper_l,
-                          "durability_vs_combo": dr, "paper_durability": paper_d,
-                          "slc_writes_level_%": lv["slc_host_write_pct"], "slc_writes_combo_%": cb["slc_host_write_pct"],
-                          "slc_reads_level_%": lv["slc_host_read_pct"], "slc_reads_combo_%": cb["slc_host_read_pct"]})
+            cb = by[(w, s, "combo")]
+            t = {"workload": w, "slc_%": s, "slc_writes_combo_%": cb["slc_host_write_pct"]}
+            for v in VARIANTS:
+                lv = by[(w, s, v)]
+                t[f"latency_{v}"] = lv["avg_io_us"] / cb["avg_io_us"] if cb["avg_io_us"] else math.nan
+                t[f"durability_{v}"] = ratio(lv["durability_runs"], cb["durability_runs"])
+                t[f"slc_writes_{v}_%"] = lv["slc_host_write_pct"]
+                t[f"slc_reads_{v}_%"] = lv["slc_host_read_pct"]
+            table.append(t)
+    return table
+
+
+def report(b, o, g, rows, checks, t0):
+    table = normalized(o, rows)
     b.write_csv(table, name="normalized.csv")
-    if lat:
-        b.headline("average I/O latency, level / combo (mean over workloads and shares)", sum(lat) / len(lat), "x",
-                   PAPER["latency_avg"])
-    if dur:
-        b.headline("durability, level / combo (mean over finite ratios)", sum(dur) / len(dur), "x", PAPER["durability_avg"])
-    if ("fill-random", 10, "level") in by:
-        t = next(t for t in table if t["workload"] == "fill-random" and t["slc_%"] == 10)
-        b.headline("fill-random, 10% SLC: latency level / combo", t["latency_vs_combo"], "x", PAPER["latency_fill_random_10"])
-        b.headline("fill-random, 10% SLC: durability level / combo", t["durability_vs_combo"], "x",
-                   PAPER["durability_fill_random_10"])
-        b.headline("fill-random, 10% SLC: host writes to SLC under level", t["slc_writes_level_%"], "%",
-                   PAPER["slc_write_share_fill_random_10"])
-    if ("fill-random", 1, "level") in by:
-        b.headline("fill-random, 1% SLC: host writes to SLC under level", by[("fill-random", 1, "level")]["slc_host_write_pct"],
-                   "%", PAPER["slc_write_share_fill_random_1"])
-    for w, lvls in level_bytes.items():
-        total = sum(v["write_bytes"] for v in lvls.values())
-        if total:
-            b.headline(f"{w}: level-1 share of SST writes", 100.0 * lvls.get("1", {"write_bytes": 0})["write_bytes"] / total,
-                       "%", PAPER["l1_share"][w])
+    fr = {t["slc_%"]: t for t in table if t["workload"] == "fill-random"}
+    for v, label in VARIANTS.items():
+        lat = [t[f"latency_{v}"] for t in table]
+        dur = [t[f"durability_{v}"] for t in table if not math.isinf(t[f"durability_{v}"])]
+        if 10 in fr:
+            b.headline(f"fill-random 10% SLC: latency level/combo ({label})", fr[10][f"latency_{v}"], "x",
+                       PAPER["latency_fill_random_10"])
+            b.headline(f"fill-random 10% SLC: durability level/combo ({label})", fr[10][f"durability_{v}"], "x",
+                       PAPER["durability_fill_random_10"])
+            b.headline(f"fill-random 10% SLC: SLC share of writes ({label})", fr[10][f"slc_writes_{v}_%"], "%",
+                       PAPER["slc_write_share_fill_random_10"])
+        if 1 in fr:
+            b.headline(f"fill-random 1% SLC: SLC share of writes ({label})", fr[1][f"slc_writes_{v}_%"], "%",
+                       PAPER["slc_write_share_fill_random_1"])
+        if lat:
+            b.headline(f"mean latency level/combo ({label})", sum(lat) / len(lat), "x", PAPER["latency_avg"])
+        if dur:
+            b.headline(f"mean durability level/combo ({label})", sum(dur) / len(dur), "x", PAPER["durability_avg"])
+    if 10 in fr:
+        b.headline("fill-random 10% SLC: SLC share of writes (combo)", fr[10]["slc_writes_combo_%"], "%")
+    for w, c in checks.items():
+        lc = c["level_check"]
+        b.headline(f"{w}: level-1 share of SST writes", lc["levels"].get("1", {"share_pct": 0.0})["share_pct"], "%",
+                   PAPER["l1_share"][w])
+        b.headline(f"{w}: level check passed", 1 if lc["ok"] else 0, "bool", 1)
     plots(b, o, table)
-    b.finish(table, ["workload", "slc_%", "latency_vs_combo", "paper_latency", "durability_vs_combo", "paper_durability",
-                     "slc_writes_level_%", "slc_writes_combo_%", "slc_reads_level_%", "slc_reads_combo_%"])
-    print(f"scaling: {o['records']} records of 1 KiB (Table 3 / {200_000_000 // o['records']:,}), capacity "
-          f"{g['capacity'] >> 20} MiB, {g['page_bytes'] // 1024} KiB pages, {g['pages_per_block']} / "
-          f"{g['slc_pages_per_block']} pages per TLC / SLC-mode block, erase "
-          f"{g.get('t_erase_ns', 10_000_000) / 1e6:g} ms, RocksDB {' '.join(f'{k} {v}' for k, v in sorted(o['tree'].items())) or 'defaults'}")
+    timing(t0, b)
+    b.finish(table, ["workload", "slc_%", "latency_literal", "latency_ours", "durability_literal", "durability_ours",
+                     "slc_writes_literal_%", "slc_writes_ours_%", "slc_writes_combo_%", "slc_reads_literal_%",
+                     "slc_reads_ours_%"])
+    print("paper: fill-random at 10% SLC 0.80x latency, 1.38x durability, 29.66% of writes in SLC (3.91% at 1%); "
+          "means over the five workloads 0.88x and 1.22x")
 
 
 def plots(b, o, table):
-    def series(key):
-        out = {}
-        for w in o["workloads"]:
-            pts = [(t["slc_%"], t[key]) for t in table if t["workload"] == w and not math.isinf(t[key])]
-            if pts:
-                out[w] = ([p[0] for p in pts], [p[1] for p in pts])
-        return out
-    b.plot("fig9_latency.png", "Avg I/O latency, level / combo (Fig. 9; paper 0.80x at 10%, fill-random)",
-           "SLC share of blocks (%)", "latency / ComboFTL's (x)", series("latency_vs_combo"))
-    b.plot("fig9_durability.png", "Durability, level / combo (Fig. 9; paper 1.38x at 10%, fill-random)",
-           "SLC share of blocks (%)", "durability / ComboFTL's (x)", series("durability_vs_combo"))
-    b.plot("fig10_writes.png", "Host writes landing in SLC under level (Fig. 10b)",
-           "SLC share of blocks (%)", "SLC share of host writes (%)", series("slc_writes_level_%"))
-    b.plot("fig10_reads.png", "Host reads served from SLC under level (Fig. 10a)",
-           "SLC share of blocks (%)", "SLC share of host reads (%)", series("slc_reads_level_%"))
+    for v, label in VARIANTS.items():
+        def series(key):
+            out = {}
+            for w in o["workloads"]:
+                pts = [(t["slc_%"], t[key]) for t in table if t["workload"] == w and not math.isinf(t[key])]
+                if pts:
+                    out[w] = ([p[0] for p in pts], [p[1] for p in pts])
+            return out
+        b.plot(f"fig9_latency_{v}.png", f"Avg I/O latency, level ({label}) / combo (Fig. 9; paper 0.80x at 10%, fill-random)",
+               "SLC share of blocks (%)", "latency / ComboFTL's (x)", series(f"latency_{v}"))
+        b.plot(f"fig9_durability_{v}.png", f"Durability, level ({label}) / combo (Fig. 9; paper 1.38x at 10%, fill-random)",
+               "SLC share of blocks (%)", "durability / ComboFTL's (x)", series(f"durability_{v}"))
+        b.plot(f"fig10_writes_{v}.png", f"Host writes landing in SLC, level ({label}) (Fig. 10b)",
+               "SLC share of blocks (%)", "SLC share of host writes (%)", series(f"slc_writes_{v}_%"))
+        b.plot(f"fig10_reads_{v}.png", f"Host reads served from SLC, level ({label}) (Fig. 10a)",
+               "SLC share of blocks (%)", "SLC share of host reads (%)", series(f"slc_reads_{v}_%"))

@@ -10,6 +10,7 @@
 #include "store/store.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 
 static const char *DIR_;
 
@@ -288,7 +289,8 @@ static void test_level_migration(void) {
     CHECK_EQ_INT(csd_ftl_close(f), 0);
 }
 
-/* Algorithm 3 lowering the target and raising it again (hybrid paper V-B). phi = (4/12) x (4/16) x
+/* Algorithm 3 lowering the target and raising it again, with our additions (level_balance_ours = 1:
+ * a TLC end of a period, floor -1, ceiling at the deepest level written; hybrid paper V-B). phi = (4/12) x (4/16) x
  * (100,000/2,500) = 3.33 here, RegionSize_SLC = 4 blocks x 4 pages = 16, BalancingWeight 0.1. A period
  * of the balance check ends when the SLC writes reach 16, or when phi x the TLC writes reach 16 (5 TLC
  * writes). One object's 4 pages rewritten at L0 (hint 1), write k to page k % 4:
@@ -307,6 +309,7 @@ static void test_level_migration(void) {
  * Read literally (the check only at the SLC end), the target would stay at -1 from k 16 on. */
 static void test_level_balance_down_up(void) {
     csd_params p = small("level", 1, 20, 20);
+    p.level_balance_ours = 1;
     csd_ftl *f = fresh("level3.img", &p, 96 * 4096);
     CHECK_EQ_U64(place_stat(f, "phi_milli"), 3333);
     uint64_t top = mk(f, "top"), other = mk(f, "other");
@@ -351,6 +354,176 @@ static void test_level_balance_down_up(void) {
     CHECK_EQ_INT(csd_ftl_close(f), 0);
 }
 
+/* Algorithm 3 as printed (level_balance_ours = 0, the preset's default), same device as above (phi 3.33,
+ * RegionSize_SLC 16 pages, BalancingWeight 0.1). One object's 4 pages rewritten at L0 (hint 1), write k
+ * to page k % 4; every write lands in SLC: k 0-15 in blocks 0, 1, 2, 3 (ppn 12 x (k / 4) + k % 4), then
+ * each new block needs a GC, which reclaims the lowest-numbered block whose pages were all rewritten
+ * (greedy, first found): blocks 0, 1, 2, 0, 1, 2, ... (block 3 stays stale): ppn 12 x ((k - 16) / 4 % 3)
+ * + k % 4 from k 16 on.
+ *   k 12     the first SLC GC sets SLCTargetLevel to L0 (hint 1), as in the test above
+ *   then     5 unlevelled pages (hint 0) go to TLC (ppn 48-52); they end no period (no TLC end as
+ *            printed): WriteAmount_TLC is 5 after them
+ *   k 15     the 16th SLC write ends a period: 16 < (3.33 - 0.1) x 5 = 16.2 TLC-weighted writes, so the
+ *            target goes up, to L1 (hint 2), past the deepest level any write carried (no ceiling)
+ *   k 31     16 more SLC writes, no TLC write: 16 > (3.33 + 0.1) x 0, the target goes down to L0
+ *   k 47     the same again: the target stays at L0, the floor as printed (the same writes with ours:
+ *            test_level_balance_switch below) */
+static void test_level_balance_as_printed(void) {
+    for (int half = 0; half <= 1; half++) {
+        csd_params p = small("level", 1, 20, 20);
+        CHECK_EQ_INT(p.level_balance_ours, 0);   /* the preset is the paper as printed */
+        CHECK_EQ_INT(p.level_phi_pct, 100);
+        /* level_phi_pct = 50 (a what-if: the balance aims at half of phi, 1.67): at k 15 the same 16 SLC
+         * writes are above (1.67 + 0.1) x 5 = 8.8, so the target goes down (stays at L0, the floor)
+         * instead of up; every write takes the same page */
+        if (half) p.level_phi_pct = 50;
+        csd_ftl *f = fresh(half ? "level4h.img" : "level4.img", &p, 96 * 4096);
+        CHECK_EQ_U64(place_stat(f, "phi_milli"), half ? 1667 : 3333);
+        uint64_t top = mk(f, "top"), other = mk(f, "other");
+        for (int k = 0; k < 64; k++) {
+            if (k == 13) {
+                for (uint64_t i = 0; i < 5; i++) {
+                    CHECK_EQ_U64(put(f, other, i, 0, 0x55), 48 + i);
+                    CHECK_EQ_U64(place_stat(f, "write_amount_tlc_pages"), i + 1);
+                    CHECK_EQ_U64(place_stat(f, "slc_target_hint"), 1);
+                }
+            }
+            uint64_t blk = k < 16 ? (uint64_t)k / 4 : (uint64_t)((k - 16) / 4) % 3;
+            CHECK_EQ_U64(put(f, top, (uint64_t)(k % 4), 1, (uint8_t)k), 12 * blk + (uint64_t)(k % 4));
+            uint64_t want = k < 12 ? 0 : half ? 1 : k < 15 ? 1 : k < 31 ? 2 : 1;
+            CHECK_EQ_U64(place_stat(f, "slc_target_hint"), want);
+        }
+        csd_ftl_counters c;
+        csd_ftl_counters_get(f, &c);
+        CHECK_EQ_U64(c.region_host_programs[1], 64);
+        CHECK_EQ_U64(c.region_host_programs[0], 5);
+        CHECK_EQ_INT(csd_ftl_close(f), 0);
+    }
+}
+
+/* The switch on the same writes as test_level_balance_as_printed (level_balance_ours = 1): the same
+ * page for every write until Algorithm 3's decisions differ, and each difference is one of the three
+ * the switch names (a TLC end of a period, the floor at -1, the ceiling at the deepest level written):
+ *   k 0-12   as printed (SLC blocks 0-2, then 3 after the first SLC GC set the target to L0)
+ *   then     the 5th unlevelled TLC page ends a period (TLC end: 3.33 x 5 >= 16): 13 SLC writes < (3.33
+ *            - 0.1) x 5, so the target would go up, but L0 is the deepest level written (ceiling): it
+ *            stays at L0 and both amounts restart (as printed: no end, the target rises at k 15)
+ *   k 13-28  SLC (block 3, then greedy GC takes the stale blocks 0, 1, 2, 0 in turn); k 28 is the 16th
+ *            SLC write since: 16 > (3.33 + 0.1) x 0, the target drops to -1 (floor: as printed it stops
+ *            at L0), nothing goes to SLC
+ *   k 29-33  L0 is below the target: TLC (ppn 53-57); the 5th ends a period with 0 SLC writes and the
+ *            target goes back to L0
+ *   k 34-49  SLC again, the 16th (k 49) drops the target to -1; k 50-54 TLC (58-62), k 54 raises it;
+ *            k 55-63 SLC.
+ * 54 pages in SLC and 15 in TLC, against 64 and 5 as printed. */
+static void test_level_balance_switch(void) {
+    csd_params p = small("level", 1, 20, 20);
+    p.level_balance_ours = 1;
+    csd_ftl *f = fresh("level4b.img", &p, 96 * 4096);
+    uint64_t top = mk(f, "top"), other = mk(f, "other");
+    static const uint64_t want[64] = {
+        0, 1, 2, 3, 12, 13, 14, 15, 24, 25, 26, 27, 36,                 /* k 0-12 */
+        37, 38, 39, 0, 1, 2, 3, 12, 13, 14, 15, 24, 25, 26, 27, 0,      /* k 13-28 */
+        53, 54, 55, 56, 57,                                             /* k 29-33 */
+        1, 2, 3, 12, 13, 14, 15, 24, 25, 26, 27, 0, 1, 2, 3, 12,        /* k 34-49 */
+        58, 59, 60, 61, 62,                                             /* k 50-54 */
+        13, 14, 15, 24, 25, 26, 27, 0, 1,                               /* k 55-63 */
+    };
+    for (int k = 0; k < 64; k++) {
+        if (k == 13) {
+            for (uint64_t i = 0; i < 5; i++) {
+                CHECK_EQ_U64(put(f, other, i, 0, 0x55), 48 + i);
+                CHECK_EQ_U64(place_stat(f, "write_amount_tlc_pages"), i < 4 ? i + 1 : 0);
+                CHECK_EQ_U64(place_stat(f, "slc_target_hint"), 1);
+            }
+        }
+        CHECK_EQ_U64(put(f, top, (uint64_t)(k % 4), 1, (uint8_t)k), want[k]);
+        uint64_t t = k < 12 ? 0 : (k >= 28 && k < 33) || (k >= 49 && k < 54) ? 0 : 1;
+        CHECK_EQ_U64(place_stat(f, "slc_target_hint"), t);
+    }
+    csd_ftl_counters c;
+    csd_ftl_counters_get(f, &c);
+    CHECK_EQ_U64(c.region_host_programs[1], 54);
+    CHECK_EQ_U64(c.region_host_programs[0], 15);
+    for (uint64_t i = 0; i < 4; i++) expect_page(f, top, i, (uint8_t)(60 + i));
+    CHECK_EQ_INT(csd_ftl_close(f), 0);
+}
+
+/* Migration from Algorithm 4's victim only (level_migrate_any = 0, as printed) or from any SLC GC
+ * victim (1). Objects a, b (L0, hint 1), c (L2, hint 3), d (L3, hint 4); one unit, SLC blocks 0-3 of
+ * 4 pages. Before the target is set every write goes to SLC, one open block per level:
+ *   w0-w1   a0 twice: L0 block 0 (ppn 0, 1)       w2      c0: L2 block 1 (12)
+ *   w3-w6   d0 four times: L3 block 2 (24-27)     w7-w8   b0, a1: block 0 (2, 3), now full
+ *   w9      b1 needs an L0 block and one SLC block is free (< 2): the first SLC GC sets the target to
+ *           L3. Algorithm 4's candidate is block 2 (average 3, not above 3): greedy takes it (1 valid
+ *           page, d0 -> the GC stream's block 3, 36), then block 0 (3 valid: a0, b0, a1 -> 37-39);
+ *           b1 goes to block 2 (24)
+ *   w10-w15 c0 (13), a2 (25), c0 (14), a0 (26), c0 (15), a3 (27); w15 is the 16th SLC write: no TLC
+ *           write, so Algorithm 3 lowers the target to L2
+ *   w16     a2 needs an L0 block, one free (< 2): SLC GC. No block averages above L2 (block 1: c0, 2;
+ *           block 3: d0, b0, a1, (3 + 0 + 0) / 3 = 1; block 2 full), so greedy takes block 1 (c0 ->
+ *           a new GC block 0, ppn 0), then block 3: its d0 is of L3, above the target, but block 3 is
+ *           not Algorithm 4's victim. As printed d0 stays in SLC (ppn 1, b0 2, a1 3); with
+ *           level_migrate_any it moves to TLC (48, b0 1, a1 2). a2 goes to block 1 (12). */
+static void test_level_migrate_scope(void) {
+    for (int any = 0; any <= 1; any++) {
+        csd_params p = small("level", 1, 20, 20);
+        p.level_migrate_any = (uint32_t)any;
+        csd_ftl *f = fresh(any ? "level5b.img" : "level5a.img", &p, 96 * 4096);
+        uint64_t a = mk(f, "a"), b = mk(f, "b"), c = mk(f, "c"), d = mk(f, "d");
+        static const struct { int obj; uint64_t idx; uint64_t ppn; } w[] = {
+            { 0, 0, 0 }, { 0, 0, 1 }, { 2, 0, 12 }, { 3, 0, 24 }, { 3, 0, 25 }, { 3, 0, 26 }, { 3, 0, 27 },
+            { 1, 0, 2 }, { 0, 1, 3 }, { 1, 1, 24 }, { 2, 0, 13 }, { 0, 2, 25 }, { 2, 0, 14 }, { 0, 0, 26 },
+            { 2, 0, 15 }, { 0, 3, 27 }, { 0, 2, 12 },
+        };
+        const uint64_t ids[] = { a, b, c, d };
+        const uint32_t hints[] = { 1, 1, 3, 4 };
+        for (size_t k = 0; k < sizeof w / sizeof w[0]; k++) {
+            CHECK_EQ_U64(put(f, ids[w[k].obj], w[k].idx, hints[w[k].obj], (uint8_t)k), w[k].ppn);
+            if (k == 9) CHECK_EQ_U64(place_stat(f, "slc_target_hint"), 4);
+            if (k == 15) CHECK_EQ_U64(place_stat(f, "slc_target_hint"), 3);
+        }
+        CHECK_EQ_U64(csd_ftl_lookup(f, c, 0), 0);
+        CHECK_EQ_U64(csd_ftl_lookup(f, d, 0), any ? 48 : 1);
+        CHECK_EQ_U64(csd_ftl_lookup(f, b, 0), any ? 1 : 2);
+        CHECK_EQ_U64(csd_ftl_lookup(f, a, 1), any ? 2 : 3);
+        csd_ftl_counters cn;
+        csd_ftl_counters_get(f, &cn);
+        CHECK_EQ_U64(cn.migrated_pages, any ? 1 : 0);
+        CHECK_EQ_U64(cn.gc_pages_moved, 1 + 3 + 1 + 3);
+        expect_page(f, d, 0, 6);
+        expect_page(f, a, 1, 8);
+        CHECK_EQ_INT(csd_ftl_close(f), 0);
+    }
+}
+
+/* The GC reserve per plane or device-wide (gc_free_device), on a device without SLC (placement stripe,
+ * 2 units of 20 blocks of 12 pages; consecutive pages alternate units, so unit 0 opens its n-th block
+ * at host page 24 (n - 1)). gc_free_pct 14: a plane keeps 20 x 14% = 2.8 -> 2 blocks free, the device
+ * 40 x 14% = 5.6 -> 5. Per plane, unit 0 collects when it opens a block with 1 free (< 2): its 20th, at
+ * page 456. Device-wide, when the device has fewer than 5 free and unit 0 fewer than its part, 3: before
+ * unit 0's 19th open both units have opened 18, 4 free, 2 each: page 432. Every page overwrites one of
+ * 24, so GC always finds stale blocks. */
+static void test_gc_reserve_scope(void) {
+    for (int dev = 0; dev <= 1; dev++) {
+        csd_params p = small("stripe", 2, 20, 0);
+        p.gc_free_pct = 14;
+        p.gc_free_device = (uint32_t)dev;
+        csd_ftl *f = fresh(dev ? "gc-dev.img" : "gc-plane.img", &p, 96 * 4096);
+        uint64_t id = mk(f, "o");
+        uint64_t first = 0;
+        for (uint64_t k = 0; k < 600 && !first; k++) {
+            memset(page_buf, (int)k, sizeof page_buf);
+            CHECK_EQ_INT(csd_ftl_write(f, id, (k % 24) * 4096, page_buf, 4096, NULL), 0);
+            csd_ftl_counters c;
+            csd_ftl_counters_get(f, &c);
+            if (c.flash_erases) first = k;
+        }
+        CHECK_EQ_U64(first, dev ? 432 : 456);
+        CHECK_EQ_INT(csd_ftl_close(f), 0);
+    }
+}
+
 /* combo: a small write (<= combo_small_bytes) or an update is hot (SLC); a large new write is cold. */
 static void test_combo_decisions(void) {
     csd_params p = small("combo", 1, 20, 20);
@@ -368,6 +541,47 @@ static void test_combo_decisions(void) {
     for (uint64_t i = 0; i < 4; i++) CHECK_EQ_U64(csd_ftl_lookup(f, big, i), i < 2 ? 2 + i : 12 + (i - 2));
     CHECK_EQ_U64(place_stat(f, "hot_pages"), 6);
     CHECK_EQ_U64(place_stat(f, "cold_pages"), 4);
+    CHECK_EQ_INT(csd_ftl_close(f), 0);
+    /* the threshold decides exactly the size class: with 16 KiB the same new 16 KiB write is small (SLC) */
+    p.combo_small_bytes = 16384;
+    f = fresh("combo2.img", &p, 96 * 4096);
+    big = mk(f, "big");
+    CHECK_EQ_INT(csd_ftl_write(f, big, 0, buf, sizeof buf, NULL), 0);
+    for (uint64_t i = 0; i < 4; i++) CHECK_EQ_U64(csd_ftl_lookup(f, big, i), i);
+    CHECK_EQ_U64(place_stat(f, "hot_pages"), 4);
+    CHECK_EQ_INT(csd_ftl_close(f), 0);
+}
+
+/* combo's clock: an SLC page becomes warm once the SLC region's worth of pages (16 here: 8 blocks of 2)
+ * has been written to SLC since it was, and a warm page not updated for more than 2 SLC GCs moves to TLC
+ * when its block is collected. One unit of 40 blocks of 6 pages (2 in SLC mode), blocks 0-7 SLC (ppn
+ * 6 b + i), TLC from ppn 48; every 4 KiB write is small (hot). Q0-Q10 fill blocks 0-5 (clock 0-10), P
+ * goes beside Q10 in block 5 (ppn 31, clock 11). Rewrites of Q0, Q1, Q10, Q2 take blocks 6 and 7 (one
+ * GC, of block 0, all stale). Rewriting Q3 needs a block with one free: SLC GCs 2 and 3 take block 1
+ * (Q3's old copy) and block 5 (P alone). P has survived 3 GCs, but only 5 pages went to SLC since it was
+ * written: not warm, it is copied within SLC (ppn 1; the rule without the clock, 3 GCs > 2, would have
+ * moved it to TLC). The second round of rewrites wraps the clock past P (more than 16 SLC pages since
+ * it): when its block is collected again it goes to TLC (ppn 49). */
+static void test_combo_clock(void) {
+    csd_params p = small("combo", 1, 40, 20);
+    p.pages_per_block = 6;
+    p.slc_pages_per_block = 2;
+    p.combo_small_bytes = 4096;
+    csd_ftl *f = fresh("combo-clock.img", &p, 96 * 4096);
+    CHECK_EQ_INT(csd_ftl_slc_blocks(f), 8);
+    uint64_t q = mk(f, "q"), pp = mk(f, "p");
+    for (uint64_t i = 0; i < 11; i++) CHECK_EQ_U64(put(f, q, i, 0, (uint8_t)i), 6 * (i / 2) + i % 2);
+    CHECK_EQ_U64(put(f, pp, 0, 0, 0x77), 31);
+    static const uint64_t seq[] = { 0, 1, 10, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 10, 2, 3, 4, 5, 6, 7 };
+    static const uint64_t p_at[] = { 31, 31, 31, 31, 1, 1, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 49 };
+    for (size_t k = 0; k < sizeof seq / sizeof seq[0]; k++) {
+        put(f, q, seq[k], 0, (uint8_t)(0x80 + k));
+        CHECK_EQ_U64(csd_ftl_lookup(f, pp, 0), p_at[k]);
+        csd_ftl_counters c;
+        csd_ftl_counters_get(f, &c);
+        if (k == 4) CHECK_EQ_U64(c.gc_runs, 3);
+    }
+    expect_page(f, pp, 0, 0x77);
     CHECK_EQ_INT(csd_ftl_close(f), 0);
 }
 
@@ -506,6 +720,41 @@ static void random_run(const char *placement, uint64_t seed) {
     for (int i = 0; i < NOBJ; i++) free(r[i].data);
 }
 
+/* discard_data: a timing-only image keeps records, not page bytes. The same writes take the same
+ * pages and flash programs as on a normal image; zeros read back as written, other bytes fail their CRC
+ * (-EIO: nothing silently wrong), and the data area stays a hole. */
+static void test_discard_data(void) {
+    uint64_t progs[2], ppn[2][3];
+    for (int discard = 0; discard <= 1; discard++) {
+        csd_params p = small("level", 1, 20, 20);
+        p.discard_data = (uint32_t)discard;
+        csd_ftl *f = fresh(discard ? "discard1.img" : "discard0.img", &p, 96 * 4096);
+        uint64_t id = mk(f, "z"), other = mk(f, "x");
+        static uint8_t zeros[3 * 4096];
+        CHECK_EQ_INT(csd_ftl_write_hint(f, id, 0, zeros, sizeof zeros, 1, NULL), 0);
+        for (uint64_t i = 0; i < 3; i++) ppn[discard][i] = csd_ftl_lookup(f, id, i);
+        expect_page(f, id, 2, 0);
+        put(f, other, 0, 1, 0x5a);
+        uint8_t back[4096];
+        int rc = csd_ftl_read(f, other, 0, back, sizeof back, NULL);
+        CHECK_EQ_INT(rc, discard ? -EIO : 0);
+        csd_ftl_counters c;
+        csd_ftl_counters_get(f, &c);
+        progs[discard] = c.flash_programs;
+        CHECK_EQ_INT(csd_ftl_close(f), 0);
+        struct stat st;
+        CHECK_EQ_INT(stat(path_of(discard ? "discard1.img" : "discard0.img"), &st), 0);
+        if (discard) {
+            csd_layout l;
+            char err[256];
+            CHECK(csd_layout_compute(&l, 96 * 4096, &p, err, sizeof err) == 0);
+            CHECK((uint64_t)st.st_blocks * 512 <= l.data_off);   /* nothing of the data area allocated */
+        }
+    }
+    CHECK_EQ_U64(progs[0], progs[1]);
+    for (int i = 0; i < 3; i++) CHECK_EQ_U64(ppn[0][i], ppn[1][i]);
+}
+
 /* A hint above the range is refused before anything is written. */
 static void test_bad_hint(void) {
     csd_params p = small("level", 1, 20, 20);
@@ -519,15 +768,38 @@ static void test_bad_hint(void) {
     CHECK_EQ_INT(csd_ftl_close(f), 0);
 }
 
+/* Setting combo_small_bytes leaves the switch after it alone (it was written as 8 bytes over a 4-byte
+ * field, so a sweep point that set it after level_balance_ours = 1 ran the literal Algorithm 3). */
+static void test_params_switches(void) {
+    csd_params p;
+    char err[256];
+    CHECK_EQ_INT(csd_params_preset(&p, "hybrid"), 0);
+    CHECK_EQ_INT(csd_params_set(&p, "level_balance_ours", "1", err, sizeof err), 0);
+    CHECK_EQ_INT(csd_params_set(&p, "level_migrate_any", "1", err, sizeof err), 0);
+    CHECK_EQ_INT(csd_params_set(&p, "combo_small_bytes", "65536", err, sizeof err), 0);
+    CHECK_EQ_INT(p.level_balance_ours, 1);
+    CHECK_EQ_INT(p.level_migrate_any, 1);
+    CHECK_EQ_U64(p.combo_small_bytes, 65536);
+    CHECK_EQ_INT(csd_params_set(&p, "combo_small_bytes", "4294967296", err, sizeof err), -EINVAL);
+    CHECK_EQ_INT(p.level_balance_ours, 1);
+}
+
 int main(void) {
     DIR_ = csd_test_dir("test_hybrid");
+    test_params_switches();
     test_times();
     test_layout();
     test_level_decisions();
     test_level_migration();
     test_level_balance_down_up();
+    test_level_balance_as_printed();
+    test_level_balance_switch();
+    test_level_migrate_scope();
+    test_gc_reserve_scope();
     test_combo_decisions();
+    test_combo_clock();
     test_bad_hint();
+    test_discard_data();
     for (size_t i = 0; csd_place_at(i); i++) random_run(csd_place_at(i)->name, 11 + i);   /* every registered one */
     TEST_OK("test_hybrid");
 }

@@ -103,6 +103,8 @@ typedef struct csd_params {
     /* emulation */
     uint32_t paced;                     /* 1 = wall time never runs ahead of device time */
     uint32_t sync_writes;               /* 1 = fdatasync before acknowledging a write (power-loss safety) */
+    uint32_t discard_data;              /* 1 = the image keeps records and metadata but no page bytes (a
+                                         * timing-only device: every read returns zeros, so write zeros) */
 
     /* hardening: clients of a daemon (docs/RELIABILITY.md) */
     uint64_t orphan_timeout_ms;         /* ms: tasklet and output objects of a client that disconnected,
@@ -123,6 +125,16 @@ typedef struct csd_params {
     uint32_t level_balance_weight_pct;  /* percent: BalancingWeight of placement "level" (hybrid paper
                                          * V-B, Algorithm 3; 10 = 0.1) */
     uint32_t combo_small_bytes;         /* bytes: placement "combo" sends writes up to this size to SLC */
+    uint32_t level_balance_ours;        /* 1 = placement "level" with our additions to Algorithm 3: a period
+                                         * also ends on TLC writes, SLCTargetLevel between -1 (nothing to
+                                         * SLC) and the deepest level written; 0 = as printed (docs/HYBRID.md) */
+    uint32_t level_migrate_any;         /* 1 = deep pages move to TLC from any SLC GC victim; 0 = only from
+                                         * Algorithm 4's migration victim (hybrid paper V-D) */
+    uint32_t gc_free_device;            /* 1 = a region's reserve (gc_free_pct) counts free blocks over the
+                                         * whole device; 0 = per plane */
+    uint32_t level_phi_pct;             /* percent: placement "level" balances toward this share of phi
+                                         * (Algorithm 3's WriteAmountBalance; 100 = the paper's formula,
+                                         * other values a what-if of the hybrid bench's sweep) */
 
     /* host block I/O (docs/BLOCK-IO.md) */
     uint32_t block_queue_depth;         /* requests: block requests in service at once; later arrivals

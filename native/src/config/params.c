@@ -84,6 +84,7 @@ static const field FIELDS[] = {
     FLD(tasklet_trusted_dir, F_PATH, "path"),
     FLD(paced, F_U32, "bool"),
     FLD(sync_writes, F_U32, "bool"),
+    FLD(discard_data, F_U32, "bool"),
     /* hardening: clients of a daemon */
     FLD(orphan_timeout_ms, F_U64, "ms"),
     /* hybrid SLC/TLC cells and wear */
@@ -96,7 +97,11 @@ static const field FIELDS[] = {
     FLD(pe_cycles_tlc, F_U32, "cycles"),
     FLD(gc_free_pct, F_U32, "percent"),
     FLD(level_balance_weight_pct, F_U32, "percent"),
-    FLD(combo_small_bytes, F_BYTES, "bytes"),
+    FLD(combo_small_bytes, F_U32, "bytes"),   /* a uint32_t: F_BYTES would write 8 bytes over the next field */
+    FLD(level_balance_ours, F_U32, "bool"),
+    FLD(level_migrate_any, F_U32, "bool"),
+    FLD(gc_free_device, F_U32, "bool"),
+    FLD(level_phi_pct, F_U32, "percent"),
     /* host block I/O */
     FLD(block_queue_depth, F_U32, "requests"),
     FLD(flash_queue_depth, F_U32, "commands"),
@@ -177,6 +182,7 @@ static void preset_paper(csd_params *p) {
     p->pe_cycles_slc = 100000;
     p->pe_cycles_tlc = 3000;
     p->level_balance_weight_pct = 10;
+    p->level_phi_pct = 100;
     p->combo_small_bytes = 64u << 10;
     p->block_queue_depth = 64;
 }
@@ -494,7 +500,7 @@ int csd_config_check_values(const csd_params *p, char *err, size_t errlen) {
     REQUIRE(p->chips_per_channel >= 1 && p->chips_per_channel <= 64, "chips_per_channel must be 1..64");
     REQUIRE(p->dies_per_chip >= 1 && p->dies_per_chip <= 16, "dies_per_chip must be 1..16");
     REQUIRE(p->planes_per_die >= 1 && p->planes_per_die <= 16, "planes_per_die must be 1..16");
-    REQUIRE(p->pages_per_block >= 4 && p->pages_per_block <= 4096, "pages_per_block must be 4..4096");
+    REQUIRE(p->pages_per_block >= 3 && p->pages_per_block <= 4096, "pages_per_block must be 3..4096");
     REQUIRE(is_pow2(p->page_bytes) && p->page_bytes >= 512 && p->page_bytes <= 65536,
             "page_bytes must be a power of two in 512..65536");
     REQUIRE(p->overprovision_pct <= 400, "overprovision_pct must be 0..400");
@@ -509,7 +515,7 @@ int csd_config_check_values(const csd_params *p, char *err, size_t errlen) {
     REQUIRE(p->isp_buffer_bytes >= p->page_bytes, "isp_buffer_bytes must hold at least one page");
     REQUIRE(p->output_buffer_bytes >= 4096, "output_buffer_bytes must be at least 4096");
     REQUIRE(p->max_objects >= 1 && p->max_objects <= (1u << 24), "max_objects must be 1..16777216");
-    REQUIRE(p->paced <= 1 && p->sync_writes <= 1, "paced and sync_writes are 0 or 1");
+    REQUIRE(p->paced <= 1 && p->sync_writes <= 1 && p->discard_data <= 1, "paced, sync_writes and discard_data are 0 or 1");
     REQUIRE(CSD_HOST_READER(p) <= 1, "host_reader is 0 or 1");
     REQUIRE(p->flash_suspend <= 1, "flash_suspend is 0 or 1");
     REQUIRE(p->orphan_timeout_ms <= 86400000ull, "orphan_timeout_ms must be 0..86400000 (one day)");
@@ -537,11 +543,14 @@ int csd_config_check_values(const csd_params *p, char *err, size_t errlen) {
             "tasklet_stack_bytes must be 64K..64M");
     REQUIRE(p->trace_to_ns == 0 || p->trace_to_ns > p->trace_from_ns, "trace_to_ns must be 0 or above trace_from_ns");
     REQUIRE(p->slc_share_pct <= 90, "slc_share_pct must be 0..90");
-    REQUIRE(!p->slc_share_pct || (p->slc_pages_per_block >= 4 && p->slc_pages_per_block <= p->pages_per_block),
-            "slc_pages_per_block must be 4..pages_per_block");
+    REQUIRE(!p->slc_share_pct || (p->slc_pages_per_block >= 1 && p->slc_pages_per_block <= p->pages_per_block),
+            "slc_pages_per_block must be 1..pages_per_block");
     REQUIRE(p->pe_cycles_slc >= 1 && p->pe_cycles_tlc >= 1, "pe_cycles_slc and pe_cycles_tlc must be positive");
     REQUIRE(p->gc_free_pct <= 50, "gc_free_pct must be 0..50");
     REQUIRE(p->level_balance_weight_pct <= 100, "level_balance_weight_pct must be 0..100");
+    REQUIRE(p->level_balance_ours <= 1 && p->level_migrate_any <= 1 && p->gc_free_device <= 1,
+            "level_balance_ours, level_migrate_any and gc_free_device are 0 or 1");
+    REQUIRE(p->level_phi_pct >= 1 && p->level_phi_pct <= 1000, "level_phi_pct must be 1..1000");
 #undef REQUIRE
     return 0;
 }

@@ -4,7 +4,8 @@
  * Each unit (plane) fills open blocks page by page, one per stream; a full block is closed and the
  * next free block (FIFO) of the stream's region opened. Regions (docs/HYBRID.md) are the unit's
  * SLC-mode blocks and its normal (TLC) ones; a device without SLC has only the latter. GC works per
- * unit and region: when a unit has fewer free blocks of a region than that region's threshold, the
+ * unit and region: when a unit has fewer free blocks of a region than that region's threshold (or,
+ * with gc_free_device, the device has fewer than the device-wide one), the
  * policy's victim is copied (into the region's default stream, or another region's when the policy
  * migrates the page) and erased. One block per unit and region is kept for GC alone (host pages may
  * not take the last free block), so GC can always make room. */
@@ -34,6 +35,20 @@ static void fq_push(csd_ftl *f, uint32_t gb) {
 
 static int gc_unit(csd_ftl *f, uint32_t u, int r, csd_flash_batch *ops);
 
+/* Does unit u need a GC of region r before it opens a block? Per plane (default): it has fewer free
+ * blocks of r than r's reserve. Device-wide (gc_free_device): u is down to the block GC alone may
+ * take, or the device has fewer free blocks of r than its reserve over all planes and u holds less
+ * than its part of it (a plane with more leaves the deficit to the planes short of blocks: one plane
+ * collecting for all would collect until the whole device is above the reserve, inside one command). */
+static int need_gc(const csd_ftl *f, uint32_t u, int r) {
+    if (!f->p.gc_free_device) return ftl_nfree(f, u, r) < f->gc_min_r[r];
+    if (ftl_nfree(f, u, r) < 2) return 1;
+    if (ftl_nfree(f, u, r) >= (f->gc_min_dev[r] + f->units - 1) / f->units) return 0;
+    uint64_t total = 0;
+    for (uint32_t v = 0; v < f->units; v++) total += ftl_nfree(f, v, r);
+    return total < f->gc_min_dev[r];
+}
+
 static void close_if_full(csd_ftl *f, uint32_t *a) {
     if (*a != NONE32 && f->bwp[*a] >= ftl_block_pages(f, *a)) {
         f->bstate[*a] = BLK_CLOSED;
@@ -46,7 +61,7 @@ int ftl_stream_take(csd_ftl *f, uint32_t u, uint32_t s, int r, int gc, csd_flash
     close_if_full(f, a);
     if (*a == NONE32) {
         if (!gc) {
-            if (ftl_nfree(f, u, r) < f->gc_min_r[r]) {
+            if (need_gc(f, u, r)) {
                 int rc = gc_unit(f, u, r, ops);
                 if (rc) return rc;
             }
@@ -283,7 +298,7 @@ static int gc_block(csd_ftl *f, uint32_t gb, csd_flash_batch *ops) {
 }
 
 static int gc_unit(csd_ftl *f, uint32_t u, int r, csd_flash_batch *ops) {
-    while (ftl_nfree(f, u, r) < f->gc_min_r[r]) {
+    while (need_gc(f, u, r)) {
         uint32_t victim = f->place->victim(f->place_state, f, u, r);
         if (victim == NONE32) return 0;   /* nothing to reclaim: the region is full */
         uint32_t best = f->bvalid[victim];

@@ -113,6 +113,7 @@ struct csd_ftl {
     uint32_t *nfree, *fq_head, *fq;  /* per unit x region FIFO of free blocks (fq: units x regions x bpp) */
     uint64_t free_blocks;
     uint32_t gc_min_r[FTL_REGIONS];  /* per region: GC when a unit has fewer free blocks of it */
+    uint32_t gc_min_dev[FTL_REGIONS];   /* gc_free_device: GC when the device has fewer free blocks of it */
     uint32_t cur_hint;           /* the host write being placed: its hint, length in bytes, and whether */
     uint64_t cur_bytes;          /* the page being placed overwrites a mapped one (an update) */
     int cur_update;

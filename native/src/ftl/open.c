@@ -99,6 +99,10 @@ static int alloc_state(csd_ftl *f) {
         if (m < f->gc_min) m = f->gc_min;
         if (rb[r] && m > rb[r] - 1) m = rb[r] > 2 ? rb[r] - 1 : 2;
         f->gc_min_r[r] = m;
+        /* the device-wide reserve: gc_free_pct of all the region's blocks (each plane still keeps its last
+         * free block for GC, see alloc.c) */
+        uint64_t d = (uint64_t)rb[r] * f->units * f->p.gc_free_pct / 100;
+        f->gc_min_dev[r] = (uint32_t)(d > (uint64_t)2 * f->units ? d : (uint64_t)2 * f->units);
     }
     size_t np = (size_t)f->physical, nb = (size_t)f->nblocks, nu = f->units;
     f->pstate = calloc(np, 1);

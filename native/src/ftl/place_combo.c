@@ -1,11 +1,12 @@
 /* Placement policy "combo": the hybrid paper's baseline, ComboFTL-style hot/cold separation (Im and
  * Shin, as the hybrid paper describes it in section IV): a small write (at most combo_small_bytes)
  * or an update of a mapped page is hot and goes to SLC; a large new write is cold and goes to TLC.
- * Pages in SLC are hot when written and become warm once the SLC region's clock (its GC count) has
- * wrapped past them; a warm page that is still there COMBO_WARM_GCS SLC GCs later moves to TLC when
- * its block is collected. Hints are ignored. When SLC has no room a hot write goes to TLC. GC is
- * greedy in both regions. (ComboFTL's TLC-to-SLC promotion of hot data is the update rule: a page
- * rewritten in TLC is written to SLC.) */
+ * Data in SLC is hot when written and becomes warm if it is not updated during a wrap-around of the
+ * clock (here: the SLC region's worth of pages written to SLC since); warm data not updated for more
+ * than COMBO_WARM_GCS SLC GCs moves to TLC when its block is collected. Hints are ignored. When SLC has
+ * no room a hot write goes to TLC. GC is greedy in both regions. (ComboFTL's TLC-to-SLC promotion of
+ * hot data is the update rule: a page rewritten in TLC is written to SLC.) Not modelled, for want of
+ * their definition in the hybrid paper: ComboFTL's adaptive adjustment of its policies. */
 #include "ftl/ftl_int.h"
 #include "ftl/place.h"
 
@@ -16,8 +17,11 @@
 
 typedef struct combo {
     uint32_t units, rr;
-    uint64_t slc_gcs;          /* the SLC clock: SLC GC runs so far */
-    uint64_t *born;            /* per ppn: the clock when the page was written to SLC */
+    uint64_t slc_gcs;          /* SLC GC runs so far */
+    uint64_t clock;            /* the SLC clock: pages written to SLC so far (host and GC copies) */
+    uint64_t region;           /* pages the SLC region holds: one wrap-around of the clock */
+    uint64_t *born;            /* per ppn: slc_gcs when the page was written to SLC */
+    uint64_t *born_clk;        /* per ppn: the clock then */
     uint64_t nppn;
     uint64_t hot, cold;        /* host pages placed in SLC / TLC */
     uint32_t order[];
@@ -27,10 +31,14 @@ static int combo_init(void **state, csd_ftl *f) {
     combo *s = calloc(1, sizeof *s + (size_t)f->units * sizeof s->order[0]);
     if (!s) return -ENOMEM;
     s->born = calloc((size_t)f->physical, sizeof *s->born);
-    if (!s->born) {
+    s->born_clk = calloc((size_t)f->physical, sizeof *s->born_clk);
+    if (!s->born || !s->born_clk) {
+        free(s->born);
+        free(s->born_clk);
         free(s);
         return -ENOMEM;
     }
+    s->region = (uint64_t)f->units * f->slcb * f->sppb;
     s->units = f->units;
     s->nppn = f->physical;
     ftl_stripe_order(f, s->order);
@@ -56,6 +64,7 @@ static int combo_alloc(void *state, csd_ftl *f, uint32_t hint, csd_flash_batch *
         int rc = take_in(s, f, REG_SLC, ops, ppn);
         if (!rc) {
             s->born[*ppn] = s->slc_gcs;
+            s->born_clk[*ppn] = s->clock++;
             s->hot++;
             return 0;
         }
@@ -75,14 +84,17 @@ static uint32_t combo_victim(void *state, csd_ftl *f, uint32_t u, int r) {
 static int combo_gc_dest(void *state, csd_ftl *f, uint64_t ppn) {
     combo *s = state;
     int r = ftl_ppn_region(f, ppn);
-    if (r == REG_SLC && s->slc_gcs - s->born[ppn] > COMBO_WARM_GCS) return REG_TLC;   /* warm, unchanged */
+    /* warm (a wrap-around of the clock without an update) and unchanged for COMBO_WARM_GCS GCs */
+    if (r == REG_SLC && s->clock - s->born_clk[ppn] >= s->region && s->slc_gcs - s->born[ppn] > COMBO_WARM_GCS)
+        return REG_TLC;
     return r;
 }
 
 static void combo_moved(void *state, csd_ftl *f, uint64_t src, uint64_t dst) {
-    (void)f;
     combo *s = state;
     s->born[dst] = s->born[src];
+    s->born_clk[dst] = s->born_clk[src];
+    if (ftl_ppn_region(f, dst) == REG_SLC) s->clock++;
 }
 
 static void combo_report(void *state, csd_place_report_fn fn, void *arg) {
@@ -114,7 +126,10 @@ static void combo_load(void *state, const uint8_t *buf, size_t len) {
 
 static void combo_destroy(void *state) {
     combo *s = state;
-    if (s) free(s->born);
+    if (s) {
+        free(s->born);
+        free(s->born_clk);
+    }
     free(s);
 }
 

@@ -10,7 +10,10 @@
  * block with the highest average level, if that average exceeds SLCTargetLevel (Algorithm 4); its
  * valid pages of a level above SLCTargetLevel move to TLC and the rest stay in SLC (Algorithm 5,
  * done in the same pass that reclaims the block). The logical-to-level table (V-A, V-D) is the level
- * kept with every page (ftl phint, from the OOB record): the policy reads it for SLC pages only. */
+ * kept with every page (ftl phint, from the OOB record): the policy reads it for SLC pages only.
+ * Two switches add our variants, both off by default (the paper as printed): level_balance_ours
+ * (Algorithm 3's period, floor and ceiling, balance_check) and level_migrate_any (migration from every
+ * SLC GC victim, not only Algorithm 4's). */
 #include "ftl/ftl_int.h"
 #include "ftl/place.h"
 
@@ -29,6 +32,9 @@ typedef struct level {
     uint64_t region_slc;      /* RegionSize_SLC in pages */
     uint64_t w_slc, w_tlc, w_slc_over;   /* WriteAmount_SLC, _TLC, _SLC_Overflow in pages */
     int overflow_flag;
+    int ours;                 /* level_balance_ours: the TLC end of a period, target in [-1, max_level] */
+    int migrate_any;          /* level_migrate_any: migrate from every SLC GC victim, not only Algorithm 4's */
+    uint32_t mig_victim;      /* the block Algorithm 4 chose in the running SLC GC (NONE32: none) */
     uint32_t order[];
 } level;
 
@@ -42,12 +48,16 @@ static int level_init(void **state, csd_ftl *f) {
     s->max_level = -1;
     const csd_params *p = &f->p;
     uint32_t tlc = f->bpp - f->slcb;
-    /* phi = (pages/block SLC / TLC) x (blocks SLC / TLC) x (P/E SLC / TLC), V-B */
+    /* phi = (pages/block SLC / TLC) x (blocks SLC / TLC) x (P/E SLC / TLC), V-B; level_phi_pct scales it
+     * (100 = as printed; the bench's sweep asks what a balance aiming lower would give) */
     s->phi = f->slcb && tlc ? ((double)f->sppb / f->ppb) * ((double)f->slcb / tlc) *
-                                  ((double)p->pe_cycles_slc / p->pe_cycles_tlc)
+                                  ((double)p->pe_cycles_slc / p->pe_cycles_tlc) * (p->level_phi_pct / 100.0)
                             : 0;
     s->weight = p->level_balance_weight_pct / 100.0;
     s->region_slc = (uint64_t)f->units * f->slcb * f->sppb;
+    s->ours = p->level_balance_ours != 0;
+    s->migrate_any = p->level_migrate_any != 0;
+    s->mig_victim = NONE32;
     *state = s;
     return 0;
 }
@@ -62,21 +72,26 @@ static int open_room(const csd_ftl *f, uint32_t u, uint32_t st) {
 /* Algorithm 3: SLCLoadBalancer (with Algorithm 2's bookkeeping done by the caller). The paper runs the
  * check "once every time data are accumulated in the SLC region by the size of the SLC region" (hybrid
  * paper V-B, Algorithm 3 line 2), and it compares the write amounts of both regions ("monitors the amount
- * of data input to each NAND region"). Read literally, a target that has fallen below every level (no
- * write goes to SLC) is never checked again and SLC stays unused for good. So a period also ends when
- * the TLC writes reach what goes with one SLC region's worth at the balanced ratio: phi x
- * WriteAmount_TLC >= RegionSize_SLC. At the balanced ratio both ends coincide; when SLC is under-used the
- * TLC end comes first and line 7 raises the target (WriteAmount_SLC < RegionSize_SLC <= phi x
- * WriteAmount_TLC, so line 9 cannot lower it there). The target is not raised past the deepest level
- * written so far: that would place nothing more in SLC (while SLC overflows, say) and take as many
- * periods to undo. */
-static void balance_check(level *s) {
-    if (s->w_slc < s->region_slc && s->phi * (double)s->w_tlc < (double)s->region_slc) return;
+ * of data input to each NAND region"). As printed (level_balance_ours = 0) a period ends on SLC writes
+ * only and the target never drops below level 0 (the top level always goes to SLC); nothing bounds it
+ * from above but the hint's range. Ours (level_balance_ours = 1) adds three things: a period also ends
+ * when the TLC writes reach what goes with one SLC region's worth at the balanced ratio (phi x
+ * WriteAmount_TLC >= RegionSize_SLC), the target may drop to -1 (nothing to SLC), and it is not raised
+ * past the deepest level written so far. Read literally with a -1 floor, a target below every level is
+ * never checked again and SLC stays unused for good; the TLC end undoes that after 1/phi region's worth
+ * of TLC writes (at the balanced ratio both ends coincide), and the ceiling keeps a full SLC region,
+ * whose overflowing writes count as TLC writes, from raising the target period after period. */
+static int target_floor(const level *s) { return s->ours ? -1 : 0; }
+static int target_ceiling(const level *s) { return s->ours ? s->max_level : (int)CSD_HINT_MAX - 1; }
+
+static void balance_check(level *s, int tlc_write) {
+    if (tlc_write && !s->ours) return;   /* as printed: Algorithm 3 runs on SLC writes (Algorithm 1, line 8) */
+    if (s->w_slc < s->region_slc && (!s->ours || s->phi * (double)s->w_tlc < (double)s->region_slc)) return;
     double lo = s->phi - s->weight, hi = s->phi + s->weight;
     if ((double)s->w_slc < lo * (double)s->w_tlc) {
-        if (s->target < s->max_level) s->target++;
+        if (s->target < target_ceiling(s)) s->target++;
     } else if ((double)s->w_slc > hi * (double)s->w_tlc) {
-        if (s->target > -1) s->target--;
+        if (s->target > target_floor(s)) s->target--;
     }
     s->w_slc = 0;
     s->w_tlc = 0;
@@ -85,7 +100,7 @@ static void balance_check(level *s) {
 static void balance_overflow(level *s) {
     s->overflow_flag = 1;   /* Algorithm 2, OVERFLOW */
     if (s->w_slc_over >= s->region_slc) {   /* Algorithm 3, lines 15-20 (flag set just above) */
-        if (s->target > -1) s->target--;
+        if (s->target > target_floor(s)) s->target--;
         s->w_slc_over = 0;
         s->overflow_flag = 0;
     }
@@ -129,7 +144,7 @@ static int level_alloc(void *state, csd_ftl *f, uint32_t hint, csd_flash_batch *
         int rc = take_tlc(s, f, ops, ppn);
         if (!rc) {
             s->w_tlc++;
-            if (s->target_set) balance_check(s);   /* the TLC end of a period (balance_check) */
+            if (s->target_set) balance_check(s, 1);   /* the TLC end of a period (ours only) */
         }
         return rc;
     }
@@ -144,7 +159,7 @@ static int level_alloc(void *state, csd_ftl *f, uint32_t hint, csd_flash_batch *
         if (!s->target_set && lvl > s->deepest) s->deepest = lvl;
         s->w_slc++;
         if (s->overflow_flag) s->w_slc_over++;
-        if (s->target_set) balance_check(s);
+        if (s->target_set) balance_check(s, 0);
         return 0;
     }
     if (rc != -ENOSPC) return rc;
@@ -174,7 +189,7 @@ static uint32_t level_victim(void *state, csd_ftl *f, uint32_t u, int r) {
     if (r != REG_SLC) return ftl_greedy_victim(f, u, r);
     if (!s->target_set) {   /* the first SLC GC decides SLCTargetLevel (V-A) */
         s->target_set = 1;
-        s->target = s->deepest;
+        s->target = s->deepest < target_floor(s) ? target_floor(s) : s->deepest;
     }
     /* Algorithm 4: the SLC block with the highest average level is the migration candidate */
     uint32_t cand = NONE32;
@@ -188,15 +203,18 @@ static uint32_t level_victim(void *state, csd_ftl *f, uint32_t u, int r) {
             cand = gb;
         }
     }
-    if (cand != NONE32 && best > (double)s->target) return cand;
+    if (cand != NONE32 && best > (double)s->target) return s->mig_victim = cand;
+    s->mig_victim = NONE32;
     return ftl_greedy_victim(f, u, r);
 }
 
-/* Algorithm 5, line 7: a valid SLC page of a level above SLCTargetLevel moves to TLC. */
+/* Algorithm 5, line 7: a valid SLC page of a level above SLCTargetLevel moves to TLC: a page of
+ * Algorithm 4's migration victim (as printed), or of any SLC GC victim (level_migrate_any). */
 static int level_gc_dest(void *state, csd_ftl *f, uint64_t ppn) {
     level *s = state;
     int r = ftl_ppn_region(f, ppn);
     if (r != REG_SLC) return r;
+    if (!s->migrate_any && ftl_block_of(f, ppn) != s->mig_victim) return REG_SLC;
     uint32_t h = f->phint[ppn];
     return (h ? (int)h - 1 : 0) > s->target ? REG_TLC : REG_SLC;
 }
@@ -235,7 +253,7 @@ static void level_load(void *state, const uint8_t *buf, size_t len) {
     s->w_slc_over = csd_get64(buf + 48);
     s->overflow_flag = csd_get64(buf + 56) != 0;
     s->rr = (uint32_t)(csd_get64(buf + 64) % s->units);
-    if (s->target < -1 || s->target > 254) s->target = s->deepest;
+    if (s->target < target_floor(s) || s->target > 254) s->target = s->deepest < 0 ? 0 : s->deepest;
     s->max_level = ver == 2 ? (int)(int64_t)csd_get64(buf + 72) : -1;
     if (s->max_level < s->target) s->max_level = s->target;
     if (s->max_level < s->deepest) s->max_level = s->deepest;

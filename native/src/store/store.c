@@ -118,6 +118,7 @@ int csd_store_create(csd_store **out, const char *path, const csd_layout *l, con
     s->writable = 1;
     s->punch = 1;
     s->sync_writes = p->sync_writes != 0;
+    s->discard = p->discard_data != 0;
     s->l = *l;
     free(sb);
     *out = s;
@@ -183,6 +184,7 @@ int csd_store_open(csd_store **out, const char *path, int writable, csd_params *
     s->punch = 1;
     s->reserve = 1;
     s->sync_writes = p->sync_writes != 0;
+    s->discard = p->discard_data != 0;
     csd_store_oobmap_open(s);
     free(sb);
     *out = s;
@@ -215,6 +217,10 @@ static int ppn_ok(const csd_store *s, uint64_t ppn, uint64_t n) {
 
 int csd_store_read_data(csd_store *s, uint64_t ppn, uint32_t off, void *buf, size_t len) {
     if (!ppn_ok(s, ppn, 1) || off > s->l.page_bytes || len > s->l.page_bytes - off) return -EINVAL;
+    if (s->discard) {
+        memset(buf, 0, len);
+        return 0;
+    }
     return pread_full(s->fd, buf, len, s->l.data_off + ppn * s->l.page_bytes + off);
 }
 
@@ -268,7 +274,11 @@ const uint8_t *csd_store_data_view(csd_store *s, uint64_t ppn, int *rc) {
         return NULL;
     }
     r->n = 0;
-    int e = pread_full(s->fd, r->buf, len * pb, s->l.data_off + ppn * pb);
+    int e = 0;
+    if (s->discard)
+        memset(r->buf, 0, len * pb);
+    else
+        e = pread_full(s->fd, r->buf, len * pb, s->l.data_off + ppn * pb);
     if (e) {
         *rc = e;
         return NULL;
@@ -331,6 +341,7 @@ int csd_store_fresh_zero(const csd_store *s, uint64_t ppn) {
 int csd_store_write_data(csd_store *s, uint64_t ppn, const void *page) {
     if (!ppn_ok(s, ppn, 1)) return -EINVAL;
     runs_invalidate(s, ppn, 1);
+    if (s->discard) return reader_drop(s, ppn, 1, 0);
     int rc = fill_deferred(s, ppn, 1);
     if (rc) return reader_drop(s, ppn, 1, rc);
     return reader_drop(s, ppn, 1, pwrite_full(s->fd, page, s->l.page_bytes, s->l.data_off + ppn * s->l.page_bytes));
@@ -339,6 +350,7 @@ int csd_store_write_data(csd_store *s, uint64_t ppn, const void *page) {
 int csd_store_write_data_run(csd_store *s, uint64_t ppn, uint64_t n, const void *pages) {
     if (!ppn_ok(s, ppn, n)) return -EINVAL;
     runs_invalidate(s, ppn, n);
+    if (s->discard) return reader_drop(s, ppn, n, 0);
     int rc = fill_deferred(s, ppn, n);
     if (rc) return reader_drop(s, ppn, n, rc);
     return reader_drop(s, ppn, n,
@@ -503,6 +515,7 @@ static int is_hole(int fd, uint64_t off, uint64_t len) {
  * allocates the block's pages in one extent (a no-op when they are allocated already, as after an
  * erase), and a full host disk shows up here, before any page of the block is written. */
 static int reserve(csd_store *s, uint64_t first, uint64_t npages) {
+    if (s->discard) return 0;   /* the data area stays a hole: it reads as zeros */
     uint64_t off = s->l.data_off + first * s->l.page_bytes, len = npages * s->l.page_bytes;
 #ifdef FALLOC_FL_KEEP_SIZE
     if (s->reserve) {

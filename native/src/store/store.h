@@ -90,6 +90,7 @@ typedef struct csd_store {
     int fd;
     int writable;
     int sync_writes;         /* fdatasync in csd_store_barrier */
+    int discard;             /* discard_data: page bytes are never written; the data area reads as zeros */
     int punch;               /* 1 while fallocate(PUNCH_HOLE) works on this file system */
     int reserve;             /* 1 while fallocate (allocate) works on this file system */
     csd_layout l;

@@ -87,8 +87,11 @@ public final class LsmCli implements Callable<Integer> {
         CommandLine.Model.CommandSpec spec;
         @Option(names = "--workload", required = true, description = "fill-random, zipf-write, zipf-update, latest-write, latest-update")
         String workload;
-        @Option(names = "--records", defaultValue = "200000", description = "records N of 1 KiB (default ${DEFAULT-VALUE}: Table 3 / 1000)")
-        long records;
+        @Option(names = "--scale", defaultValue = "256", description = "scale 1/N of Table 3's records and RocksDB's"
+            + " default sizes (default 1/${DEFAULT-VALUE}; 1..1024)")
+        long scale;
+        @Option(names = "--records", description = "records N of 1 KiB (default: Table 3's 200,000,000 x scale)")
+        Long records;
         @Option(names = "--seed", defaultValue = "1", description = "random seed (default ${DEFAULT-VALUE})")
         long seed;
         @Option(names = {"--out", "-o"}, required = true, description = "the trace file to write")
@@ -97,19 +100,30 @@ public final class LsmCli implements Callable<Integer> {
         Path db;
         @Option(names = "--keep-db", description = "keep the store (with --db)")
         boolean keepDb;
-        @Option(names = "--write-buffer", defaultValue = "1M", description = "memtable size (default ${DEFAULT-VALUE})")
+        @Option(names = "--write-buffer", description = "memtable size (default 64M x scale)")
         String writeBuffer;
-        @Option(names = "--target-file", defaultValue = "1M", description = "SST file size (default ${DEFAULT-VALUE})")
+        @Option(names = "--target-file", description = "SST file size (default 64M x scale)")
         String targetFile;
-        @Option(names = "--level-base", defaultValue = "4M", description = "level 1 size (default ${DEFAULT-VALUE})")
+        @Option(names = "--level-base", description = "level 1 size (default 256M x scale)")
         String levelBase;
+        @Option(names = "--soft-pending", description = "soft pending-compaction limit (default 64G x scale)")
+        String softPending;
+        @Option(names = "--hard-pending", description = "hard pending-compaction limit (default 256G x scale)")
+        String hardPending;
+        @Option(names = "--no-pace", description = "put as fast as RocksDB takes it, pause background work at the end"
+            + " (default: wait for flushes and compactions, so compaction keeps up)")
+        boolean noPace;
         @Option(names = "--json", description = "one JSON object")
         boolean json;
 
         @Override
         public Integer call() throws IOException {
             Workload w = Workload.of(workload);
-            WorkloadDriver.Sizes sizes = new WorkloadDriver.Sizes(size(writeBuffer), size(targetFile), size(levelBase), 10);
+            WorkloadDriver.Sizes d = WorkloadDriver.Sizes.scaled(scale);
+            WorkloadDriver.Sizes sizes = new WorkloadDriver.Sizes(or(writeBuffer, d.writeBufferBytes()),
+                    or(targetFile, d.targetFileBytes()), or(levelBase, d.levelBaseBytes()), 10,
+                    or(softPending, d.softPendingBytes()), or(hardPending, d.hardPendingBytes()), d.blockCacheBytes());
+            long n = records != null ? records : WorkloadDriver.TABLE3_RECORDS / scale;
             Path parent = out.toAbsolutePath().getParent();
             if (parent != null) {
                 Files.createDirectories(parent);
@@ -118,12 +132,26 @@ public final class LsmCli implements Callable<Integer> {
             if (db == null) {
                 Files.delete(dir); // the driver wants to create it
             }
-            WorkloadDriver.Result r = WorkloadDriver.run(w, records, seed, sizes, dir, out, keepDb && db != null);
+            Map<String, String> m = new java.util.LinkedHashMap<>();
+            m.put("workload", w.cliName());
+            m.put("records", Long.toString(n));
+            m.put("seed", Long.toString(seed));
+            m.put("scale", Long.toString(scale));
+            m.put("write_buffer", Long.toString(sizes.writeBufferBytes()));
+            m.put("target_file", Long.toString(sizes.targetFileBytes()));
+            m.put("level_base", Long.toString(sizes.levelBaseBytes()));
+            m.put("multiplier", Integer.toString(sizes.levelMultiplier()));
+            m.put("soft_pending", Long.toString(sizes.softPendingBytes()));
+            m.put("hard_pending", Long.toString(sizes.hardPendingBytes()));
+            m.put("block_cache", Long.toString(sizes.blockCacheBytes()));
+            m.put("paced", noPace ? "0" : "1");
+            WorkloadDriver.Result r = WorkloadDriver.run(w, n, seed, sizes, !noPace, new TraceMeta(m), dir, out,
+                    keepDb && db != null);
             PrintWriter o = spec.commandLine().getOut();
             if (json) {
                 o.printf(Locale.ROOT, "{\"workload\":\"%s\",\"paper\":\"%s\",\"records\":%d,\"writes\":%d,\"reads\":%d,"
-                        + "\"read_hits\":%d,\"wall_ms\":%.1f,\"trace\":\"%s\",\"trace_events\":%d,\"levels\":%s}%n",
-                        w.cliName(), w.paperName(), r.records(), r.writes(), r.reads(), r.readHits(),
+                        + "\"read_hits\":%d,\"lookups\":%d,\"wall_ms\":%.1f,\"trace\":\"%s\",\"trace_events\":%d,\"levels\":%s}%n",
+                        w.cliName(), w.paperName(), r.records(), r.writes(), r.reads(), r.readHits(), r.lookups(),
                         r.wallNanos() / 1e6, esc(out.toString()), r.traceEvents(), r.levelsUsed());
             } else {
                 o.printf(Locale.ROOT, "%s (%s): %d writes, %d reads in %.1f s; %d trace events in %s; live levels %s%n",
@@ -132,15 +160,25 @@ public final class LsmCli implements Callable<Integer> {
             }
             return 0;
         }
+
+        private static long or(String size, long dflt) {
+            return size == null ? dflt : size(size);
+        }
     }
 
     @Command(name = "check", mixinStandardHelpOptions = true,
-            description = "Check a trace: every line parses and its file events are consistent.")
+            description = "Check a trace: every line parses, its file events are consistent, and (for a trace recorded"
+                + " by lsm record) its tree is shaped like the paper's: levels near their limits, level 1's share of"
+                + " the writes near the paper's. Exits 1 on a tree far off, unless --force.")
     static final class Check implements Callable<Integer> {
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
         @Parameters(index = "0", description = "the trace")
         Path trace;
+        @Option(names = "--force", description = "report a tree far from the paper's, but exit 0")
+        boolean force;
+        @Option(names = "--json", description = "one JSON object")
+        boolean json;
 
         @Override
         public Integer call() throws IOException {
@@ -148,8 +186,23 @@ public final class LsmCli implements Callable<Integer> {
             Replayer.check(lines);
             long creates = lines.stream().filter(l -> l.event().op() == TraceEvent.Op.CREATE).count();
             long deletes = lines.stream().filter(l -> l.event().op() == TraceEvent.Op.DELETE).count();
-            spec.commandLine().getOut().printf("%s: %d events, %d creates, %d deletes, %d files live at the end%n",
-                    trace, lines.size(), creates, deletes, creates - deletes);
+            long lookups = lines.stream().filter(l -> l.event().op() == TraceEvent.Op.LOOKUP).count();
+            LevelCheck.Result lc = LevelCheck.check(lines, TraceMeta.read(trace));
+            PrintWriter o = spec.commandLine().getOut();
+            if (json) {
+                o.printf(Locale.ROOT, "{\"trace\":\"%s\",\"events\":%d,\"creates\":%d,\"deletes\":%d,\"lookups\":%d,"
+                        + "\"live_files\":%d,\"level_check\":%s}%n", esc(trace.toString()), lines.size(), creates, deletes,
+                        lookups, creates - deletes, ReplayReport.levelCheckJson(lc));
+            } else {
+                o.printf("%s: %d events, %d creates, %d deletes, %d lookups, %d files live at the end%n",
+                        trace, lines.size(), creates, deletes, lookups, creates - deletes);
+                o.println(lc.text());
+            }
+            if (lc.applicable() && !lc.ok() && !force) {
+                spec.commandLine().getErr().println("check: " + trace + ": the tree is far from the paper's (FAR above;"
+                        + " docs/LSM.md, the level check); --force to accept it");
+                return 1;
+            }
             return 0;
         }
     }
@@ -175,6 +228,11 @@ public final class LsmCli implements Callable<Integer> {
         @Option(names = "--repeat", defaultValue = "1", description = "run the trace this many times, the store's"
             + " files of one run deleted before the next; report the last (default ${DEFAULT-VALUE})")
         int repeat;
+        @Option(names = "--wal", description = "also write each memtable's write-ahead log, unhinted, deleted after its"
+            + " flush (as large as the flush; not in the trace)")
+        boolean wal;
+        @Option(names = "--force", description = "replay a recorded trace whose tree is far from the paper's")
+        boolean force;
         @Option(names = "--json", description = "one JSON object")
         boolean json;
 
@@ -192,6 +250,11 @@ public final class LsmCli implements Callable<Integer> {
             }
             List<TraceEvent.Line> lines = read(trace);
             Replayer.check(lines);
+            LevelCheck.Result lc = LevelCheck.check(lines, TraceMeta.read(trace));
+            if (lc.applicable() && !lc.ok() && !force) {
+                throw new IOException(trace + ": the recorded tree is far from the paper's (lsm check " + trace
+                        + " shows where); --force to replay it anyway\n" + lc.text());
+            }
             OpenOptions oo = OpenOptions.defaults().background(false);
             params.forEach(oo::param);
             if (image != null && !Files.isRegularFile(image)) {
@@ -199,14 +262,14 @@ public final class LsmCli implements Callable<Integer> {
             }
             try (SmartSsd ssd = image != null ? SmartSsd.openEmbedded(image, oo) : SmartSsd.openRemote(socket)) {
                 String placement = ssd.identify().placement();
-                Replayer rp = new Replayer(ssd, prefix, (int) c);
+                Replayer rp = new Replayer(ssd, prefix, (int) c).withWal(wal);
                 Replayer.Result r = rp.replay(lines);
                 for (int i = 1; i < repeat; i++) {
                     rp.dropLive(r); // the store is dropped and the workload runs again on the aged device
                     r = rp.replay(lines);
                 }
                 PrintWriter o = spec.commandLine().getOut();
-                o.println(json ? ReplayReport.json(trace, placement, r) : ReplayReport.text(trace, placement, r));
+                o.println(json ? ReplayReport.json(trace, placement, r, lc) : ReplayReport.text(trace, placement, r));
             } catch (DeviceException e) {
                 throw new IOException(e.getMessage(), e);
             }

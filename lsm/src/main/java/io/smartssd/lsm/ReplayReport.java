@@ -18,6 +18,14 @@ final class ReplayReport {
                 r.writeBytes() / 1048576.0, r.writeCommands() == 0 ? 0 : r.writeNanos() / 1e3 / r.writeCommands()));
         b.append(String.format(Locale.ROOT, "  reads:  %d commands, %.1f MiB, %.1f us average%n", r.readCommands(),
                 r.readBytes() / 1048576.0, r.readCommands() == 0 ? 0 : r.readNanos() / 1e3 / r.readCommands()));
+        if (r.lookups() > 0) {
+            b.append(String.format(Locale.ROOT, "  of them point lookups: %d, %.1f MiB, %.1f us average%n", r.lookups(),
+                    r.lookupBytes() / 1048576.0, r.lookupNanos() / 1e3 / r.lookups()));
+        }
+        if (r.walWriteCommands() > 0) {
+            b.append(String.format(Locale.ROOT, "  of the writes write-ahead log: %d commands, %.1f MiB%n",
+                    r.walWriteCommands(), r.walBytes() / 1048576.0));
+        }
         b.append(String.format(Locale.ROOT, "  average I/O latency %.1f us; device clock %.3f s%n", r.avgIoNanos() / 1e3,
                 r.deviceClockNs() / 1e9));
         b.append("  level  written MiB  read MiB\n");
@@ -33,6 +41,10 @@ final class ReplayReport {
     }
 
     static String json(Path trace, String placement, Replayer.Result r) {
+        return json(trace, placement, r, null);
+    }
+
+    static String json(Path trace, String placement, Replayer.Result r, LevelCheck.Result lc) {
         StringBuilder b = new StringBuilder("{");
         b.append("\"trace\":\"").append(LsmCli.esc(trace.toString())).append("\",");
         b.append("\"placement\":\"").append(LsmCli.esc(placement)).append("\",");
@@ -42,7 +54,12 @@ final class ReplayReport {
                 r.writeBytes(), r.writeNanos()));
         b.append(String.format(Locale.ROOT, "\"read_commands\":%d,\"read_bytes\":%d,\"read_ns\":%d,\"delete_ns\":%d,",
                 r.readCommands(), r.readBytes(), r.readNanos(), r.deleteNanos()));
+        b.append(String.format(Locale.ROOT, "\"lookups\":%d,\"lookup_bytes\":%d,\"lookup_ns\":%d,\"wal_write_commands\":%d,"
+                + "\"wal_bytes\":%d,", r.lookups(), r.lookupBytes(), r.lookupNanos(), r.walWriteCommands(), r.walBytes()));
         b.append(String.format(Locale.ROOT, "\"avg_io_ns\":%.1f,\"device_clock_ns\":%d,", r.avgIoNanos(), r.deviceClockNs()));
+        if (lc != null) {
+            b.append("\"level_check\":").append(levelCheckJson(lc)).append(',');
+        }
         b.append("\"levels\":{");
         String sep = "";
         for (Map.Entry<Integer, Replayer.LevelIo> e : r.byLevel().entrySet()) {
@@ -55,6 +72,27 @@ final class ReplayReport {
         b.append(",\"counters_delta\":");
         counters(b, r.counterDelta());
         return b.append("}").toString();
+    }
+
+    static String levelCheckJson(LevelCheck.Result lc) {
+        StringBuilder b = new StringBuilder("{");
+        b.append(String.format(Locale.ROOT, "\"applicable\":%b,\"ok\":%b,\"deepest\":%d,\"written_bytes\":%d,\"levels\":{",
+                lc.applicable(), lc.ok(), lc.shape().deepest(), lc.shape().writtenBytes()));
+        String sep = "";
+        for (LevelCheck.Level l : lc.shape().levels().values()) {
+            b.append(sep).append(String.format(Locale.ROOT, "\"%d\":{\"written_bytes\":%d,\"share_pct\":%.3f,\"final_bytes\":%d,"
+                    + "\"limit_bytes\":%d,\"mean_fill\":%.4f,\"max_fill\":%.4f}", l.level(), l.writtenBytes(),
+                    lc.shape().share(l.level()), l.finalBytes(), l.limitBytes(), l.meanFill(), l.maxFill()));
+            sep = ",";
+        }
+        b.append("},\"findings\":[");
+        sep = "";
+        for (LevelCheck.Finding f : lc.findings()) {
+            b.append(sep).append(String.format(Locale.ROOT, "{\"what\":\"%s\",\"ours\":\"%s\",\"reference\":\"%s\",\"ok\":%b,"
+                    + "\"mark\":\"%s\"}", LsmCli.esc(f.what()), LsmCli.esc(f.ours()), LsmCli.esc(f.reference()), f.ok(), f.mark()));
+            sep = ",";
+        }
+        return b.append("]}").toString();
     }
 
     private static void counters(StringBuilder b, Map<String, Long> m) {

@@ -9,15 +9,16 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.TreeMap;
 
 /**
  * Applies an LSM trace to a device as the hybrid paper's host does (section V-A): each SST file is one
  * data object (named prefix + file), written in chunks whose every write carries the file's level as
  * its hint ({@link WriteHints#forLevel}: level + 1); a deleted file's object is deleted (the paper's
- * TRIM of the file: every page of it becomes invalid at once); a compaction's input reads are read back from the device. A trivial move changes nothing on
- * the device (the data stays where it was written).
+ * TRIM of the file: every page of it becomes invalid at once); a compaction's input reads are read back
+ * from the device, and a point lookup reads its bytes (a data block) at its offset. A trivial move
+ * changes nothing on the device (the data stays where it was written). With a write-ahead log
+ * ({@link #withWal}), each memtable's log is written unhinted before it is flushed and deleted after.
  *
  * <p>The whole trace is checked first (a create of a live file, a delete, move or read of a file that is
  * not live, a delete whose size differs from the create's): a bad trace fails with its line number and
@@ -35,8 +36,12 @@ public final class Replayer {
     public record Result(long creates, long deletes, long moves, long reads, long writeCommands, long writeBytes,
                          long writeNanos, long readCommands, long readBytes, long readNanos, long deleteNanos,
                          Map<Integer, LevelIo> byLevel, Map<String, Long> liveSizes, Map<String, Long> counters,
-                         Map<String, Long> counterDelta, long deviceClockNs) {
-        /** Average device time of one host I/O command (writes and reads), ns. */
+                         Map<String, Long> counterDelta, long deviceClockNs, long lookups, long lookupBytes,
+                         long lookupNanos, long walWriteCommands, long walBytes) {
+        /**
+         * Average device time of one host I/O command (writes, compaction reads, lookups), ns. Lookups are
+         * among the read commands (readCommands, readBytes, readNanos); WAL writes among the writes.
+         */
         public double avgIoNanos() {
             long n = writeCommands + readCommands;
             return n == 0 ? 0 : (double) (writeNanos + readNanos) / n;
@@ -46,6 +51,7 @@ public final class Replayer {
     private final SmartSsd ssd;
     private final String prefix;
     private final int chunkBytes;
+    private boolean wal;
 
     /** Replays onto ssd, objects named prefix + file, host I/O in commands of at most chunkBytes. */
     public Replayer(SmartSsd ssd, String prefix, int chunkBytes) {
@@ -55,6 +61,16 @@ public final class Replayer {
         this.ssd = ssd;
         this.prefix = prefix;
         this.chunkBytes = chunkBytes;
+    }
+
+    /**
+     * Also replay a write-ahead log: at each flush's end, the log of the memtable it flushed is deleted and
+     * the next memtable's, as large as the flush wrote, is written unhinted (no level) in chunk-sized
+     * commands. RocksDB's log is not in the trace; this is its size and lifetime, not its timing.
+     */
+    public Replayer withWal(boolean on) {
+        this.wal = on;
+        return this;
     }
 
     /** Checks the trace's file events are consistent (see the class comment); throws at the first bad line. */
@@ -71,12 +87,17 @@ public final class Replayer {
                     }
                     live.put(e.file(), new long[] {e.bytes(), l.number()});
                 }
-                case DELETE, MOVE, READ -> {
+                case DELETE, MOVE, READ, LOOKUP -> {
                     if (f == null) {
                         throw new TraceEvent.BadTraceException(l.number(), e.op().wire() + " of " + e.file()
                                 + ", which is not live (no create before it, or deleted already)");
                     }
-                    if (e.bytes() != f[0]) {
+                    if (e.op() == TraceEvent.Op.LOOKUP) {
+                        if (e.bytes() == 0 || e.offset() + e.bytes() > f[0]) {
+                            throw new TraceEvent.BadTraceException(l.number(), "lookup of " + e.file() + " reads bytes "
+                                    + e.offset() + ".." + (e.offset() + e.bytes()) + ", outside its " + f[0] + " bytes");
+                        }
+                    } else if (e.bytes() != f[0]) {
                         throw new TraceEvent.BadTraceException(l.number(), e.op().wire() + " of " + e.file() + " says "
                                 + e.bytes() + " bytes; it was created with " + f[0] + " (line " + f[1] + ")");
                     }
@@ -101,14 +122,17 @@ public final class Replayer {
         }
     }
 
-    /** Checks, then applies every event in order. */
+    /**
+     * Checks, then applies every event in order. The result counts what follows a {@code phase run} mark
+     * (the whole trace when it has none): the load phase before it only sets the device up.
+     */
     public Result replay(List<TraceEvent.Line> lines) throws TraceEvent.BadTraceException {
         check(lines);
         DeviceStats before = ssd.stats();
+        boolean measuring = lines.stream().noneMatch(l -> l.event().op() == TraceEvent.Op.PHASE && l.event().file().equals("run"));
+        // SST contents do not matter to placement or timing: zeros, which a timing-only device
+        // (discard_data = 1: no page bytes kept, every read zeros) reads back as written
         ByteBuffer buf = ByteBuffer.allocateDirect(chunkBytes);
-        byte[] fill = new byte[chunkBytes];
-        new Random(42).nextBytes(fill); // SST contents do not matter to placement; incompressible bytes
-        buf.put(fill).flip();
         Map<String, long[]> live = new LinkedHashMap<>(); // file -> {object id, size, level}
         Map<Integer, long[]> byLevel = new TreeMap<>();
         long creates = 0;
@@ -122,6 +146,13 @@ public final class Replayer {
         long rBytes = 0;
         long rNs = 0;
         long tNs = 0;
+        long lookups = 0;
+        long lBytes = 0;
+        long lNs = 0;
+        long walCmds = 0;
+        long walBytes = 0;
+        long walId = -1;
+        long walN = 0;
         for (TraceEvent.Line l : lines) {
             TraceEvent e = l.event();
             try {
@@ -162,6 +193,47 @@ public final class Replayer {
                         live.get(e.file())[2] = e.level();
                         moves++;
                     }
+                    case LOOKUP -> {
+                        long[] f = live.get(e.file());
+                        for (long off = 0; off < e.bytes(); off += chunkBytes) {
+                            int n = (int) Math.min(chunkBytes, e.bytes() - off);
+                            buf.clear().limit(n);
+                            long ns = ssd.read(f[0], e.offset() + off, buf).deviceNanos();
+                            rNs += ns;
+                            lNs += ns;
+                            rCmds++;
+                        }
+                        rBytes += e.bytes();
+                        lBytes += e.bytes();
+                        byLevel.computeIfAbsent((int) f[2], k -> new long[2])[1] += e.bytes();
+                        lookups++;
+                    }
+                    case PHASE -> {
+                        if (e.file().equals("run") && !measuring) {
+                            measuring = true;
+                            before = ssd.stats();
+                            byLevel.clear();
+                            creates = deletes = moves = reads = wCmds = wBytes = wNs = rCmds = rBytes = rNs = tNs = 0;
+                            lookups = lBytes = lNs = walCmds = walBytes = 0;
+                        }
+                    }
+                    case FLUSH -> {
+                        if (wal) {
+                            if (walId >= 0) {
+                                tNs += ssd.delete(walId).deviceNanos();
+                            }
+                            walId = ssd.createData(prefix + "wal-" + (walN++) + ".log").id();
+                            for (long off = 0; off < e.bytes(); off += chunkBytes) {
+                                int n = (int) Math.min(chunkBytes, e.bytes() - off);
+                                buf.clear().limit(n);
+                                wNs += ssd.write(walId, off, buf, 0).deviceNanos();
+                                wCmds++;
+                                walCmds++;
+                            }
+                            wBytes += e.bytes();
+                            walBytes += e.bytes();
+                        }
+                    }
                     default -> {
                     }
                 }
@@ -172,12 +244,16 @@ public final class Replayer {
         }
         DeviceStats after = ssd.stats();
         Map<String, Long> delta = new LinkedHashMap<>();
-        after.counters().forEach((k, v) -> delta.put(k, v - before.counters().getOrDefault(k, 0L)));
+        Map<String, Long> start = before.counters();
+        after.counters().forEach((k, v) -> delta.put(k, v - start.getOrDefault(k, 0L)));
         Map<Integer, LevelIo> levels = new TreeMap<>();
         byLevel.forEach((k, v) -> levels.put(k, new LevelIo(v[0], v[1])));
         Map<String, Long> sizes = new TreeMap<>();
         live.forEach((k, v) -> sizes.put(k, v[1]));
+        if (walId >= 0) {
+            ssd.delete(walId); // the store is closed: its last log goes too
+        }
         return new Result(creates, deletes, moves, reads, wCmds, wBytes, wNs, rCmds, rBytes, rNs, tNs, levels, sizes,
-                after.counters(), delta, after.deviceClockNanos());
+                after.counters(), delta, after.deviceClockNanos(), lookups, lBytes, lNs, walCmds, walBytes);
     }
 }

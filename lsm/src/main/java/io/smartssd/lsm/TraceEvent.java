@@ -9,8 +9,8 @@ import java.util.Locale;
 import java.util.Objects;
 
 /**
- * One line of an LSM trace: {@code time_ns,op,file,level,bytes}, CSV with that header line (and
- * {@code #} comment lines). Ops:
+ * One line of an LSM trace: {@code time_ns,op,file,level,bytes,offset}, CSV with that header line (and
+ * {@code #} comment lines; version 1 traces have no offset column). Ops:
  * <ul>
  *   <li>{@code create}: an SST file was written: its name, its level, its size in bytes;</li>
  *   <li>{@code delete}: an SST file was removed (level and size as last seen);</li>
@@ -18,16 +18,22 @@ import java.util.Objects;
  *       file, new level, size;</li>
  *   <li>{@code read}: a compaction read the whole file as its input (level and size of the file);</li>
  *   <li>{@code flush} and {@code compaction}: a job ended; file is {@code job-<id>}, level its output
- *       level, bytes what it wrote (informational: a replayer applies creates, deletes and moves).</li>
+ *       level, bytes what it wrote (informational: a replayer applies creates, deletes and moves);</li>
+ *   <li>{@code lookup}: a point lookup read part of a file: bytes at offset (a data block a Get read);</li>
+ *   <li>{@code phase}: a phase of the workload starts (file: its name; {@code run}: what a replay measures,
+ *       after a load phase).</li>
  * </ul>
+ * offset is 0 except for lookups.
  * time_ns is nanoseconds since the recording started (monotonic, non-decreasing).
  */
-public record TraceEvent(long timeNs, Op op, String file, int level, long bytes) {
-    public static final String HEADER = "time_ns,op,file,level,bytes";
+public record TraceEvent(long timeNs, Op op, String file, int level, long bytes, long offset) {
+    public static final String HEADER = "time_ns,op,file,level,bytes,offset";
+    /** The header of version 1 traces (no lookups, no offset column): still read. */
+    public static final String HEADER_V1 = "time_ns,op,file,level,bytes";
 
     /** What happened. */
     public enum Op {
-        CREATE, DELETE, MOVE, READ, FLUSH, COMPACTION;
+        CREATE, DELETE, MOVE, READ, FLUSH, COMPACTION, LOOKUP, PHASE;
 
         public String wire() {
             return name().toLowerCase(Locale.ROOT);
@@ -48,6 +54,11 @@ public record TraceEvent(long timeNs, Op op, String file, int level, long bytes)
         Objects.requireNonNull(file, "file");
     }
 
+    /** An event at offset 0 (everything but a lookup). */
+    public TraceEvent(long timeNs, Op op, String file, int level, long bytes) {
+        this(timeNs, op, file, level, bytes, 0);
+    }
+
     /** One event and the line of the trace it came from. */
     public record Line(long number, TraceEvent event) {
     }
@@ -59,7 +70,7 @@ public record TraceEvent(long timeNs, Op op, String file, int level, long bytes)
 
     /** The CSV line (no newline). */
     public String toCsv() {
-        return timeNs + "," + op.wire() + "," + file + "," + level + "," + bytes;
+        return timeNs + "," + op.wire() + "," + file + "," + level + "," + bytes + "," + offset;
     }
 
     /** A bad trace line: its number (1-based) and what is wrong with it. */
@@ -92,6 +103,7 @@ public record TraceEvent(long timeNs, Op op, String file, int level, long bytes)
         String line;
         long n = 0;
         boolean header = false;
+        int fields = 0;
         long lastTime = 0;
         while ((line = r.readLine()) != null) {
             n++;
@@ -100,13 +112,15 @@ public record TraceEvent(long timeNs, Op op, String file, int level, long bytes)
                 continue;
             }
             if (!header) {
-                if (!t.equals(HEADER)) {
-                    throw new BadTraceException(n, "expected the header '" + HEADER + "', got '" + abbreviate(t) + "'");
+                if (!t.equals(HEADER) && !t.equals(HEADER_V1)) {
+                    throw new BadTraceException(n, "expected the header '" + HEADER + "' (or version 1's '" + HEADER_V1
+                            + "'), got '" + abbreviate(t) + "'");
                 }
                 header = true;
+                fields = t.equals(HEADER) ? 6 : 5;
                 continue;
             }
-            TraceEvent e = parse(t, n);
+            TraceEvent e = parse(t, n, fields);
             if (e.timeNs() < lastTime) {
                 throw new BadTraceException(n, "time_ns " + e.timeNs() + " is before the previous line's " + lastTime);
             }
@@ -119,17 +133,22 @@ public record TraceEvent(long timeNs, Op op, String file, int level, long bytes)
         return out;
     }
 
-    /** One data line; n is its line number for messages. */
+    /** One data line of a current trace (6 fields); n is its line number for messages. */
     public static TraceEvent parse(String line, long n) throws BadTraceException {
+        return parse(line, n, 6);
+    }
+
+    /** One data line of fields fields (5: version 1, 6: current); n is its line number for messages. */
+    static TraceEvent parse(String line, long n, int fields) throws BadTraceException {
         String[] f = line.split(",", -1);
-        if (f.length != 5) {
-            throw new BadTraceException(n, "expected 5 comma-separated fields (" + HEADER + "), got " + f.length
-                    + ": '" + abbreviate(line) + "'");
+        if (f.length != fields) {
+            throw new BadTraceException(n, "expected " + fields + " comma-separated fields ("
+                    + (fields == 6 ? HEADER : HEADER_V1) + "), got " + f.length + ": '" + abbreviate(line) + "'");
         }
         long time = number(f[0], "time_ns", n);
         Op op = Op.parse(f[1].strip());
         if (op == null) {
-            throw new BadTraceException(n, "unknown op '" + abbreviate(f[1]) + "' (create, delete, move, read, flush, compaction)");
+            throw new BadTraceException(n, "unknown op '" + abbreviate(f[1]) + "' (create, delete, move, read, flush, compaction, lookup, phase)");
         }
         String file = f[2].strip();
         if (file.isEmpty()) {
@@ -143,7 +162,14 @@ public record TraceEvent(long timeNs, Op op, String file, int level, long bytes)
             throw new BadTraceException(n, "level " + level + " is not an LSM level (0..1000)");
         }
         long bytes = number(f[4], "bytes", n);
-        return new TraceEvent(time, op, file, (int) level, bytes);
+        long offset = fields == 6 ? number(f[5], "offset", n) : 0;
+        if (op == Op.LOOKUP && fields == 5) {
+            throw new BadTraceException(n, "a lookup needs the offset column (header '" + HEADER + "')");
+        }
+        if (op != Op.LOOKUP && offset != 0) {
+            throw new BadTraceException(n, "offset " + offset + " on a " + op.wire() + " (only lookups have an offset)");
+        }
+        return new TraceEvent(time, op, file, (int) level, bytes, offset);
     }
 
     private static long number(String s, String field, long n) throws BadTraceException {

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Set;
 import org.rocksdb.AbstractEventListener;
 import org.rocksdb.CompactionJobInfo;
+import org.rocksdb.FileOperationInfo;
 import org.rocksdb.FlushJobInfo;
 import org.rocksdb.LiveFileMetaData;
 import org.rocksdb.RocksDB;
@@ -24,8 +25,9 @@ import org.rocksdb.TableFileDeletionInfo;
 
 /**
  * Records a RocksDB store's SST file life cycle into an LSM trace ({@link TraceEvent}: CSV
- * {@code time_ns,op,file,level,bytes}): each file's creation with its level and size, its deletion,
- * trivial moves between levels, and flush / compaction job ends. Attach it to your own store:
+ * {@code time_ns,op,file,level,bytes,offset}): each file's creation with its level and size, its deletion,
+ * trivial moves between levels, flush / compaction job ends, and the reads of SST files made on one
+ * thread of your choice, the point lookups ({@link #lookupsOn}). Attach it to your own store:
  *
  * <pre>{@code
  * try (TraceRecorder rec = new TraceRecorder(Path.of("db.trace"));
@@ -54,6 +56,9 @@ public final class TraceRecorder implements AutoCloseable {
     private long lastNs;
     private long events;
     private long unknownDeletes;
+    private long lookups;
+    private long lookupMisses;
+    private volatile Thread foreground;
     private IOException failure;
     private boolean closed;
     private final Listener listener = new Listener();
@@ -63,7 +68,20 @@ public final class TraceRecorder implements AutoCloseable {
         Listener() {
             super(EnabledEventCallback.ON_FLUSH_BEGIN, EnabledEventCallback.ON_FLUSH_COMPLETED,
                     EnabledEventCallback.ON_COMPACTION_BEGIN, EnabledEventCallback.ON_COMPACTION_COMPLETED,
-                    EnabledEventCallback.ON_TABLE_FILE_CREATED, EnabledEventCallback.ON_TABLE_FILE_DELETED);
+                    EnabledEventCallback.ON_TABLE_FILE_CREATED, EnabledEventCallback.ON_TABLE_FILE_DELETED,
+                    EnabledEventCallback.ON_FILE_READ_FINISH, EnabledEventCallback.SHOULD_BE_NOTIFIED_ON_FILE_IO);
+        }
+
+        @Override
+        public boolean shouldBeNotifiedOnFileIO() {
+            return true;
+        }
+
+        @Override
+        public void onFileReadFinish(FileOperationInfo info) {
+            if (Thread.currentThread() == foreground) {
+                lookupRead(info);
+            }
         }
 
         @Override
@@ -105,8 +123,68 @@ public final class TraceRecorder implements AutoCloseable {
     /** Records into out (closed by {@link #close()}). */
     public TraceRecorder(Writer out) throws IOException {
         this.out = out instanceof BufferedWriter ? out : new BufferedWriter(out);
-        this.out.write("# smartssd LSM trace v1: SST files of a RocksDB store (docs/LSM.md)\n");
+        this.out.write("# smartssd LSM trace v2: SST files of a RocksDB store (docs/LSM.md)\n");
         this.out.write(TraceEvent.HEADER + "\n");
+    }
+
+    /**
+     * Writes the recording's meta line ({@link TraceMeta}: what the trace was recorded from). Call it
+     * before the store is opened, so it comes before every event.
+     */
+    public void meta(TraceMeta meta) throws IOException {
+        synchronized (lock) {
+            out.write(meta.line());
+            out.write('\n');
+        }
+    }
+
+    /**
+     * Records the SST reads RocksDB makes on thread t as point lookups (op {@code lookup}, with offset and
+     * length): the thread that runs your Gets. Reads on RocksDB's own threads (compactions, opening new
+     * tables) are not lookups; a compaction's inputs are recorded whole when it ends. null stops it.
+     */
+    public void lookupsOn(Thread t) {
+        foreground = t;
+    }
+
+    /**
+     * Marks the start of a phase of the workload (op {@code phase}, file = name): a replay measures from
+     * the {@code run} mark on, as the paper measures a YCSB run after its load.
+     */
+    public void phase(String name) {
+        synchronized (lock) {
+            emit(TraceEvent.Op.PHASE, name, 0, 0);
+        }
+    }
+
+    /** Lookups recorded; reads of files the trace does not hold live (not recorded). */
+    public long lookups() {
+        synchronized (lock) {
+            return lookups;
+        }
+    }
+
+    public long lookupMisses() {
+        synchronized (lock) {
+            return lookupMisses;
+        }
+    }
+
+    private void lookupRead(FileOperationInfo info) {
+        String name = name(info.getPath());
+        if (!name.endsWith(".sst") || info.getLength() <= 0
+                || (info.getStatus() != null && info.getStatus().getCode() != Status.Code.Ok)) {
+            return;
+        }
+        synchronized (lock) {
+            Live l = live.get(name);
+            if (l == null || info.getOffset() + info.getLength() > l.bytes()) {
+                lookupMisses++;
+                return;
+            }
+            lookups++;
+            emit(TraceEvent.Op.LOOKUP, name, l.level(), info.getLength(), info.getOffset());
+        }
     }
 
     /**
@@ -276,13 +354,17 @@ public final class TraceRecorder implements AutoCloseable {
     }
 
     private void emit(TraceEvent.Op op, String file, int level, long bytes) {
+        emit(op, file, level, bytes, 0);
+    }
+
+    private void emit(TraceEvent.Op op, String file, int level, long bytes, long offset) {
         if (closed || failure != null) {
             return;
         }
         long now = Math.max(lastNs, System.nanoTime() - t0);
         lastNs = now;
         try {
-            out.write(new TraceEvent(now, op, file, level, bytes).toCsv());
+            out.write(new TraceEvent(now, op, file, level, bytes, offset).toCsv());
             out.write('\n');
             events++;
         } catch (IOException e) {

@@ -75,9 +75,10 @@ class LsmDocCommandsTest {
         String rec = run(lines.get(1));
         assertTrue(rec.contains("20000 writes") && rec.contains("trace events in out/zipf.trace"), rec);
         assertTrue(Files.size(dir.resolve("out/zipf.trace")) > 0);
-        Matcher m = Pattern.compile("(\\d+) creates, (\\d+) deletes, (\\d+) files live at the end").matcher(run(lines.get(2)));
+        Matcher m = Pattern.compile("(\\d+) creates, (\\d+) deletes, (\\d+) lookups, (\\d+) files live at the end")
+                .matcher(run(lines.get(2)));
         assertTrue(m.find());
-        long live = Long.parseLong(m.group(3));
+        long live = Long.parseLong(m.group(4));
         assertEquals(Long.parseLong(m.group(1)) - Long.parseLong(m.group(2)), live);
         run(lines.get(3));
         String replay = run(lines.get(4));

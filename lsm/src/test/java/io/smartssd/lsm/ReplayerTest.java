@@ -134,6 +134,63 @@ class ReplayerTest {
         assertTrue(r.writeNanos() > 0 && r.readNanos() > 0, "device time is charged");
     }
 
+    /** Version 2: point lookups with their offsets, a load phase before the run mark. */
+    static final String LOOKUPS = String.join("\n",
+            "time_ns,op,file,level,bytes,offset",
+            "10,create,a.sst,0,20000,0",
+            "20,create,b.sst,1,9000,0",
+            "25,lookup,a.sst,0,4101,0",
+            "30,phase,run,0,0,0",
+            "40,lookup,a.sst,0,4101,12288",
+            "50,lookup,b.sst,1,300,8000",
+            "60,create,c.sst,0,5000,0",
+            "70,lookup,c.sst,0,5000,0",
+            "80,delete,a.sst,0,20000,0", "");
+
+    @Test
+    void lookupsReadTheirBytesAndTheRunIsMeasuredFromItsMark() throws IOException {
+        Replayer.Result r = new Replayer(ssd, "lsm/", 4096).replay(lines(LOOKUPS));
+        List<Request> reads = rec.sent.stream().filter(Request::hasReadObject).toList();
+        // every lookup is its own read commands at its offset (one per chunk): 4101 bytes at 0 (load phase,
+        // 2 commands), at 12288 (2), 300 at 8000 (1), 5000 at 0 (2)
+        assertEquals(List.of(0L, 4096L, 12288L, 16384L, 8000L, 0L, 4096L),
+                reads.stream().map(q -> q.getReadObject().getOffset()).toList());
+        assertEquals(List.of(4096L, 5L, 4096L, 5L, 300L, 4096L, 904L),
+                reads.stream().map(q -> q.getReadObject().getLength()).toList());
+        // counted from the run mark: 3 lookups, 5 read commands, 1 create (5000 bytes in 2 commands), 1 delete
+        assertEquals(3, r.lookups());
+        assertEquals(4101 + 300 + 5000, r.lookupBytes());
+        assertEquals(5, r.readCommands());
+        assertEquals(4101 + 300 + 5000, r.readBytes());
+        assertEquals(1, r.creates());
+        assertEquals(2, r.writeCommands());
+        assertEquals(5000, r.writeBytes());
+        assertEquals(1, r.deletes());
+        assertEquals(5, r.counterDelta().get("commands.read_object"));
+        assertEquals(2, r.counterDelta().get("commands.write_object"));
+        assertTrue(r.lookupNanos() > 0 && r.lookupNanos() == r.readNanos(), "lookups are all the run's reads");
+        assertEquals(Map.of(0, new Replayer.LevelIo(5000, 4101 + 5000), 1, new Replayer.LevelIo(0, 300)), r.byLevel());
+        assertEquals(Map.of("b.sst", 9000L, "c.sst", 5000L), deviceObjects("lsm/"));
+    }
+
+    @Test
+    void aWriteAheadLogIsWrittenUnhintedPerFlushAndDeletedAfterTheNext() throws IOException {
+        String t = String.join("\n", "time_ns,op,file,level,bytes",
+                "10,create,a.sst,0,6000", "11,flush,job-1,0,6000",
+                "20,create,b.sst,0,3000", "21,flush,job-2,0,3000", "");
+        Replayer.Result r = new Replayer(ssd, "lsm/", 4096).withWal(true).replay(lines(t));
+        List<Request> writes = rec.sent.stream().filter(Request::hasWriteObject).toList();
+        // a (hint 1, 2 commands), the log after flush 1 (hint 0, 6000 bytes: 2), b (1), the log after flush 2 (1)
+        assertEquals(List.of(1, 1, 0, 0, 1, 0), writes.stream().map(q -> q.getWriteObject().getHint()).toList());
+        assertEquals(3, r.walWriteCommands());
+        assertEquals(9000, r.walBytes());
+        assertEquals(6, r.writeCommands(), "the log's writes are among the writes");
+        assertEquals(6000 + 3000 + 9000, r.writeBytes());
+        assertEquals(2, rec.sent.stream().filter(Request::hasDeleteObject).count(), "each log deleted: one after the"
+                + " next flush, the last as the store closes");
+        assertEquals(Map.of("a.sst", 6000L, "b.sst", 3000L), deviceObjects("lsm/"));
+    }
+
     @Test
     void aTraceRunsAgainAfterItsLiveFilesAreDropped() throws IOException {
         Replayer rp = new Replayer(ssd, "lsm/", 4096);
@@ -195,6 +252,12 @@ class ReplayerTest {
         assertBad(h + "1,delete,a,0,5\n", 2, "delete of a, which is not live");
         assertBad(h + "1,create,a,0,5\n2,delete,a,0,5\n3,read,a,0,5\n", 4, "read of a, which is not live");
         assertBad(h + "1,create,a,0,5\n2,move,a,1,6\n", 3, "move of a says 6 bytes; it was created with 5 (line 2)");
+        String h2 = "time_ns,op,file,level,bytes,offset\n";
+        assertBad(h + "1,create,a,0,5\n2,lookup,a,0,5\n", 3, "a lookup needs the offset column");
+        assertBad(h2 + "1,create,a,0,5\n", 2, "expected 6 comma-separated fields");
+        assertBad(h2 + "1,create,a,0,5,3\n", 2, "offset 3 on a create (only lookups have an offset)");
+        assertBad(h2 + "1,create,a,0,5,0\n2,lookup,a,0,4,2\n", 3, "lookup of a reads bytes 2..6, outside its 5 bytes");
+        assertBad(h2 + "1,lookup,a,0,4,0\n", 2, "lookup of a, which is not live");
         assertEquals(0, rec.sent.stream().filter(q -> q.hasCreateObject() || q.hasWriteObject()).count());
         // and the device serves the next (good) trace
         new Replayer(ssd, "", 4096).replay(lines(h + "1,create,a,0,5\n"));
@@ -229,7 +292,7 @@ class ReplayerTest {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         assertEquals(0, LsmCli.commandLine(new PrintStream(out), new PrintStream(err)).execute("check", good.toString()));
-        assertTrue(out.toString().contains("8 events, 3 creates, 1 deletes, 2 files live"), out.toString());
+        assertTrue(out.toString().contains("8 events, 3 creates, 1 deletes, 0 lookups, 2 files live"), out.toString());
         assertEquals(1, LsmCli.commandLine(new PrintStream(out), new PrintStream(err)).execute("check", bad.toString()));
         assertTrue(err.toString().contains("trace line 3: delete of b, which is not live"), err.toString());
         out.reset();
