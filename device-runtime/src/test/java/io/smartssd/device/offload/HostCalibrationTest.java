@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -11,20 +13,19 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The host calibration cache: measured once, trusted after a spot check, re-measured when wrong or stale. */
 class HostCalibrationTest {
-    /** Sums a 256 KiB array: a steady amount of CPU work per byte. */
+    /**
+     * Burns 200 us of this thread's CPU time per 100,000 bytes: 2 ns/B whatever the JIT has compiled by then
+     * (a real loop runs several times slower before it is compiled, which a spot check after a measurement
+     * would see as a disagreement).
+     */
     static HostCalibration.Work work() {
-        byte[] data = new byte[256 << 10];
-        for (int i = 0; i < data.length; i++) {
-            data[i] = (byte) (i * 31);
-        }
-        long[] sink = new long[1];
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         return () -> {
-            long s = 0;
-            for (byte b : data) {
-                s += b * 7 + (s >>> 3);
+            long t0 = threads.getCurrentThreadCpuTime();
+            while (threads.getCurrentThreadCpuTime() - t0 < 200_000L) {
+                Thread.onSpinWait();
             }
-            sink[0] += s;
-            return data.length;
+            return 100_000L;
         };
     }
 
@@ -42,10 +43,8 @@ class HostCalibrationTest {
         HostCalibration.Result fixed = cal.calibrate("sum", w);
         assertTrue(fixed.remeasured(), fixed.toString());
         assertTrue(fixed.source().contains("spot check"), fixed.source());
-        // not the planted figure: the first measurement may have run before the JIT warmed up (up to a few
-        // times slower on a loaded machine), so only the order of magnitude is asserted
-        double ratio = fixed.nsPerByte() / planted;
-        assertTrue(ratio > 3 && ratio < 30, "re-measured " + fixed.nsPerByte() + " against planted " + planted);
+        // the work's figure again (2 ns/B and a little for the loop that reads the clock), not the planted one
+        assertEquals(2.0, fixed.nsPerByte(), 0.5, "re-measured " + fixed.nsPerByte() + " against planted " + planted);
         assertEquals(fixed.nsPerByte(), cal.cached("sum"), 0.0, "the cache now holds the new figure");
     }
 
