@@ -6,19 +6,11 @@ import csv
 import json
 import math
 import os
-import subprocess
 
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-CSD = os.environ.get("CSD_BIN", os.path.join(HERE, "..", "target", "build", "csd"))
+from csdcli import csd
 
-
-def csd(*args, ok=True):
-    p = subprocess.run([CSD, *map(str, args)], capture_output=True, text=True)
-    if ok and p.returncode != 0:
-        raise AssertionError(f"csd {' '.join(map(str, args))} failed ({p.returncode}): {p.stderr}")
-    return p
 
 
 @pytest.fixture()

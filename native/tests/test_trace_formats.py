@@ -7,20 +7,12 @@ skipped."""
 import csv
 import json
 import os
-import subprocess
 
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-CSD = os.environ.get("CSD_BIN", os.path.join(HERE, "..", "target", "build", "csd"))
+from csdcli import csd
+
 LBA = 4096   # tiny preset: one LBA is a 4 KiB page, 256 of them in 1 MiB
-
-
-def csd(*args, ok=True):
-    p = subprocess.run([CSD, *map(str, args)], capture_output=True, text=True)
-    if ok and p.returncode != 0:
-        raise AssertionError(f"csd {' '.join(map(str, args))} failed ({p.returncode}): {p.stderr}")
-    return p
 
 
 @pytest.fixture()
